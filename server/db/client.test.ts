@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "./test-db";
+import { parseDatabaseUrl } from "./url";
+
+let t: TestDb | undefined;
+afterEach(() => t?.close());
+
+describe("openDatabase", () => {
+  it("applies WAL, busy_timeout and foreign keys and runs migrations", () => {
+    t = createTestDb();
+    expect(t.sqlite.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(t.sqlite.pragma("foreign_keys", { simple: true })).toBe(1);
+    expect(t.sqlite.pragma("busy_timeout", { simple: true })).toBe(5000);
+    const tables = t.sqlite
+      .prepare("select name from sqlite_master where type='table' order by name")
+      .all()
+      .map((r) => (r as { name: string }).name);
+    for (const name of ["tasks", "task_sessions", "turns", "messages", "queued_messages", "runs", "users", "auth_sessions", "settings"]) {
+      expect(tables).toContain(name);
+    }
+  });
+
+  it("names the eligibility indexes consistently", () => {
+    t = createTestDb();
+    const idx = t.sqlite
+      .prepare("select name from sqlite_master where type='index' and name not like 'sqlite_%'")
+      .all()
+      .map((r) => (r as { name: string }).name);
+    expect(idx).toEqual(
+      expect.arrayContaining([
+        "messages_session_created_at_idx",
+        "messages_session_updated_at_idx",
+        "turns_session_idx",
+        "task_sessions_task_idx",
+      ]),
+    );
+  });
+});
+
+describe("parseDatabaseUrl", () => {
+  it("defaults to ./data/workspace.db", () => {
+    expect(parseDatabaseUrl(undefined, "/srv/app")).toEqual({ engine: "sqlite", file: "/srv/app/data/workspace.db" });
+  });
+  it("[TPR-POL-07] reports postgres as unsupported without connecting", () => {
+    expect(parseDatabaseUrl("postgres://u:p@h/db")).toEqual({ engine: "unsupported", scheme: "postgres" });
+    expect(parseDatabaseUrl("postgresql://h/db")).toEqual({ engine: "unsupported", scheme: "postgres" });
+  });
+  it("rejects other schemes without echoing credentials", () => {
+    expect(() => parseDatabaseUrl("mysql://user:secret@h/db")).toThrow(/scheme "mysql"/);
+    expect(() => parseDatabaseUrl("mysql://user:secret@h/db")).not.toThrow(/secret/);
+  });
+});

@@ -1,0 +1,28 @@
+import path from "node:path";
+
+export type DatabaseTarget =
+  | { engine: "sqlite"; file: string }
+  | { engine: "unsupported"; scheme: string };
+
+export const DEFAULT_DATABASE_URL = "file:./data/workspace.db";
+
+/**
+ * Reads DATABASE_URL without touching any database. A PostgreSQL URL is
+ * reported as unsupported so callers can answer before any query is sent.
+ */
+export function parseDatabaseUrl(raw: string | undefined, cwd: string = process.cwd()): DatabaseTarget {
+  const url = (raw ?? "").trim() || DEFAULT_DATABASE_URL;
+  if (/^postgres(ql)?:\/\//i.test(url)) return { engine: "unsupported", scheme: "postgres" };
+  if (!url.startsWith("file:")) {
+    throw new Error(`DATABASE_URL must start with file: or postgres:// (got scheme "${url.split(":")[0]}")`);
+  }
+  let file = url.slice("file:".length);
+  if (file.startsWith("//")) file = file.slice(2);
+  if (!file) throw new Error("DATABASE_URL file: path is empty");
+  return { engine: "sqlite", file: path.resolve(cwd, file) };
+}
+
+/** Backups live in backups/ beside the database file. */
+export function backupsDirFor(file: string): string {
+  return path.join(path.dirname(file), "backups");
+}
