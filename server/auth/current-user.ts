@@ -1,0 +1,37 @@
+import { createHash } from "node:crypto";
+import type { Sqlite } from "@/server/db/client";
+
+export type Role = "admin" | "viewer";
+export type SessionUser = { id: string; email: string; role: Role };
+
+export const SESSION_COOKIE = "wsr_session";
+
+export function hashSessionToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+/** Reads the session cookie value from a Cookie header. */
+export function readSessionCookie(cookieHeader: string | null): string | null {
+  if (!cookieHeader) return null;
+  for (const part of cookieHeader.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === SESSION_COOKIE) {
+      const value = part.slice(eq + 1).trim();
+      return value || null;
+    }
+  }
+  return null;
+}
+
+/** The signed-in user for a session token, or null (unknown, expired or revoked). */
+export function userForToken(sqlite: Sqlite, token: string | null, nowMs: number): SessionUser | null {
+  if (!token) return null;
+  const row = sqlite
+    .prepare(
+      `select u.id, u.email, u.role from auth_sessions s join users u on u.id = s.user_id
+       where s.token_hash = ? and s.revoked_at_ms is null and s.expires_at_ms > ?`,
+    )
+    .get(hashSessionToken(token), nowMs) as SessionUser | undefined;
+  return row ?? null;
+}

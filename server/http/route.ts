@@ -1,0 +1,144 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { ERROR_STATUS, type ErrorCode } from "@/lib/api/error-codes";
+import { AppError, isAppError } from "@/server/errors";
+import { readSessionCookie, userForToken, type SessionUser } from "@/server/auth/current-user";
+import { logger } from "@/server/log";
+import { runtime, type Runtime } from "@/server/runtime";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * public: no session needed (login). member: any signed-in user may read;
+ * mutations always need an admin unless the route is `self` (logout).
+ */
+export type Access = "public" | "self" | "member" | "admin";
+
+export type RouteContext<P, B> = {
+  request: Request;
+  params: P;
+  body: B;
+  user: SessionUser | null;
+  rt: Runtime;
+  /** Correlates log lines of this request; never sent to clients in errors. */
+  requestId: string;
+};
+
+type RouteOptions<P extends z.ZodType, B extends z.ZodType> = {
+  access: Access;
+  params?: P;
+  body?: B;
+  /** Status for a plain (non-Response) result. */
+  status?: number;
+  /**
+   * Answer for a GET when DATABASE_URL names an unsupported engine. Without
+   * it the route answers 501. No query may be sent on that path.
+   */
+  unsupportedRead?: () => unknown;
+  handler: (ctx: RouteContext<z.infer<P>, z.infer<B>>) => unknown | Promise<unknown>;
+};
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export function errorResponse(code: ErrorCode, message: string, extra?: Record<string, unknown>): Response {
+  return Response.json({ ...(extra ?? {}), error: { code, message } }, { status: ERROR_STATUS[code] });
+}
+
+function sameOrigin(request: Request): boolean {
+  const origin = request.headers.get("origin");
+  if (origin === null) return true;
+  const allowed = new Set<string>([new URL(request.url).origin]);
+  const host = request.headers.get("host");
+  if (host) {
+    const proto = request.headers.get("x-forwarded-proto") ?? new URL(request.url).protocol.replace(":", "");
+    allowed.add(`${proto}://${host}`);
+  }
+  return allowed.has(origin);
+}
+
+function describeZodError(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length ? issue.path.join(".") : "body"}: ${issue.message}`)
+    .join("; ");
+}
+
+async function readJsonBody(request: Request): Promise<unknown> {
+  const text = await request.text();
+  if (Buffer.byteLength(text, "utf8") > MAX_BODY_BYTES) {
+    throw new AppError("invalid_request", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+  }
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError("invalid_request", "Request body is not valid JSON");
+  }
+}
+
+/**
+ * The one wrapper every route handler uses: origin check, session, role,
+ * engine capability, zod parsing of params and body, and the mapping of typed
+ * errors to HTTP through ERROR_STATUS. Unknown errors become a generic 500
+ * with no stack or message from the throw site.
+ */
+export function route<P extends z.ZodType = z.ZodType<Record<string, string>>, B extends z.ZodType = z.ZodType<unknown>>(
+  options: RouteOptions<P, B>,
+) {
+  return async (request: Request, context?: { params?: Promise<Record<string, string | string[]>> }): Promise<Response> => {
+    const requestId = randomUUID();
+    const mutation = !SAFE_METHODS.has(request.method);
+    let rt: Runtime | undefined;
+    try {
+      if (mutation && !sameOrigin(request)) {
+        return errorResponse("cross_origin", "Cross-origin requests are not allowed");
+      }
+      const declared = request.headers.get("content-length");
+      if (declared !== null && Number(declared) > MAX_BODY_BYTES) {
+        return errorResponse("invalid_request", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+      }
+      rt = runtime();
+      if (rt.handle === null) {
+        if (!mutation && options.unsupportedRead) return Response.json(options.unsupportedRead());
+        return errorResponse("unsupported_engine", "This database engine is not supported for this operation");
+      }
+      let user: SessionUser | null = null;
+      if (options.access !== "public") {
+        user = userForToken(rt.handle.sqlite, readSessionCookie(request.headers.get("cookie")), rt.clock.now());
+        if (!user) return errorResponse("unauthenticated", "Sign in to continue");
+        const needsAdmin = options.access === "admin" || (mutation && options.access === "member");
+        if (needsAdmin && user.role !== "admin") {
+          return errorResponse("forbidden", "This action needs the admin role");
+        }
+      }
+      const rawParams = (await context?.params) ?? {};
+      const paramsSchema = options.params ?? z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+      const params = paramsSchema.safeParse(rawParams);
+      if (!params.success) return errorResponse("invalid_request", describeZodError(params.error));
+      let body: unknown = undefined;
+      if (options.body) {
+        const parsed = options.body.safeParse(await readJsonBody(request));
+        if (!parsed.success) return errorResponse("invalid_request", describeZodError(parsed.error));
+        body = parsed.data;
+      }
+      const result = await options.handler({
+        request,
+        params: params.data as z.infer<P>,
+        body: body as z.infer<B>,
+        user,
+        rt,
+        requestId,
+      });
+      if (result instanceof Response) return result;
+      return Response.json(result ?? null, { status: options.status ?? 200 });
+    } catch (error) {
+      if (isAppError(error)) return errorResponse(error.code, error.message, error.extra);
+      // Error messages can quote stored text (JSON parse errors do): log the
+      // name and driver code only.
+      const err = error instanceof Error ? { name: error.name, code: (error as { code?: unknown }).code } : { name: "unknown" };
+      (rt?.log ?? logger()).error({ requestId, err }, "route failed");
+      return errorResponse("internal_error", "Internal error");
+    }
+  };
+}
