@@ -4,6 +4,7 @@ export const ERROR_STATUS = {
   invalid_request: 400,
   backup_choice_required: 400,
   unauthenticated: 401,
+  invalid_credentials: 401,
   forbidden: 403,
   cross_origin: 403,
   not_found: 404,
@@ -13,6 +14,9 @@ export const ERROR_STATUS = {
   checkpoint_mode_mismatch: 409,
   checkpoint_lineage_integrity: 409,
   tool_call_replay_refused: 409,
+  // A stored settings record failed strict validation: it blocks the
+  // feature until an administrator replaces it.
+  settings_malformed: 409,
   tool_payload_removed: 410,
   payload_too_large: 413,
   too_many_requests: 429,

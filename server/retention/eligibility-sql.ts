@@ -1,0 +1,65 @@
+// The SQL of every eligibility probe, in one place so a test can run
+// EXPLAIN QUERY PLAN on each and prove none of them scans `messages`.
+// Each probe is bounded by an index on (session_id, ...) or a primary key.
+import "server-only";
+import type { Sqlite } from "@/server/db/client";
+
+export const PROBE_SQL = {
+  task: `select state, created_at as createdAt, created_at_ms as createdAtMs,
+           updated_at as updatedAt, updated_at_ms as updatedAtMs, queued_for_step as queuedForStep
+         from tasks where id = ?`,
+  sessions: `select id, state, started_at as startedAt, started_at_ms as startedAtMs,
+               updated_at as updatedAt, updated_at_ms as updatedAtMs,
+               completed_at as completedAt, completed_at_ms as completedAtMs
+             from task_sessions where task_id = ? order by id`,
+  // One pass over the session's turns (turns_session_idx): open turns,
+  // unparseable timestamps, latest start and completion.
+  turns: `select count(*) as n,
+            coalesce(sum(completed_at is null), 0) as open,
+            coalesce(sum(started_at_ms is null or (completed_at is not null and completed_at_ms is null)), 0) as invalid,
+            max(started_at_ms) as maxStarted, max(completed_at_ms) as maxCompleted
+          from turns where session_id = ?`,
+  // max() over an index whose prefix is the session: SQLite answers from the
+  // last index entry of the session (NULLs sort first, so they never win).
+  messageMaxUpdated: `select max(updated_at_ms) as ms from messages indexed by messages_session_updated_at_idx where session_id = ?`,
+  messageMaxCreated: `select max(created_at_ms) as ms from messages indexed by messages_session_created_at_idx where session_id = ?`,
+  // created_at/updated_at are NOT NULL text: a NULL _ms means the text did not parse.
+  messageInvalidUpdated: `select 1 as hit from messages indexed by messages_session_updated_at_idx
+                          where session_id = ? and updated_at_ms is null limit 1`,
+  messageInvalidCreated: `select 1 as hit from messages indexed by messages_session_created_at_idx
+                          where session_id = ? and created_at_ms is null limit 1`,
+  // Pending input: status absent, "" or "pending". Unparseable metadata on
+  // such a row counts as pending (fail closed); CASE keeps json_extract from
+  // ever seeing invalid JSON.
+  pendingInput: `select 1 as hit from messages indexed by messages_session_type_idx
+                 where session_id = ? and type in ('permission_request', 'clarification_request')
+                   and case when json_valid(metadata)
+                            then coalesce(json_extract(metadata, '$.status'), '') in ('', 'pending')
+                            else 1 end
+                 limit 1`,
+  // Missing ownership: a message pointing at a turn of another session.
+  foreignTurn: `select 1 as hit from messages m indexed by messages_session_turn_idx
+                where m.session_id = ? and m.turn_id is not null
+                  and not exists (select 1 from turns t where t.id = m.turn_id and t.session_id = m.session_id)
+                limit 1`,
+  queuedMessage: `select 1 as hit from queued_messages where session_id = ? limit 1`,
+  unfinishedRun: `select state from runs where session_id = ? and state not in ('SUCCEEDED', 'FAILED', 'CANCELLED') limit 1`,
+} as const;
+
+export type ProbeName = keyof typeof PROBE_SQL;
+
+type Statements = { [K in ProbeName]: ReturnType<Sqlite["prepare"]> };
+
+const cache = new WeakMap<Sqlite, Statements>();
+
+/** Prepared probes for one connection (prepared once, reused by every task). */
+export function probeStatements(sqlite: Sqlite): Statements {
+  let found = cache.get(sqlite);
+  if (!found) {
+    found = Object.fromEntries(
+      Object.entries(PROBE_SQL).map(([name, sql]) => [name, sqlite.prepare(sql)]),
+    ) as Statements;
+    cache.set(sqlite, found);
+  }
+  return found;
+}

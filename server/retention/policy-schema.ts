@@ -1,0 +1,88 @@
+// The versioned settings record of Messages compaction: the policy and the
+// singleton runtime state share ONE strict JSON record under one settings
+// key, so a policy change and the state it invalidates commit together.
+// Only the latest analysis, the latest cleanup run and the active operation
+// are kept: the record is bounded by construction, never a history.
+import "server-only";
+import { z } from "zod";
+import {
+  countSchema,
+  instantSchema,
+  operationSchema,
+  policySchema,
+  preparationSchema,
+  type RetentionPolicy,
+} from "@/lib/retention/policy";
+
+export * from "@/lib/retention/policy";
+
+export const RETENTION_SETTINGS_KEY = "tool_payload_retention";
+export const RETENTION_RECORD_VERSION = 1;
+
+/**
+ * Keyset position of an unfinished cleanup pass. Upper bounds are captured
+ * when the pass starts so rows written later are never chased.
+ */
+export const cursorSchema = z.strictObject({
+  operationId: z.string().min(1).max(128),
+  cutoff: instantSchema,
+  afterTaskId: z.string().nullable(),
+  afterSessionId: z.string().nullable(),
+  afterMessageRowid: countSchema.nullable(),
+  upperTaskId: z.string().nullable(),
+  upperMessageRowid: countSchema.nullable(),
+});
+
+export const runtimeSchema = z.strictObject({
+  preparation: preparationSchema,
+  /** The policy revision whose preparation finished; cleanup needs it equal to policy.revision. */
+  approvedRevision: countSchema.nullable(),
+  nextDueAt: instantSchema.nullable(),
+  /** SQLite PRAGMA schema_version captured with the pass. */
+  schemaVersion: z.int().nullable(),
+  cursor: cursorSchema.nullable(),
+  activeOperation: operationSchema.nullable(),
+  latestAnalysis: operationSchema.nullable(),
+  latestRun: operationSchema.nullable(),
+  lastErrorCode: z.string().max(64).nullable(),
+});
+
+export const retentionRecordSchema = z.strictObject({
+  version: z.literal(RETENTION_RECORD_VERSION),
+  policy: policySchema,
+  runtime: runtimeSchema,
+});
+
+export type RetentionCursor = z.infer<typeof cursorSchema>;
+export type RetentionRuntime = z.infer<typeof runtimeSchema>;
+export type RetentionRecord = z.infer<typeof retentionRecordSchema>;
+
+export const DEFAULT_POLICY: RetentionPolicy = Object.freeze({
+  enabled: false,
+  age: Object.freeze({ value: 3, unit: "months" as const }),
+  revision: 0,
+}) as RetentionPolicy;
+
+/** A fresh default record (new objects each call: callers may edit it). */
+export function createDefaultRecord(): RetentionRecord {
+  return {
+    version: RETENTION_RECORD_VERSION,
+    policy: { enabled: false, age: { value: 3, unit: "months" }, revision: 0 },
+    runtime: {
+      preparation: { state: "none", choice: null, revision: null, operationId: null, receipt: null, errorCode: null },
+      approvedRevision: null,
+      nextDueAt: null,
+      schemaVersion: null,
+      cursor: null,
+      activeOperation: null,
+      latestAnalysis: null,
+      latestRun: null,
+      lastErrorCode: null,
+    },
+  };
+}
+
+/** True when two policies differ in what an administrator chose (not the revision). */
+export function policyChoiceChanged(a: RetentionPolicy, b: RetentionPolicy): boolean {
+  return a.enabled !== b.enabled || a.age.value !== b.age.value || a.age.unit !== b.age.unit;
+}

@@ -1,0 +1,151 @@
+// Reads and writes the one Messages compaction settings record.
+//
+// Reads never throw on bad stored data: a malformed record is a typed state
+// that blocks every deletion and that status can show. Writes run inside the
+// SQLite writer transaction and compare-and-swap on policy.revision, so two
+// administrators cannot silently overwrite each other, and so a cleanup
+// batch that re-reads the record in its own writer transaction sees every
+// committed policy change.
+import "server-only";
+import type { Statement } from "better-sqlite3";
+import type { Sqlite } from "@/server/db/client";
+import { AppError } from "@/server/errors";
+import {
+  RETENTION_SETTINGS_KEY,
+  createDefaultRecord,
+  policyChoiceChanged,
+  retentionRecordSchema,
+  type RetentionRecord,
+} from "./policy-schema";
+
+export type RetentionRead =
+  | { state: "ok"; record: RetentionRecord }
+  | { state: "missing"; record: RetentionRecord }
+  | { state: "malformed"; errorCode: "settings_malformed" };
+
+export type RecordTxContext = {
+  current: RetentionRead;
+  /** Validates, fixes the revision and stores `next`; returns what was stored. */
+  write(next: RetentionRecord, nowMs: number): RetentionRecord;
+};
+
+export type UpdateOptions = {
+  /** When given, the stored policy.revision must equal it (else `conflict`). */
+  expectedRevision?: number;
+  /** Receives a private copy of the current record; returns the next one. */
+  mutate(current: RetentionRecord): RetentionRecord;
+  nowMs: number;
+  /** "reset" lets an administrator replace a malformed record, starting from defaults. */
+  onMalformed?: "fail" | "reset";
+};
+
+export type UpdateResult = { record: RetentionRecord; previous: RetentionRecord | null; policyChanged: boolean };
+
+type Statements = { select: Statement<unknown[], unknown>; upsert: Statement<unknown[], unknown> };
+const statementCache = new WeakMap<Sqlite, Statements>();
+
+function prepareStatements(sqlite: Sqlite): Statements {
+  let cached = statementCache.get(sqlite);
+  if (!cached) {
+    cached = {
+      select: sqlite.prepare("SELECT value FROM settings WHERE key = ?").pluck(),
+      upsert: sqlite.prepare(
+        `INSERT INTO settings (key, value, updated_at_ms) VALUES (?, ?, ?)
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at_ms = excluded.updated_at_ms`,
+      ),
+    };
+    statementCache.set(sqlite, cached);
+  }
+  return cached;
+}
+
+/** The record in stored text, or null when it is not a valid version-1 record. */
+export function parseRetentionRecord(text: string): RetentionRecord | null {
+  let raw: unknown;
+  try {
+    // The settings record holds only our own small integers and strings, so
+    // plain JSON.parse is exact here (unlike message metadata).
+    raw = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const parsed = retentionRecordSchema.safeParse(raw);
+  return parsed.success ? parsed.data : null;
+}
+
+function loadStoredText(sqlite: Sqlite): string | undefined {
+  return prepareStatements(sqlite).select.get(RETENTION_SETTINGS_KEY) as string | undefined;
+}
+
+function readFromText(text: string | undefined): RetentionRead {
+  if (text === undefined) return { state: "missing", record: createDefaultRecord() };
+  const record = parseRetentionRecord(text);
+  return record ? { state: "ok", record } : { state: "malformed", errorCode: "settings_malformed" };
+}
+
+/** Reads the record. Missing means defaults (disabled); malformed is reported, never thrown. */
+export function readRetentionRecord(sqlite: Sqlite): RetentionRead {
+  return readFromText(loadStoredText(sqlite));
+}
+
+// A malformed record may still carry a readable revision; continuing above
+// it keeps revisions monotonic across a reset.
+function salvageRevision(text: string | undefined): number {
+  if (text === undefined) return 0;
+  try {
+    const revision = (JSON.parse(text) as { policy?: { revision?: unknown } })?.policy?.revision;
+    return Number.isSafeInteger(revision) && (revision as number) >= 0 ? (revision as number) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Gives `fn` the current record and a writer for callers that already hold
+ * the writer transaction (cleanup batches re-check revision and approval
+ * here before touching messages).
+ */
+export function withRetentionRecordInTx<T>(sqlite: Sqlite, fn: (ctx: RecordTxContext) => T): T {
+  if (!sqlite.inTransaction) throw new Error("withRetentionRecordInTx needs an open writer transaction");
+  const storedText = loadStoredText(sqlite);
+  const current = readFromText(storedText);
+  const previous = current.state === "malformed" ? null : current.record;
+  const baseRevision = previous ? previous.policy.revision : salvageRevision(storedText);
+  const write = (next: RetentionRecord, nowMs: number): RetentionRecord => {
+    const validated = retentionRecordSchema.parse(next);
+    // The revision is ours to assign: +1 on every change of the chosen
+    // policy (or on replacing a malformed record), otherwise unchanged.
+    const changed = current.state === "malformed" || (previous !== null && policyChoiceChanged(previous.policy, validated.policy));
+    validated.policy.revision = changed ? baseRevision + 1 : baseRevision;
+    prepareStatements(sqlite).upsert.run(RETENTION_SETTINGS_KEY, JSON.stringify(validated), nowMs);
+    return validated;
+  };
+  return fn({ current, write });
+}
+
+/** Compare-and-swap update of the record in its own IMMEDIATE writer transaction. */
+export function updateRetentionRecord(sqlite: Sqlite, options: UpdateOptions): UpdateResult {
+  const run = sqlite.transaction(() =>
+    withRetentionRecordInTx(sqlite, ({ current, write }) => {
+      let base: RetentionRecord;
+      if (current.state === "malformed") {
+        if (options.onMalformed !== "reset") {
+          throw new AppError("settings_malformed", "The stored Messages compaction settings are malformed.");
+        }
+        base = createDefaultRecord();
+      } else {
+        base = current.record;
+        if (options.expectedRevision !== undefined && options.expectedRevision !== base.policy.revision) {
+          throw new AppError("conflict", "The policy was changed by someone else; reload and try again.", {
+            revision: base.policy.revision,
+          });
+        }
+      }
+      const previous = current.state === "malformed" ? null : current.record;
+      const record = write(options.mutate(structuredClone(base)), options.nowMs);
+      const policyChanged = previous === null ? current.state === "malformed" : previous.policy.revision !== record.policy.revision;
+      return { record, previous, policyChanged };
+    }),
+  );
+  return run.immediate();
+}
