@@ -1,3 +1,4 @@
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { AppError } from "@/server/errors";
@@ -152,7 +153,7 @@ describe("retention settings record", () => {
     });
     expect(sawTransaction).toBe(true);
     // A second connection holding the writer makes the update wait, then fail busy: proof it takes the writer lock up front.
-    const other = new (db.sqlite.constructor as typeof import("better-sqlite3"))(db.file);
+    const other = new Database(db.file);
     other.pragma("busy_timeout = 0");
     db.sqlite.pragma("busy_timeout = 0");
     other.prepare("BEGIN IMMEDIATE").run();
