@@ -1,0 +1,30 @@
+import { loginBodySchema } from "@/lib/api/auth";
+import { clientKey, isSecureRequest, sessionCookie } from "@/server/auth/cookie";
+import { login } from "@/server/auth/login";
+import { errorResponse, route } from "@/server/http/route";
+import { isAppError } from "@/server/errors";
+
+export const POST = route({
+  access: "public",
+  body: loginBodySchema,
+  handler: async ({ request, body, rt }) => {
+    const nowMs = rt.clock.now();
+    try {
+      const { user, session } = await login(rt.handle!.sqlite, { ...body, client: clientKey(request), nowMs });
+      const response = Response.json({ user });
+      response.headers.append(
+        "Set-Cookie",
+        sessionCookie({ token: session.token, maxAgeMs: session.expiresAtMs - nowMs, secure: isSecureRequest(request) }),
+      );
+      response.headers.set("Cache-Control", "no-store");
+      return response;
+    } catch (error) {
+      if (isAppError(error) && error.code === "too_many_requests") {
+        const response = errorResponse(error.code, error.message, error.extra);
+        response.headers.set("Retry-After", String(error.extra?.retryAfterSeconds ?? 900));
+        return response;
+      }
+      throw error;
+    }
+  },
+});

@@ -1,0 +1,37 @@
+import "server-only";
+import type { Sqlite } from "@/server/db/client";
+import { AppError } from "@/server/errors";
+import type { SessionUser } from "./current-user";
+import { createSession, type NewSession } from "./sessions";
+import { clearFailures, lockedForMs, recordFailure, throttleKeys } from "./throttle";
+import { decoyPasswordHash, findUserByEmail, normalizeEmail, verifyPassword } from "./users";
+
+export type LoginInput = { email: string; password: string; client: string; nowMs: number };
+export type LoginResult = { user: SessionUser; session: NewSession };
+
+// One message for unknown email and wrong password: no user enumeration.
+const INVALID = "Invalid email or password";
+
+/**
+ * Checks the throttle, then the password (against a decoy hash when the email
+ * is unknown, so both cases cost the same), then starts a session.
+ */
+export async function login(sqlite: Sqlite, input: LoginInput): Promise<LoginResult> {
+  const email = normalizeEmail(input.email);
+  const keys = throttleKeys({ email, client: input.client });
+  const waitMs = lockedForMs(sqlite, { keys, nowMs: input.nowMs });
+  if (waitMs > 0) {
+    throw new AppError("too_many_requests", "Too many failed sign-in attempts; try again later", {
+      retryAfterSeconds: Math.ceil(waitMs / 1000),
+    });
+  }
+  const user = findUserByEmail(sqlite, email);
+  const ok = await verifyPassword(input.password, user?.passwordHash ?? decoyPasswordHash());
+  if (!user || !ok) {
+    recordFailure(sqlite, { keys, nowMs: input.nowMs });
+    throw new AppError("invalid_credentials", INVALID);
+  }
+  clearFailures(sqlite, { key: `email:${email}` });
+  const session = createSession(sqlite, { userId: user.id, nowMs: input.nowMs });
+  return { user: { id: user.id, email: user.email, role: user.role }, session };
+}

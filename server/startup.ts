@@ -1,0 +1,31 @@
+import "server-only";
+import { ensureFirstAdmin } from "@/server/auth/first-admin";
+import { logger } from "@/server/log";
+import { runtime } from "@/server/runtime";
+
+/**
+ * Node-runtime startup steps, called once from instrumentation.ts. Each step
+ * is isolated: one failing is logged (code only) and the others still run.
+ */
+export function startServerProcess(): void {
+  runStep("first_admin", () => {
+    const rt = runtime();
+    if (!rt.handle) return;
+    ensureFirstAdmin({
+      sqlite: rt.handle.sqlite,
+      email: process.env.ADMIN_EMAIL,
+      password: process.env.ADMIN_PASSWORD,
+      nowMs: rt.clock.now(),
+      log: rt.log,
+    });
+  });
+}
+
+function runStep(name: string, step: () => void): void {
+  try {
+    step();
+  } catch (error) {
+    const err = error instanceof Error ? { name: error.name, code: (error as { code?: unknown }).code } : { name: "unknown" };
+    logger().error({ step: name, err }, "startup step failed");
+  }
+}
