@@ -17,10 +17,14 @@ export const ERROR_STATUS = {
   // A stored settings record failed strict validation: it blocks the
   // feature until an administrator replaces it.
   settings_malformed: 409,
+  // Restore refused: the chosen backup fails verification.
+  backup_unusable: 409,
   tool_payload_removed: 410,
   payload_too_large: 413,
   too_many_requests: 429,
   internal_error: 500,
+  // A backup could not be written or verified; nothing was published.
+  backup_failed: 500,
   unsupported_engine: 501,
   checkpoint_mode_reconfiguration: 503,
   maintenance_busy: 503,
