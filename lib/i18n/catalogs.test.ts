@@ -1,0 +1,48 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { LOCALES } from "./routing";
+
+type Catalog = { [key: string]: string | Catalog };
+
+function load(locale: string): Catalog {
+  return JSON.parse(fs.readFileSync(path.join(process.cwd(), "messages", `${locale}.json`), "utf8")) as Catalog;
+}
+
+function leafKeys(catalog: Catalog, prefix = ""): string[] {
+  return Object.entries(catalog).flatMap(([key, value]) =>
+    typeof value === "string" ? [`${prefix}${key}`] : leafKeys(value, `${prefix}${key}.`),
+  );
+}
+
+function placeholders(text: string): string[] {
+  return [...text.matchAll(/\{(\w+)/g)].map((m) => m[1]!).sort();
+}
+
+describe("message catalogs", () => {
+  const en = load("en");
+  const enKeys = leafKeys(en).sort();
+
+  it.each(LOCALES)("[TPR-UI-15] %s has exactly the same keys as en", (locale) => {
+    expect(leafKeys(load(locale)).sort()).toEqual(enKeys);
+  });
+
+  it.each(LOCALES)("[TPR-UI-15] %s keeps every placeholder and has no empty string", (locale) => {
+    const catalog = load(locale);
+    const get = (c: Catalog, key: string): string => key.split(".").reduce<Catalog | string>((v, k) => (v as Catalog)[k]!, c) as string;
+    for (const key of enKeys) {
+      const text = get(catalog, key);
+      expect(text.trim(), key).not.toBe("");
+      expect(placeholders(text), key).toEqual(placeholders(get(en, key)));
+    }
+  });
+
+  it("[TPR-UI-15] translated catalogs are not copies of English", () => {
+    for (const locale of LOCALES.filter((l) => l !== "en")) {
+      const catalog = load(locale);
+      const same = enKeys.filter((key) => !key.startsWith("locale.names.") && JSON.stringify(key.split(".").reduce<unknown>((v, k) => (v as Catalog)[k], catalog)) === JSON.stringify(key.split(".").reduce<unknown>((v, k) => (v as Catalog)[k], en)));
+      // Brand-like words (e.g. "Email" in Portuguese) may coincide; whole catalogs may not.
+      expect(same.length, `${locale}: ${same.join(", ")}`).toBeLessThan(3);
+    }
+  });
+});

@@ -1,0 +1,36 @@
+import { LANGUAGE_TAGS, isLocale } from "./routing";
+
+const BYTE_UNITS = ["byte", "kilobyte", "megabyte", "gigabyte", "terabyte"] as const;
+
+function tagFor(locale: string): string {
+  return isLocale(locale) ? LANGUAGE_TAGS[locale] : locale;
+}
+
+/** Bytes in binary steps (1 KB = 1024 B) with the locale's digits and unit names. */
+export function formatBytes(bytes: number, locale: string): string {
+  let value = Math.max(0, bytes);
+  let unit = 0;
+  while (value >= 1024 && unit < BYTE_UNITS.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return new Intl.NumberFormat(tagFor(locale), {
+    style: "unit",
+    unit: BYTE_UNITS[unit],
+    unitDisplay: "short",
+    maximumFractionDigits: unit === 0 ? 0 : value < 10 ? 1 : 0,
+  }).format(value);
+}
+
+/** A UTC instant in the locale's medium date and short time, with the zone shown. */
+export function formatDateTime(ms: number, locale: string, timeZone = "UTC"): string {
+  return new Intl.DateTimeFormat(tagFor(locale), {
+    dateStyle: "medium",
+    timeStyle: "short",
+    timeZone,
+  }).format(new Date(ms));
+}
+
+export function formatCount(value: number, locale: string): string {
+  return new Intl.NumberFormat(tagFor(locale)).format(value);
+}
