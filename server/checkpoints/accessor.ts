@@ -1,0 +1,169 @@
+// The one choke point for thread-state access. It binds graph + saver + mode:
+// every read and write injects the mode into the config, runs the
+// compatibility gate first, and answers materialized state (delta
+// checkpoints hold no `messages` in channel_values; raw reads see nothing).
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { Overwrite, type StateSnapshot } from "@langchain/langgraph";
+import { agentGraph, type AgentGraph } from "./agent";
+import { assertModeCompatible, checkpointMode } from "./detect";
+import { MODE_MARKER_KEY } from "./stamping-saver";
+import type { ModeConfig } from "./mode";
+import { mutationGraph, MUTATION_NODE } from "./mutation-graph";
+import { schemaDefaults, type AgentValues } from "./schema";
+
+export type ThreadSnapshot = {
+  threadId: string;
+  checkpointId: string;
+  parentCheckpointId: string | null;
+  createdAt: string | null;
+  metadata: Record<string, unknown>;
+  values: AgentValues;
+  next: string[];
+  /** True when the read fell back to the raw checkpoint (full mode only). */
+  degraded: boolean;
+};
+
+export type AccessorOptions = {
+  saver: BaseCheckpointSaver;
+  config: ModeConfig;
+  /** Builds the thread's graph; a throw degrades full-mode reads to raw reads. */
+  buildGraph?: (config: ModeConfig, saver: BaseCheckpointSaver) => AgentGraph;
+};
+
+export type CheckpointAccessor = ReturnType<typeof createCheckpointAccessor>;
+
+function asValues(raw: Record<string, unknown> | undefined): AgentValues {
+  const d = schemaDefaults();
+  return {
+    messages: Array.isArray(raw?.messages) ? (raw.messages as AgentValues["messages"]) : d.messages,
+    title: typeof raw?.title === "string" ? raw.title : d.title,
+    notes: Array.isArray(raw?.notes) ? (raw.notes as string[]) : d.notes,
+  };
+}
+
+function fromSnapshot(threadId: string, s: StateSnapshot): ThreadSnapshot {
+  return {
+    threadId,
+    checkpointId: String(s.config.configurable?.checkpoint_id ?? ""),
+    parentCheckpointId: (s.parentConfig?.configurable?.checkpoint_id as string | undefined) ?? null,
+    createdAt: s.createdAt ?? null,
+    metadata: { ...(s.metadata ?? {}) },
+    values: asValues(s.values as Record<string, unknown>),
+    next: [...s.next],
+    degraded: false,
+  };
+}
+
+function fromRawTuple(threadId: string, t: CheckpointTuple): ThreadSnapshot {
+  return {
+    threadId,
+    checkpointId: String(t.config.configurable?.checkpoint_id ?? ""),
+    parentCheckpointId: (t.parentConfig?.configurable?.checkpoint_id as string | undefined) ?? null,
+    // The standard checkpoint `ts`; metadata only as a compatibility fallback.
+    createdAt: t.checkpoint.ts ?? ((t.metadata as Record<string, unknown> | undefined)?.created_at as string | undefined) ?? null,
+    metadata: { ...(t.metadata ?? {}) },
+    values: asValues(t.checkpoint.channel_values),
+    // Task presence is not derivable from a raw read.
+    next: [],
+    degraded: true,
+  };
+}
+
+export function createCheckpointAccessor(options: AccessorOptions) {
+  const { saver, config } = options;
+  const build = options.buildGraph ?? agentGraph;
+
+  function threadConfig(threadId: string, checkpointId?: string): RunnableConfig {
+    const configurable: Record<string, unknown> = { thread_id: threadId, checkpoint_ns: "", [MODE_MARKER_KEY]: config.mode };
+    if (checkpointId) configurable.checkpoint_id = checkpointId;
+    return { configurable };
+  }
+
+  /** Runs the gate; answers the thread's latest raw tuple (undefined: no thread). */
+  async function gate(threadId: string): Promise<CheckpointTuple | undefined> {
+    const head = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
+    if (head) assertModeCompatible({ processMode: config.mode, threadMode: checkpointMode(head.metadata), threadId });
+    return head;
+  }
+
+  function graphOrNull(): AgentGraph | null {
+    try {
+      return build(config, saver);
+    } catch (error) {
+      // Delta state cannot be materialized without the channel table.
+      if (config.mode === "delta") throw error;
+      return null;
+    }
+  }
+
+  async function getState(threadId: string, checkpointId?: string): Promise<ThreadSnapshot | null> {
+    const head = await gate(threadId);
+    if (!head) return null;
+    const graph = graphOrNull();
+    if (!graph) {
+      const tuple = checkpointId ? await saver.getTuple(threadConfig(threadId, checkpointId)) : head;
+      return tuple ? fromRawTuple(threadId, tuple) : null;
+    }
+    if (checkpointId && !(await saver.getTuple(threadConfig(threadId, checkpointId)))) return null;
+    return fromSnapshot(threadId, await graph.getState(threadConfig(threadId, checkpointId)));
+  }
+
+  /** Newest first. 0 -> [] without touching storage; undefined -> unlimited. */
+  async function history(threadId: string, limit?: number): Promise<ThreadSnapshot[]> {
+    if (limit === 0) return [];
+    const head = await gate(threadId);
+    if (!head) return [];
+    const graph = graphOrNull();
+    const out: ThreadSnapshot[] = [];
+    if (!graph) {
+      for await (const t of saver.list(threadConfig(threadId), limit === undefined ? undefined : { limit })) out.push(fromRawTuple(threadId, t));
+      return out;
+    }
+    for await (const s of graph.getStateHistory(threadConfig(threadId), limit === undefined ? undefined : { limit })) {
+      out.push(fromSnapshot(threadId, s));
+    }
+    return out;
+  }
+
+  /** Raw tuple of one checkpoint (lineage walks, rollback capture), gated. */
+  async function rawTuple(threadId: string, checkpointId?: string): Promise<CheckpointTuple | undefined> {
+    const head = await gate(threadId);
+    if (!head || !checkpointId) return head;
+    return saver.getTuple(threadConfig(threadId, checkpointId));
+  }
+
+  /** Raw tuples newest first (bounded fallback scans), gated. */
+  async function rawList(threadId: string, limit: number): Promise<CheckpointTuple[]> {
+    await gate(threadId);
+    const out: CheckpointTuple[] = [];
+    for await (const t of saver.list(threadConfig(threadId), { limit })) out.push(t);
+    return out;
+  }
+
+  /**
+   * Wholesale replacement through the state-only mutation graph: `Overwrite`
+   * for every reducer channel, channels missing from `values` reset to their
+   * schema default. With `fromCheckpointId` the write forks from that
+   * checkpoint (full mode only); otherwise it lands on the current head.
+   */
+  async function replace(threadId: string, values: Partial<AgentValues>, fromCheckpointId?: string): Promise<string> {
+    await gate(threadId);
+    if (fromCheckpointId && config.mode === "delta") throw new Error("delta threads never fork; replace onto the head");
+    const d = schemaDefaults();
+    const update = {
+      messages: new Overwrite(values.messages ?? d.messages),
+      notes: new Overwrite(values.notes ?? d.notes),
+      title: new Overwrite(values.title ?? d.title),
+    };
+    const written = await mutationGraph(config, saver).updateState(threadConfig(threadId, fromCheckpointId), update, MUTATION_NODE);
+    return String(written.configurable?.checkpoint_id);
+  }
+
+  /** Config for running the agent graph on the thread (mode injected). */
+  function runConfig(threadId: string, checkpointId?: string): RunnableConfig {
+    return threadConfig(threadId, checkpointId);
+  }
+
+  return { config, saver, gate, getState, history, rawTuple, rawList, replace, runConfig, graph: () => build(config, saver) };
+}

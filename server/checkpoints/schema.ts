@@ -1,0 +1,82 @@
+// Thread state schemas per channel mode. `messages` is the only channel whose
+// storage differs: a reducer channel in full mode, a DeltaChannel in delta
+// mode. Every cache here keys on (mode, snapshot frequency).
+import type { BaseMessage } from "@langchain/core/messages";
+import {
+  Annotation,
+  DeltaChannel,
+  messagesDeltaReducer,
+  messagesStateReducer,
+  type AnnotationRoot,
+} from "@langchain/langgraph";
+import { modeKey, type ModeConfig } from "./mode";
+
+function messagesChannel(config: ModeConfig) {
+  if (config.mode === "delta") {
+    const frequency = config.snapshotFrequency;
+    // A factory, so each graph gets its own channel instance.
+    return () => new DeltaChannel<BaseMessage[], BaseMessage | BaseMessage[]>(messagesDeltaReducer, { snapshotFrequency: frequency });
+  }
+  return Annotation<BaseMessage[], BaseMessage | BaseMessage[]>({
+    reducer: messagesStateReducer,
+    default: () => [],
+  });
+}
+
+/** The base thread state: conversation and title. */
+function buildBaseSpec(config: ModeConfig) {
+  return {
+    messages: messagesChannel(config) as unknown as ReturnType<typeof Annotation<BaseMessage[], BaseMessage | BaseMessage[]>>,
+    title: Annotation<string | null>({ reducer: (_prev: string | null, next: string | null) => next, default: () => null }),
+  };
+}
+
+/**
+ * The agent's effective schema: the base plus an extension channel (`notes`,
+ * an append reducer) standing for middleware-contributed state. Writers that
+ * replace state must use this schema or they silently drop `notes`.
+ */
+function buildAgentSpec(config: ModeConfig) {
+  return {
+    ...buildBaseSpec(config),
+    notes: Annotation<string[], string | string[]>({
+      reducer: (prev: string[], next: string | string[]) => prev.concat(next),
+      default: () => [],
+    }),
+  };
+}
+
+export type AgentSpec = ReturnType<typeof buildAgentSpec>;
+export type AgentSchema = AnnotationRoot<AgentSpec>;
+export type AgentValues = { messages: BaseMessage[]; title: string | null; notes: string[] };
+
+/** Channels whose writes go through a reducer and so need `Overwrite` to replace. */
+export const REDUCER_CHANNELS = ["messages", "notes", "title"] as const;
+
+const baseCache = new Map<string, AnnotationRoot<ReturnType<typeof buildBaseSpec>>>();
+const agentCache = new Map<string, AgentSchema>();
+
+export function baseThreadSchema(config: ModeConfig) {
+  const key = modeKey(config);
+  let schema = baseCache.get(key);
+  if (!schema) {
+    schema = Annotation.Root(buildBaseSpec(config));
+    baseCache.set(key, schema);
+  }
+  return schema;
+}
+
+export function agentStateSchema(config: ModeConfig): AgentSchema {
+  const key = modeKey(config);
+  let schema = agentCache.get(key);
+  if (!schema) {
+    schema = Annotation.Root(buildAgentSpec(config));
+    agentCache.set(key, schema);
+  }
+  return schema;
+}
+
+/** Schema default for every channel: what a head-only channel is reset to. */
+export function schemaDefaults(): AgentValues {
+  return { messages: [], title: null, notes: [] };
+}
