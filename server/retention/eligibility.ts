@@ -13,6 +13,7 @@
 import "server-only";
 import type { Clock } from "@/server/clock";
 import type { Sqlite } from "@/server/db/client";
+import { isRetained } from "./cutoff";
 import { laterOf, sessionRowActivity, taskRowActivity, type SessionRow, type TaskRow } from "./activity";
 import { probeStatements } from "./eligibility-sql";
 
@@ -80,7 +81,7 @@ function probeTask({ sqlite, taskId, cutoffMs, clock, budgetMs = ELIGIBILITY_BUD
   const guardActivity = (activity: number | null): number => {
     if (activity === null) throw new Ineligible("invalid_timestamp");
     // Equal to the cutoff is retained: only strictly older activity qualifies.
-    if (activity >= cutoffMs) throw new Ineligible("recent_activity");
+    if (isRetained(activity, cutoffMs)) throw new Ineligible("recent_activity");
     return activity;
   };
 

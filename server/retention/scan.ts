@@ -1,0 +1,106 @@
+// The walk shared by analysis and cleanup: tasks by id, then each eligible
+// task's sessions by id, then each session's tool rows by rowid, in pages.
+// The position is lexicographic over (task, session, rowid):
+//   afterTaskId=T, afterSessionId=null          -> task T is done
+//   afterTaskId=T, afterSessionId=S, rowid=null -> T's sessions up to S are done
+//   afterTaskId=T, afterSessionId=S, rowid=R    -> session S is done up to rowid R
+// A resumed walk re-enters T (fresh eligibility) and continues after S/R.
+import "server-only";
+import type { Sqlite } from "@/server/db/client";
+import { listSessionIds, listTaskIds, planMessagePage, type PageLimits, type PassBounds, type PlannedPage } from "./candidates";
+
+export type ScanPosition = { afterTaskId: string | null; afterSessionId: string | null; afterMessageRowid: number | null };
+
+export const START_POSITION: ScanPosition = { afterTaskId: null, afterSessionId: null, afterMessageRowid: null };
+
+export type PageVerdict = "advance" | "retry" | "stop";
+
+export type ScanHandlers = {
+  /** Decides a task before its rows are read; false skips it, "stop" ends the walk. */
+  enterTask(taskId: string): boolean | "stop" | Promise<boolean | "stop">;
+  /** Handles one page; "retry" re-plans the same page (with `limits()` again). */
+  page(input: { taskId: string; sessionId: string; page: PlannedPage; next: ScanPosition }): Promise<PageVerdict>;
+  /** Called when the position moves without a page (task skipped or finished). */
+  moved(position: ScanPosition): void;
+  /** Checked between pages and tasks; true ends the walk (budget, cancel). */
+  shouldStop(): boolean;
+  limits(): PageLimits;
+};
+
+export type ScanOutcome = { finished: boolean; position: ScanPosition };
+
+const TASK_PAGE = 100;
+const SESSION_PAGE = 100;
+
+/** Walks from `position` to the captured bounds, or until a handler stops it. */
+export async function scanCandidates(options: {
+  sqlite: Sqlite;
+  bounds: PassBounds;
+  position: ScanPosition;
+  handlers: ScanHandlers;
+}): Promise<ScanOutcome> {
+  const { sqlite, bounds, handlers } = options;
+  let position = { ...options.position };
+  // A position inside a task resumes that task first.
+  let resumeTask = position.afterTaskId !== null && position.afterSessionId !== null;
+  for (;;) {
+    const taskIds = resumeTask
+      ? [position.afterTaskId as string]
+      : listTaskIds(sqlite, { afterTaskId: position.afterTaskId, bounds, limit: TASK_PAGE });
+    if (taskIds.length === 0) return { finished: true, position };
+    for (const taskId of taskIds) {
+      if (handlers.shouldStop()) return { finished: false, position };
+      const inside = resumeTask ? position : { afterTaskId: taskId, afterSessionId: null, afterMessageRowid: null };
+      resumeTask = false;
+      const verdict = await handlers.enterTask(taskId);
+      if (verdict === "stop") return { finished: false, position };
+      if (verdict) {
+        const walked = await walkTask({ sqlite, bounds, handlers, taskId, position: inside });
+        if (!walked.finished) return walked;
+      }
+      position = { afterTaskId: taskId, afterSessionId: null, afterMessageRowid: null };
+      handlers.moved(position);
+    }
+  }
+}
+
+async function walkTask(options: {
+  sqlite: Sqlite;
+  bounds: PassBounds;
+  handlers: ScanHandlers;
+  taskId: string;
+  position: ScanPosition;
+}): Promise<ScanOutcome> {
+  const { sqlite, bounds, handlers, taskId } = options;
+  let afterSessionId = options.position.afterSessionId;
+  let resumeRowid = options.position.afterMessageRowid;
+  // Resuming inside a session (rowid set) continues that session first.
+  let resumeSession = afterSessionId !== null && resumeRowid !== null;
+  for (;;) {
+    const sessionIds = resumeSession
+      ? [afterSessionId as string]
+      : listSessionIds(sqlite, { taskId, afterSessionId, limit: SESSION_PAGE });
+    if (sessionIds.length === 0) return { finished: true, position: { afterTaskId: taskId, afterSessionId, afterMessageRowid: null } };
+    for (const sessionId of sessionIds) {
+      let afterRowid = resumeSession ? resumeRowid : null;
+      resumeSession = false;
+      resumeRowid = null;
+      for (;;) {
+        const here: ScanPosition = { afterTaskId: taskId, afterSessionId: sessionId, afterMessageRowid: afterRowid };
+        if (handlers.shouldStop()) return { finished: false, position: here };
+        const page = planMessagePage(sqlite, { sessionId, afterRowid, bounds, limits: handlers.limits() });
+        if (page.lastRowid === null) break;
+        const next: ScanPosition = page.exhausted
+          ? { afterTaskId: taskId, afterSessionId: sessionId, afterMessageRowid: null }
+          : { afterTaskId: taskId, afterSessionId: sessionId, afterMessageRowid: page.lastRowid };
+        const verdict = await handlers.page({ taskId, sessionId, page, next });
+        if (verdict === "stop") return { finished: false, position: here };
+        if (verdict === "retry") continue;
+        afterRowid = page.lastRowid;
+        if (page.exhausted) break;
+      }
+      afterSessionId = sessionId;
+      handlers.moved({ afterTaskId: taskId, afterSessionId: sessionId, afterMessageRowid: null });
+    }
+  }
+}
