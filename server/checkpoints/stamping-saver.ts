@@ -1,7 +1,9 @@
 // Our one saver wrapper around @langchain/langgraph-checkpoint-sqlite.
 // - LangGraph.js 1.7.3 builds checkpoint metadata from its own fields only
 //   (config.metadata is not copied), so the delta marker is stamped here on
-//   every checkpoint a delta process writes.
+//   every checkpoint a delta process writes through its accessor (which
+//   injects the mode into every config). Writes without an injected mode
+//   (the upstream validation suite) pass through unchanged.
 // - SqliteSaver 1.0.4 reads pending writes with json_group_array and no
 //   ORDER BY, but delta replay requires them in (task_id, idx) order; reads
 //   with more than one write are re-read in that order here.
@@ -77,8 +79,13 @@ export class StampingSqliteSaver extends BaseCheckpointSaver {
   }
 
   async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
-    const stamped =
-      this.mode === "delta" ? ({ ...metadata, [MODE_MARKER_KEY]: "delta" } as CheckpointMetadata) : metadata;
+    // The accessor injects the process mode into every config it hands out,
+    // and LangGraph passes the configurable through to put.
+    const injected = config.configurable?.[MODE_MARKER_KEY] as ChannelMode | undefined;
+    if (injected !== undefined && injected !== this.mode) {
+      throw new Error(`checkpoint written in ${String(injected)} mode through a ${this.mode}-mode saver`);
+    }
+    const stamped = injected === "delta" ? ({ ...metadata, [MODE_MARKER_KEY]: "delta" } as CheckpointMetadata) : metadata;
     void newVersions; // SqliteSaver stores whole checkpoints; versions are inside.
     return this.inner.put(config, checkpoint, stamped);
   }
