@@ -1,0 +1,46 @@
+import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
+import type { ReactNode } from "react";
+import styles from "@/components/database/database-page.module.css";
+
+type Props = { params: Promise<{ locale: string }> };
+
+type SectionId = "overview" | "compaction" | "backups" | "logs";
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const { locale } = await params;
+  const t = await getTranslations({ locale, namespace: "database" });
+  return { title: t("title") };
+}
+
+async function Section({ id, children }: { id: SectionId; children?: ReactNode }) {
+  const t = await getTranslations("database.sections");
+  return (
+    <section id={id} className={styles.section} aria-labelledby={`${id}-title`} data-testid={`database-section-${id}`}>
+      <div className={styles.sectionHeader}>
+        <h2 id={`${id}-title`}>{t(`${id}.title`)}</h2>
+        <p className={styles.sectionDescription}>{t(`${id}.description`)}</p>
+      </div>
+      <div className={styles.cards}>{children}</div>
+    </section>
+  );
+}
+
+// Data & Logs > Database. Each section mounts the cards of its area
+// (storage stats, Messages compaction, backups, log viewer) as they land.
+export default async function DatabasePage({ params }: Props) {
+  const { locale } = await params;
+  const t = await getTranslations({ locale, namespace: "database" });
+  return (
+    <div className={styles.page}>
+      <div className={styles.intro}>
+        <h1>{t("title")}</h1>
+        <p className={styles.lead}>{t("description")}</p>
+      </div>
+      <Section id="overview" />
+      <Section id="compaction" />
+      <Section id="backups" />
+      <Section id="logs" />
+    </div>
+  );
+}

@@ -1,0 +1,42 @@
+"use client";
+
+import { useTranslations } from "next-intl";
+import { Link, usePathname } from "@/lib/i18n/navigation";
+import styles from "./shell.module.css";
+
+// Groups of settings pages. Later settings areas add a group or an item here.
+const GROUPS = [
+  {
+    id: "dataLogs",
+    items: [{ id: "database", href: "/settings/data-logs/database" }],
+  },
+] as const;
+
+export function SettingsNav() {
+  const t = useTranslations("nav");
+  const tShell = useTranslations("shell");
+  const pathname = usePathname();
+  return (
+    <nav className={styles.nav} aria-label={tShell("navigation")}>
+      {GROUPS.map((group) => (
+        <div key={group.id} className={styles.navGroup}>
+          <h2 className={styles.navGroupTitle} id={`nav-${group.id}`}>
+            {t(group.id)}
+          </h2>
+          <ul className={styles.navList} aria-labelledby={`nav-${group.id}`}>
+            {group.items.map((item) => {
+              const current = pathname === item.href || pathname.startsWith(`${item.href}/`);
+              return (
+                <li key={item.id}>
+                  <Link href={item.href} className={styles.navLink} aria-current={current ? "page" : undefined}>
+                    {t(item.id)}
+                  </Link>
+                </li>
+              );
+            })}
+          </ul>
+        </div>
+      ))}
+    </nav>
+  );
+}
