@@ -1,0 +1,12 @@
+import { z } from "zod";
+import { route } from "@/server/http/route";
+import { restoreBackup } from "@/server/maintenance/backups/restore";
+
+// Restore with a typed confirmation (the exact backup name). The answer says
+// restartRequired: true — the server must be restarted afterwards.
+export const POST = route({
+  access: "admin",
+  params: z.strictObject({ name: z.string() }),
+  body: z.strictObject({ confirm: z.string().max(200) }),
+  handler: ({ rt, params, body }) => restoreBackup({ dbFile: rt.handle!.file, name: params.name, confirm: body.confirm, log: rt.log }),
+});

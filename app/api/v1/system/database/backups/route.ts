@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { route } from "@/server/http/route";
+import { listBackups, MANUAL_BACKUPS_KEPT } from "@/server/maintenance/backups/catalog";
+import { createBackup } from "@/server/maintenance/backups/create";
+
+export const GET = route({
+  access: "member",
+  unsupportedRead: () => ({ capability: "unsupported", backups: [], keep: MANUAL_BACKUPS_KEPT }),
+  handler: async ({ rt }) => ({
+    capability: "supported",
+    backups: await listBackups({ dbFile: rt.handle!.file }),
+    keep: MANUAL_BACKUPS_KEPT,
+  }),
+});
+
+// Synchronous: answers 201 with the receipt once the backup is published.
+// No request signal is passed, so a client closing the connection cannot
+// cancel an accepted backup half way.
+export const POST = route({
+  access: "admin",
+  body: z.strictObject({}),
+  status: 201,
+  handler: ({ rt }) => createBackup({ sqlite: rt.handle!.sqlite, dbFile: rt.handle!.file, clock: rt.clock, label: "manual", log: rt.log }),
+});

@@ -1,0 +1,14 @@
+import { route } from "@/server/http/route";
+import { maintenanceGuard } from "@/server/maintenance/guard";
+import { collectDatabaseStats } from "@/server/maintenance/stats";
+
+// Footprint for the Database page: metadata only, never message bodies.
+export const GET = route({
+  access: "member",
+  unsupportedRead: () => ({ capability: "unsupported" }),
+  handler: ({ rt }) => ({
+    capability: "supported",
+    ...collectDatabaseStats({ sqlite: rt.handle!.sqlite, dbFile: rt.handle!.file }),
+    maintenanceBusy: maintenanceGuard().holder()?.kind ?? null,
+  }),
+});

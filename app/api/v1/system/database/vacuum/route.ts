@@ -1,0 +1,11 @@
+import { z } from "zod";
+import { route } from "@/server/http/route";
+import { vacuumDatabase } from "@/server/maintenance/vacuum";
+
+// Explicit compaction with before/after sizes; 503 maintenance_busy while
+// another maintenance operation holds the guard.
+export const POST = route({
+  access: "admin",
+  body: z.strictObject({}),
+  handler: ({ rt }) => vacuumDatabase({ sqlite: rt.handle!.sqlite, dbFile: rt.handle!.file, clock: rt.clock, log: rt.log }),
+});

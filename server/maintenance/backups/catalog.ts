@@ -1,0 +1,100 @@
+import "server-only";
+import { constants, type Stats } from "node:fs";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { backupsDirFor } from "@/server/db/url";
+import { AppError } from "@/server/errors";
+import { maintenanceGuard, type MaintenanceGuard } from "../guard";
+import { fsyncDir } from "./hash";
+import { backupNameTime, backupPath, isBackupName } from "./names";
+
+/**
+ * Manual-backup retention rule: the newest MANUAL_BACKUPS_KEPT backups are
+ * kept and older ones are deleted after each newly published backup. A
+ * retention preparation backup is an ordinary entry under the same rule, so
+ * it stays listed (and downloadable, restorable) until ten newer backups
+ * exist; after that its receipt verifies as backup_missing and preparation
+ * has to run again.
+ */
+export const MANUAL_BACKUPS_KEPT = 10;
+
+export type BackupEntry = { name: string; sizeBytes: number; createdAt: string };
+
+/** Published backups, newest first. Staging dirs, symlinks and strays are never listed. */
+export async function listBackups(options: { dbFile: string }): Promise<BackupEntry[]> {
+  const dir = backupsDirFor(options.dbFile);
+  let names: string[];
+  try {
+    names = await fsp.readdir(dir);
+  } catch {
+    return [];
+  }
+  const entries: BackupEntry[] = [];
+  for (const name of names.filter(isBackupName)) {
+    let stats: Stats;
+    try {
+      stats = await fsp.lstat(path.join(dir, name));
+    } catch {
+      continue; // deleted between readdir and lstat
+    }
+    if (!stats.isFile()) continue;
+    entries.push({ name, sizeBytes: stats.size, createdAt: new Date(backupNameTime(name)).toISOString() });
+  }
+  // Names embed a UTC timestamp, so the name order is the time order.
+  return entries.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+}
+
+/** Deletes backups beyond the newest `keep`; `protect` is never deleted. */
+export async function pruneBackups(options: { dbFile: string; keep: number; protect?: string }): Promise<string[]> {
+  const all = await listBackups(options);
+  const doomed = all.slice(options.keep).filter((entry) => entry.name !== options.protect);
+  const dir = backupsDirFor(options.dbFile);
+  for (const entry of doomed) await fsp.rm(path.join(dir, entry.name), { force: true });
+  if (doomed.length > 0) await fsyncDir(dir);
+  return doomed.map((entry) => entry.name);
+}
+
+async function regularFile(file: string): Promise<Stats> {
+  try {
+    const stats = await fsp.lstat(file);
+    if (stats.isFile()) return stats;
+  } catch {
+    // fall through: missing
+  }
+  throw new AppError("not_found", "No such backup");
+}
+
+/** Deletes one backup by name; held off while another maintenance operation runs. */
+export async function deleteBackup(options: { dbFile: string; name: unknown; guard?: MaintenanceGuard }): Promise<void> {
+  const file = backupPath(options.dbFile, options.name);
+  await (options.guard ?? maintenanceGuard()).withExclusive({ owner: "backup-delete", kind: "backup" }, async () => {
+    await regularFile(file);
+    await fsp.rm(file);
+    await fsyncDir(path.dirname(file));
+  });
+}
+
+export type BackupStream = { name: string; sizeBytes: number; stream: ReadableStream<Uint8Array> };
+
+/**
+ * Opens a backup for download. O_NOFOLLOW makes the open itself refuse a
+ * symlink swapped in after the lstat.
+ */
+export async function openBackupStream(options: { dbFile: string; name: unknown }): Promise<BackupStream> {
+  const file = backupPath(options.dbFile, options.name);
+  await regularFile(file);
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    throw new AppError("not_found", "No such backup");
+  }
+  const stats = await handle.stat();
+  const nodeStream = handle.createReadStream({ highWaterMark: 1024 * 1024, autoClose: true });
+  return {
+    name: path.basename(file),
+    sizeBytes: stats.size,
+    stream: Readable.toWeb(nodeStream) as ReadableStream<Uint8Array>,
+  };
+}

@@ -1,0 +1,116 @@
+import "server-only";
+import { randomBytes } from "node:crypto";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import type { Clock } from "@/server/clock";
+import type { Sqlite } from "@/server/db/client";
+import { backupsDirFor } from "@/server/db/url";
+import { AppError } from "@/server/errors";
+import { logger, type Logger } from "@/server/log";
+import { maintenanceGuard, type Lease, type MaintenanceGuard } from "../guard";
+import { pruneBackups, MANUAL_BACKUPS_KEPT } from "./catalog";
+import { fsyncDir, fsyncFile, sha256File, type Hasher } from "./hash";
+import { generateBackupName, STAGING_PREFIX } from "./names";
+import { integrityCheckPasses, type BackupReceipt } from "./verify";
+
+export type BackupLabel = "manual" | "preparation";
+
+export type CreateBackupOptions = {
+  sqlite: Sqlite;
+  dbFile: string;
+  clock: Clock;
+  label: BackupLabel;
+  /** Checked at every step boundary; VACUUM INTO itself cannot be interrupted. */
+  signal?: AbortSignal;
+  guard?: MaintenanceGuard;
+  /** A lease the caller already holds (preparation keeps it for verification). */
+  lease?: Lease;
+  hasher?: Hasher;
+  /** How many backups the retention rule keeps after publishing. */
+  keep?: number;
+  log?: Logger;
+  /** Test seam: runs on the staged snapshot before it is verified. */
+  afterSnapshot?: (stagingFile: string) => void | Promise<void>;
+};
+
+/**
+ * Snapshot -> verify -> publish (TPR-PREP-03). The snapshot is written into a
+ * private staging directory (0700) beside the published backups, checked with
+ * integrity_check through a separate read-only connection, hashed, made
+ * 0600, fsynced and then renamed into backups/ in one step. Nothing under the
+ * published name exists until every check passed, so a crash or a failure at
+ * any step leaves no published file — only a staging directory that
+ * sweepStaleStaging removes on the next start.
+ */
+export async function createBackup(options: CreateBackupOptions): Promise<BackupReceipt> {
+  const { sqlite, dbFile, clock, signal } = options;
+  const log = options.log ?? logger();
+  signal?.throwIfAborted();
+  const guard = options.guard ?? maintenanceGuard();
+  if (options.lease && !options.lease.held()) {
+    throw new AppError("maintenance_busy", "The maintenance lease for this backup is no longer held");
+  }
+  const stagingId = randomBytes(8).toString("hex");
+  const ownLease = options.lease ? null : guard.acquireExclusive({ owner: `backup:${stagingId}`, kind: "backup" });
+  const backupsDir = backupsDirFor(dbFile);
+  const stagingDir = path.join(backupsDir, `${STAGING_PREFIX}${stagingId}`);
+  const startedMs = clock.now();
+  try {
+    await fsp.mkdir(backupsDir, { recursive: true, mode: 0o700 });
+    await fsp.mkdir(stagingDir, { mode: 0o700 });
+    await fsp.chmod(stagingDir, 0o700); // mkdir's mode is filtered by the umask
+    const name = generateBackupName(clock.now());
+    const stagingFile = path.join(stagingDir, name);
+    signal?.throwIfAborted();
+    sqlite.prepare("VACUUM INTO ?").run(stagingFile);
+    signal?.throwIfAborted();
+    await options.afterSnapshot?.(stagingFile);
+    if (!integrityCheckPasses(stagingFile)) {
+      throw new AppError("backup_failed", "The snapshot failed its integrity check; nothing was published");
+    }
+    signal?.throwIfAborted();
+    await fsp.chmod(stagingFile, 0o600);
+    await fsyncFile(stagingFile);
+    const sha256 = await (options.hasher ?? sha256File)(stagingFile);
+    const { size } = await fsp.stat(stagingFile);
+    signal?.throwIfAborted();
+    await fsp.rename(stagingFile, path.join(backupsDir, name));
+    await fsyncDir(backupsDir);
+    const receipt: BackupReceipt = { name, sizeBytes: size, completedAt: new Date(clock.now()).toISOString(), sha256 };
+    const pruned = await pruneBackups({ dbFile, keep: options.keep ?? MANUAL_BACKUPS_KEPT, protect: name });
+    log.info({ backup: name, label: options.label, sizeBytes: size, pruned: pruned.length, durationMs: clock.now() - startedMs }, "backup published");
+    return receipt;
+  } catch (error) {
+    const code = error instanceof AppError ? error.code : signal?.aborted ? "cancelled" : "error";
+    log.warn({ stagingId, label: options.label, code }, "backup not published");
+    if (error instanceof AppError || signal?.aborted) throw error;
+    throw new AppError("backup_failed", "The backup could not be written; nothing was published");
+  } finally {
+    await fsp.rm(stagingDir, { recursive: true, force: true });
+    ownLease?.release();
+  }
+}
+
+/**
+ * Removes staging directories left by a crash mid-backup. Runs on start;
+ * skipped while a backup in this process holds the guard, whose staging
+ * directory is live.
+ */
+export async function sweepStaleStaging(options: { dbFile: string; guard?: MaintenanceGuard }): Promise<number> {
+  if ((options.guard ?? maintenanceGuard()).holder()?.kind === "backup") return 0;
+  const dir = backupsDirFor(options.dbFile);
+  let entries: string[];
+  try {
+    entries = await fsp.readdir(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const entry of entries) {
+    if (!entry.startsWith(STAGING_PREFIX)) continue;
+    await fsp.rm(path.join(dir, entry), { recursive: true, force: true });
+    removed += 1;
+  }
+  if (removed > 0) await fsyncDir(dir);
+  return removed;
+}

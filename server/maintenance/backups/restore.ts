@@ -1,0 +1,75 @@
+import "server-only";
+import { constants } from "node:fs";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { AppError } from "@/server/errors";
+import { logger, type Logger } from "@/server/log";
+import { closeRuntime } from "@/server/runtime";
+import { maintenanceGuard, type MaintenanceGuard } from "../guard";
+import { quiesceAll } from "../quiescence";
+import { fsyncDir, fsyncFile } from "./hash";
+import { backupPath } from "./names";
+import { integrityCheckPasses } from "./verify";
+
+export type RestoreOptions = {
+  dbFile: string;
+  name: unknown;
+  /** Typed confirmation: must be exactly the backup name. */
+  confirm: unknown;
+  guard?: MaintenanceGuard;
+  /** Closes every connection this process holds to dbFile (default: the runtime's). */
+  closeDatabase?: () => void;
+  log?: Logger;
+};
+
+export type RestoreResult = { restored: string; restartRequired: true };
+
+/**
+ * Replaces the database with a backup. The copy is staged as
+ * `<db>.restore-pending` and checked before anything is stopped, so a bad
+ * backup changes nothing. Then the retention worker (and any other
+ * registered component) is stopped, the runtime connection closed — which
+ * checkpoints the WAL — the WAL/SHM files removed (a stale WAL must never be
+ * replayed onto the restored file) and the pending copy renamed into place.
+ * In-memory state of this process describes the old database, hence
+ * restartRequired.
+ */
+export async function restoreBackup(options: RestoreOptions): Promise<RestoreResult> {
+  const source = backupPath(options.dbFile, options.name);
+  const name = path.basename(source);
+  if (options.confirm !== name) {
+    throw new AppError("invalid_request", "Type the exact backup name to confirm the restore");
+  }
+  const log = options.log ?? logger();
+  const dbFile = options.dbFile;
+  const pending = `${dbFile}.restore-pending`;
+  return (options.guard ?? maintenanceGuard()).withExclusive({ owner: `restore:${name}`, kind: "restore" }, async () => {
+    const stats = await fsp.lstat(source).catch(() => null);
+    if (!stats || !stats.isFile()) throw new AppError("not_found", "No such backup");
+    await fsp.rm(pending, { force: true });
+    try {
+      // COPYFILE_EXCL: never write through something planted at the pending path.
+      await fsp.copyFile(source, pending, constants.COPYFILE_EXCL);
+      await fsp.chmod(pending, 0o600);
+      await fsyncFile(pending);
+      if (!integrityCheckPasses(pending)) {
+        throw new AppError("backup_unusable", "The backup failed its integrity check; the database was not changed");
+      }
+    } catch (error) {
+      await fsp.rm(pending, { force: true });
+      throw error;
+    }
+    const resume = await quiesceAll();
+    try {
+      (options.closeDatabase ?? closeRuntime)();
+      await fsp.rm(`${dbFile}-wal`, { force: true });
+      await fsp.rm(`${dbFile}-shm`, { force: true });
+      await fsp.rename(pending, dbFile);
+      await fsyncDir(path.dirname(dbFile));
+    } finally {
+      resume();
+    }
+    log.warn({ backup: name }, "database restored from backup; restart required");
+    return { restored: name, restartRequired: true as const };
+  });
+}

@@ -1,0 +1,119 @@
+import "server-only";
+import type { Stats } from "node:fs";
+import fsp from "node:fs/promises";
+import Database from "better-sqlite3";
+import { backupsDirFor } from "@/server/db/url";
+import { sha256File, type Hasher } from "./hash";
+import { isBackupName } from "./names";
+import path from "node:path";
+
+export type BackupReceipt = { name: string; sizeBytes: number; completedAt: string; sha256: string };
+
+export type VerifyFailureCode = "backup_missing" | "backup_changed" | "backup_corrupt" | "backup_symlink";
+export type VerifyResult = { ok: true } | { ok: false; code: VerifyFailureCode };
+
+/**
+ * PRAGMA integrity_check through a separate read-only connection: the answer
+ * must be exactly one row "ok". A file that is not a database at all counts
+ * as corrupt. The snapshot is in rollback-journal mode (VACUUM INTO output),
+ * so a read-only open creates no side files.
+ */
+export function integrityCheckPasses(file: string): boolean {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    const rows = db.pragma("integrity_check") as { integrity_check: string }[];
+    return rows.length === 1 && rows[0].integrity_check === "ok";
+  } catch {
+    return false;
+  } finally {
+    db?.close();
+  }
+}
+
+type FileIdentity = { sizeBytes: number; mtimeMs: number; ctimeMs: number; ino: number };
+
+function identityOf(stats: Stats): FileIdentity {
+  return { sizeBytes: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino };
+}
+
+function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
+  return a.sizeBytes === b.sizeBytes && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
+}
+
+type Probe = { ok: true; identity: FileIdentity; file: string } | { ok: false; code: VerifyFailureCode };
+
+/** lstat only: never follows a symlink planted in place of the backup. */
+async function probe(dbFile: string, receipt: BackupReceipt): Promise<Probe> {
+  if (!isBackupName(receipt.name)) return { ok: false, code: "backup_missing" };
+  const file = path.join(backupsDirFor(dbFile), receipt.name);
+  let stats: Stats;
+  try {
+    stats = await fsp.lstat(file);
+  } catch {
+    return { ok: false, code: "backup_missing" };
+  }
+  if (stats.isSymbolicLink()) return { ok: false, code: "backup_symlink" };
+  if (!stats.isFile() || stats.size !== receipt.sizeBytes) return { ok: false, code: "backup_changed" };
+  return { ok: true, identity: identityOf(stats), file };
+}
+
+async function verifyFully(
+  dbFile: string,
+  receipt: BackupReceipt,
+  hasher: Hasher,
+): Promise<{ result: VerifyResult; identity?: FileIdentity }> {
+  const first = await probe(dbFile, receipt);
+  if (!first.ok) return { result: first };
+  if ((await hasher(first.file)) !== receipt.sha256) return { result: { ok: false, code: "backup_changed" } };
+  if (!integrityCheckPasses(first.file)) return { result: { ok: false, code: "backup_corrupt" } };
+  // The file could have been swapped while we hashed it: the identity seen
+  // before and after must agree for the hash to describe this file.
+  const second = await probe(dbFile, receipt);
+  if (!second.ok) return { result: second };
+  if (!sameIdentity(first.identity, second.identity)) return { result: { ok: false, code: "backup_changed" } };
+  return { result: { ok: true }, identity: second.identity };
+}
+
+/** Full verification: exists, regular file, size, SHA-256 and integrity_check. */
+export async function verifyReceipt(options: { dbFile: string; receipt: BackupReceipt; hasher?: Hasher }): Promise<VerifyResult> {
+  return (await verifyFully(options.dbFile, options.receipt, options.hasher ?? sha256File)).result;
+}
+
+/** Remembers the last full verification so probes can skip the re-hash. */
+export type VerificationCache = { entry: (FileIdentity & { name: string; sha256: string }) | null };
+
+export function createVerificationCache(): VerificationCache {
+  return { entry: null };
+}
+
+const defaultCache = createVerificationCache();
+
+/**
+ * Verification for repeated read-only probes (TPR-PREP-05): when the file's
+ * identity (size, mtime, ctime, inode) is unchanged since the last full
+ * verification of the same receipt, only the cheap lstat runs. ctime cannot
+ * be set back by a user, so an in-place edit with a restored mtime is still
+ * noticed. Any difference falls back to the full verification.
+ */
+export async function verifyReceiptCached(options: {
+  dbFile: string;
+  receipt: BackupReceipt;
+  hasher?: Hasher;
+  cache?: VerificationCache;
+}): Promise<VerifyResult> {
+  const cache = options.cache ?? defaultCache;
+  const { receipt } = options;
+  const current = await probe(options.dbFile, receipt);
+  if (!current.ok) {
+    cache.entry = null;
+    return current;
+  }
+  const hit = cache.entry;
+  if (hit && hit.name === receipt.name && hit.sha256 === receipt.sha256 && sameIdentity(hit, current.identity)) {
+    return { ok: true };
+  }
+  const { result, identity } = await verifyFully(options.dbFile, receipt, options.hasher ?? sha256File);
+  cache.entry = result.ok && identity ? { ...identity, name: receipt.name, sha256: receipt.sha256 } : null;
+  return result;
+}
