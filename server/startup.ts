@@ -1,6 +1,7 @@
 import "server-only";
 import { ensureFirstAdmin } from "@/server/auth/first-admin";
 import { logger } from "@/server/log";
+import { startMaintenance } from "@/server/maintenance/startup";
 import { runtime } from "@/server/runtime";
 
 /**
@@ -18,6 +19,10 @@ export function startServerProcess(): void {
       nowMs: rt.clock.now(),
       log: rt.log,
     });
+  });
+  runStep("maintenance", () => {
+    const rt = runtime();
+    if (rt.handle) startMaintenance({ dbFile: rt.handle.file, log: rt.log });
   });
 }
 
