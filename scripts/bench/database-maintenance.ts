@@ -1,0 +1,92 @@
+// Benchmark: Database page stats and backup verification on a synthetic DB.
+//   npx tsx --conditions=react-server scripts/bench/database-maintenance.ts [messages] [payloadBytes]
+// Baselines are measured in the same run on the same file:
+//   - stats vs a naive body scan (sum(length(metadata)) over messages) and vs count(*);
+//   - cached receipt verification vs full verification (hash + integrity_check).
+// Prints one JSON object and a one-line summary.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { openDatabase } from "@/server/db/client";
+import { createLogger } from "@/server/log";
+import { createMaintenanceGuard } from "@/server/maintenance/guard";
+import { createBackup } from "@/server/maintenance/backups/create";
+import { createVerificationCache, verifyReceipt, verifyReceiptCached } from "@/server/maintenance/backups/verify";
+import { collectDatabaseStats } from "@/server/maintenance/stats";
+
+const messages = Number(process.argv[2] ?? 50_000);
+const payloadBytes = Number(process.argv[3] ?? 4_000);
+const runs = 5;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function time(fn: () => unknown): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await fn();
+    samples.push(performance.now() - start);
+  }
+  return Number(median(samples).toFixed(2));
+}
+
+async function main() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-maint-"));
+  const handle = openDatabase({ file: path.join(dir, "workspace.db") });
+  const { sqlite } = handle;
+  const seed = sqlite.transaction(() => {
+    sqlite.prepare("insert into tasks (id, title, state, created_at, updated_at) values ('t', 'T', 'COMPLETED', 'x', 'x')").run();
+    sqlite.prepare("insert into task_sessions (id, task_id, state, updated_at) values ('s', 't', 'COMPLETED', 'x')").run();
+    const insert = sqlite.prepare(
+      "insert into messages (id, session_id, author_type, type, metadata, created_at, updated_at) values (?, 's', 'agent', 'tool_execute', ?, 'x', 'x')",
+    );
+    const body = JSON.stringify({ normalized: { kind: "shell_exec", shell_exec: { output: { stdout: "y".repeat(payloadBytes) } } } });
+    for (let i = 0; i < messages; i++) insert.run(`m${i}`, body);
+  });
+  seed();
+  sqlite.pragma("wal_checkpoint(TRUNCATE)");
+  const fileBytes = fs.statSync(handle.file).size;
+
+  // Cold-ish first read of each, then medians of warm runs.
+  const statsMs = await time(() => collectDatabaseStats({ sqlite, dbFile: handle.file }));
+  const bodyScanMs = await time(() => sqlite.prepare("select sum(length(metadata)) from messages").get());
+  const countMs = await time(() => sqlite.prepare("select count(*) from messages").get());
+
+  const log = createLogger({ level: "silent" });
+  const clock = { now: () => Date.parse("2026-11-29T22:30:00Z") };
+  const backupStart = performance.now();
+  const receipt = await createBackup({ sqlite, dbFile: handle.file, clock, label: "manual", guard: createMaintenanceGuard(), log });
+  const backupMs = Number((performance.now() - backupStart).toFixed(2));
+  const fullVerifyMs = await time(() => verifyReceipt({ dbFile: handle.file, receipt }));
+  const cache = createVerificationCache();
+  await verifyReceiptCached({ dbFile: handle.file, receipt, cache });
+  const cachedVerifyMs = await time(() => verifyReceiptCached({ dbFile: handle.file, receipt, cache }));
+
+  sqlite.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  const result = {
+    benchmark: "database-maintenance",
+    messages,
+    payloadBytes,
+    fileBytes,
+    medianOfRuns: runs,
+    statsMs,
+    baselineBodyScanMs: bodyScanMs,
+    baselineCountMs: countMs,
+    backupMs,
+    backupBytes: receipt.sizeBytes,
+    fullVerifyMs,
+    cachedVerifyMs,
+  };
+  console.log(JSON.stringify(result));
+  console.log(
+    `stats ${statsMs} ms vs body scan ${bodyScanMs} ms (count(*) ${countMs} ms) on ${(fileBytes / 1e6).toFixed(0)} MB; ` +
+      `backup ${backupMs} ms; verify full ${fullVerifyMs} ms vs cached ${cachedVerifyMs} ms`,
+  );
+}
+
+void main();
