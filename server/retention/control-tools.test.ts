@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { CONTROL_TOOLS, canonicalToolName, findControlTool } from "./control-tools";
+import { reduceToolPayload } from "./reducer";
+
+const BIG = "x".repeat(2000);
+
+describe("control tool registry", () => {
+  for (const tool of CONTROL_TOOLS) {
+    it(`[TPR-RED-13] ${tool.name} (${tool.contract}) is a control tool and its generic call is kept`, () => {
+      expect(tool.why.length).toBeGreaterThan(10);
+      expect(findControlTool(tool.name)).toBe(tool);
+      expect(findControlTool(`mcp__workspace__${tool.name}`)).toBe(tool);
+      const metadata = JSON.stringify({ normalized: { kind: "generic", generic: { name: tool.name, input: { a: BIG }, output: BIG } } });
+      expect(reduceToolPayload({ type: "tool_call", metadata, removedAt: "2026-06-01T00:00:00Z" })).toEqual({
+        outcome: "skipped",
+        reason: "unsupported",
+      });
+    });
+  }
+
+  it("[TPR-RED-13] entries are unique after canonicalization and ordinary tools are not matched", () => {
+    const canonical = CONTROL_TOOLS.map((tool) => canonicalToolName(tool.name));
+    expect(new Set(canonical).size).toBe(canonical.length);
+    for (const name of ["Bash", "Read", "Edit", "grep", "fetch", "web_search", "read", "list", "mcp__github__get_file"]) {
+      expect(findControlTool(name), name).toBeNull();
+    }
+    expect(canonicalToolName("mcp__kandev__Todo_Write")).toBe("todowrite");
+    expect(findControlTool("AskUserQuestion")?.name).toBe("ask_user_question");
+  });
+});

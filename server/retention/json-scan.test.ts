@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { findMember, readString, scanJson } from "./json-scan";
+
+// A tiny deterministic PRNG so the differential test is reproducible.
+function prng(seed: number) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+const PIECES = ['{', '}', '[', ']', ',', ':', '"a"', '"\\n"', '"\\u00e9"', '"\\x"', '"\\u12"', "1", "-0", "01", "1.5e3", "1.", "true", "nul", "null", " ", "\n", '"', "\\", "\u0001", "é", "😀"];
+
+describe("scanJson", () => {
+  it("[TPR-RED-10] accepts exactly what JSON.parse accepts (differential over random token soups)", () => {
+    const random = prng(42);
+    let valid = 0;
+    for (let n = 0; n < 20_000; n++) {
+      const length = 1 + Math.floor(random() * 8);
+      let text = "";
+      for (let i = 0; i < length; i++) text += PIECES[Math.floor(random() * PIECES.length)];
+      let expected = true;
+      try {
+        JSON.parse(text);
+      } catch {
+        expected = false;
+      }
+      if (expected) valid++;
+      expect(scanJson(text).ok, JSON.stringify(text)).toBe(expected);
+    }
+    expect(valid).toBeGreaterThan(100);
+  });
+
+  it("[TPR-RED-10] accepts real documents and reports byte-exact spans", () => {
+    const docs = [
+      { a: [1, 2, { b: "c\"d\\e\n" }], "k\u00e9y": null, n: -1.5e-7 },
+      JSON.parse('{"emoji":"😀","esc":"\\ud83d\\ude00","t":true,"f":false}'),
+      [],
+      "",
+    ];
+    for (const doc of docs) {
+      for (const text of [JSON.stringify(doc), JSON.stringify(doc, null, 3)]) {
+        const result = scanJson(text);
+        expect(result.ok).toBe(true);
+        if (result.ok) expect(JSON.parse(text.slice(result.root.start, result.root.end))).toEqual(doc);
+      }
+    }
+    const text = '{"k\\u00e9y" : "v\\"x" , "n":9007199254740993}';
+    const result = scanJson(text);
+    if (!result.ok || result.root.kind !== "object") throw new Error("expected an object");
+    const member = findMember(result.root, "kéy");
+    if (!member || member === "duplicate") throw new Error("expected the member");
+    expect(readString(text, member.value)).toBe('v"x');
+    const n = findMember(result.root, "n");
+    if (!n || n === "duplicate") throw new Error("expected n");
+    expect(text.slice(n.value.start, n.value.end)).toBe("9007199254740993");
+  });
+
+  it("stays linear on strings with many escapes and no later quote", () => {
+    const text = `{"a":"${"\\n".repeat(200_000)}"}`;
+    expect(scanJson(text).ok).toBe(true);
+    expect(scanJson(`{"a":"${"\\n".repeat(200_000)}`).ok).toBe(false);
+  });
+
+  it("flags named keys at any depth, but never string contents", () => {
+    const result = scanJson('{"x":{"y":[{"monitor":1}]},"s":"monitor"}', new Set(["monitor"]));
+    expect(result.ok && result.flaggedKeys).toEqual([12]);
+  });
+});
