@@ -13,7 +13,8 @@ export type ScanPosition = { afterTaskId: string | null; afterSessionId: string 
 
 export const START_POSITION: ScanPosition = { afterTaskId: null, afterSessionId: null, afterMessageRowid: null };
 
-export type PageVerdict = "advance" | "retry" | "stop";
+/** "skip_task" abandons the rest of the task (it became ineligible). */
+export type PageVerdict = "advance" | "retry" | "stop" | "skip_task";
 
 export type ScanHandlers = {
   /** Decides a task before its rows are read; false skips it, "stop" ends the walk. */
@@ -95,6 +96,7 @@ async function walkTask(options: {
           : { afterTaskId: taskId, afterSessionId: sessionId, afterMessageRowid: page.lastRowid };
         const verdict = await handlers.page({ taskId, sessionId, page, next });
         if (verdict === "stop") return { finished: false, position: here };
+        if (verdict === "skip_task") return { finished: true, position: here };
         if (verdict === "retry") continue;
         afterRowid = page.lastRowid;
         if (page.exhausted) break;

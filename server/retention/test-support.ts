@@ -1,11 +1,15 @@
 // Test-only builders that write workspace rows straight into a real SQLite
 // file (no mocks). Timestamps get their `_ms` companion from the one parser.
 import type { Sqlite } from "@/server/db/client";
-import { parseRfc3339 } from "@/lib/time/rfc3339";
+import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
+import type { RetentionAge } from "@/lib/retention/policy";
+import { updateRetentionRecord } from "./record";
 
 export const OLD = "2025-01-01T00:00:00Z";
 export const CUTOFF_MS = Date.UTC(2025, 6, 1); // 2025-07-01T00:00:00Z
 export const RECENT = "2025-08-01T00:00:00Z";
+/** "Now" of pass tests: one week after it, the cutoff is CUTOFF_MS. */
+export const NOW_MS = CUTOFF_MS + 7 * 86_400_000;
 
 type TaskInput = { id: string; state?: string; createdAt?: string; updatedAt?: string; queuedForStep?: boolean };
 type SessionInput = {
@@ -124,4 +128,37 @@ export function steppingClock(startMs: number, stepMs: number): { now(): number 
       return value;
     },
   };
+}
+
+/**
+ * Enables the policy with `age` and records an approved skip preparation,
+ * through the real record API (two writes: the first assigns the revision).
+ */
+export function armPolicy(sqlite: Sqlite, age: RetentionAge = { value: 1, unit: "weeks" }, nowMs = NOW_MS): number {
+  const { record } = updateRetentionRecord(sqlite, {
+    nowMs,
+    mutate: (current) => ({ ...current, policy: { ...current.policy, enabled: true, age } }),
+  });
+  const revision = record.policy.revision;
+  updateRetentionRecord(sqlite, {
+    nowMs,
+    mutate: (current) => {
+      current.runtime.preparation = {
+        state: "ready",
+        choice: "skip",
+        revision,
+        operationId: "prep-1",
+        receipt: { skippedAt: formatUtc(nowMs) },
+        errorCode: null,
+      };
+      current.runtime.approvedRevision = revision;
+      return current;
+    },
+  });
+  return revision;
+}
+
+/** Rows that carry the removal marker. */
+export function countMarkedRows(sqlite: Sqlite): number {
+  return (sqlite.prepare("select count(*) as n from messages where json_extract(metadata, '$.payload_retention') is not null").get() as { n: number }).n;
 }
