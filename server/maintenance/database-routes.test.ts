@@ -65,7 +65,7 @@ describe("database maintenance routes", () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it("stats: 401 anonymous, 200 for a viewer with per-table rows and bytes", async () => {
+  it("[TPR-UI-01] stats: 401 anonymous, 200 for a viewer with per-table rows and bytes", async () => {
     expect((await statsGet(request("GET", "/api/v1/system/database/stats", null))).status).toBe(401);
     const response = await statsGet(request("GET", "/api/v1/system/database/stats", VIEWER));
     expect(response.status).toBe(200);
@@ -115,6 +115,19 @@ describe("database maintenance routes", () => {
     expect(Object.keys(receipt).sort()).toEqual(["completedAt", "name", "sha256", "sizeBytes"]);
     const list = await (await backupsList(request("GET", "/api/v1/system/database/backups", VIEWER))).json();
     expect(list).toEqual({ capability: "supported", keep: 10, backups: [expect.objectContaining({ name: receipt.name, sizeBytes: receipt.sizeBytes })] });
+  });
+
+  it("[TPR-PREP-09] a client closing the connection does not cancel an accepted backup or vacuum", async () => {
+    const controller = new AbortController();
+    const init = { method: "POST", body: "{}", signal: controller.signal, headers: { origin: BASE, cookie: ADMIN, "content-type": "application/json" } };
+    const backup = backupsCreate(new Request(`${BASE}/api/v1/system/database/backups`, init));
+    controller.abort();
+    const backupResponse = await backup;
+    expect(backupResponse.status).toBe(201);
+    expect(listedFiles()).toEqual([(await backupResponse.json()).name]);
+    const vacuum = vacuumPost(new Request(`${BASE}/api/v1/system/database/vacuum`, init));
+    const body = await (await vacuum).json();
+    expect(body.afterBytes).toBeGreaterThan(0);
   });
 
   it("backups: admin downloads the exact bytes; viewer 403", async () => {

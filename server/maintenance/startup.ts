@@ -1,16 +1,18 @@
 import "server-only";
 import type { Logger } from "@/server/log";
 import { sweepStaleStaging } from "./backups/create";
+import { sweepRestorePending } from "./backups/restore";
 
 /**
  * Start-of-process maintenance: removes backup staging directories a crash
- * left behind (their snapshot was never published). Fire-and-forget so it
+ * left behind (their snapshot was never published) and the copy of a restore
+ * that never reached its rename. Fire-and-forget so it
  * never blocks boot; a failure is logged with its code only.
  */
 export function startMaintenance(options: { dbFile: string; log: Logger }): void {
-  sweepStaleStaging({ dbFile: options.dbFile })
-    .then((removed) => {
-      if (removed > 0) options.log.warn({ removed }, "removed stale backup staging directories");
+  Promise.all([sweepStaleStaging({ dbFile: options.dbFile }), sweepRestorePending({ dbFile: options.dbFile })])
+    .then(([removed, restorePending]) => {
+      if (removed > 0 || restorePending) options.log.warn({ removed, restorePending }, "removed leftovers of interrupted maintenance");
     })
     .catch((error: unknown) => {
       options.log.error({ err: { code: (error as { code?: unknown }).code } }, "backup staging sweep failed");

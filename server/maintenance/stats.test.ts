@@ -37,7 +37,7 @@ describe("collectDatabaseStats", () => {
     expect(stats.tables![0].name).toBe("messages");
   });
 
-  it("never reads the messages table pages (payload bodies): stats still work when they are unreadable", () => {
+  it("[TPR-UI-01] never reads the messages table pages (payload bodies): stats still work when they are unreadable", () => {
     t = seededDb(40, 9000);
     const pages = t.sqlite.prepare("select pageno from dbstat where name = 'messages'").all() as { pageno: number }[];
     expect(pages.length).toBeGreaterThan(40); // leaf, interior and overflow pages holding the bodies

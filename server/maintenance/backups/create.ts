@@ -93,11 +93,11 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
 
 /**
  * Removes staging directories left by a crash mid-backup. Runs on start;
- * skipped while a backup in this process holds the guard, whose staging
- * directory is live.
+ * skipped while any maintenance operation in this process holds the guard
+ * (a backup may run under a preparation's lease, and its staging is live).
  */
 export async function sweepStaleStaging(options: { dbFile: string; guard?: MaintenanceGuard }): Promise<number> {
-  if ((options.guard ?? maintenanceGuard()).holder()?.kind === "backup") return 0;
+  if ((options.guard ?? maintenanceGuard()).holder() !== null) return 0;
   const dir = backupsDirFor(options.dbFile);
   let entries: string[];
   try {

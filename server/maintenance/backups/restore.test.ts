@@ -7,7 +7,7 @@ import { createMaintenanceGuard } from "../guard";
 import { registerQuiescer } from "../quiescence";
 import { seededDb, silentLog, testClock } from "../test-support/fixtures";
 import { createBackup } from "./create";
-import { restoreBackup } from "./restore";
+import { restoreBackup, sweepRestorePending } from "./restore";
 
 let t: TestDb | undefined;
 afterEach(() => t?.close());
@@ -95,5 +95,16 @@ describe("restoreBackup", () => {
     const attempt = restoreBackup({ dbFile: t!.file, name: "../workspace.db", confirm: "../workspace.db", guard: createMaintenanceGuard(), closeDatabase: () => t!.sqlite.close(), log: silentLog });
     await expect(attempt).rejects.toMatchObject({ code: "invalid_request" });
     expect(t!.sqlite.open).toBe(true);
+  });
+});
+
+describe("sweepRestorePending", () => {
+  it("drops the copy of a restore that never reached its rename and keeps the database", async () => {
+    t = seededDb(2, 10);
+    fs.writeFileSync(`${t.file}.restore-pending`, "partial copy");
+    expect(await sweepRestorePending({ dbFile: t.file })).toBe(true);
+    expect(fs.existsSync(`${t.file}.restore-pending`)).toBe(false);
+    expect(await sweepRestorePending({ dbFile: t.file })).toBe(false);
+    expect(messageCount(t.file)).toBe(2);
   });
 });

@@ -73,3 +73,19 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
     return { restored: name, restartRequired: true as const };
   });
 }
+
+/**
+ * A `<db>.restore-pending` found on start belongs to a restore that never
+ * reached its rename: the old database is still in place and complete (its
+ * WAL was checkpointed on close), so the half-finished restore is dropped
+ * and the administrator can run it again.
+ */
+export async function sweepRestorePending(options: { dbFile: string }): Promise<boolean> {
+  const pending = `${options.dbFile}.restore-pending`;
+  const existed = await fsp.lstat(pending).then(
+    () => true,
+    () => false,
+  );
+  if (existed) await fsp.rm(pending, { force: true });
+  return existed;
+}
