@@ -19,6 +19,8 @@ export type RouteContext<P, B> = {
   request: Request;
   params: P;
   body: B;
+  /** The request text, only for routes declared with `rawBody: true`. */
+  rawBody: string | undefined;
   user: SessionUser | null;
   rt: Runtime;
   /** Correlates log lines of this request; never sent to clients in errors. */
@@ -29,6 +31,13 @@ type RouteOptions<P extends z.ZodType, B extends z.ZodType> = {
   access: Access;
   params?: P;
   body?: B;
+  /**
+   * Hand the handler the raw request text instead of JSON.parse'ing it, for
+   * bodies whose numbers must stay exact (message metadata, lossless-json).
+   */
+  rawBody?: boolean;
+  /** Body size limit for this route (default MAX_BODY_BYTES). */
+  maxBodyBytes?: number;
   /** Status for a plain (non-Response) result. */
   status?: number;
   /**
@@ -64,11 +73,16 @@ function describeZodError(error: z.ZodError): string {
     .join("; ");
 }
 
-async function readJsonBody(request: Request): Promise<unknown> {
+async function readBodyText(request: Request, limit: number): Promise<string> {
   const text = await request.text();
-  if (Buffer.byteLength(text, "utf8") > MAX_BODY_BYTES) {
-    throw new AppError("invalid_request", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+  if (Buffer.byteLength(text, "utf8") > limit) {
+    throw new AppError("invalid_request", `Request body exceeds ${limit} bytes`);
   }
+  return text;
+}
+
+async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+  const text = await readBodyText(request, limit);
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);
@@ -95,8 +109,9 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, string>>, B
         return errorResponse("cross_origin", "Cross-origin requests are not allowed");
       }
       const declared = request.headers.get("content-length");
-      if (declared !== null && Number(declared) > MAX_BODY_BYTES) {
-        return errorResponse("invalid_request", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+      const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+      if (declared !== null && Number(declared) > maxBodyBytes) {
+        return errorResponse("invalid_request", `Request body exceeds ${maxBodyBytes} bytes`);
       }
       rt = runtime();
       if (rt.handle === null) {
@@ -117,8 +132,9 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, string>>, B
       const params = paramsSchema.safeParse(rawParams);
       if (!params.success) return errorResponse("invalid_request", describeZodError(params.error));
       let body: unknown = undefined;
-      if (options.body) {
-        const parsed = options.body.safeParse(await readJsonBody(request));
+      const rawBody = options.rawBody ? await readBodyText(request, maxBodyBytes) : undefined;
+      if (options.body && !options.rawBody) {
+        const parsed = options.body.safeParse(await readJsonBody(request, maxBodyBytes));
         if (!parsed.success) return errorResponse("invalid_request", describeZodError(parsed.error));
         body = parsed.data;
       }
@@ -126,6 +142,7 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, string>>, B
         request,
         params: params.data as z.infer<P>,
         body: body as z.infer<B>,
+        rawBody,
         user,
         rt,
         requestId,

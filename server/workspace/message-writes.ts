@@ -2,7 +2,7 @@
 // (fallback create), fixture import and the demo seeder all come through
 // here, and every one of them ends in `writeMetadata`, so a rule about what
 // metadata may reach the database (the compaction replacement-write guard)
-// has exactly one place to live.
+// has exactly one place to live: `metadataToStore`, called by `writeMetadata`.
 //
 // Metadata is JSON text and stays text: it is never JSON.parse'd here. SQLite
 // checks it is a JSON object and extracts tool_call_id natively, which keeps
@@ -40,12 +40,19 @@ function readStored(sqlite: Sqlite, messageId: string): StoredMessage | undefine
     | undefined;
 }
 
-function assertJsonObject(sqlite: Sqlite, metadata: string): void {
+/**
+ * Checks the text is an RFC 8259 JSON object and returns it minified by
+ * SQLite's json(), which only drops whitespace: number literals, string
+ * escapes and key order are kept as written. Storing one canonical form
+ * makes export -> import -> export byte-identical.
+ */
+function canonicalMetadata(sqlite: Sqlite, metadata: string): string {
   const row = statement(
     sqlite,
-    `select case when json_valid(@m) then json_type(@m) end as type`,
-  ).get({ m: metadata }) as { type: string | null };
-  if (row.type !== "object") throw new AppError("invalid_request", "Message metadata must be a JSON object");
+    `select case when json_valid(@m) and json_type(@m) = 'object' then json(@m) end as text`,
+  ).get({ m: metadata }) as { text: string | null };
+  if (row.text === null) throw new AppError("invalid_request", "Message metadata must be a JSON object");
+  return row.text;
 }
 
 function toolCallIdOf(sqlite: Sqlite, metadata: string): string | null {
@@ -61,9 +68,9 @@ function toolCallIdOf(sqlite: Sqlite, metadata: string): string | null {
  * (null for a new row) and what the caller asked for. Today it is the
  * identity; the compaction guard extends it (TPR-TX-04).
  */
-function metadataToStore(previous: string | null, next: string): string {
-  void previous;
-  return next;
+function metadataToStore(sqlite: Sqlite, write: { messageId: string; previous: string | null; next: string }): string {
+  void sqlite;
+  return write.next;
 }
 
 /** The single path by which message metadata reaches the database. */
@@ -71,8 +78,7 @@ function writeMetadata(sqlite: Sqlite, write: MetadataWrite): MessageWriteResult
   return sqlite.transaction((): MessageWriteResult => {
     if (write.kind === "insert") {
       const m = write.message;
-      const metadata = metadataToStore(null, m.metadata);
-      assertJsonObject(sqlite, metadata);
+      const metadata = metadataToStore(sqlite, { messageId: m.id, previous: null, next: canonicalMetadata(sqlite, m.metadata) });
       const toolCallId = toolCallIdOf(sqlite, metadata);
       const created = stampRequired(m.createdAt);
       const updated = stampRequired(m.updatedAt);
@@ -86,8 +92,11 @@ function writeMetadata(sqlite: Sqlite, write: MetadataWrite): MessageWriteResult
     }
     const stored = readStored(sqlite, write.messageId);
     if (!stored) throw new AppError("not_found", "Message not found");
-    const metadata = metadataToStore(stored.metadata, write.metadata);
-    assertJsonObject(sqlite, metadata);
+    const metadata = metadataToStore(sqlite, {
+      messageId: write.messageId,
+      previous: stored.metadata,
+      next: canonicalMetadata(sqlite, write.metadata),
+    });
     const toolCallId = toolCallIdOf(sqlite, metadata);
     const updated = stampRequired(write.updatedAt);
     statement(

@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "@/server/db/test-db";
+import { AppError } from "@/server/errors";
+import { sampleFixture } from "./fixture/fixture-samples";
+import { importFixture } from "./fixture/import-fixture";
+import { replaceMessageMetadata } from "./message-writes";
+import { getShellOutput } from "./shell-output";
+
+let t: TestDb | undefined;
+afterEach(() => t?.close());
+
+function setup(): TestDb {
+  t = createTestDb();
+  importFixture(t.sqlite, { file: "in.json", text: sampleFixture() });
+  return t;
+}
+
+function caught(fn: () => unknown): AppError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof AppError) return e;
+    throw e;
+  }
+  throw new Error("expected an AppError");
+}
+
+const COMPACTED =
+  '{"tool_call_id":"c1","normalized":{"kind":"shell_exec","shell_exec":{"command":"npm test","work_dir":"/repo",' +
+  '"output":{"exit_code":2,"truncated":true}}},"payload_retention":{"version":1,"removed_at":"2026-05-01T03:00:00Z",' +
+  '"removed_fields":["normalized.shell_exec.output.stdout","normalized.shell_exec.output.stderr"],"removed_bytes":4096}}';
+
+describe("shell output", () => {
+  it("returns command, directory, exit code, streams and truncation for a shell_exec message", () => {
+    const db = setup();
+    expect(getShellOutput(db.sqlite, "m2")).toEqual({
+      messageId: "m2",
+      command: "npm test",
+      workDir: "/repo",
+      exitCode: 0,
+      stdout: "ok\n",
+      stderr: "",
+      truncated: false,
+    });
+  });
+
+  it("answers not_found for unknown messages, other message types and other tool kinds", () => {
+    const db = setup();
+    expect(caught(() => getShellOutput(db.sqlite, "nope")).code).toBe("not_found");
+    expect(caught(() => getShellOutput(db.sqlite, "m1")).code).toBe("not_found");
+    replaceMessageMetadata(db.sqlite, {
+      messageId: "m2",
+      metadata: '{"normalized":{"kind":"read_file","read_file":{"file_path":"/a"}}}',
+      updatedAt: "2026-01-02T10:02:00Z",
+    });
+    expect(caught(() => getShellOutput(db.sqlite, "m2")).code).toBe("not_found");
+  });
+
+  it("[TPR-TX-06] answers 410 tool_payload_removed with removal time and retained summary once the marker exists", () => {
+    const db = setup();
+    replaceMessageMetadata(db.sqlite, { messageId: "m2", metadata: COMPACTED, updatedAt: "2026-01-02T10:02:00Z" });
+    const error = caught(() => getShellOutput(db.sqlite, "m2"));
+    expect(error.code).toBe("tool_payload_removed");
+    expect(error.extra).toEqual({
+      removedAt: "2026-05-01T03:00:00Z",
+      summary: {
+        command: "npm test",
+        workDir: "/repo",
+        exitCode: 2,
+        truncated: true,
+        removedFields: ["normalized.shell_exec.output.stdout", "normalized.shell_exec.output.stderr"],
+      },
+    });
+  });
+
+  it("[TPR-TX-06] a marker wins even when output text is still present", () => {
+    const db = setup();
+    const withStdout = COMPACTED.replace('"exit_code":2', '"exit_code":2,"stdout":"secret"');
+    replaceMessageMetadata(db.sqlite, { messageId: "m2", metadata: withStdout, updatedAt: "2026-01-02T10:02:00Z" });
+    const error = caught(() => getShellOutput(db.sqlite, "m2"));
+    expect(error.code).toBe("tool_payload_removed");
+    expect(JSON.stringify(error.extra)).not.toContain("secret");
+  });
+
+  it("fails closed on malformed stored metadata", () => {
+    const db = setup();
+    db.sqlite.prepare("update messages set metadata = '{\"normalized\":' where id = 'm2'").run();
+    expect(caught(() => getShellOutput(db.sqlite, "m2")).code).toBe("not_found");
+  });
+});
