@@ -5,6 +5,9 @@ import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { createCheckpointAccessor, type CheckpointAccessor } from "./accessor";
 import type { ModeConfig } from "./mode";
 import { StampingSqliteSaver } from "./stamping-saver";
+import { manualClock } from "@/server/clock";
+import { createThreadLocks } from "./thread-lock";
+import type { RunDeps } from "./runs";
 
 export function sequentialIds(prefix = "id"): () => string {
   let n = 0;
@@ -36,4 +39,30 @@ export function createCheckpointTestEnv(): CheckpointTestEnv {
       db.close();
     },
   };
+}
+
+
+/** Run deps with a manual clock that advances 5 ms per reading. */
+export function testRunDeps(accessor: CheckpointAccessor, newId: () => string, toolPayloadBytes = 32): RunDeps {
+  const clock = manualClock(Date.UTC(2026, 0, 1));
+  return {
+    accessor,
+    newId,
+    locks: createThreadLocks(),
+    toolPayloadBytes,
+    clock: {
+      now: () => {
+        clock.advance(5);
+        return clock.now();
+      },
+    },
+  };
+}
+
+export function countRows(sqlite: Database.Database, threadId?: string): { checkpoints: number; writes: number } {
+  const where = threadId ? " where thread_id = ?" : "";
+  const args = threadId ? [threadId] : [];
+  const c = sqlite.prepare(`select count(*) n from checkpoints${where}`).get(...args) as { n: number };
+  const w = sqlite.prepare(`select count(*) n from writes${where}`).get(...args) as { n: number };
+  return { checkpoints: c.n, writes: w.n };
 }

@@ -1,0 +1,146 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isAppError } from "@/server/errors";
+import { createCheckpointAccessor } from "./accessor";
+import { MODE_MARKER_KEY } from "./stamping-saver";
+import { startRun } from "./runs";
+import { createThread } from "./threads";
+import { viewValues } from "./view";
+import { countRows, createCheckpointTestEnv, sequentialIds, testRunDeps, type CheckpointTestEnv } from "./test-support";
+
+const FULL = { mode: "full" as const, snapshotFrequency: 10 };
+const DELTA = { mode: "delta" as const, snapshotFrequency: 3 };
+
+let env: CheckpointTestEnv;
+beforeEach(() => {
+  env = createCheckpointTestEnv();
+});
+afterEach(() => env.close());
+
+async function seedThread(config: typeof FULL | typeof DELTA, turns: number, prefix: string) {
+  const { accessor, saver } = env.open(config);
+  const deps = testRunDeps(accessor, sequentialIds(prefix));
+  const { threadId } = await createThread(deps);
+  for (let i = 0; i < turns; i += 1) await startRun(deps, { threadId, content: `question ${i}` });
+  return { threadId, accessor, saver, deps };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("checkpoint accessor", () => {
+  it("[CCM-06] a full process opening a delta thread fails with a 409 mismatch naming the thread, before any read or write", async () => {
+    const { threadId, saver } = await seedThread(DELTA, 2, "d");
+    const before = countRows(saver.sqlite);
+    const full = env.open(FULL);
+    const deps = testRunDeps(full.accessor, sequentialIds("f"));
+    for (const attempt of [
+      full.accessor.getState(threadId),
+      full.accessor.history(threadId, 5),
+      full.accessor.replace(threadId, {}),
+      startRun(deps, { threadId, content: "more" }),
+    ]) {
+      const error = await rejection(attempt);
+      expect(isAppError(error) && error.code).toBe("checkpoint_mode_mismatch");
+      expect((error as Error).message).toContain(threadId);
+    }
+    expect(countRows(saver.sqlite)).toEqual(before);
+  });
+
+  it("[CCM-07] a delta process reads full threads transparently and continues them", async () => {
+    const { threadId, accessor } = await seedThread(FULL, 3, "f");
+    const fullView = viewValues((await accessor.getState(threadId))!.values);
+    const delta = env.open(DELTA);
+    const seen = await delta.accessor.getState(threadId);
+    expect(viewValues(seen!.values)).toEqual(fullView);
+    const deps = testRunDeps(delta.accessor, sequentialIds("d"));
+    await startRun(deps, { threadId, content: "after migration" });
+    const after = viewValues((await delta.accessor.getState(threadId))!.values);
+    expect(after.messages.slice(0, fullView.messages.length)).toEqual(fullView.messages);
+    expect(after.messages.at(-1)?.content).toContain("after migration");
+  });
+
+  it("[CCM-09] thread access through the accessor injects the mode and answers materialized state", async () => {
+    const { threadId, accessor, saver } = await seedThread(DELTA, 2, "d");
+    expect(accessor.runConfig(threadId).configurable?.[MODE_MARKER_KEY]).toBe("delta");
+    const raw = await saver.getTuple({ configurable: { thread_id: threadId } });
+    // A raw read of a delta checkpoint sees no messages...
+    expect(raw!.checkpoint.channel_values.messages).toBeUndefined();
+    // ...the accessor materializes them, and every checkpoint (duration leaves too) is stamped.
+    const state = await accessor.getState(threadId);
+    expect(state!.values.messages.map((m) => m.getType())).toEqual(["human", "ai", "tool", "ai", "human", "ai", "tool", "ai"]);
+    for await (const t of saver.list({ configurable: { thread_id: threadId } })) expect(t.metadata?.[MODE_MARKER_KEY as "source"]).toBe("delta");
+  });
+
+  it("[CCM-10] history(0) is empty without touching storage; undefined is unlimited", async () => {
+    const { threadId, accessor, saver } = await seedThread(FULL, 2, "f");
+    const total = countRows(saver.sqlite, threadId).checkpoints;
+    expect((await accessor.history(threadId)).length).toBe(total);
+    expect((await accessor.history(threadId, 3)).length).toBe(3);
+    saver.sqlite.close();
+    // A closed connection would throw on any query.
+    expect(await accessor.history(threadId, 0)).toEqual([]);
+  });
+
+  it("[CCM-11] full-mode reads degrade to a raw read when the graph cannot be built; delta has no fallback", async () => {
+    const failing = () => {
+      throw new Error("graph factory unavailable");
+    };
+    const fullSeed = await seedThread(FULL, 2, "f");
+    const degraded = createCheckpointAccessor({ saver: fullSeed.saver, config: FULL, buildGraph: failing });
+    const state = await degraded.getState(fullSeed.threadId);
+    expect(state!.degraded).toBe(true);
+    expect(state!.next).toEqual([]);
+    expect(viewValues(state!.values)).toEqual(viewValues((await fullSeed.accessor.getState(fullSeed.threadId))!.values));
+    expect(state!.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect((await degraded.history(fullSeed.threadId, 2)).length).toBe(2);
+
+    const deltaSeed = await seedThread(DELTA, 1, "d");
+    const noFallback = createCheckpointAccessor({ saver: deltaSeed.saver, config: DELTA, buildGraph: failing });
+    await expect(noFallback.getState(deltaSeed.threadId)).rejects.toThrow("graph factory unavailable");
+    // The gate still applies on the degraded path.
+    const fullOnDelta = createCheckpointAccessor({ saver: env.open(FULL).saver, config: FULL, buildGraph: failing });
+    const error = await rejection(fullOnDelta.getState(deltaSeed.threadId));
+    expect(isAppError(error) && error.code).toBe("checkpoint_mode_mismatch");
+  });
+
+  for (const config of [FULL, DELTA]) {
+    it(`[CCM-17] wholesale replacement overwrites reducer channels and keeps extra channels (${config.mode})`, async () => {
+      const { threadId, accessor } = await seedThread(config, 3, config.mode);
+      const head = (await accessor.getState(threadId))!;
+      expect(head.values.notes).toHaveLength(3);
+      const firstTurn = head.values.messages.slice(0, 4);
+      await accessor.replace(threadId, { messages: firstTurn, title: head.values.title, notes: head.values.notes.slice(0, 1) });
+      const reopened = env.open(config).accessor;
+      const after = (await reopened.getState(threadId))!;
+      // Overwrite replaced instead of merging through the reducers.
+      expect(after.values.messages.map((m) => m.id)).toEqual(firstTurn.map((m) => m.id));
+      expect(after.values.notes).toEqual(head.values.notes.slice(0, 1));
+      expect(after.values.title).toBe(head.values.title);
+    });
+  }
+
+  it("[CCM-18] the mutation graph schedules no pending tasks and writes an ordinary update checkpoint", async () => {
+    for (const config of [FULL, DELTA]) {
+      const { threadId, accessor, saver } = await seedThread(config, 2, config.mode);
+      const before = countRows(saver.sqlite, threadId).checkpoints;
+      const id = await accessor.replace(threadId, { messages: [] });
+      const state = (await accessor.getState(threadId))!;
+      expect(state.checkpointId).toBe(id);
+      expect(state.next).toEqual([]);
+      expect(state.metadata.source).toBe("update");
+      const tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_id: id } });
+      expect(tuple!.pendingWrites ?? []).toEqual([]);
+      expect(countRows(saver.sqlite, threadId).checkpoints).toBe(before + 1);
+      // The thread stays idle: a run after it starts from the replaced state.
+      await startRun(testRunDeps(accessor, sequentialIds(`${config.mode}x`)), { threadId, content: "fresh" });
+      const types = (await accessor.getState(threadId))!.values.messages.map((m) => m.getType());
+      expect(types).toEqual(["human", "ai", "tool", "ai"]);
+    }
+  });
+});

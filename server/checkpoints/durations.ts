@@ -1,0 +1,78 @@
+// Duration-only checkpoints (the spec's persist_run_durations): after a
+// successful run, a copy of the head checkpoint (same channel_versions, new
+// id/ts) parented on the head whose metadata carries the run's duration and
+// the cumulative run_durations / run_message_ids maps. This is the one
+// sanctioned raw write; it goes through the saver's put so parentage holds.
+import { copyCheckpoint, uuid6, type CheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import type { Clock } from "@/server/clock";
+import type { CheckpointAccessor } from "./accessor";
+
+export type RunDurationEntry = { run_id: string; duration_ms: number };
+
+/** True for a checkpoint whose only write is a run duration. */
+export function isDurationOnly(metadata: Record<string, unknown> | CheckpointMetadata | undefined): boolean {
+  const writes = (metadata as Record<string, unknown> | undefined)?.writes;
+  if (!writes || typeof writes !== "object") return false;
+  const keys = Object.keys(writes);
+  return keys.length === 1 && keys[0] === "runtime_run_duration";
+}
+
+type Cumulative = { run_durations: Record<string, number>; run_message_ids: Record<string, string[]> };
+
+function cumulativeOf(tuple: CheckpointTuple | undefined): Cumulative | null {
+  const m = tuple?.metadata as Record<string, unknown> | undefined;
+  if (!m || typeof m.run_durations !== "object" || m.run_durations === null) return null;
+  return {
+    run_durations: { ...(m.run_durations as Record<string, number>) },
+    run_message_ids: { ...((m.run_message_ids as Record<string, string[]> | undefined) ?? {}) },
+  };
+}
+
+/**
+ * The cumulative maps as of the pre-run head: the head itself when it is the
+ * previous duration leaf, or its parent when a linear rewrite (or rollback)
+ * put a mutation checkpoint on top of that leaf.
+ */
+export async function readCumulative(accessor: CheckpointAccessor, threadId: string, head: CheckpointTuple | undefined): Promise<Cumulative> {
+  const own = cumulativeOf(head);
+  if (own) return own;
+  const parentId = head?.parentConfig?.configurable?.checkpoint_id as string | undefined;
+  const parent = parentId ? await accessor.rawTuple(threadId, parentId) : undefined;
+  return cumulativeOf(parent) ?? { run_durations: {}, run_message_ids: {} };
+}
+
+export type PersistDurationOptions = {
+  accessor: CheckpointAccessor;
+  threadId: string;
+  runId: string;
+  durationMs: number;
+  messageIds: string[];
+  previous: Cumulative;
+  clock: Clock;
+};
+
+/** Appends the duration-only leaf; answers its checkpoint id. */
+export async function persistRunDuration(options: PersistDurationOptions): Promise<string> {
+  const { accessor, threadId, runId, durationMs, clock } = options;
+  const head = await accessor.rawTuple(threadId);
+  if (!head) throw new Error("duration checkpoint without a head");
+  const headMeta = (head.metadata ?? {}) as Record<string, unknown>;
+  const checkpoint = copyCheckpoint(head.checkpoint);
+  const step = typeof headMeta.step === "number" ? headMeta.step + 1 : 0;
+  checkpoint.id = uuid6(step);
+  checkpoint.ts = new Date(clock.now()).toISOString();
+  const { writes: _writes, ...carried } = headMeta;
+  void _writes;
+  const metadata = {
+    // Delta counters and flags carry over so the snapshot cadence continues.
+    ...carried,
+    source: "update",
+    step,
+    parents: {},
+    writes: { runtime_run_duration: { run_id: runId, duration_ms: durationMs } satisfies RunDurationEntry },
+    run_durations: { ...options.previous.run_durations, [runId]: durationMs },
+    run_message_ids: { ...options.previous.run_message_ids, [runId]: options.messageIds },
+  } as unknown as CheckpointMetadata;
+  const written = await accessor.saver.put(accessor.runConfig(threadId, String(head.config.configurable?.checkpoint_id)), checkpoint, metadata, {});
+  return String(written.configurable?.checkpoint_id);
+}

@@ -1,0 +1,103 @@
+// Agent runs on a thread, under the per-thread lock: gate, rollback capture,
+// optional resume (full: fork from the checkpoint; delta: linearize onto the
+// head, never fork), the scripted graph, then the duration-only checkpoint.
+import { HumanMessage } from "@langchain/core/messages";
+import type { Clock } from "@/server/clock";
+import { AppError } from "@/server/errors";
+import type { Logger } from "@/server/log";
+import type { CheckpointAccessor } from "./accessor";
+import { SCRIPT_KEY, type AgentScript } from "./agent";
+import { persistRunDuration, readCumulative } from "./durations";
+import { captureRollbackPoint, restoreRollbackPoint } from "./rollback";
+import { withThreadLock, type ThreadLocks } from "./thread-lock";
+
+export type RunDeps = {
+  accessor: CheckpointAccessor;
+  clock: Clock;
+  newId: () => string;
+  locks: ThreadLocks;
+  /** Tool output bytes per run (0: no tool call). */
+  toolPayloadBytes?: number;
+  log?: Logger;
+};
+
+export type RunRequest = {
+  threadId: string;
+  content: string;
+  /** Resume from this checkpoint instead of the head. */
+  checkpointId?: string;
+  signal?: AbortSignal;
+  /** Restore the captured pre-run state when the run is cancelled. */
+  rollbackOnCancel?: boolean;
+  beforeNode?: AgentScript["beforeNode"];
+};
+
+export type RunStatus = "success" | "cancelled" | "error";
+export type RunResult = { runId: string; status: RunStatus; checkpointId: string | null };
+
+/**
+ * Delta state for a fork is not materializable (a shared parent also carries
+ * the abandoned sibling's writes), so an older checkpoint is materialized and
+ * written onto the current head instead. Unreadable targets fail closed.
+ */
+export async function linearizeResume(accessor: CheckpointAccessor, threadId: string, checkpointId: string): Promise<string> {
+  const target = await accessor.getState(threadId, checkpointId);
+  if (!target) throw new AppError("not_found", `Checkpoint ${checkpointId} is not part of thread ${threadId}`);
+  return accessor.replace(threadId, target.values);
+}
+
+export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunResult> {
+  const { accessor, clock, newId, locks } = deps;
+  const { threadId } = request;
+  return withThreadLock(locks, threadId, async () => {
+    const head = await accessor.gate(threadId);
+    if (!head) throw new AppError("not_found", `Thread ${threadId} does not exist`);
+    const runId = newId();
+    const started = clock.now();
+    const previous = await readCumulative(accessor, threadId, head);
+    const rollback = request.rollbackOnCancel ? await captureRollbackPoint(accessor, threadId, deps.log) : null;
+    let config = accessor.runConfig(threadId);
+    if (request.checkpointId) {
+      if (accessor.config.mode === "full") {
+        if (!(await accessor.rawTuple(threadId, request.checkpointId))) {
+          throw new AppError("not_found", `Checkpoint ${request.checkpointId} is not part of thread ${threadId}`);
+        }
+        config = accessor.runConfig(threadId, request.checkpointId);
+      } else {
+        await linearizeResume(accessor, threadId, request.checkpointId);
+      }
+    }
+    const messageIds: string[] = [];
+    const mint = () => {
+      const id = newId();
+      messageIds.push(id);
+      return id;
+    };
+    const script: AgentScript = { runId, newId: mint, toolPayloadBytes: deps.toolPayloadBytes ?? 0, beforeNode: request.beforeNode };
+    const human = new HumanMessage({ id: mint(), content: request.content });
+    try {
+      await accessor.graph().invoke(
+        { messages: [human] },
+        { configurable: { ...config.configurable, [SCRIPT_KEY]: script }, signal: request.signal },
+      );
+    } catch (error) {
+      const cancelled = request.signal?.aborted === true;
+      deps.log?.warn({ threadId, runId, cancelled, err: { name: (error as Error).name } }, "agent run ended early");
+      if (cancelled && rollback) {
+        return { runId, status: "cancelled", checkpointId: await restoreRollbackPoint(accessor, threadId, rollback) };
+      }
+      const now = await accessor.rawTuple(threadId);
+      return { runId, status: cancelled ? "cancelled" : "error", checkpointId: now ? String(now.config.configurable?.checkpoint_id) : null };
+    }
+    const checkpointId = await persistRunDuration({
+      accessor,
+      threadId,
+      runId,
+      durationMs: clock.now() - started,
+      messageIds,
+      previous,
+      clock,
+    });
+    return { runId, status: "success", checkpointId };
+  });
+}

@@ -1,0 +1,35 @@
+// Per-thread mutual exclusion inside one process: a run's rollback capture,
+// an optional linear rewrite, graph execution and the duration checkpoint
+// write happen as one unit per thread.
+export type ThreadLocks = { tails: Map<string, Promise<unknown>> };
+
+export function createThreadLocks(): ThreadLocks {
+  return { tails: new Map() };
+}
+
+const locksKey = Symbol.for("workspace-retention.checkpoint-thread-locks");
+type GlobalWithLocks = typeof globalThis & { [locksKey]?: ThreadLocks };
+
+export function processThreadLocks(): ThreadLocks {
+  const g = globalThis as GlobalWithLocks;
+  g[locksKey] ??= createThreadLocks();
+  return g[locksKey];
+}
+
+/** Runs `fn` after every earlier holder of this thread's lock has finished. */
+export async function withThreadLock<T>(locks: ThreadLocks, threadId: string, fn: () => Promise<T>): Promise<T> {
+  const previous = locks.tails.get(threadId) ?? Promise.resolve();
+  let release!: () => void;
+  const mine = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const tail = previous.then(() => mine);
+  locks.tails.set(threadId, tail);
+  try {
+    await previous.catch(() => undefined);
+    return await fn();
+  } finally {
+    release();
+    if (locks.tails.get(threadId) === tail) locks.tails.delete(threadId);
+  }
+}
