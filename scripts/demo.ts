@@ -1,0 +1,115 @@
+// npm run demo: build if needed, migrate ./data/workspace.db, seed the demo
+// workspace when it has no tasks, create demo users when none exist, and
+// serve the production build on PORT (default 3000).
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { createUser, countUsers } from "@/server/auth/users";
+import { systemClock } from "@/server/clock";
+import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from "@/server/db/url";
+import { seedDemoWorkspace } from "@/server/workspace/demo/seed";
+import { openConfiguredDatabase } from "./lib/database";
+
+const DEMO_SEED = 20260101;
+const require = createRequire(import.meta.url);
+const nextBin = require.resolve("next/dist/bin/next");
+
+type Credentials = { admin: { email: string; password: string }; viewer: { email: string; password: string } };
+
+function ensureBuild(): void {
+  if (fs.existsSync(path.join(process.cwd(), ".next", "BUILD_ID"))) return;
+  console.log("demo: no production build yet, running next build (takes a minute)…");
+  const result = spawnSync(process.execPath, [nextBin, "build"], {
+    stdio: "inherit",
+    env: { ...process.env, NEXT_SKIP_TYPECHECK: "1" },
+  });
+  if (result.status !== 0) throw new Error("next build failed");
+}
+
+function password(): string {
+  return randomBytes(12).toString("base64url");
+}
+
+/**
+ * Demo users get random passwords, kept (mode 0600) beside the database so a
+ * second `npm run demo` can print them again.
+ */
+function ensureDemoUsers(sqlite: Parameters<typeof countUsers>[0], credentialsFile: string): Credentials | null {
+  if (countUsers(sqlite) > 0) {
+    if (!fs.existsSync(credentialsFile)) return null;
+    return JSON.parse(fs.readFileSync(credentialsFile, "utf8")) as Credentials;
+  }
+  const credentials: Credentials = {
+    admin: { email: "admin@example.com", password: password() },
+    viewer: { email: "viewer@example.com", password: password() },
+  };
+  const nowMs = systemClock.now();
+  sqlite.transaction(() => {
+    createUser(sqlite, { ...credentials.admin, role: "admin", nowMs });
+    createUser(sqlite, { ...credentials.viewer, role: "viewer", nowMs });
+  })();
+  fs.writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2), { mode: 0o600 });
+  return credentials;
+}
+
+function prepareDatabase(): Credentials | null {
+  process.env.DATABASE_URL ??= DEFAULT_DATABASE_URL;
+  const target = parseDatabaseUrl(process.env.DATABASE_URL);
+  if (target.engine !== "sqlite") throw new Error("npm run demo needs a file: DATABASE_URL");
+  fs.mkdirSync(path.dirname(target.file), { recursive: true });
+  const handle = openConfiguredDatabase();
+  try {
+    const { n } = handle.sqlite.prepare("select count(*) as n from tasks").get() as { n: number };
+    if (n === 0) {
+      console.log("demo: seeding the demo workspace…");
+      seedDemoWorkspace({ sqlite: handle.sqlite, seed: DEMO_SEED, nowMs: systemClock.now() });
+    } else {
+      console.log(`demo: database already has ${n} tasks, not seeding`);
+    }
+    return ensureDemoUsers(handle.sqlite, path.join(path.dirname(target.file), "demo-credentials.json"));
+  } finally {
+    handle.sqlite.close();
+  }
+}
+
+async function waitUntilUp(url: string, isAlive: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 120 && isAlive(); i++) {
+    try {
+      const response = await fetch(url, { redirect: "manual" });
+      if (response.status < 500) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return false;
+}
+
+async function main(): Promise<void> {
+  ensureBuild();
+  const credentials = prepareDatabase();
+  const port = process.env.PORT || "3000";
+  const child = spawn(process.execPath, [nextBin, "start", "-p", port], { stdio: "inherit", env: process.env });
+  let alive = true;
+  child.on("exit", (code) => {
+    alive = false;
+    process.exit(code ?? 0);
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+  const url = `http://localhost:${port}`;
+  if (!(await waitUntilUp(`${url}/api/v1/auth/me`, () => alive))) return;
+  console.log(`\nDemo is running at ${url}/en/sign-in`);
+  if (credentials) {
+    console.log(`  admin : ${credentials.admin.email}  password: ${credentials.admin.password}`);
+    console.log(`  viewer: ${credentials.viewer.email}  password: ${credentials.viewer.password}`);
+  } else {
+    console.log("  users already existed before the demo; sign in with those accounts");
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`demo: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
