@@ -99,7 +99,7 @@ export async function runAnalysis(options: AnalysisOptions): Promise<AnalysisRes
       },
       page: async ({ sessionId, page }) => {
         tally.scannedRows += page.rows.length + page.oversize.length;
-        for (const _ of page.oversize) countSkip(tally, "oversize");
+        if (page.oversize.length > 0) tally.skipped.oversize = (tally.skipped.oversize ?? 0) + page.oversize.length;
         for (const row of fetchBodies(sqlite, { sessionId, rows: page.rows })) {
           const result = reduceToolPayload({ type: row.type, metadata: row.metadata, removedAt });
           if (result.outcome === "skipped") {

@@ -12,7 +12,7 @@ import type { Logger } from "@/server/log";
 import { formatUtc } from "@/lib/time/rfc3339";
 import type { OperationState, RetentionOperation } from "@/lib/retention/policy";
 import { fetchBodies, PAGE_LIMITS, type PageLimits, type PlannedPage } from "./candidates";
-import { runBatch, type GateFailure, type PassIdentity, type PreparedRow } from "./batch";
+import { runBatch, type GateFailure, type PreparedRow } from "./batch";
 import { checkTaskEligibility } from "./eligibility";
 import { finishPass, savePassProgress, startPass } from "./pass-record";
 import { reduceToolPayload } from "./reducer";
@@ -107,25 +107,9 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     const carried = createTally();
     addTally(carried, pending);
     addTally(carried, local);
+    let result: ReturnType<typeof runBatch>;
     try {
-      const result = runBatch({ sqlite, clock, pass, taskId, rows: prepared, committed, pending: carried, next, deadlineMs: options.deadlineMs });
-      if (result.outcome === "gated") {
-        stopReason = result.reason;
-        return "stop";
-      }
-      if (result.outcome === "task_ineligible") {
-        local.eligibleMessages = 0;
-        addTally(pending, local);
-        pending.skipped[result.reason] = (pending.skipped[result.reason] ?? 0) + 1;
-        if (result.reason === "eligibility_budget") budgetSkips = true;
-        return "skip_task";
-      }
-      committed = result.committed;
-      pending = createTally();
-      failures = 0;
-      rowLimit = baseLimits.maxRows;
-      options.log?.debug({ operationId, changed: result.changedIds.length, rows: result.rows }, "retention batch committed");
-      options.onBatch?.({ operationId, changedIds: result.changedIds, rows: result.rows, bytes: result.bytes });
+      result = runBatch({ sqlite, clock, pass, taskId, rows: prepared, committed, pending: carried, next, deadlineMs: options.deadlineMs });
     } catch (error) {
       failures += 1;
       const code = error instanceof StatementDeadlineError ? error.code : "batch_error";
@@ -139,6 +123,25 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
       await pause(limits.yieldMs);
       return "retry";
     }
+    if (result.outcome === "gated") {
+      stopReason = result.reason;
+      return "stop";
+    }
+    if (result.outcome === "task_ineligible") {
+      local.eligibleMessages = 0;
+      addTally(pending, local);
+      pending.skipped[result.reason] = (pending.skipped[result.reason] ?? 0) + 1;
+      if (result.reason === "eligibility_budget") budgetSkips = true;
+      return "skip_task";
+    }
+    committed = result.committed;
+    pending = createTally();
+    failures = 0;
+    rowLimit = baseLimits.maxRows;
+    options.log?.debug({ operationId, changed: result.changedIds.length, rows: result.rows }, "retention batch committed");
+    // After the commit, outside the batch's failure handling: a listener
+    // error propagates instead of retrying work that is already committed.
+    options.onBatch?.({ operationId, changedIds: result.changedIds, rows: result.rows, bytes: result.bytes });
     await pause(limits.yieldMs);
     return "advance";
   };

@@ -100,7 +100,7 @@ export function shellMetadata(toolCallId: string, stdout: string): string {
 }
 
 /** A completed old task with one session, one turn and `count` shell messages. */
-export function seedOldTask(sqlite: Sqlite, taskId: string, count = 1, stdout = "x".repeat(100)): number[] {
+export function seedOldTask(sqlite: Sqlite, taskId: string, count = 1, stdout = "x".repeat(2000)): number[] {
   insertTask(sqlite, { id: taskId });
   insertSession(sqlite, { id: `${taskId}-s1`, taskId });
   insertTurn(sqlite, { id: `${taskId}-u1`, sessionId: `${taskId}-s1` });
