@@ -1,0 +1,138 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CheckpointAccessor } from "./accessor";
+import { isDurationOnly } from "./durations";
+import { startRun } from "./runs";
+import { createThread } from "./threads";
+import { createCheckpointTestEnv, sequentialIds, testRunDeps, type CheckpointTestEnv } from "./test-support";
+
+const FULL = { mode: "full" as const, snapshotFrequency: 10 };
+const DELTA = { mode: "delta" as const, snapshotFrequency: 3 };
+
+let env: CheckpointTestEnv;
+beforeEach(() => {
+  env = createCheckpointTestEnv();
+});
+afterEach(() => env.close());
+
+function edges(env: CheckpointTestEnv, threadId: string): Map<string, string[]> {
+  const rows = env.db.sqlite
+    .prepare("select checkpoint_id id, parent_checkpoint_id parent from checkpoints where thread_id = ?")
+    .all(threadId) as { id: string; parent: string | null }[];
+  const children = new Map<string, string[]>();
+  for (const r of rows) if (r.parent) children.set(r.parent, [...(children.get(r.parent) ?? []), r.id]);
+  return children;
+}
+
+async function messageIds(accessor: CheckpointAccessor, threadId: string): Promise<string[]> {
+  return (await accessor.getState(threadId))!.values.messages.map((m) => String(m.id));
+}
+
+describe("agent runs", () => {
+  it("[CRC-10] a successful run appends a duration-only checkpoint parented on the head, with the head's channel_versions and cumulative durations", async () => {
+    const { accessor, saver } = env.open(FULL);
+    const deps = testRunDeps(accessor, sequentialIds());
+    const { threadId } = await createThread(deps);
+    const results = [];
+    for (let i = 0; i < 3; i += 1) results.push(await startRun(deps, { threadId, content: `q${i}` }));
+    expect(results.every((r) => r.status === "success")).toBe(true);
+    const leaf = await saver.getTuple({ configurable: { thread_id: threadId } });
+    expect(leaf!.config.configurable?.checkpoint_id).toBe(results[2]!.checkpointId);
+    const meta = leaf!.metadata as Record<string, unknown>;
+    expect(isDurationOnly(meta)).toBe(true);
+    expect(meta.source).toBe("update");
+    expect((meta.writes as Record<string, { run_id: string; duration_ms: number }>).runtime_run_duration.run_id).toBe(results[2]!.runId);
+    expect(Object.keys(meta.run_durations as object)).toEqual(results.map((r) => r.runId));
+    const runMessages = (meta.run_message_ids as Record<string, string[]>)[results[2]!.runId]!;
+    expect(runMessages.length).toBeGreaterThanOrEqual(4);
+    const parent = await saver.getTuple(leaf!.parentConfig!);
+    expect(isDurationOnly(parent!.metadata)).toBe(false);
+    expect(leaf!.checkpoint.channel_versions).toEqual(parent!.checkpoint.channel_versions);
+    // Every run minted new message ids.
+    const ids = await messageIds(accessor, threadId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("[CCM-09] runs on one thread are serialized by the thread lock", async () => {
+    const { accessor } = env.open(DELTA);
+    const deps = testRunDeps(accessor, sequentialIds());
+    const { threadId } = await createThread(deps);
+    const results = await Promise.all([0, 1, 2].map((i) => startRun(deps, { threadId, content: `q${i}` })));
+    expect(results.map((r) => r.status)).toEqual(["success", "success", "success"]);
+    const types = (await accessor.getState(threadId))!.values.messages.map((m) => m.getType()).join(",");
+    expect(types).toBe(Array(3).fill("human,ai,tool,ai").join(","));
+  });
+
+  for (const config of [FULL, DELTA]) {
+    it(`[CCM-15] resuming an older checkpoint: ${config.mode === "delta" ? "delta linearizes onto the head, never forks" : "full forks"}`, async () => {
+      const { accessor } = env.open(config);
+      const deps = testRunDeps(accessor, sequentialIds());
+      const { threadId } = await createThread(deps);
+      const first = await startRun(deps, { threadId, content: "q0" });
+      await startRun(deps, { threadId, content: "q1" });
+      const afterFirst = (await accessor.getState(threadId, first.checkpointId!))!.values.messages.map((m) => String(m.id));
+      const resumed = await startRun(deps, { threadId, content: "q1 again", checkpointId: first.checkpointId! });
+      expect(resumed.status).toBe("success");
+      const ids = await messageIds(accessor, threadId);
+      expect(ids.slice(0, afterFirst.length)).toEqual(afterFirst);
+      expect(ids).toHaveLength(afterFirst.length + 4);
+      const forks = [...edges(env, threadId).values()].filter((c) => c.length > 1);
+      if (config.mode === "delta") expect(forks).toEqual([]);
+      else expect(forks.length).toBeGreaterThan(0);
+      // A reload sees the same conversation.
+      expect(await messageIds(env.open(config).accessor, threadId)).toEqual(ids);
+    });
+
+    it(`[CCM-16] cancel with rollback restores the captured pre-run state (${config.mode})`, async () => {
+      const { accessor } = env.open(config);
+      const deps = testRunDeps(accessor, sequentialIds());
+      const { threadId } = await createThread(deps);
+      await startRun(deps, { threadId, content: "q0" });
+      const before = (await accessor.getState(threadId))!.values;
+      const controller = new AbortController();
+      const result = await startRun(deps, {
+        threadId,
+        content: "q1",
+        signal: controller.signal,
+        rollbackOnCancel: true,
+        beforeNode: (node) => {
+          if (node === "reply") controller.abort();
+        },
+      });
+      expect(result.status).toBe("cancelled");
+      const reopened = env.open(config).accessor;
+      const after = (await reopened.getState(threadId))!;
+      expect(after.values.messages.map((m) => m.id)).toEqual(before.messages.map((m) => m.id));
+      expect(after.values.notes).toEqual(before.notes);
+      expect(after.next).toEqual([]);
+      if (config.mode === "delta") expect([...edges(env, threadId).values()].filter((c) => c.length > 1)).toEqual([]);
+      // The thread continues normally afterwards.
+      expect((await startRun(deps, { threadId, content: "q2" })).status).toBe("success");
+    });
+  }
+
+  it("[CCM-16] a failed rollback capture disables rollback instead of restoring partial state", async () => {
+    const { accessor } = env.open(DELTA);
+    const deps = testRunDeps(accessor, sequentialIds());
+    const { threadId } = await createThread(deps);
+    await startRun(deps, { threadId, content: "q0" });
+    const before = await messageIds(accessor, threadId);
+    let reads = 0;
+    const flaky: CheckpointAccessor = {
+      ...accessor,
+      getState: async (...args) => {
+        reads += 1;
+        if (reads === 1) throw new Error("storage hiccup");
+        return accessor.getState(...args);
+      },
+    };
+    const controller = new AbortController();
+    const result = await startRun(
+      { ...deps, accessor: flaky },
+      { threadId, content: "q1", signal: controller.signal, rollbackOnCancel: true, beforeNode: (n) => n === "reply" && controller.abort() },
+    );
+    expect(result.status).toBe("cancelled");
+    const after = await messageIds(accessor, threadId);
+    // Nothing was restored: the cancelled run's partial messages remain.
+    expect(after.length).toBeGreaterThan(before.length);
+  });
+});
