@@ -45,6 +45,11 @@ type RouteOptions<P extends z.ZodType, B extends z.ZodType> = {
    * it the route answers 501. No query may be sent on that path.
    */
   unsupportedRead?: () => unknown;
+  /**
+   * A POST that only reads (e.g. a history query with a body): members may
+   * call it. The origin check still applies.
+   */
+  readOnly?: boolean;
   handler: (ctx: RouteContext<z.infer<P>, z.infer<B>>) => unknown | Promise<unknown>;
 };
 
@@ -122,7 +127,7 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, string>>, B
       if (options.access !== "public") {
         user = userForToken(rt.handle.sqlite, readSessionCookie(request.headers.get("cookie")), rt.clock.now());
         if (!user) return errorResponse("unauthenticated", "Sign in to continue");
-        const needsAdmin = options.access === "admin" || (mutation && options.access === "member");
+        const needsAdmin = options.access === "admin" || (mutation && !options.readOnly && options.access === "member");
         if (needsAdmin && user.role !== "admin") {
           return errorResponse("forbidden", "This action needs the admin role");
         }
