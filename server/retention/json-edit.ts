@@ -64,3 +64,15 @@ export function spanBytes(text: string, spans: readonly JsonSpan[]): number {
   for (const span of spans) total += Buffer.byteLength(text.slice(span.start, span.end), "utf8");
   return total;
 }
+
+/** UTF-8 byte length of the text outside the given (non-overlapping) spans. */
+export function keptBytes(text: string, spans: readonly JsonSpan[]): number {
+  const sorted = [...spans].sort((a, b) => a.start - b.start);
+  let total = 0;
+  let cursor = 0;
+  for (const span of sorted) {
+    total += Buffer.byteLength(text.slice(cursor, span.start), "utf8");
+    cursor = span.end;
+  }
+  return total + Buffer.byteLength(text.slice(cursor), "utf8");
+}

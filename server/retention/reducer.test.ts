@@ -367,7 +367,11 @@ describe("reduceToolPayload marker and skips", () => {
     const tail = '"}}}}';
     const ascii = head + "a".repeat(MAX_METADATA_BYTES - head.length - tail.length) + tail;
     expect(Buffer.byteLength(ascii)).toBe(MAX_METADATA_BYTES);
-    expect(reduce("tool_execute", ascii).outcome).toBe("changed");
+    expect(netBytes(ascii, reduce("tool_execute", ascii))).toBe(changed(reduce("tool_execute", ascii)).removedBytes);
+    // 12 M two-byte characters: long enough that the size check counts bytes, and still exact.
+    const accented = head + "é".repeat(12_000_000) + tail;
+    const accentedResult = reduce("tool_execute", accented);
+    expect(netBytes(accented, accentedResult)).toBe(changed(accentedResult).removedBytes);
     expect(reduce("tool_execute", ascii.replace('"stdout":"', '"stdout":"a'))).toEqual({ outcome: "skipped", reason: "oversize" });
     // 11.2 M three-byte characters: fewer than 32 Mi UTF-16 units, more than 32 MiB of UTF-8.
     const euro = head + "€".repeat(11_200_000) + tail;

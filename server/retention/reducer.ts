@@ -18,7 +18,7 @@
 import "server-only";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { findControlTool } from "./control-tools";
-import { appendPosition, applyEdits, memberDeletionSpans, spanBytes } from "./json-edit";
+import { appendPosition, applyEdits, keptBytes, memberDeletionSpans, spanBytes } from "./json-edit";
 import { findMember, readString, scanJson, type JsonObjectNode, type JsonSpan } from "./json-scan";
 import {
   KINDS_BY_MESSAGE_TYPE,
@@ -46,21 +46,27 @@ export type ReduceResult =
 
 const skip = (reason: SkipReason): ReduceResult => ({ outcome: "skipped", reason });
 
-/** True when the text exceeds the limit; avoids a full UTF-8 count when the length alone decides. */
-export function exceedsMetadataLimit(text: string): boolean {
-  if (text.length > MAX_METADATA_BYTES) return true;
-  if (text.length * 3 <= MAX_METADATA_BYTES) return false;
-  return Buffer.byteLength(text, "utf8") > MAX_METADATA_BYTES;
+/**
+ * UTF-8 size check without a full count when the length alone decides
+ * (each UTF-16 unit is 1 to 3 UTF-8 bytes). Returns the byte count when it
+ * had to compute it, so the caller need not count again.
+ */
+export function measureMetadata(text: string): { oversize: boolean; bytes: number | null } {
+  if (text.length > MAX_METADATA_BYTES) return { oversize: true, bytes: null };
+  if (text.length * 3 <= MAX_METADATA_BYTES) return { oversize: false, bytes: null };
+  const bytes = Buffer.byteLength(text, "utf8");
+  return { oversize: bytes > MAX_METADATA_BYTES, bytes };
 }
 
-type Envelope = { root: JsonObjectNode; kind: CompactableKind } | { skip: SkipReason };
+type Envelope = { root: JsonObjectNode; kind: CompactableKind; bytes: number | null } | { skip: SkipReason };
 
 // Every check that keeps the whole row: wrong kind for the type, never-
 // compacted kinds, provenance keys, control tools, structured results.
 function readEnvelope(text: string, type: string): Envelope {
   const allowed = Object.hasOwn(KINDS_BY_MESSAGE_TYPE, type) ? KINDS_BY_MESSAGE_TYPE[type]! : null;
   if (!allowed) return { skip: "unsupported" };
-  if (exceedsMetadataLimit(text)) return { skip: "oversize" };
+  const size = measureMetadata(text);
+  if (size.oversize) return { skip: "oversize" };
   const scan = scanJson(text, PROVENANCE_KEYS);
   if (!scan.ok || scan.root.kind !== "object") return { skip: "malformed" };
   const root = scan.root;
@@ -76,7 +82,7 @@ function readEnvelope(text: string, type: string): Envelope {
   if (provenance) return { skip: "unsupported" };
   if (namesControlTool(text, root, normalized.value, kind)) return { skip: "unsupported" };
   if (hasStructuredResult(text, root, normalized.value, kind)) return { skip: "unsupported" };
-  return { root, kind };
+  return { root, kind, bytes: size.bytes };
 }
 
 function namesControlTool(text: string, root: JsonObjectNode, normalized: JsonObjectNode, kind: CompactableKind): boolean {
@@ -146,7 +152,10 @@ export function reduceToolPayload({ type, metadata, removedAt }: ReduceInput): R
   const removal = planRemoval(envelope.root, envelope.kind);
   if ("skip" in removal) return skip(removal.skip);
   const at = appendPosition(envelope.root, removal.rootRemoved);
-  const marker = at === null ? null : buildMarker(spanBytes(metadata, removal.spans), removedAt, removal.fields);
+  // Count whichever side is already cheap: big rows were counted whole by
+  // the size check, so only the (small) kept text is counted again.
+  const cutBytes = envelope.bytes === null ? spanBytes(metadata, removal.spans) : envelope.bytes - keptBytes(metadata, removal.spans);
+  const marker = at === null ? null : buildMarker(cutBytes, removedAt, removal.fields);
   if (at === null || marker === null) return skip("no_payload");
   return {
     outcome: "changed",
