@@ -2,18 +2,21 @@
 //   npx tsx --conditions=react-server scripts/bench/database-maintenance.ts [messages] [payloadBytes]
 // Baselines are measured in the same run on the same file:
 //   - stats vs a naive body scan (sum(length(metadata)) over messages) and vs count(*);
-//   - cached receipt verification vs full verification (hash + integrity_check).
+//   - cached receipt verification vs full verification (hash + integrity_check);
+//   - worst event-loop stall during a backup / VACUUM (worker thread) vs the
+//     same statement run inline on the main thread.
 // Prints one JSON object and a one-line summary.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { performance } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { openDatabase } from "@/server/db/client";
 import { createLogger } from "@/server/log";
 import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { createBackup } from "@/server/maintenance/backups/create";
 import { createVerificationCache, verifyReceipt, verifyReceiptCached } from "@/server/maintenance/backups/verify";
 import { collectDatabaseStats } from "@/server/maintenance/stats";
+import { vacuumDatabase } from "@/server/maintenance/vacuum";
 
 const messages = Number(process.argv[2] ?? 50_000);
 const payloadBytes = Number(process.argv[3] ?? 4_000);
@@ -32,6 +35,18 @@ async function time(fn: () => unknown): Promise<number> {
     samples.push(performance.now() - start);
   }
   return Number(median(samples).toFixed(2));
+}
+
+/** Worst event-loop delay (ms) while fn runs: what an HTTP request would wait. */
+async function worstStall(fn: () => unknown): Promise<number> {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  await fn();
+  // Let the sampling timer fire once more so a blocking fn is recorded.
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  histogram.disable();
+  return Number((histogram.max / 1e6).toFixed(1));
 }
 
 async function main() {
@@ -59,8 +74,16 @@ async function main() {
   const log = createLogger({ level: "silent" });
   const clock = { now: () => Date.parse("2026-11-29T22:30:00Z") };
   const backupStart = performance.now();
-  const receipt = await createBackup({ sqlite, dbFile: handle.file, clock, label: "manual", guard: createMaintenanceGuard(), log });
+  let receipt = await createBackup({ dbFile: handle.file, clock, label: "manual", guard: createMaintenanceGuard(), log });
   const backupMs = Number((performance.now() - backupStart).toFixed(2));
+  const backupStallMs = await worstStall(async () => {
+    receipt = await createBackup({ dbFile: handle.file, clock: { now: () => clock.now() + 1000 }, label: "manual", guard: createMaintenanceGuard(), log });
+  });
+  const inlineSnapshotStallMs = await worstStall(() => sqlite.prepare("VACUUM INTO ?").run(path.join(dir, "inline.db")));
+  sqlite.prepare("update messages set metadata = '{}' where rowid % 2 = 0").run();
+  const vacuumStallMs = await worstStall(() => vacuumDatabase({ dbFile: handle.file, clock, guard: createMaintenanceGuard(), log }));
+  sqlite.prepare("update messages set metadata = '{}' where rowid % 3 = 0").run();
+  const inlineVacuumStallMs = await worstStall(() => sqlite.exec("VACUUM"));
   const fullVerifyMs = await time(() => verifyReceipt({ dbFile: handle.file, receipt }));
   const cache = createVerificationCache();
   await verifyReceiptCached({ dbFile: handle.file, receipt, cache });
@@ -81,11 +104,16 @@ async function main() {
     backupBytes: receipt.sizeBytes,
     fullVerifyMs,
     cachedVerifyMs,
+    backupStallMs,
+    baselineInlineSnapshotStallMs: inlineSnapshotStallMs,
+    vacuumStallMs,
+    baselineInlineVacuumStallMs: inlineVacuumStallMs,
   };
   console.log(JSON.stringify(result));
   console.log(
     `stats ${statsMs} ms vs body scan ${bodyScanMs} ms (count(*) ${countMs} ms) on ${(fileBytes / 1e6).toFixed(0)} MB; ` +
-      `backup ${backupMs} ms; verify full ${fullVerifyMs} ms vs cached ${cachedVerifyMs} ms`,
+      `backup ${backupMs} ms; verify full ${fullVerifyMs} ms vs cached ${cachedVerifyMs} ms; ` +
+      `event-loop stall: backup ${backupStallMs} ms vs inline ${inlineSnapshotStallMs} ms, vacuum ${vacuumStallMs} ms vs inline ${inlineVacuumStallMs} ms`,
   );
 }
 

@@ -62,7 +62,7 @@ describe("vacuumDatabase", () => {
     t.sqlite.pragma("wal_checkpoint(TRUNCATE)");
     const freeBefore = collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file }).freePages;
     expect(freeBefore).toBeGreaterThan(60);
-    const result = await vacuumDatabase({ sqlite: t.sqlite, dbFile: t.file, clock: testClock(), guard: createMaintenanceGuard(), log: silentLog });
+    const result = await vacuumDatabase({ dbFile: t.file, clock: testClock(), guard: createMaintenanceGuard(), log: silentLog });
     expect(result.freedBytes).toBe(result.beforeBytes - result.afterBytes);
     expect(result.freedBytes).toBeGreaterThan(60 * 4096);
     expect(result.afterBytes).toBe(fs.statSync(t.file).size + fs.statSync(`${t.file}-wal`).size);
@@ -76,9 +76,21 @@ describe("vacuumDatabase", () => {
     const guard = createMaintenanceGuard();
     guard.tryAcquire({ owner: "batch", kind: "compaction" });
     const before = collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file }).freePages;
-    await expect(vacuumDatabase({ sqlite: t.sqlite, dbFile: t.file, clock: testClock(), guard, log: silentLog })).rejects.toMatchObject({ code: "maintenance_busy" });
+    await expect(vacuumDatabase({ dbFile: t.file, clock: testClock(), guard, log: silentLog })).rejects.toMatchObject({ code: "maintenance_busy" });
     await expect(optimizeDatabase({ sqlite: t.sqlite, dbFile: t.file, clock: testClock(), guard, log: silentLog })).rejects.toMatchObject({ code: "maintenance_busy" });
     expect(collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file }).freePages).toBe(before);
+  });
+
+  it("answers maintenance_busy (not a 500) when a long write holds the database lock", async () => {
+    t = seededDb(5, 10);
+    t.sqlite.exec("BEGIN IMMEDIATE");
+    const guard = createMaintenanceGuard();
+    try {
+      await expect(vacuumDatabase({ dbFile: t.file, clock: testClock(), guard, log: silentLog, busyTimeoutMs: 0 })).rejects.toMatchObject({ code: "maintenance_busy" });
+    } finally {
+      t.sqlite.exec("ROLLBACK");
+    }
+    expect(guard.holder()).toBeNull();
   });
 
   it("optimize runs under the guard and releases it", async () => {

@@ -25,7 +25,7 @@ const HOSTILE_NAMES = [
 
 async function oneBackup() {
   t = seededDb(3, 100);
-  return createBackup({ sqlite: t.sqlite, dbFile: t.file, clock: testClock(), label: "manual", guard: createMaintenanceGuard(), log: silentLog });
+  return createBackup({ dbFile: t.file, clock: testClock(), label: "manual", guard: createMaintenanceGuard(), log: silentLog });
 }
 
 describe("backup catalog", () => {

@@ -3,11 +3,11 @@ import { randomBytes } from "node:crypto";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { Clock } from "@/server/clock";
-import type { Sqlite } from "@/server/db/client";
 import { backupsDirFor } from "@/server/db/url";
 import { AppError } from "@/server/errors";
 import { logger, type Logger } from "@/server/log";
 import { maintenanceGuard, type Lease, type MaintenanceGuard } from "../guard";
+import { runSqliteThread } from "../sqlite-thread";
 import { pruneBackups, MANUAL_BACKUPS_KEPT } from "./catalog";
 import { fsyncDir, fsyncFile, sha256File, type Hasher } from "./hash";
 import { generateBackupName, STAGING_PREFIX } from "./names";
@@ -16,7 +16,7 @@ import { integrityCheckPasses, type BackupReceipt } from "./verify";
 export type BackupLabel = "manual" | "preparation";
 
 export type CreateBackupOptions = {
-  sqlite: Sqlite;
+  /** The live database; the snapshot is read through a separate read-only connection. */
   dbFile: string;
   clock: Clock;
   label: BackupLabel;
@@ -34,7 +34,9 @@ export type CreateBackupOptions = {
 };
 
 /**
- * Snapshot -> verify -> publish (TPR-PREP-03). The snapshot is written into a
+ * Snapshot -> verify -> publish (TPR-PREP-03). VACUUM INTO runs on a worker
+ * thread with its own read-only connection (a consistent read snapshot that
+ * never holds the writer). The snapshot is written into a
  * private staging directory (0700) beside the published backups, checked with
  * integrity_check through a separate read-only connection, hashed, made
  * 0600, fsynced and then renamed into backups/ in one step. Nothing under the
@@ -43,7 +45,7 @@ export type CreateBackupOptions = {
  * sweepStaleStaging removes on the next start.
  */
 export async function createBackup(options: CreateBackupOptions): Promise<BackupReceipt> {
-  const { sqlite, dbFile, clock, signal } = options;
+  const { dbFile, clock, signal } = options;
   const log = options.log ?? logger();
   signal?.throwIfAborted();
   const guard = options.guard ?? maintenanceGuard();
@@ -62,10 +64,10 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
     const name = generateBackupName(clock.now());
     const stagingFile = path.join(stagingDir, name);
     signal?.throwIfAborted();
-    sqlite.prepare("VACUUM INTO ?").run(stagingFile);
+    await runSqliteThread({ kind: "vacuum-into", file: dbFile, target: stagingFile });
     signal?.throwIfAborted();
     await options.afterSnapshot?.(stagingFile);
-    if (!integrityCheckPasses(stagingFile)) {
+    if (!(await integrityCheckPasses(stagingFile))) {
       throw new AppError("backup_failed", "The snapshot failed its integrity check; nothing was published");
     }
     signal?.throwIfAborted();

@@ -23,7 +23,7 @@ function messageCount(file: string): number {
 
 async function backupThenChange() {
   t = seededDb(5, 100);
-  const receipt = await createBackup({ sqlite: t.sqlite, dbFile: t.file, clock: testClock(), label: "manual", guard: createMaintenanceGuard(), log: silentLog });
+  const receipt = await createBackup({ dbFile: t.file, clock: testClock(), label: "manual", guard: createMaintenanceGuard(), log: silentLog });
   t.sqlite.prepare("delete from messages where id in ('m0','m1')").run();
   return receipt;
 }

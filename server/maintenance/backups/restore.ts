@@ -52,7 +52,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
       await fsp.copyFile(source, pending, constants.COPYFILE_EXCL);
       await fsp.chmod(pending, 0o600);
       await fsyncFile(pending);
-      if (!integrityCheckPasses(pending)) {
+      if (!(await integrityCheckPasses(pending))) {
         throw new AppError("backup_unusable", "The backup failed its integrity check; the database was not changed");
       }
     } catch (error) {

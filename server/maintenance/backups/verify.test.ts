@@ -13,7 +13,7 @@ afterEach(() => t?.close());
 
 async function backedUp(): Promise<{ db: TestDb; receipt: BackupReceipt; file: string }> {
   t = seededDb();
-  const receipt = await createBackup({ sqlite: t.sqlite, dbFile: t.file, clock: testClock(), label: "preparation", guard: createMaintenanceGuard(), log: silentLog });
+  const receipt = await createBackup({ dbFile: t.file, clock: testClock(), label: "preparation", guard: createMaintenanceGuard(), log: silentLog });
   return { db: t, receipt, file: path.join(t.dir, "backups", receipt.name) };
 }
 

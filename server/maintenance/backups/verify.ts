@@ -1,8 +1,8 @@
 import "server-only";
 import type { Stats } from "node:fs";
 import fsp from "node:fs/promises";
-import Database from "better-sqlite3";
 import { backupsDirFor } from "@/server/db/url";
+import { runSqliteThread } from "../sqlite-thread";
 import { sha256File, type Hasher } from "./hash";
 import { isBackupName } from "./names";
 import path from "node:path";
@@ -13,21 +13,17 @@ export type VerifyFailureCode = "backup_missing" | "backup_changed" | "backup_co
 export type VerifyResult = { ok: true } | { ok: false; code: VerifyFailureCode };
 
 /**
- * PRAGMA integrity_check through a separate read-only connection: the answer
- * must be exactly one row "ok". A file that is not a database at all counts
- * as corrupt. The snapshot is in rollback-journal mode (VACUUM INTO output),
- * so a read-only open creates no side files.
+ * PRAGMA integrity_check through a separate read-only connection (on a
+ * worker thread): the answer must be exactly one row "ok". A file that is
+ * not a database at all counts as corrupt. The snapshot is in
+ * rollback-journal mode (VACUUM INTO output), so a read-only open creates no
+ * side files.
  */
-export function integrityCheckPasses(file: string): boolean {
-  let db: Database.Database | undefined;
+export async function integrityCheckPasses(file: string): Promise<boolean> {
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-    const rows = db.pragma("integrity_check") as { integrity_check: string }[];
-    return rows.length === 1 && rows[0].integrity_check === "ok";
+    return await runSqliteThread({ kind: "integrity-check", file });
   } catch {
     return false;
-  } finally {
-    db?.close();
   }
 }
 
@@ -66,7 +62,7 @@ async function verifyFully(
   const first = await probe(dbFile, receipt);
   if (!first.ok) return { result: first };
   if ((await hasher(first.file)) !== receipt.sha256) return { result: { ok: false, code: "backup_changed" } };
-  if (!integrityCheckPasses(first.file)) return { result: { ok: false, code: "backup_corrupt" } };
+  if (!(await integrityCheckPasses(first.file))) return { result: { ok: false, code: "backup_corrupt" } };
   // The file could have been swapped while we hashed it: the identity seen
   // before and after must agree for the hash to describe this file.
   const second = await probe(dbFile, receipt);

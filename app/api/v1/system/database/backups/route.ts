@@ -20,5 +20,5 @@ export const POST = route({
   access: "admin",
   body: z.strictObject({}),
   status: 201,
-  handler: ({ rt }) => createBackup({ sqlite: rt.handle!.sqlite, dbFile: rt.handle!.file, clock: rt.clock, label: "manual", log: rt.log }),
+  handler: ({ rt }) => createBackup({ dbFile: rt.handle!.file, clock: rt.clock, label: "manual", log: rt.log }),
 });

@@ -1,0 +1,86 @@
+import "server-only";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+
+/**
+ * Long synchronous SQLite maintenance statements (VACUUM INTO, VACUUM,
+ * integrity_check) run on a worker thread with their own connection, so a
+ * multi-second snapshot of a large database does not freeze HTTP handling
+ * on the main event loop. The thread's source is a plain CommonJS string
+ * (no bundler involvement); the driver path is resolved from the app root.
+ * Once started, a statement runs to completion: SQLite offers no
+ * interruption through this driver, so callers check cancellation before
+ * and after.
+ */
+export type SqliteThreadTask =
+  | { kind: "vacuum-into"; file: string; target: string }
+  | { kind: "integrity-check"; file: string }
+  | { kind: "vacuum"; file: string; busyTimeoutMs: number };
+
+const THREAD_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const Database = require(workerData.driver);
+const task = workerData.task;
+let db;
+try {
+  if (task.kind === "vacuum") {
+    db = new Database(task.file, { fileMustExist: true });
+    db.pragma("busy_timeout = " + Number(task.busyTimeoutMs));
+    db.exec("VACUUM");
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    parentPort.postMessage({ ok: true, value: true });
+  } else {
+    db = new Database(task.file, { readonly: true, fileMustExist: true });
+    if (task.kind === "vacuum-into") {
+      db.pragma("busy_timeout = 5000");
+      db.prepare("VACUUM INTO ?").run(task.target);
+      parentPort.postMessage({ ok: true, value: true });
+    } else {
+      const rows = db.pragma("integrity_check");
+      parentPort.postMessage({ ok: true, value: rows.length === 1 && rows[0].integrity_check === "ok" });
+    }
+  }
+} catch (error) {
+  parentPort.postMessage({ ok: false, code: error && error.code ? String(error.code) : "error" });
+} finally {
+  if (db && db.open) db.close();
+}
+`;
+
+/** Driver failure inside the thread; carries the SQLite code only, never a message. */
+export class SqliteThreadError extends Error {
+  readonly code: string;
+  constructor(code: string) {
+    super(`SQLite maintenance statement failed (${code})`);
+    this.name = "SqliteThreadError";
+    this.code = code;
+  }
+}
+
+let driverPath: string | undefined;
+
+function resolveDriver(): string {
+  driverPath ??= createRequire(path.join(process.cwd(), "package.json")).resolve("better-sqlite3");
+  return driverPath;
+}
+
+/** Runs one task; resolves true/false for integrity-check, true otherwise. */
+export function runSqliteThread(task: SqliteThreadTask): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { task, driver: resolveDriver() } });
+    let settled = false;
+    worker.once("message", (message: { ok: boolean; value?: boolean; code?: string }) => {
+      settled = true;
+      if (message.ok) resolve(message.value === true);
+      else reject(new SqliteThreadError(message.code ?? "error"));
+    });
+    worker.once("error", (error) => {
+      settled = true;
+      reject(error);
+    });
+    worker.once("exit", (exitCode) => {
+      if (!settled) reject(new SqliteThreadError(`exit_${exitCode}`));
+    });
+  });
+}
