@@ -1,0 +1,13 @@
+import { route } from "@/server/http/route";
+import { runRequest, threadIdParams } from "@/lib/checkpoints/api";
+import { threadService } from "@/server/checkpoints/service";
+import { startRun } from "@/server/checkpoints/runs";
+
+/** Runs the agent on the thread and waits for the run to finish. */
+export const POST = route({
+  access: "admin",
+  params: threadIdParams,
+  body: runRequest,
+  handler: ({ rt, params, body }) =>
+    startRun(threadService(rt), { threadId: params.id, content: body.input.content, checkpointId: body.checkpointId }),
+});

@@ -1,0 +1,38 @@
+import "server-only";
+// Composition for the thread routes: the process-frozen mode from the
+// configured environment, our saver on the workspace connection, the one
+// accessor, the runtime clock and the process thread locks.
+import { randomUUID } from "node:crypto";
+import type { Runtime } from "@/server/runtime";
+import { createCheckpointAccessor, type CheckpointAccessor } from "./accessor";
+import { modeFromEnv, processModeFreeze, resolveModeConfig } from "./mode";
+import type { RunDeps } from "./runs";
+import { StampingSqliteSaver } from "./stamping-saver";
+import { processThreadLocks } from "./thread-lock";
+
+const DEFAULT_TOOL_PAYLOAD_BYTES = 256;
+const accessors = new WeakMap<object, CheckpointAccessor>();
+
+function toolPayloadBytes(env: NodeJS.ProcessEnv): number {
+  const n = Number(env.CHECKPOINT_AGENT_TOOL_PAYLOAD_BYTES ?? DEFAULT_TOOL_PAYLOAD_BYTES);
+  return Number.isInteger(n) && n >= 0 ? n : DEFAULT_TOOL_PAYLOAD_BYTES;
+}
+
+/**
+ * Run deps for this request. The configured mode is resolved on every call
+ * so a changed configuration answers 503 (restart required) instead of
+ * silently using the frozen one.
+ */
+export function threadService(rt: Runtime, env: NodeJS.ProcessEnv = process.env): RunDeps {
+  if (!rt.handle) throw new Error("thread service needs a SQLite handle");
+  const config = resolveModeConfig({ freeze: processModeFreeze(), explicit: modeFromEnv(env) });
+  const sqlite = rt.handle.sqlite;
+  let accessor = accessors.get(sqlite);
+  if (!accessor) {
+    const saver = new StampingSqliteSaver({ sqlite, mode: config.mode });
+    saver.setup();
+    accessor = createCheckpointAccessor({ saver, config });
+    accessors.set(sqlite, accessor);
+  }
+  return { accessor, clock: rt.clock, newId: randomUUID, locks: processThreadLocks(), toolPayloadBytes: toolPayloadBytes(env), log: rt.log };
+}
