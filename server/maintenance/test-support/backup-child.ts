@@ -1,0 +1,16 @@
+// Child process for the crash test: starts a backup and parks right after the
+// snapshot was staged, announcing it on stdout, until the parent SIGKILLs it.
+import { createBackup } from "@/server/maintenance/backups/create";
+import { createLogger } from "@/server/log";
+
+const dbFile = process.argv[2];
+void createBackup({
+  dbFile,
+  clock: { now: () => Date.parse("2026-11-29T22:30:00Z") },
+  label: "preparation",
+  log: createLogger({ level: "silent" }),
+  afterSnapshot: (stagingFile) =>
+    new Promise<void>(() => {
+      process.stdout.write(`staged ${stagingFile}\n`);
+    }),
+});
