@@ -22,6 +22,9 @@ export function SettingsNav() {
         <div key={group.id} className={styles.navGroup}>
           <h2 className={styles.navGroupTitle} id={`nav-${group.id}`}>
             {t(group.id)}
+            <span className={styles.navChevron} aria-hidden="true">
+              ›
+            </span>
           </h2>
           <ul className={styles.navList} aria-labelledby={`nav-${group.id}`}>
             {group.items.map((item) => {

@@ -23,9 +23,10 @@ export function clearedSessionCookie(options: { secure: boolean }): string {
 }
 
 /**
- * The client key for throttling. Next appends the socket address to
- * x-forwarded-for, so the last entry is the nearest hop and cannot be forged
- * by the client the way the first entry can.
+ * The client key for throttling: the last x-forwarded-for entry (what the
+ * nearest reverse proxy saw). Next fills the header from the socket only when
+ * the request has none, so a client talking to Next directly can forge it:
+ * the per-email limit is the guarantee, the per-client limit is best effort.
  */
 export function clientKey(request: Request): string {
   const forwarded = request.headers.get("x-forwarded-for");
