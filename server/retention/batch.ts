@@ -23,6 +23,8 @@ export type PreparedRow = {
   id: string;
   type: string;
   observed: string;
+  /** Stored UTF-8 length of `observed` (from the page plan; no re-count). */
+  bytes: number;
   next: string;
   removedFields: string[];
   removedBytes: number;
@@ -124,7 +126,7 @@ export function runBatch(input: BatchInput): BatchOutcome {
       const changedIds: string[] = [];
       let bytes = 0;
       for (const row of rows) {
-        bytes += Buffer.byteLength(row.observed);
+        bytes += row.bytes;
         const info = update.run(row.next, row.rowid, row.observed);
         if (info.changes === 1) {
           changedIds.push(row.id);

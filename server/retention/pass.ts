@@ -97,7 +97,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
         continue;
       }
       local.eligibleMessages += 1;
-      prepared.push({ rowid: row.rowid, id: row.id, type: row.type, observed: row.metadata, next: result.metadata, removedFields: result.removedFields, removedBytes: result.removedBytes });
+      prepared.push({ rowid: row.rowid, id: row.id, type: row.type, observed: row.metadata, bytes: row.bytes, next: result.metadata, removedFields: result.removedFields, removedBytes: result.removedBytes });
     }
     if (prepared.length === 0) {
       addTally(pending, local);
