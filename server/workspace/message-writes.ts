@@ -152,7 +152,7 @@ export function upsertMessage(sqlite: Sqlite, message: MessageInput): MessageWri
       messageId: message.id,
       metadata: message.metadata,
       content: message.content,
-      updatedAt: message.updatedAt ?? "",
+      updatedAt: message.updatedAt ?? message.createdAt ?? "",
     });
   }).immediate();
 }

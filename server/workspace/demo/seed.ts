@@ -3,7 +3,6 @@
 // compaction must protect. Deterministic: same seed and nowMs, same rows.
 // Writes go through the workspace write modules like any other import.
 import type { Sqlite } from "@/server/db/client";
-import { REPOS } from "./corpus";
 import { DAY, OFFSETS } from "./demo-time";
 import { createRng } from "./prng";
 import { SCENARIOS } from "./scenarios";
@@ -91,5 +90,3 @@ export function seedDemoWorkspace(options: { sqlite: Sqlite; seed: number; nowMs
 export function planDemoWorkspace(seed: number, nowMs: number): PlannedTask[] {
   return planWorkspace(seed, nowMs);
 }
-
-export { REPOS as DEMO_REPOS };
