@@ -12,7 +12,8 @@ afterEach(() => t?.close());
 function runImport(db: TestDb, name: string, text: string) {
   const file = path.join(db.dir, name);
   fs.writeFileSync(file, text);
-  const result = spawnSync(path.resolve("node_modules/.bin/tsx"), ["scripts/db-import.ts", "--", file], {
+  // Exactly what `npm run db:import -- FILE` runs (server-only needs the react-server condition).
+  const result = spawnSync(path.resolve("node_modules/.bin/tsx"), ["--conditions=react-server", "scripts/db-import.ts", "--", file], {
     env: { ...process.env, DATABASE_URL: `file:${db.file}` },
     encoding: "utf8",
   });
