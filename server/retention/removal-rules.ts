@@ -62,7 +62,7 @@ export type PathMatch = { refs: MemberRef[]; ambiguous: boolean };
  * cannot tell which copy a reader uses, so the caller keeps the row). The
  * last step matches every member with that key.
  */
-export function matchPath(root: JsonNode, path: string): PathMatch {
+export function matchPath(root: JsonNode, path: string, options: { followDuplicates?: boolean } = {}): PathMatch {
   const steps = path.split(".");
   const refs: MemberRef[] = [];
   let ambiguous = false;
@@ -78,6 +78,11 @@ export function matchPath(root: JsonNode, path: string): PathMatch {
       node.members.forEach((member, index) => {
         if (member.key === step) refs.push({ object: node, index });
       });
+      return;
+    }
+    if (options.followDuplicates) {
+      // The write guard strips every copy: a repeated key must not smuggle a payload back.
+      for (const member of node.members) if (member.key === step) walk(member.value, depth + 1);
       return;
     }
     const member = findMember(node, step);

@@ -10,6 +10,7 @@
 // multi-MB payloads.
 import { AppError } from "@/server/errors";
 import type { Sqlite } from "@/server/db/client";
+import { guardMetadataWrite } from "@/server/retention/write-guard";
 import { statement } from "./statements";
 import { stampRequired } from "./timestamps";
 
@@ -32,10 +33,10 @@ type MetadataWrite =
   | { kind: "insert"; message: MessageInput }
   | { kind: "replace"; messageId: string; metadata: string; updatedAt: string; content?: string };
 
-type StoredMessage = { rowid: number; session_id: string; metadata: string };
+type StoredMessage = { rowid: number; session_id: string; type: string; metadata: string };
 
 function readStored(sqlite: Sqlite, messageId: string): StoredMessage | undefined {
-  return statement(sqlite, `select rowid, session_id, metadata from messages where id = ?`).get(messageId) as
+  return statement(sqlite, `select rowid, session_id, type, metadata from messages where id = ?`).get(messageId) as
     | StoredMessage
     | undefined;
 }
@@ -65,12 +66,16 @@ function toolCallIdOf(sqlite: Sqlite, metadata: string): string | null {
 
 /**
  * Decides the metadata text that is stored, given what is stored now
- * (null for a new row) and what the caller asked for. Today it is the
- * identity; the compaction guard extends it (TPR-TX-04).
+ * (null for a new row) and what the caller asked for: the compaction guard
+ * keeps a stored removal marker and refuses replaying a compacted tool call
+ * (TPR-TX-04, TPR-TX-05).
  */
-function metadataToStore(sqlite: Sqlite, write: { messageId: string; previous: string | null; next: string }): string {
-  void sqlite;
-  return write.next;
+function metadataToStore(
+  sqlite: Sqlite,
+  write: { messageId: string; type: string; sessionId: string; previous: string | null; next: string },
+): string {
+  const toolCallId = write.previous === null ? toolCallIdOf(sqlite, write.next) : null;
+  return guardMetadataWrite(sqlite, { ...write, toolCallId });
 }
 
 /** The single path by which message metadata reaches the database. */
@@ -78,7 +83,13 @@ function writeMetadata(sqlite: Sqlite, write: MetadataWrite): MessageWriteResult
   return sqlite.transaction((): MessageWriteResult => {
     if (write.kind === "insert") {
       const m = write.message;
-      const metadata = metadataToStore(sqlite, { messageId: m.id, previous: null, next: canonicalMetadata(sqlite, m.metadata) });
+      const metadata = metadataToStore(sqlite, {
+        messageId: m.id,
+        type: m.type,
+        sessionId: m.sessionId,
+        previous: null,
+        next: canonicalMetadata(sqlite, m.metadata),
+      });
       const toolCallId = toolCallIdOf(sqlite, metadata);
       const created = stampRequired(m.createdAt);
       const updated = stampRequired(m.updatedAt);
@@ -94,6 +105,8 @@ function writeMetadata(sqlite: Sqlite, write: MetadataWrite): MessageWriteResult
     if (!stored) throw new AppError("not_found", "Message not found");
     const metadata = metadataToStore(sqlite, {
       messageId: write.messageId,
+      type: stored.type,
+      sessionId: stored.session_id,
       previous: stored.metadata,
       next: canonicalMetadata(sqlite, write.metadata),
     });
