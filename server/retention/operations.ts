@@ -1,0 +1,123 @@
+// The active-operation slot of the retention record. Analysis and cleanup
+// reserve it when they are accepted (so a duplicate request is a 409 and a
+// restart finds what was in flight); preparation lives in
+// runtime.preparation and queues behind them in the one worker.
+import "server-only";
+import type { Sqlite } from "@/server/db/client";
+import { AppError } from "@/server/errors";
+import { formatUtc } from "@/lib/time/rfc3339";
+import type { OperationKind, OperationState, RetentionOperation, RetentionRecord } from "./policy-schema";
+import { withRetentionRecordInTx } from "./record";
+
+export function emptyOperation(options: {
+  id: string;
+  kind: OperationKind;
+  state: OperationState;
+  nowMs: number;
+  cutoffMs?: number | null;
+}): RetentionOperation {
+  return {
+    id: options.id,
+    kind: options.kind,
+    state: options.state,
+    startedAt: options.state === "queued" ? null : formatUtc(options.nowMs),
+    finishedAt: null,
+    cutoff: options.cutoffMs == null ? null : formatUtc(options.cutoffMs),
+    scannedRows: 0,
+    eligibleTasks: 0,
+    eligibleMessages: 0,
+    changedMessages: 0,
+    payloadBytes: 0,
+    skipped: {},
+    stale: false,
+  };
+}
+
+/** Runs `fn` on a private copy of the record inside one IMMEDIATE writer transaction. */
+export function editRecord<T>(
+  sqlite: Sqlite,
+  nowMs: number,
+  fn: (record: RetentionRecord) => { next: RetentionRecord | null; result: T },
+): T {
+  const run = sqlite.transaction(() =>
+    withRetentionRecordInTx(sqlite, ({ current, write }) => {
+      if (current.state === "malformed") {
+        throw new AppError("settings_malformed", "The stored Messages compaction settings are malformed.");
+      }
+      const { next, result } = fn(structuredClone(current.record));
+      if (next) write(next, nowMs);
+      return result;
+    }),
+  );
+  return run.immediate();
+}
+
+/** Reserves the active slot, or 409 operation_active when another operation holds it. */
+export function reserveOperation(record: RetentionRecord, operation: RetentionOperation): RetentionRecord {
+  const active = record.runtime.activeOperation;
+  if (active) {
+    throw new AppError("operation_active", `Another ${active.kind} operation is already active`, { operationId: active.id });
+  }
+  record.runtime.activeOperation = operation;
+  return record;
+}
+
+/** Stores a finished analysis as the latest one and frees the slot if it still holds it. */
+export function finishAnalysisRecord(sqlite: Sqlite, options: { operation: RetentionOperation; nowMs: number }): void {
+  editRecord(sqlite, options.nowMs, (record) => {
+    record.runtime.latestAnalysis = options.operation;
+    if (record.runtime.activeOperation?.id === options.operation.id) record.runtime.activeOperation = null;
+    return { next: record, result: undefined };
+  });
+}
+
+/** Updates the progress snapshot of the active operation (status reads show it). */
+export function saveActiveProgress(sqlite: Sqlite, options: { operation: RetentionOperation; nowMs: number }): void {
+  editRecord(sqlite, options.nowMs, (record) => {
+    if (record.runtime.activeOperation?.id !== options.operation.id) return { next: null, result: undefined };
+    record.runtime.activeOperation = options.operation;
+    return { next: record, result: undefined };
+  });
+}
+
+/**
+ * After a restart: an analysis or preparation that was running is marked
+ * interrupted (distinguishable from success); a cleanup pass keeps its
+ * cursor so it resumes. Returns what the worker should resume.
+ */
+export function recoverInterrupted(sqlite: Sqlite, nowMs: number): { resumeCleanup: string | null; pendingPreparation: string | null } {
+  return editRecord(sqlite, nowMs, (record) => {
+    const { runtime } = record;
+    let changed = false;
+    let resumeCleanup: string | null = null;
+    const active = runtime.activeOperation;
+    if (active?.kind === "analysis") {
+      runtime.latestAnalysis = {
+        ...active,
+        state: active.state === "queued" ? "cancelled" : "partial",
+        finishedAt: formatUtc(nowMs),
+        errorCode: "interrupted",
+      };
+      if (runtime.latestAnalysis.progress) runtime.latestAnalysis.progress = { ...runtime.latestAnalysis.progress, totalTasks: null };
+      runtime.activeOperation = null;
+      changed = true;
+    } else if (active?.kind === "cleanup") {
+      resumeCleanup = active.id;
+    } else if (active) {
+      runtime.activeOperation = null;
+      changed = true;
+    }
+    let pendingPreparation: string | null = null;
+    const prep = runtime.preparation;
+    if (prep.state === "running") {
+      // A crash during the backup: nothing was published under the receipt
+      // and cleanup stays unarmed until an explicit retry.
+      runtime.preparation = { ...prep, state: "failed", errorCode: "backup_interrupted" };
+      runtime.lastErrorCode = "backup_interrupted";
+      changed = true;
+    } else if (prep.state === "pending" && prep.operationId) {
+      pendingPreparation = prep.operationId;
+    }
+    return { next: changed ? record : null, result: { resumeCleanup, pendingPreparation } };
+  });
+}

@@ -1,0 +1,347 @@
+// The one retention worker (TPR-SCH-01..08): a serial queue for analysis,
+// preparation and cleanup, the persisted daily schedule, continuations, and
+// recovery after a restart. Durable state lives in the retention record; the
+// event bus only carries live progress.
+import "server-only";
+import type { Clock, Timers } from "@/server/clock";
+import type { Sqlite } from "@/server/db/client";
+import { isAppError } from "@/server/errors";
+import type { EventBus } from "@/server/events/bus";
+import type { IdGenerator } from "@/server/ids";
+import type { Logger } from "@/server/log";
+import type { MaintenanceGuard } from "@/server/maintenance/guard";
+import { createVerificationCache, type VerificationCache } from "@/server/maintenance/backups/verify";
+import type { createBackup } from "@/server/maintenance/backups/create";
+import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
+import type { OperationEvent } from "@/lib/events/types";
+import { createSerialQueue, type JobContext } from "@/server/jobs/serial-queue";
+import { continuationAt, nextDueAfterCompletePass, scheduledStartAt } from "@/server/jobs/schedule";
+import { runAnalysis } from "./analysis";
+import { acceptAnalysis, acceptCancel, acceptCleanup, type CommandContext } from "./commands";
+import { editRecord, finishAnalysisRecord, recoverInterrupted, saveActiveProgress } from "./operations";
+import { runCleanupPass, waitWith } from "./pass";
+import type { SavePolicyEffects } from "./policy-update";
+import type { RetentionAge, RetentionOperation } from "./policy-schema";
+import { runPreparation, verifyBeforeCleanup } from "./preparation";
+import { readRetentionRecord } from "./record";
+
+export type RetentionWorkerDeps = {
+  sqlite: Sqlite;
+  dbFile: string;
+  clock: Clock;
+  timers: Timers;
+  log: Logger;
+  newId: IdGenerator;
+  bus: EventBus;
+  guard: MaintenanceGuard;
+  verificationCache?: VerificationCache;
+  /** Test seams for the pass limits (defaults are the spec's). */
+  pass?: { workBudgetMs?: number; yieldMs?: number };
+  createBackupFn?: typeof createBackup;
+};
+
+export type RetentionWorker = {
+  start(): void;
+  stop(): Promise<void>;
+  isRunning(): boolean;
+  requestAnalysis(age: RetentionAge): { operationId: string };
+  requestRun(expectedRevision: number): { operationId: string };
+  cancel(operationId: string): void;
+  /** Applies what a saved policy asks for (preparation, initial cleanup, stop). */
+  policySaved(effects: SavePolicyEffects): void;
+  /** Resolves when nothing runs or waits in the queue (tests). */
+  idle(): Promise<void>;
+  /** When the next timer fires, for status and tests. */
+  nextTimerAt(): number | null;
+};
+
+const PROGRESS_SAVE_EVERY_MS = 1000;
+
+export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorker {
+  const { sqlite, clock, timers, log, bus } = deps;
+  const cache = deps.verificationCache ?? createVerificationCache();
+  const queue = createSerialQueue({
+    onError: (job, error) => log.error({ operationId: job.id, kind: job.kind, code: errorCode(error) }, "retention job failed"),
+  });
+  const aborts = new Map<string, AbortController>();
+  let running = false;
+  let readyAtMs = 0;
+  let timer: { handle: unknown; at: number } | null = null;
+  const ctx = (): CommandContext => ({ sqlite, nowMs: clock.now(), newId: deps.newId });
+
+  const publish = (operation: RetentionOperation) => {
+    const event: OperationEvent = {
+      type: "operation",
+      operationId: operation.id,
+      kind: operation.kind,
+      state: operation.state,
+      progress: {
+        scannedRows: operation.scannedRows,
+        eligibleMessages: operation.eligibleMessages,
+        changedMessages: operation.changedMessages,
+        payloadBytes: operation.payloadBytes,
+        fraction: operation.progress?.totalTasks ? operation.progress.processedTasks / operation.progress.totalTasks : null,
+      },
+    };
+    bus.publish(event);
+  };
+
+  const markRunning = (operationId: string): RetentionOperation | null =>
+    editRecord(sqlite, clock.now(), (record) => {
+      const active = record.runtime.activeOperation;
+      if (active?.id !== operationId) return { next: null, result: null };
+      if (active.state === "queued") {
+        record.runtime.activeOperation = { ...active, state: "running", startedAt: formatUtc(clock.now()) };
+        return { next: record, result: record.runtime.activeOperation };
+      }
+      return { next: null, result: active };
+    });
+
+  /** Frees the slot with a final state when the pass itself could not record one. */
+  const endCleanup = (operationId: string, state: "failed" | "cancelled", code: string) => {
+    const ended = editRecord(sqlite, clock.now(), (record) => {
+      const active = record.runtime.activeOperation;
+      if (active?.id !== operationId) return { next: null, result: null };
+      const operation: RetentionOperation = { ...active, state, finishedAt: formatUtc(clock.now()), errorCode: code };
+      if (operation.progress) operation.progress = { ...operation.progress, totalTasks: null };
+      record.runtime.latestRun = operation;
+      record.runtime.activeOperation = null;
+      record.runtime.cursor = null;
+      if (state === "failed") record.runtime.lastErrorCode = code;
+      return { next: record, result: operation };
+    });
+    if (ended) publish(ended);
+  };
+
+  const setTimer = (at: number, fire: () => void) => {
+    if (timer) timers.clearTimeout(timer.handle);
+    const handle = timers.setTimeout(() => {
+      timer = null;
+      if (running) fire();
+    }, Math.max(0, at - clock.now()));
+    timer = { handle, at };
+  };
+
+  const scheduleNextPass = () => {
+    if (!running) return;
+    const read = readRetentionRecord(sqlite);
+    if (read.state === "malformed") return;
+    const { policy, runtime } = read.record;
+    const armed = policy.enabled && runtime.preparation.state === "ready" && runtime.approvedRevision === policy.revision;
+    if (!armed || runtime.activeOperation) return;
+    const at = scheduledStartAt({ nextDueAtMs: parseRfc3339(runtime.nextDueAt), readyAtMs, nowMs: clock.now() });
+    setTimer(at, () => {
+      try {
+        const current = readRetentionRecord(sqlite);
+        if (current.state === "malformed") return;
+        const { operationId } = acceptCleanup(ctx(), { expectedRevision: current.record.policy.revision, priority: "scheduled" });
+        enqueueCleanup(operationId, "scheduled");
+      } catch (error) {
+        // Disabled, unapproved or busy: the next save or finished job reschedules.
+        log.info({ code: errorCode(error) }, "scheduled compaction pass not started");
+      }
+    });
+  };
+
+  const enqueueAnalysis = (operationId: string, age: RetentionAge) => {
+    queue.enqueue({
+      id: operationId,
+      kind: "analysis",
+      priority: "manual",
+      run: async (job: JobContext) => {
+        if (!markRunning(operationId)) return;
+        let lastSave = clock.now();
+        const result = await runAnalysis({
+          sqlite,
+          operationId,
+          age,
+          clock,
+          shouldStop: job.shouldStop,
+          onProgress: (operation) => {
+            publish(operation);
+            if (clock.now() - lastSave >= PROGRESS_SAVE_EVERY_MS) {
+              lastSave = clock.now();
+              saveActiveProgress(sqlite, { operation, nowMs: lastSave });
+            }
+          },
+        });
+        const operation = job.stopReason() === "cancelled" ? { ...result.operation, state: "cancelled" as const } : result.operation;
+        finishAnalysisRecord(sqlite, { operation, nowMs: clock.now() });
+        publish(operation);
+        log.info({ operationId, state: operation.state, scanned: operation.scannedRows, bytes: operation.payloadBytes }, "analysis finished");
+        scheduleNextPass();
+      },
+    });
+  };
+
+  const enqueueCleanup = (operationId: string, priority: "manual" | "scheduled") => {
+    queue.enqueue({
+      id: operationId,
+      kind: "cleanup",
+      priority,
+      run: async (job: JobContext) => {
+        const started = markRunning(operationId);
+        if (!started) return;
+        publish(started);
+        const verified = await verifyBeforeCleanup({ sqlite, dbFile: deps.dbFile, clock, guard: deps.guard, cache, log });
+        if (verified.ok === "deferred") {
+          // Another maintenance operation owns the guard: deferral, not failure.
+          setTimer(continuationAt({ finishedSliceAtMs: clock.now() }), () => enqueueCleanup(operationId, "scheduled"));
+          return;
+        }
+        if (!verified.ok) return endCleanup(operationId, "failed", verified.code);
+        const result = await runCleanupPass({
+          sqlite,
+          clock,
+          operationId,
+          wait: waitWith(timers),
+          shouldStop: job.shouldStop,
+          log,
+          workBudgetMs: deps.pass?.workBudgetMs,
+          yieldMs: deps.pass?.yieldMs,
+          onBatch: (batch) => {
+            bus.publish({ type: "messages_changed", operationId, messageIds: batch.changedIds });
+            const read = readRetentionRecord(sqlite);
+            const active = read.state === "malformed" ? null : read.record.runtime.activeOperation;
+            if (active?.id === operationId) publish(active);
+          },
+        });
+        if (result.continuation) {
+          if (!running) return;
+          setTimer(continuationAt({ finishedSliceAtMs: clock.now(), requestedDelayMs: result.continueAfterMs ?? 0 }), () =>
+            enqueueCleanup(operationId, "scheduled"),
+          );
+          return;
+        }
+        if (!result.operation) {
+          endCleanup(operationId, job.stopReason() === "cancelled" ? "cancelled" : "failed", result.reason);
+          return scheduleNextPass();
+        }
+        publish(result.operation);
+        const finishedMs = parseRfc3339(result.operation.finishedAt) ?? clock.now();
+        editRecord(sqlite, clock.now(), (record) => {
+          record.runtime.nextDueAt = formatUtc(nextDueAfterCompletePass(finishedMs));
+          return { next: record, result: undefined };
+        });
+        scheduleNextPass();
+      },
+    });
+  };
+
+  const enqueuePreparation = (operationId: string) => {
+    const abort = new AbortController();
+    aborts.set(operationId, abort);
+    queue.enqueue({
+      id: operationId,
+      kind: "preparation",
+      priority: "manual",
+      run: async (job: JobContext) => {
+        try {
+          const outcome = await runPreparation(
+            {
+              sqlite,
+              dbFile: deps.dbFile,
+              clock,
+              guard: deps.guard,
+              log,
+              wait: waitWith(timers),
+              shouldStop: job.shouldStop,
+              signal: abort.signal,
+              createBackupFn: deps.createBackupFn,
+            },
+            operationId,
+          );
+          if (outcome === "armed") startInitialCleanup();
+        } finally {
+          aborts.delete(operationId);
+        }
+      },
+    });
+  };
+
+  const startInitialCleanup = () => {
+    try {
+      const read = readRetentionRecord(sqlite);
+      if (read.state === "malformed") return;
+      const { operationId } = acceptCleanup(ctx(), { expectedRevision: read.record.policy.revision, priority: "manual" });
+      enqueueCleanup(operationId, "manual");
+    } catch (error) {
+      log.info({ code: errorCode(error) }, "initial compaction pass not started");
+      scheduleNextPass();
+    }
+  };
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      readyAtMs = clock.now();
+      const { resumeCleanup, pendingPreparation } = recoverInterrupted(sqlite, readyAtMs);
+      if (pendingPreparation) enqueuePreparation(pendingPreparation);
+      if (resumeCleanup) {
+        // An ordinary restart resumes the stored cursor after readiness.
+        setTimer(scheduledStartAt({ nextDueAtMs: null, readyAtMs, nowMs: readyAtMs }), () => enqueueCleanup(resumeCleanup, "scheduled"));
+      } else {
+        scheduleNextPass();
+      }
+      log.info({ resumeCleanup: Boolean(resumeCleanup), pendingPreparation: Boolean(pendingPreparation) }, "retention worker started");
+    },
+    async stop() {
+      if (!running) return;
+      running = false;
+      if (timer) timers.clearTimeout(timer.handle);
+      timer = null;
+      for (const abort of aborts.values()) abort.abort();
+      await queue.stop();
+      log.info("retention worker stopped");
+    },
+    isRunning: () => running,
+    requestAnalysis(age) {
+      const accepted = acceptAnalysis(ctx(), { age });
+      enqueueAnalysis(accepted.operationId, age);
+      return accepted;
+    },
+    requestRun(expectedRevision) {
+      const accepted = acceptCleanup(ctx(), { expectedRevision, priority: "manual" });
+      if (timer) timers.clearTimeout(timer.handle);
+      timer = null;
+      enqueueCleanup(accepted.operationId, "manual");
+      return accepted;
+    },
+    cancel(operationId) {
+      const outcome = acceptCancel(ctx(), { operationId });
+      if (outcome.kind === "preparation") {
+        aborts.get(operationId)?.abort();
+        queue.cancel(operationId);
+        return;
+      }
+      if (outcome.queued) {
+        queue.cancel(operationId);
+        return;
+      }
+      if (!queue.cancel(operationId)) {
+        // A pass waiting for its continuation timer: end it now, keeping its counts.
+        if (timer) timers.clearTimeout(timer.handle);
+        timer = null;
+        endCleanup(operationId, "cancelled", "cancelled");
+        scheduleNextPass();
+      }
+    },
+    policySaved(effects) {
+      if (effects.stopOperation) {
+        aborts.get(effects.stopOperation)?.abort();
+        queue.cancel(effects.stopOperation);
+      }
+      if (effects.startPreparation) enqueuePreparation(effects.startPreparation);
+      if (effects.startInitialCleanup) startInitialCleanup();
+      else scheduleNextPass();
+    },
+    idle: () => queue.idle(),
+    nextTimerAt: () => timer?.at ?? null,
+  };
+}
+
+function errorCode(error: unknown): string {
+  if (isAppError(error)) return error.code;
+  return error instanceof Error ? error.name : "unknown";
+}
