@@ -9,6 +9,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { pairDigestFailures, planPairs, type BenchCase } from "./checkpoint-plan";
 
 const SCHEMA = "checkpoint-channels/v1";
 const CASE_SCRIPT = path.join(path.dirname(new URL(import.meta.url).pathname), "checkpoint-case.ts");
@@ -69,18 +70,7 @@ function parseArgs(argv: string[]): Options {
   return options;
 }
 
-/**
- * Estimated cumulative bytes full mode serializes: every checkpoint of turn k
- * holds all 4k messages so far, five checkpoints per turn, about 320 bytes of
- * serialized message envelope each plus the tool payload per turn
- * (calibrated on a 100-turn run: 33.9 MB measured).
- */
-export function estimateFullBytes(turns: number, payloadBytes: number): number {
-  const perTurn = 4 * 320 + payloadBytes;
-  return 5 * perTurn * ((turns * (turns + 1)) / 2);
-}
-
-type Case = { mode: "full" | "delta"; snapshotFrequency: number; turns: number; payloadBytes: number };
+type Case = BenchCase;
 
 function runChild(c: Case, options: Options): Record<string, unknown> {
   const started = Date.now();
@@ -108,32 +98,19 @@ function main(): void {
     if (out !== null) fs.writeSync(out, text);
     else process.stdout.write(text);
   };
-  let pairIndex = 0;
-  for (let repetition = 0; repetition < options.repetitions; repetition += 1) {
-    for (const turns of options.turns) {
-      const base = { turns, payloadBytes: options.payloadBytes, repetition, schema: SCHEMA };
-      const estimate = estimateFullBytes(turns, options.payloadBytes);
-      const pair: Case[] = [
-        { mode: "full", snapshotFrequency: options.frequencies[0]!, turns, payloadBytes: options.payloadBytes },
-        ...options.frequencies.map((f) => ({ mode: "delta" as const, snapshotFrequency: f, turns, payloadBytes: options.payloadBytes })),
-      ];
-      if (estimate > options.maxFullBytes && !options.allowLarge) {
-        for (const c of pair) emit({ ...base, ...c, ok: false, skipped: "size_cap", estimatedFullBytes: estimate });
-        continue;
-      }
-      // Alternate which mode runs first between consecutive pairs.
-      const ordered = pairIndex % 2 === 0 ? pair : [...pair.slice(1), pair[0]!];
-      pairIndex += 1;
-      const results = ordered.map((c, order) => ({ c, order, result: runChild(c, options) }));
-      const full = results.find((r) => r.c.mode === "full")!.result;
-      for (const { c, order, result } of results) {
-        const mismatch = result.ok === true && full.ok === true && result.digest !== full.digest;
-        const anyMismatch = results.some((r) => r.result.ok === true && full.ok === true && r.result.digest !== full.digest);
-        const row = { ...base, ...c, order, ...result };
-        if (mismatch || (c.mode === "full" && anyMismatch)) Object.assign(row, { ok: false, error: "digest_mismatch" });
-        emit(row);
-      }
+  for (const pair of planPairs(options)) {
+    const base = { turns: pair.turns, payloadBytes: options.payloadBytes, repetition: pair.repetition, schema: SCHEMA };
+    if (pair.skipped) {
+      for (const c of pair.cases) emit({ ...base, ...c, ok: false, skipped: pair.skipped, estimatedFullBytes: pair.estimatedFullBytes });
+      continue;
     }
+    const results = pair.cases.map((c, order) => ({ c, order, result: runChild(c, options) }));
+    const failures = pairDigestFailures(results.map((r) => ({ mode: r.c.mode, ok: r.result.ok, digest: r.result.digest })));
+    results.forEach(({ c, order, result }, i) => {
+      const row = { ...base, ...c, order, ...result };
+      if (failures[i]) Object.assign(row, { ok: false, error: "digest_mismatch" });
+      emit(row);
+    });
   }
   if (out !== null) fs.closeSync(out);
   const okRows = rows.filter((r) => r.ok === true);
