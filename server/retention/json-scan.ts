@@ -24,7 +24,12 @@ export const MAX_DEPTH = 1000;
 const NUMBER_RE = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const HEX4_RE = /[0-9a-fA-F]{4}/y;
 const CONTROL_RE = /[\u0000-\u001f]/g;
-const SIMPLE_ESCAPES = new Set(['"', "\\", "/", "b", "f", "n", "r", "t"]);
+const CHAR_U = 117;
+
+/** " \\ / b f n r t */
+function isSimpleEscape(code: number): boolean {
+  return code === 34 || code === 92 || code === 47 || code === 98 || code === 102 || code === 110 || code === 114 || code === 116;
+}
 
 class Malformed extends Error {}
 
@@ -58,18 +63,9 @@ class Scanner {
     return match ? match.index : -1;
   }
 
-  // Cached "next occurrence at or after `from`" lookups. Queries only move
+  // Cached "next occurrence at or after `from`" lookups (quote and
+  // backslash caches are refreshed inline in scanString). Queries only move
   // forward, so each cache is refreshed at most once per occurrence.
-  private nextQuote(from: number): number {
-    if (this.quoteAt !== -1 && this.quoteAt < from) this.quoteAt = this.text.indexOf('"', from);
-    return this.quoteAt;
-  }
-
-  private nextBackslash(from: number): number {
-    if (this.backslashAt !== -1 && this.backslashAt < from) this.backslashAt = this.text.indexOf("\\", from);
-    return this.backslashAt;
-  }
-
   private nextControl(from: number): number {
     if (this.controlAt !== -1 && this.controlAt < from) this.controlAt = this.findControl(from);
     return this.controlAt;
@@ -110,33 +106,37 @@ class Scanner {
 
   /** Scans the string at pos (on its opening quote); returns whether it has escapes. */
   private scanString(): boolean {
+    // Hot loop for multi-MiB payloads with millions of escapes: the cached
+    // positions live in locals and escape letters are compared as char codes.
     const text = this.text;
     const open = this.pos;
     let i = open + 1;
     let escaped = false;
+    let quote = this.quoteAt;
+    let slash = this.backslashAt;
     for (;;) {
-      const quote = this.nextQuote(i);
+      if (quote !== -1 && quote < i) quote = text.indexOf('"', i);
       if (quote === -1) throw new Malformed();
-      const slash = this.nextBackslash(i);
-      if (slash !== -1 && slash < quote) {
-        escaped = true;
-        const e = text[slash + 1];
-        if (e === "u") {
-          HEX4_RE.lastIndex = slash + 2;
-          if (!HEX4_RE.test(text)) throw new Malformed();
-          i = slash + 6;
-        } else if (e !== undefined && SIMPLE_ESCAPES.has(e)) {
-          i = slash + 2;
-        } else {
-          throw new Malformed();
-        }
-        continue;
+      if (slash !== -1 && slash < i) slash = text.indexOf("\\", i);
+      if (slash === -1 || slash > quote) break;
+      escaped = true;
+      const e = text.charCodeAt(slash + 1);
+      if (e === CHAR_U) {
+        HEX4_RE.lastIndex = slash + 2;
+        if (!HEX4_RE.test(text)) throw new Malformed();
+        i = slash + 6;
+      } else if (isSimpleEscape(e)) {
+        i = slash + 2;
+      } else {
+        throw new Malformed();
       }
-      const control = this.nextControl(open + 1);
-      if (control !== -1 && control < quote) throw new Malformed();
-      this.pos = quote + 1;
-      return escaped;
     }
+    this.quoteAt = quote;
+    this.backslashAt = slash;
+    const control = this.nextControl(open + 1);
+    if (control !== -1 && control < quote) throw new Malformed();
+    this.pos = quote + 1;
+    return escaped;
   }
 
   private parseObject(depth: number): JsonObjectNode {
