@@ -14,10 +14,52 @@ export type JsonEntry = { key: string; keyStart: number; keyEnd: number; value: 
 export type JsonNode =
   | (Span & { kind: "object"; entries: JsonEntry[] })
   | (Span & { kind: "array"; items: JsonNode[] })
-  | (Span & { kind: "string"; value: string })
+  | StringNode
   | (Span & { kind: "number"; raw: string })
   | (Span & { kind: "boolean"; value: boolean })
   | (Span & { kind: "null" });
+
+/**
+ * A string value. Decoding is lazy: validation, compaction and export only
+ * need the raw span, and decoding escape-heavy text (logs are full of \n)
+ * would dominate the parse.
+ */
+export class StringNode {
+  readonly kind = "string" as const;
+  private decoded: string | undefined;
+
+  constructor(
+    private readonly source: string,
+    readonly start: number,
+    readonly end: number,
+    private readonly escaped: boolean,
+  ) {}
+
+  get value(): string {
+    this.decoded ??= this.escaped ? decodeEscapes(this.source, this.start + 1, this.end - 1) : this.source.slice(this.start + 1, this.end - 1);
+    return this.decoded;
+  }
+}
+
+function decodeEscapes(text: string, from: number, to: number): string {
+  const parts: string[] = [];
+  let chunkStart = from;
+  for (let i = from; i < to; i++) {
+    if (text.charCodeAt(i) !== 92) continue;
+    parts.push(text.slice(chunkStart, i));
+    const e = text[i + 1]!;
+    if (e === "u") {
+      parts.push(String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16)));
+      i += 5;
+    } else {
+      parts.push(ESCAPES[e]!);
+      i += 1;
+    }
+    chunkStart = i + 1;
+  }
+  parts.push(text.slice(chunkStart, to));
+  return parts.join("");
+}
 
 export class JsonSyntaxError extends Error {
   readonly position: number;
@@ -37,6 +79,9 @@ export class JsonSyntaxError extends Error {
 }
 
 const MAX_DEPTH = 256;
+// A run of characters that need no attention inside a string.
+const STRING_RUN = /[^"\\\u0000-\u001f]*/y;
+const HEX4 = /^[0-9a-fA-F]{4}$/;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 
@@ -80,38 +125,33 @@ export function parseJsonTree(text: string): JsonNode {
     }
   };
 
-  const parseString = (): { value: string; start: number; end: number } => {
+  /** Validates a string token at pos; returns its span (decoding is lazy). */
+  const scanString = (): StringNode => {
     const start = pos;
     pos++; // opening quote
-    let value = "";
-    let chunkStart = pos;
+    let escaped = false;
     for (;;) {
+      STRING_RUN.lastIndex = pos;
+      STRING_RUN.test(text);
+      pos = STRING_RUN.lastIndex;
       if (pos >= text.length) fail("unterminated string", start);
       const c = text.charCodeAt(pos);
       if (c === 34) {
-        value += text.slice(chunkStart, pos);
         pos++;
-        return { value, start, end: pos };
+        return new StringNode(text, start, pos, escaped);
       }
       if (c < 0x20) fail("control character in string (must be escaped)");
-      if (c !== 92) {
-        pos++;
-        continue;
-      }
-      value += text.slice(chunkStart, pos);
+      // Backslash.
+      escaped = true;
       const e = text[pos + 1];
       if (e === "u") {
-        const hex = text.slice(pos + 2, pos + 6);
-        if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail("invalid \\u escape");
-        value += String.fromCharCode(parseInt(hex, 16));
+        if (!HEX4.test(text.slice(pos + 2, pos + 6))) fail("invalid \\u escape");
         pos += 6;
       } else if (e !== undefined && Object.hasOwn(ESCAPES, e)) {
-        value += ESCAPES[e];
         pos += 2;
       } else {
         fail("invalid escape sequence");
       }
-      chunkStart = pos;
     }
   };
 
@@ -122,10 +162,7 @@ export function parseJsonTree(text: string): JsonNode {
     const c = text[pos];
     if (c === "{") return parseObject(depth, start);
     if (c === "[") return parseArray(depth, start);
-    if (c === '"') {
-      const s = parseString();
-      return { kind: "string", value: s.value, start: s.start, end: s.end };
-    }
+    if (c === '"') return scanString();
     if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) {
       NUMBER.lastIndex = pos;
       const m = NUMBER.exec(text);
@@ -151,7 +188,8 @@ export function parseJsonTree(text: string): JsonNode {
   const parseObject = (depth: number, start: number): JsonNode => {
     pos++;
     const entries: JsonEntry[] = [];
-    const seen = new Set<string>();
+    // Most objects are small: a linear duplicate check beats a Set until ~16 keys.
+    let seen: Set<string> | null = null;
     skipSpace();
     if (text[pos] === "}") {
       pos++;
@@ -160,16 +198,18 @@ export function parseJsonTree(text: string): JsonNode {
     for (;;) {
       skipSpace();
       if (text[pos] !== '"') fail(`unexpected ${describe(pos)}, expected a quoted key`);
-      const key = parseString();
-      if (seen.has(key.value)) fail(`duplicate key ${JSON.stringify(key.value)}`, key.start);
-      seen.add(key.value);
+      const key = scanString();
+      const name = key.value;
+      if (seen === null && entries.length >= 16) seen = new Set(entries.map((e) => e.key));
+      if (seen ? seen.has(name) : entries.some((e) => e.key === name)) fail(`duplicate key ${JSON.stringify(name)}`, key.start);
+      seen?.add(name);
       skipSpace();
       if (text[pos] !== ":") fail(`unexpected ${describe(pos)}, expected ":"`);
       pos++;
-      path.push(key.value);
+      path.push(name);
       const value = parseValue(depth + 1);
       path.pop();
-      entries.push({ key: key.value, keyStart: key.start, keyEnd: key.end, value });
+      entries.push({ key: name, keyStart: key.start, keyEnd: key.end, value });
       skipSpace();
       if (text[pos] === ",") {
         pos++;
