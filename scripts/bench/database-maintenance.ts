@@ -70,6 +70,8 @@ async function main() {
   const statsMs = await time(() => collectDatabaseStats({ sqlite, dbFile: handle.file }));
   const bodyScanMs = await time(() => sqlite.prepare("select sum(length(metadata)) from messages").get());
   const countMs = await time(() => sqlite.prepare("select count(*) from messages").get());
+  const statsStallMs = await worstStall(() => collectDatabaseStats({ sqlite, dbFile: handle.file }));
+  const bodyScanStallMs = await worstStall(() => sqlite.prepare("select sum(length(metadata)) from messages").get());
 
   const log = createLogger({ level: "silent" });
   const clock = { now: () => Date.parse("2026-11-29T22:30:00Z") };
@@ -104,6 +106,8 @@ async function main() {
     backupBytes: receipt.sizeBytes,
     fullVerifyMs,
     cachedVerifyMs,
+    statsStallMs,
+    baselineBodyScanStallMs: bodyScanStallMs,
     backupStallMs,
     baselineInlineSnapshotStallMs: inlineSnapshotStallMs,
     vacuumStallMs,
@@ -113,7 +117,7 @@ async function main() {
   console.log(
     `stats ${statsMs} ms vs body scan ${bodyScanMs} ms (count(*) ${countMs} ms) on ${(fileBytes / 1e6).toFixed(0)} MB; ` +
       `backup ${backupMs} ms; verify full ${fullVerifyMs} ms vs cached ${cachedVerifyMs} ms; ` +
-      `event-loop stall: backup ${backupStallMs} ms vs inline ${inlineSnapshotStallMs} ms, vacuum ${vacuumStallMs} ms vs inline ${inlineVacuumStallMs} ms`,
+      `event-loop stall: stats ${statsStallMs} ms vs body scan ${bodyScanStallMs} ms, backup ${backupStallMs} ms vs inline ${inlineSnapshotStallMs} ms, vacuum ${vacuumStallMs} ms vs inline ${inlineVacuumStallMs} ms`,
   );
 }
 

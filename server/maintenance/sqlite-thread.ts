@@ -5,7 +5,7 @@ import { Worker } from "node:worker_threads";
 
 /**
  * Long synchronous SQLite maintenance statements (VACUUM INTO, VACUUM,
- * integrity_check) run on a worker thread with their own connection, so a
+ * integrity_check, the dbstat walks behind the stats) run on a worker thread with their own connection, so a
  * multi-second snapshot of a large database does not freeze HTTP handling
  * on the main event loop. The thread's source is a plain CommonJS string
  * (no bundler involvement); the driver path is resolved from the app root.
@@ -16,7 +16,9 @@ import { Worker } from "node:worker_threads";
 export type SqliteThreadTask =
   | { kind: "vacuum-into"; file: string; target: string }
   | { kind: "integrity-check"; file: string }
-  | { kind: "vacuum"; file: string; busyTimeoutMs: number };
+  | { kind: "vacuum"; file: string; busyTimeoutMs: number }
+  /** Read-only statements run inside one read transaction; returns each statement's rows. */
+  | { kind: "read-batch"; file: string; statements: { sql: string; params: unknown[] }[] };
 
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
@@ -32,7 +34,11 @@ try {
     parentPort.postMessage({ ok: true, value: true });
   } else {
     db = new Database(task.file, { readonly: true, fileMustExist: true });
-    if (task.kind === "vacuum-into") {
+    if (task.kind === "read-batch") {
+      db.pragma("busy_timeout = 5000");
+      const read = db.transaction(() => task.statements.map((s) => db.prepare(s.sql).all(...s.params)));
+      parentPort.postMessage({ ok: true, value: read() });
+    } else if (task.kind === "vacuum-into") {
       db.pragma("busy_timeout = 5000");
       db.prepare("VACUUM INTO ?").run(task.target);
       parentPort.postMessage({ ok: true, value: true });
@@ -65,14 +71,23 @@ function resolveDriver(): string {
   return driverPath;
 }
 
+/** Runs one statement batch on the thread; one row array per statement. */
+export async function readInThread(file: string, statements: { sql: string; params: unknown[] }[]): Promise<unknown[][]> {
+  return (await runThread({ kind: "read-batch", file, statements })) as unknown[][];
+}
+
 /** Runs one task; resolves true/false for integrity-check, true otherwise. */
-export function runSqliteThread(task: SqliteThreadTask): Promise<boolean> {
+export async function runSqliteThread(task: Exclude<SqliteThreadTask, { kind: "read-batch" }>): Promise<boolean> {
+  return (await runThread(task)) === true;
+}
+
+function runThread(task: SqliteThreadTask): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { task, driver: resolveDriver() } });
     let settled = false;
-    worker.once("message", (message: { ok: boolean; value?: boolean; code?: string }) => {
+    worker.once("message", (message: { ok: boolean; value?: unknown; code?: string }) => {
       settled = true;
-      if (message.ok) resolve(message.value === true);
+      if (message.ok) resolve(message.value);
       else reject(new SqliteThreadError(message.code ?? "error"));
     });
     worker.once("error", (error) => {

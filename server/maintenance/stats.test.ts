@@ -16,9 +16,9 @@ afterEach(() => {
 });
 
 describe("collectDatabaseStats", () => {
-  it("reports file, WAL, pages, free pages and per-table rows and bytes", () => {
+  it("reports file, WAL, pages, free pages and per-table rows and bytes", async () => {
     t = seededDb(50, 6000);
-    const stats = collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file });
+    const stats = await collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file });
     expect(stats.pageSize).toBe(4096);
     expect(stats.fileBytes).toBe(fs.statSync(t.file).size);
     expect(stats.walBytes).toBe(fs.statSync(`${t.file}-wal`).size);
@@ -37,11 +37,11 @@ describe("collectDatabaseStats", () => {
     expect(stats.tables![0].name).toBe("messages");
   });
 
-  it("[TPR-UI-01] never reads the messages table pages (payload bodies): stats still work when they are unreadable", () => {
+  it("[TPR-UI-01] never reads the messages table pages (payload bodies): stats still work when they are unreadable", async () => {
     t = seededDb(40, 9000);
     const pages = t.sqlite.prepare("select pageno from dbstat where name = 'messages'").all() as { pageno: number }[];
     expect(pages.length).toBeGreaterThan(40); // leaf, interior and overflow pages holding the bodies
-    const expected = collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file }).tables!.find((x) => x.name === "messages");
+    const expected = (await collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file })).tables!.find((x) => x.name === "messages");
     t.sqlite.pragma("wal_checkpoint(TRUNCATE)");
     t.sqlite.close();
     // Destroy every page of the messages table b-tree on disk.
@@ -50,7 +50,7 @@ describe("collectDatabaseStats", () => {
     fs.closeSync(fd);
     reopened = openDatabase({ file: t.file, migrate: false });
     expect(() => reopened!.sqlite.prepare("select sum(length(metadata)) from messages").get()).toThrow(/malformed|corrupt/i);
-    const stats = collectDatabaseStats({ sqlite: reopened.sqlite, dbFile: t.file });
+    const stats = await collectDatabaseStats({ sqlite: reopened.sqlite, dbFile: t.file });
     expect(stats.tables!.find((x) => x.name === "messages")).toEqual(expected);
   });
 });
@@ -60,13 +60,13 @@ describe("vacuumDatabase", () => {
     t = seededDb(60, 8000);
     t.sqlite.prepare("update messages set metadata = '{}'").run();
     t.sqlite.pragma("wal_checkpoint(TRUNCATE)");
-    const freeBefore = collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file }).freePages;
+    const freeBefore = (await collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file })).freePages;
     expect(freeBefore).toBeGreaterThan(60);
     const result = await vacuumDatabase({ dbFile: t.file, clock: testClock(), guard: createMaintenanceGuard(), log: silentLog });
     expect(result.freedBytes).toBe(result.beforeBytes - result.afterBytes);
     expect(result.freedBytes).toBeGreaterThan(60 * 4096);
     expect(result.afterBytes).toBe(fs.statSync(t.file).size + fs.statSync(`${t.file}-wal`).size);
-    expect(collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file }).freePages).toBe(0);
+    expect((await collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file })).freePages).toBe(0);
     expect(result.durationMs).toBe(0); // manual clock: no time passed
   });
 
@@ -75,10 +75,10 @@ describe("vacuumDatabase", () => {
     t.sqlite.prepare("update messages set metadata = '{}'").run();
     const guard = createMaintenanceGuard();
     guard.tryAcquire({ owner: "batch", kind: "compaction" });
-    const before = collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file }).freePages;
+    const before = (await collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file })).freePages;
     await expect(vacuumDatabase({ dbFile: t.file, clock: testClock(), guard, log: silentLog })).rejects.toMatchObject({ code: "maintenance_busy" });
     await expect(optimizeDatabase({ sqlite: t.sqlite, dbFile: t.file, clock: testClock(), guard, log: silentLog })).rejects.toMatchObject({ code: "maintenance_busy" });
-    expect(collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file }).freePages).toBe(before);
+    expect((await collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file })).freePages).toBe(before);
   });
 
   it("answers maintenance_busy (not a 500) when a long write holds the database lock", async () => {

@@ -1,6 +1,7 @@
 import "server-only";
 import fs from "node:fs";
 import type { Sqlite } from "@/server/db/client";
+import { readInThread } from "./sqlite-thread";
 
 /**
  * Database footprint from metadata only.
@@ -44,6 +45,7 @@ export type DatabaseStats = {
 
 type SchemaRow = { name: string; type: "table" | "index"; tbl_name: string };
 type BtreeUsage = { bytes: number; leafCells: number; allCells: number };
+type Plan = { schema: SchemaRow[]; walked: string[]; payloadRowsIndex: string | null };
 
 function fileSize(file: string): number {
   try {
@@ -57,65 +59,67 @@ export function hasDbstat(sqlite: Sqlite): boolean {
   return sqlite.prepare("select 1 from pragma_compile_options where compile_options = 'ENABLE_DBSTAT_VTAB'").get() !== undefined;
 }
 
-function btreeUsage(sqlite: Sqlite, name: string): BtreeUsage {
-  const row = sqlite
-    .prepare(
-      `select coalesce(sum(pgsize), 0) as bytes,
-              coalesce(sum(case when pagetype = 'leaf' then ncell else 0 end), 0) as leafCells,
-              coalesce(sum(ncell), 0) as allCells
-       from dbstat where name = ?`,
-    )
-    .get(name) as BtreeUsage;
-  return row;
-}
+const PAGES_SQL = "select page_size as pageSize, page_count as pageCount, freelist_count as freePages from pragma_page_size, pragma_page_count, pragma_freelist_count";
 
-/** A non-partial index whose entry count equals the table's row count. */
-function fullIndexOf(sqlite: Sqlite, table: string): string | null {
-  const list = sqlite.prepare("select name, partial from pragma_index_list(?)").all(table) as { name: string; partial: number }[];
-  return list.find((index) => index.partial === 0)?.name ?? null;
-}
+const BTREE_SQL = `select coalesce(sum(pgsize), 0) as bytes,
+        coalesce(sum(case when pagetype = 'leaf' then ncell else 0 end), 0) as leafCells,
+        coalesce(sum(ncell), 0) as allCells
+ from dbstat where name = ?`;
 
-function tableStats(sqlite: Sqlite, usedBytes: number): TableStats[] {
+/** Which b-trees to walk: every one except the payload table's own. Cheap schema reads only. */
+function planWalk(sqlite: Sqlite): Plan {
   const schema = sqlite
     .prepare("select name, type, tbl_name from sqlite_schema where rootpage > 0 and type in ('table', 'index') order by name")
     .all() as SchemaRow[];
-  const usage = new Map<string, BtreeUsage>();
-  for (const row of schema) {
-    if (row.type === "table" && row.name === PAYLOAD_TABLE) continue; // never walk the payload b-tree
-    usage.set(row.name, btreeUsage(sqlite, row.name));
-  }
-  const schemaBytes = btreeUsage(sqlite, "sqlite_schema").bytes;
-  const walked = [...usage.values()].reduce((sum, u) => sum + u.bytes, 0) + schemaBytes;
+  const walked = ["sqlite_schema", ...schema.filter((row) => !(row.type === "table" && row.name === PAYLOAD_TABLE)).map((row) => row.name)];
+  // A non-partial index has exactly one entry per row of its table.
+  const indexes = sqlite.prepare("select name, partial from pragma_index_list(?)").all(PAYLOAD_TABLE) as { name: string; partial: number }[];
+  return { schema, walked, payloadRowsIndex: indexes.find((index) => index.partial === 0)?.name ?? null };
+}
+
+function assemble(plan: Plan, usage: Map<string, BtreeUsage>, usedBytes: number): TableStats[] {
+  const walkedBytes = [...usage.values()].reduce((sum, u) => sum + u.bytes, 0);
   const tables: TableStats[] = [];
-  for (const row of schema) {
+  for (const row of plan.schema) {
     if (row.type !== "table") continue;
-    const indexBytes = schema
+    const indexBytes = plan.schema
       .filter((s) => s.type === "index" && s.tbl_name === row.name)
       .reduce((sum, s) => sum + (usage.get(s.name)?.bytes ?? 0), 0);
     if (row.name === PAYLOAD_TABLE) {
-      const index = fullIndexOf(sqlite, row.name);
-      const rows = index ? (usage.get(index)?.allCells ?? 0) : 0;
-      const tableBytes = Math.max(0, usedBytes - walked);
+      const rows = plan.payloadRowsIndex ? (usage.get(plan.payloadRowsIndex)?.allCells ?? 0) : 0;
+      const tableBytes = Math.max(0, usedBytes - walkedBytes);
       tables.push({ name: row.name, rows, tableBytes, indexBytes, totalBytes: tableBytes + indexBytes, bytesMethod: "remainder" });
     } else {
-      const own = usage.get(row.name)!;
+      const own = usage.get(row.name) ?? { bytes: 0, leafCells: 0, allCells: 0 };
       tables.push({ name: row.name, rows: own.leafCells, tableBytes: own.bytes, indexBytes, totalBytes: own.bytes + indexBytes, bytesMethod: "dbstat" });
     }
   }
   return tables.sort((a, b) => b.totalBytes - a.totalBytes || a.name.localeCompare(b.name));
 }
 
-/** One consistent read of the footprint (a single read transaction). */
-export function collectDatabaseStats(options: { sqlite: Sqlite; dbFile: string }): DatabaseStats {
+/**
+ * One consistent read of the footprint: the page counts and every dbstat
+ * walk run in a single read transaction on a worker thread (its own
+ * read-only connection), so a walk over large indexes does not hold up
+ * HTTP handling. The live connection only answers the cheap schema reads.
+ */
+export async function collectDatabaseStats(options: { sqlite: Sqlite; dbFile: string }): Promise<DatabaseStats> {
   const { sqlite, dbFile } = options;
-  const read = sqlite.transaction(() => {
-    const pageSize = sqlite.pragma("page_size", { simple: true }) as number;
-    const pageCount = sqlite.pragma("page_count", { simple: true }) as number;
-    const freePages = sqlite.pragma("freelist_count", { simple: true }) as number;
-    const usedBytes = (pageCount - freePages) * pageSize;
-    const tables = hasDbstat(sqlite) ? tableStats(sqlite, usedBytes) : null;
-    return { pageSize, pageCount, freePages, freeBytes: freePages * pageSize, tables };
-  });
-  const pages = read();
-  return { fileBytes: fileSize(dbFile), walBytes: fileSize(`${dbFile}-wal`), ...pages };
+  const dbstat = hasDbstat(sqlite);
+  const plan = dbstat ? planWalk(sqlite) : null;
+  const statements = [{ sql: PAGES_SQL, params: [] as unknown[] }, ...(plan?.walked ?? []).map((name) => ({ sql: BTREE_SQL, params: [name] }))];
+  const [pagesRows, ...walks] = await readInThread(dbFile, statements);
+  const pages = (pagesRows as { pageSize: number; pageCount: number; freePages: number }[])[0];
+  let tables: TableStats[] | null = null;
+  if (plan) {
+    const usage = new Map(plan.walked.map((name, i) => [name, (walks[i] as BtreeUsage[])[0]]));
+    tables = assemble(plan, usage, (pages.pageCount - pages.freePages) * pages.pageSize);
+  }
+  return {
+    fileBytes: fileSize(dbFile),
+    walBytes: fileSize(`${dbFile}-wal`),
+    ...pages,
+    freeBytes: pages.freePages * pages.pageSize,
+    tables,
+  };
 }

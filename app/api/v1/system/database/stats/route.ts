@@ -6,9 +6,9 @@ import { collectDatabaseStats } from "@/server/maintenance/stats";
 export const GET = route({
   access: "member",
   unsupportedRead: () => ({ capability: "unsupported" }),
-  handler: ({ rt }) => ({
+  handler: async ({ rt }) => ({
     capability: "supported",
-    ...collectDatabaseStats({ sqlite: rt.handle!.sqlite, dbFile: rt.handle!.file }),
+    ...(await collectDatabaseStats({ sqlite: rt.handle!.sqlite, dbFile: rt.handle!.file })),
     maintenanceBusy: maintenanceGuard().holder()?.kind ?? null,
   }),
 });
