@@ -23,3 +23,10 @@ test("[TPR-UI-15] the sign-in page follows the browser language when no locale i
   await expect(page.getByRole("heading", { level: 1, name: "Iniciar sessão" })).toBeVisible();
   await context.close();
 });
+
+test("locale negotiation leaves the API alone", async ({ request }) => {
+  const response = await request.get("/api/v1/auth/me", { headers: { "accept-language": "zh-CN" }, maxRedirects: 0 });
+  expect(response.status()).toBe(401);
+  expect((await response.json()).error.code).toBe("unauthenticated");
+  expect(response.headers()["set-cookie"] ?? "").not.toContain("NEXT_LOCALE");
+});

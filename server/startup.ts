@@ -1,5 +1,6 @@
 import "server-only";
 import { ensureFirstAdmin } from "@/server/auth/first-admin";
+import { pruneSessions } from "@/server/auth/sessions";
 import { logger } from "@/server/log";
 import { startMaintenance } from "@/server/maintenance/startup";
 import { runtime } from "@/server/runtime";
@@ -19,6 +20,10 @@ export function startServerProcess(): void {
       nowMs: rt.clock.now(),
       log: rt.log,
     });
+  });
+  runStep("prune_sessions", () => {
+    const rt = runtime();
+    if (rt.handle) pruneSessions(rt.handle.sqlite, { nowMs: rt.clock.now() });
   });
   runStep("maintenance", () => {
     const rt = runtime();

@@ -7,7 +7,7 @@ import { isAppError } from "@/server/errors";
 export const POST = route({
   access: "public",
   body: loginBodySchema,
-  handler: async ({ request, body, rt }) => {
+  handler: async ({ request, body, rt, requestId }) => {
     const nowMs = rt.clock.now();
     try {
       const { user, session } = await login(rt.handle!.sqlite, { ...body, client: clientKey(request), nowMs });
@@ -17,8 +17,11 @@ export const POST = route({
         sessionCookie({ token: session.token, maxAgeMs: session.expiresAtMs - nowMs, secure: isSecureRequest(request) }),
       );
       response.headers.set("Cache-Control", "no-store");
+      rt.log.info({ requestId, event: "login_succeeded", userId: user.id }, "sign-in");
       return response;
     } catch (error) {
+      // Ids and outcomes only: never the email or password.
+      if (isAppError(error)) rt.log.warn({ requestId, event: "login_refused", code: error.code }, "sign-in refused");
       if (isAppError(error) && error.code === "too_many_requests") {
         const response = errorResponse(error.code, error.message, error.extra);
         response.headers.set("Retry-After", String(error.extra?.retryAfterSeconds ?? 900));
