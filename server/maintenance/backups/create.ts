@@ -79,12 +79,16 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
     await fsp.rename(stagingFile, path.join(backupsDir, name));
     await fsyncDir(backupsDir);
     const receipt: BackupReceipt = { name, sizeBytes: size, completedAt: new Date(clock.now()).toISOString(), sha256 };
-    const pruned = await pruneBackups({ dbFile, keep: options.keep ?? MANUAL_BACKUPS_KEPT, protect: name });
+    // Published: a failure to prune older backups must not turn this into a failure.
+    const pruned = await pruneBackups({ dbFile, keep: options.keep ?? MANUAL_BACKUPS_KEPT, protect: name }).catch((error: unknown) => {
+      log.warn({ backup: name, errCode: (error as { code?: unknown }).code }, "pruning old backups failed");
+      return [];
+    });
     log.info({ backup: name, label: options.label, sizeBytes: size, pruned: pruned.length, durationMs: clock.now() - startedMs }, "backup published");
     return receipt;
   } catch (error) {
     const code = error instanceof AppError ? error.code : signal?.aborted ? "cancelled" : "error";
-    log.warn({ stagingId, label: options.label, code }, "backup not published");
+    log.warn({ stagingId, label: options.label, code, errCode: (error as { code?: unknown }).code }, "backup not published");
     if (error instanceof AppError || signal?.aborted) throw error;
     throw new AppError("backup_failed", "The backup could not be written; nothing was published");
   } finally {
