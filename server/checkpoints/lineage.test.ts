@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { HumanMessage, type AIMessage } from "@langchain/core/messages";
 import { isAppError } from "@/server/errors";
 import type { CheckpointAccessor, ThreadSnapshot } from "./accessor";
 import { FALLBACK_RAW_LIMIT, fallbackCheckpointBefore, findCheckpointBeforeMessage, walkToCheckpointBefore } from "./lineage";

@@ -50,8 +50,6 @@ export type AgentSpec = ReturnType<typeof buildAgentSpec>;
 export type AgentSchema = AnnotationRoot<AgentSpec>;
 export type AgentValues = { messages: BaseMessage[]; title: string | null; notes: string[] };
 
-/** Channels whose writes go through a reducer and so need `Overwrite` to replace. */
-export const REDUCER_CHANNELS = ["messages", "notes", "title"] as const;
 
 const baseCache = new Map<string, AnnotationRoot<ReturnType<typeof buildBaseSpec>>>();
 const agentCache = new Map<string, AgentSchema>();
