@@ -3,6 +3,7 @@ import { ensureFirstAdmin } from "@/server/auth/first-admin";
 import { pruneSessions } from "@/server/auth/sessions";
 import { logger } from "@/server/log";
 import { startMaintenance } from "@/server/maintenance/startup";
+import { retentionWorker } from "@/server/retention/service";
 import { runtime } from "@/server/runtime";
 
 /**
@@ -28,6 +29,14 @@ export function startServerProcess(): void {
   runStep("maintenance", () => {
     const rt = runtime();
     if (rt.handle) startMaintenance({ dbFile: rt.handle.file, log: rt.log });
+  });
+  runStep("retention_worker", () => {
+    const rt = runtime();
+    if (!rt.handle) return;
+    const worker = retentionWorker(rt);
+    // Batches commit one by one, so an abrupt exit is safe; a clean stop
+    // just ends the current batch first.
+    process.once("SIGTERM", () => void worker.stop());
   });
 }
 

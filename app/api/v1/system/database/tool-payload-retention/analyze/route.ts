@@ -1,0 +1,10 @@
+import { route } from "@/server/http/route";
+import { analyzeBodySchema } from "@/lib/retention/api";
+import { analyzeRetention } from "@/server/retention/service";
+
+export const POST = route({
+  access: "admin",
+  body: analyzeBodySchema,
+  status: 202,
+  handler: ({ rt, body }) => analyzeRetention(rt, body),
+});

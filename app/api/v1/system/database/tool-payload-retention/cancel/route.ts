@@ -1,0 +1,9 @@
+import { route } from "@/server/http/route";
+import { cancelBodySchema } from "@/lib/retention/api";
+import { cancelRetention } from "@/server/retention/service";
+
+export const POST = route({
+  access: "admin",
+  body: cancelBodySchema,
+  handler: ({ rt, body }) => cancelRetention(rt, body),
+});

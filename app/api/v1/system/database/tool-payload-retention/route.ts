@@ -1,0 +1,18 @@
+import { route } from "@/server/http/route";
+import { putPolicyBodySchema } from "@/lib/retention/api";
+import { getRetentionStatus, putRetentionPolicy } from "@/server/retention/service";
+import { unsupportedStatus } from "@/server/retention/status";
+
+export const dynamic = "force-dynamic";
+
+export const GET = route({
+  access: "member",
+  unsupportedRead: unsupportedStatus,
+  handler: ({ rt }) => getRetentionStatus(rt),
+});
+
+export const PUT = route({
+  access: "admin",
+  body: putPolicyBodySchema,
+  handler: ({ rt, body }) => putRetentionPolicy(rt, body),
+});

@@ -1,0 +1,10 @@
+import { route } from "@/server/http/route";
+import { runBodySchema } from "@/lib/retention/api";
+import { runRetention } from "@/server/retention/service";
+
+export const POST = route({
+  access: "admin",
+  body: runBodySchema,
+  status: 202,
+  handler: ({ rt, body }) => runRetention(rt, body),
+});

@@ -1,0 +1,161 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { GET, PUT } from "@/app/api/v1/system/database/tool-payload-retention/route";
+import { POST as analyze } from "@/app/api/v1/system/database/tool-payload-retention/analyze/route";
+import { POST as run } from "@/app/api/v1/system/database/tool-payload-retention/run/route";
+import { POST as cancel } from "@/app/api/v1/system/database/tool-payload-retention/cancel/route";
+import { AS_ADMIN, AS_VIEWER, apiRequest, setUpRouteTestEnv, testSqlite, type RouteTestEnv, type Who } from "@/server/http/route-test-support";
+import { closeRuntime } from "@/server/runtime";
+import { retentionWorker } from "./service";
+import { runtime } from "@/server/runtime";
+
+const BASE = "/api/v1/system/database/tool-payload-retention";
+let env: RouteTestEnv;
+
+beforeEach(() => {
+  env = setUpRouteTestEnv("retention-routes-");
+});
+afterEach(async () => {
+  const key = Symbol.for("workspace-retention.retention-worker");
+  const worker = (globalThis as Record<symbol, { stop(): Promise<void> } | undefined>)[key];
+  await worker?.stop();
+  (globalThis as Record<symbol, unknown>)[key] = undefined;
+  env.dispose();
+});
+
+function settingsSnapshot() {
+  return testSqlite().prepare("select key, value from settings").all();
+}
+
+const put = (who: Who, body: unknown, headers?: Record<string, string>) => PUT(apiRequest("PUT", BASE, who, body, headers));
+const enableSkip = { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 0, preparation: "skip" };
+
+describe("tool-payload-retention API", () => {
+  it("[TPR-API-01] [TPR-API-06] GET answers any member with the status and writes nothing", async () => {
+    for (const who of [AS_ADMIN, AS_VIEWER]) {
+      const res = await GET(apiRequest("GET", BASE, who));
+      expect(res.status).toBe(200);
+      const body = await res.json();
+      expect(body).toMatchObject({
+        capability: "supported",
+        policy: { enabled: false, age: { value: 3, unit: "months" }, revision: 0 },
+        preparation: { state: "none", choice: null, receipt: null, errorCode: null },
+        latestAnalysis: null,
+        latestRun: null,
+        activeOperation: null,
+        nextDueAt: null,
+        lastErrorCode: null,
+      });
+    }
+    expect(settingsSnapshot()).toEqual([]);
+    expect((await GET(apiRequest("GET", BASE, null))).status).toBe(401);
+  });
+
+  it("[TPR-API-02] [TPR-UI-16] PUT is admin-only; a viewer gets 403 and nothing changes", async () => {
+    const res = await put(AS_VIEWER, enableSkip);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ error: { code: "forbidden", message: expect.any(String) } });
+    expect(settingsSnapshot()).toEqual([]);
+    const ok = await put(AS_ADMIN, enableSkip);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ policy: { enabled: true, revision: 1 }, preparation: { state: "ready", choice: "skip" } });
+  });
+
+  it.each([
+    ["unknown field", { ...enableSkip, extra: 1 }],
+    ["unit", { ...enableSkip, policy: { enabled: true, age: { value: 3, unit: "days" } } }],
+    ["range", { ...enableSkip, policy: { enabled: true, age: { value: 521, unit: "weeks" } } }],
+    ["months range", { ...enableSkip, policy: { enabled: true, age: { value: 121, unit: "months" } } }],
+    ["fraction", { ...enableSkip, policy: { enabled: true, age: { value: 1.5, unit: "months" } } }],
+    ["nested unknown", { ...enableSkip, policy: { enabled: true, age: { value: 3, unit: "months", x: 1 } } }],
+    ["bad json", "{not json"],
+  ])("[TPR-API-08] [TPR-POL-02] PUT with a bad body (%s) is 400 and changes nothing", async (_name, body) => {
+    const res = await put(AS_ADMIN, body);
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.code).toBe("invalid_request");
+    expect(settingsSnapshot()).toEqual([]);
+  });
+
+  it("[TPR-API-08] a body over 1 MiB is 400 and changes nothing", async () => {
+    const res = await put(AS_ADMIN, JSON.stringify({ ...enableSkip, pad: "x".repeat(1024 * 1024) }));
+    expect(res.status).toBe(400);
+    expect(settingsSnapshot()).toEqual([]);
+  });
+
+  it("[TPR-API-08] enabling without a backup choice is 400 backup_choice_required", async () => {
+    const res = await put(AS_ADMIN, { policy: enableSkip.policy, expectedRevision: 0 });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.code).toBe("backup_choice_required");
+    expect(settingsSnapshot()).toEqual([]);
+  });
+
+  it("[TPR-POL-03] a stale revision is 409 conflict", async () => {
+    expect((await put(AS_ADMIN, enableSkip)).status).toBe(200);
+    const res = await put(AS_ADMIN, { policy: { enabled: false, age: { value: 1, unit: "weeks" } }, expectedRevision: 0 });
+    expect(res.status).toBe(409);
+    expect((await res.json()).error.code).toBe("conflict");
+  });
+
+  it("a foreign Origin is 403 on mutations", async () => {
+    const res = await put(AS_ADMIN, enableSkip, { origin: "https://evil.example" });
+    expect(res.status).toBe(403);
+    expect((await res.json()).error.code).toBe("cross_origin");
+    expect(settingsSnapshot()).toEqual([]);
+  });
+
+  it("[TPR-API-03] [TPR-API-09] analyze is admin-only, 202 with an operation id, duplicate active is 409", async () => {
+    expect((await analyze(apiRequest("POST", `${BASE}/analyze`, AS_VIEWER, { age: { value: 2, unit: "weeks" } }))).status).toBe(403);
+    const first = await analyze(apiRequest("POST", `${BASE}/analyze`, AS_ADMIN, { age: { value: 2, unit: "weeks" } }));
+    expect(first.status).toBe(202);
+    const { operationId } = await first.json();
+    expect(operationId).toEqual(expect.any(String));
+    await retentionWorker(runtime()).idle();
+    const status = await (await GET(apiRequest("GET", BASE, AS_VIEWER))).json();
+    expect(status.latestAnalysis).toMatchObject({ id: operationId, state: "succeeded", fingerprint: "weeks:2" });
+    // Another operation holds the active slot (as a running pass would).
+    const stored = JSON.parse(testSqlite().prepare("select value from settings").pluck().get() as string);
+    stored.runtime.activeOperation = { ...status.latestAnalysis, id: "op-running", kind: "cleanup", state: "running", finishedAt: null };
+    testSqlite().prepare("update settings set value = ?").run(JSON.stringify(stored));
+    const before = settingsSnapshot();
+    const second = await analyze(apiRequest("POST", `${BASE}/analyze`, AS_ADMIN, { age: { value: 2, unit: "weeks" } }));
+    expect(second.status).toBe(409);
+    expect((await second.json()).error.code).toBe("operation_active");
+    expect(settingsSnapshot()).toEqual(before);
+  });
+
+  it("[TPR-API-04] run needs the enabled, approved revision: 409 otherwise, 202 when armed", async () => {
+    const refused = await run(apiRequest("POST", `${BASE}/run`, AS_ADMIN, { expectedRevision: 0 }));
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).error.code).toBe("cleanup_not_approved");
+    await put(AS_ADMIN, enableSkip);
+    await retentionWorker(runtime()).idle();
+    const accepted = await run(apiRequest("POST", `${BASE}/run`, AS_ADMIN, { expectedRevision: 1 }));
+    expect(accepted.status).toBe(202);
+    expect(await accepted.json()).toEqual({ operationId: expect.any(String) });
+    await retentionWorker(runtime()).idle();
+  });
+
+  it("[TPR-API-05] cancel needs the active operation id", async () => {
+    const res = await cancel(apiRequest("POST", `${BASE}/cancel`, AS_ADMIN, { operationId: "nope" }));
+    expect(res.status).toBe(409);
+    expect((await cancel(apiRequest("POST", `${BASE}/cancel`, AS_ADMIN, { operationId: "" }))).status).toBe(400);
+  });
+
+  it("[TPR-POL-07] a postgres URL is unsupported: GET says so, mutations are 501, no query is sent", async () => {
+    closeRuntime();
+    process.env.DATABASE_URL = "postgres://user:secret@127.0.0.1:1/db";
+    const res = await GET(apiRequest("GET", BASE, AS_ADMIN));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ capability: "unsupported" });
+    for (const response of [
+      await put(AS_ADMIN, enableSkip),
+      await analyze(apiRequest("POST", `${BASE}/analyze`, AS_ADMIN, { age: { value: 2, unit: "weeks" } })),
+      await run(apiRequest("POST", `${BASE}/run`, AS_ADMIN, { expectedRevision: 0 })),
+      await cancel(apiRequest("POST", `${BASE}/cancel`, AS_ADMIN, { operationId: "x" })),
+    ]) {
+      expect(response.status).toBe(501);
+      const body = await response.json();
+      expect(body.error.code).toBe("unsupported_engine");
+      expect(JSON.stringify(body)).not.toContain("secret");
+    }
+  });
+});
