@@ -13,7 +13,14 @@ export type Repo = {
   packages: readonly string[];
   symbols: readonly string[];
   endpoints: readonly string[];
+  titles: readonly string[];
 };
+
+/** The files a repository's language tools can read and edit. */
+export function sourceFiles(repo: Repo): readonly string[] {
+  const ext = { typescript: /\.tsx?$/, go: /\.go$/, python: /\.py$/, terraform: /\.tf$/ }[repo.language];
+  return repo.files.filter((f) => ext.test(f));
+}
 
 export const REPOS: readonly Repo[] = [
   {
@@ -44,6 +51,15 @@ export const REPOS: readonly Repo[] = [
     packages: ["next", "react", "zod", "drizzle-orm", "stripe", "@tanstack/react-query", "vitest"],
     symbols: ["formatPrice", "cartReducer", "createOrder", "applyCoupon", "useCart", "trackEvent", "verifyWebhookSignature"],
     endpoints: ["https://api.stripe.com/v1/payment_intents", "https://storefront.acme.test/api/orders", "https://registry.npmjs.org/zod"],
+    titles: [
+      "Flaky test in cart reducer on CI",
+      "Make checkout work without JavaScript",
+      "Add pagination to the orders endpoint",
+      "Handle partial refunds in the Stripe webhook",
+      "Remove dead analytics events",
+      "Upgrade to the latest minor of the ORM",
+      "Fix price rounding for carts over 1,000",
+    ],
   },
   {
     name: "billing-api",
@@ -69,6 +85,14 @@ export const REPOS: readonly Repo[] = [
     packages: ["github.com/jackc/pgx/v5", "github.com/go-chi/chi/v5", "go.uber.org/zap", "github.com/stretchr/testify"],
     symbols: ["IssueInvoice", "ApplyTax", "LedgerEntry", "RoundHalfEven", "NewRouter", "WithRequestID"],
     endpoints: ["http://localhost:8080/v1/invoices", "https://api.exchangerate.host/latest", "http://localhost:8080/healthz"],
+    titles: [
+      "Fix rounding error in invoice totals",
+      "Add retry with backoff to the ledger writer",
+      "Write tests for the tax rate table",
+      "Add request ids to every log line",
+      "Split the monolithic router into modules",
+      "Cache exchange rates for an hour",
+    ],
   },
   {
     name: "ml-pipeline",
@@ -92,6 +116,13 @@ export const REPOS: readonly Repo[] = [
     packages: ["pandas", "pyarrow", "scikit-learn", "numpy", "pydantic", "pytest"],
     symbols: ["build_features", "OneHotEncoder", "train_model", "evaluate", "read_partitioned", "TrainConfig"],
     endpoints: ["https://pypi.org/pypi/pandas/json", "http://mlflow.internal:5000/api/2.0/mlflow/runs/search"],
+    titles: [
+      "Speed up feature build for large partitions",
+      "Investigate memory growth in training",
+      "Migrate config loading to typed settings",
+      "Fix timezone bug in the daily evaluation report",
+      "Pin pyarrow and fix the parquet reader",
+    ],
   },
   {
     name: "infra",
@@ -113,30 +144,14 @@ export const REPOS: readonly Repo[] = [
     packages: ["hashicorp/aws", "hashicorp/random", "cloudflare/cloudflare"],
     symbols: ["aws_db_instance", "aws_ecs_service", "aws_security_group", "random_password"],
     endpoints: ["https://registry.terraform.io/v1/providers/hashicorp/aws", "https://api.github.com/repos/acme/infra/pulls"],
+    titles: [
+      "Rotate database credentials in staging",
+      "Bump base image and fix CVE findings",
+      "Add a read replica to the prod RDS module",
+      "Document the release process",
+      "Tighten the ECS security group rules",
+    ],
   },
-];
-
-export const TASK_TITLES: readonly string[] = [
-  "Fix rounding error in invoice totals",
-  "Add retry with backoff to the webhook handler",
-  "Upgrade to the latest minor of the ORM",
-  "Flaky test in cart reducer on CI",
-  "Speed up feature build for large partitions",
-  "Add pagination to the orders endpoint",
-  "Migrate config loading to typed settings",
-  "Investigate memory growth in the worker",
-  "Rotate database credentials in staging",
-  "Write tests for the tax rate table",
-  "Remove dead analytics events",
-  "Make checkout work without JavaScript",
-  "Add request ids to every log line",
-  "Fix timezone bug in daily report",
-  "Bump base image and fix CVE findings",
-  "Split the monolithic router into modules",
-  "Document the release process",
-  "Handle partial refunds",
-  "Cache exchange rates for an hour",
-  "Reproduce customer bug #4812",
 ];
 
 export const USER_PROMPTS: readonly string[] = [

@@ -3,7 +3,7 @@
 // advance realistically from the task's start; text timestamps are written
 // in the task's offset. Scenarios (scenarios.ts) then bend a few tasks into
 // states that protect them from compaction.
-import { REPOS, TASK_TITLES, USER_PROMPTS, type Repo } from "./corpus";
+import { REPOS, USER_PROMPTS, type Repo } from "./corpus";
 import { DAY, formatAt, MINUTE } from "./demo-time";
 import type { Rng } from "./prng";
 import * as special from "./special-payloads";
@@ -82,7 +82,7 @@ export type TaskOptions = {
 
 export function planTask(rng: Rng, options: TaskOptions): PlannedTask {
   const repo = rng.pick(REPOS);
-  const title = `${rng.pick(TASK_TITLES)} (${repo.name})`;
+  const title = rng.pick(repo.titles);
   const taskId = `task-${String(options.index).padStart(3, "0")}-${rng.hex(6)}`;
   const at = (ms: number) => formatAt(ms, options.offsetMinutes);
   let clock = options.startMs;

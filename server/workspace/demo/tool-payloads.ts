@@ -2,7 +2,7 @@
 // type it must sit on (DESIGN.md): shell_exec/tool_execute,
 // read_file/tool_read, modify_file/tool_edit, code_search/tool_search,
 // http_request and generic on tool_call.
-import type { Repo } from "./corpus";
+import { sourceFiles, type Repo } from "./corpus";
 import type { Rng } from "./prng";
 import { bulkLog, searchHits, sourceText, testLog, unifiedDiff } from "./text-gen";
 
@@ -66,7 +66,7 @@ export function shellExec(rng: Rng, repo: Repo, options: { stdoutBytes?: number 
 }
 
 export function readFile(rng: Rng, repo: Repo, options: { lines?: number } = {}): DemoMessage {
-  const file = rng.pick(repo.files);
+  const file = rng.pick(sourceFiles(repo));
   const lines = options.lines ?? rng.int(40, 400);
   const offset = rng.chance(0.3) ? rng.int(1, 200) : 0;
   return toolMessage(rng, {
@@ -83,7 +83,7 @@ export function readFile(rng: Rng, repo: Repo, options: { lines?: number } = {})
 }
 
 export function modifyFile(rng: Rng, repo: Repo): DemoMessage {
-  const file = rng.pick(repo.files);
+  const file = rng.pick(sourceFiles(repo));
   const mutations = Array.from({ length: rng.int(2, 5) }, () => {
     const oldContent = sourceText(rng, repo, rng.int(3, 12));
     const newContent = sourceText(rng, repo, rng.int(3, 14));
@@ -158,7 +158,7 @@ export function httpRequest(rng: Rng, repo: Repo, options: { bodyBytes?: number 
 /** MCP-style generic tools: text results, plain strings, and structured ones. */
 export function genericTool(rng: Rng, repo: Repo, variant: "text" | "string" | "resource" | "image" | "structured"): DemoMessage {
   const issue = rng.int(100, 9999);
-  const text = `#${issue} ${rng.pick(["Checkout fails for carts over 1,000", "Invoice PDF missing VAT line", "Training job OOM on 2024 partitions"])}\n\n` +
+  const text = `#${issue} ${rng.pick(repo.titles)}\n\n` +
     sourceText(rng, repo, rng.int(10, 60));
   const outputs = {
     text: { content: [{ type: "text", text }, { type: "text", text: `Labels: bug, p${rng.int(1, 3)}` }], isError: false },
