@@ -17,9 +17,11 @@ const quick = process.argv.includes("--quick");
 const MiB = 1024 * 1024;
 const REMOVED_AT = "2026-06-01T00:00:00.000Z";
 
-// Parsed benchmark documents are walked by known shape only.
-type Tree = { [key: string]: Tree } & Record<string, unknown>;
-type Doc = { name: string; type: string; text: string; sqlitePaths: string[]; jsDelete: (doc: Tree) => void };
+// Parsed benchmark documents are walked by their known shape only.
+type Holder = Record<string, unknown>;
+type ShellTree = { normalized: { shell_exec: { output: Holder } } } & Holder;
+type SearchTree = { normalized: { code_search: { output: Holder } } } & Holder;
+type Doc = { name: string; type: string; text: string; sqlitePaths: string[]; jsDelete: (doc: unknown) => void };
 
 function shellOutput(bytes: number): string {
   const lines: string[] = [];
@@ -50,9 +52,10 @@ function shellDoc(bytes: number): Doc {
     text: JSON.stringify(meta),
     sqlitePaths: ["$.normalized.shell_exec.output.stdout", "$.normalized.shell_exec.output.stderr", "$.result"],
     jsDelete: (doc) => {
-      delete doc.normalized.shell_exec.output.stdout;
-      delete doc.normalized.shell_exec.output.stderr;
-      delete doc.result;
+      const tree = doc as ShellTree;
+      delete tree.normalized.shell_exec.output.stdout;
+      delete tree.normalized.shell_exec.output.stderr;
+      delete tree.result;
     },
   };
 }
@@ -74,8 +77,9 @@ function searchDoc(files: number): Doc {
     text: JSON.stringify(meta),
     sqlitePaths: ["$.normalized.code_search.output.files", "$.result"],
     jsDelete: (doc) => {
-      delete doc.normalized.code_search.output.files;
-      delete doc.result;
+      const tree = doc as SearchTree;
+      delete tree.normalized.code_search.output.files;
+      delete tree.result;
     },
   };
 }
@@ -114,12 +118,12 @@ const rows = docs.map((doc) => {
     reducer: measure(runs, () => reduceToolPayload({ type: doc.type, metadata: doc.text, removedAt: REMOVED_AT })),
     sqlite_json_remove: measure(runs, () => sqlStatement.get(doc.text, ...doc.sqlitePaths)),
     json_parse_stringify: measure(runs, () => {
-      const parsed = JSON.parse(doc.text) as Tree;
+      const parsed: unknown = JSON.parse(doc.text);
       doc.jsDelete(parsed);
       return JSON.stringify(parsed);
     }),
     lossless_json: measure(Math.min(runs, 5), () => {
-      const parsed = losslessParse(doc.text) as Tree;
+      const parsed: unknown = losslessParse(doc.text);
       doc.jsDelete(parsed);
       return losslessStringify(parsed);
     }),
