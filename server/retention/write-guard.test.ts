@@ -143,7 +143,7 @@ describe("message writes with the guard wired in", () => {
     appendMessage(db.sqlite, message());
     cleanupRow("m1", stored());
     upsertMessage(db.sqlite, message({ content: "Run tests again", updatedAt: "2026-01-02T12:00:00Z" }));
-    const row = db.sqlite.prepare("SELECT content, metadata, tool_call_id FROM messages WHERE id = 'm1'").get() as Record<string, string>;
+    const row = db.sqlite.prepare("SELECT content, metadata, tool_call_id FROM messages WHERE id = 'm1'").get() as { content: string; metadata: string; tool_call_id: string };
     expect(row.content).toBe("Run tests again");
     expect(row.metadata).not.toContain(BIG);
     expect(hasRemovalMarker(row.metadata)).toBe(true);
