@@ -115,8 +115,12 @@ describe("demo workspace", () => {
     expect(count("select count(*) n from messages where metadata like '%/workspace/acme/%'")).toBeGreaterThan(1000);
   });
 
-  it("exports and imports again like any workspace task", () => {
-    const taskId = (db.sqlite.prepare("select id from tasks order by rowid limit 1 offset 3").get() as { id: string }).id;
+  it("[TPR-TX-09] a task with a multi-MB output exports and imports again byte-identically", () => {
+    const taskId = (
+      db.sqlite
+        .prepare("select s.task_id as id from messages m join task_sessions s on s.id = m.session_id order by length(m.metadata) desc limit 1")
+        .get() as { id: string }
+    ).id;
     const text = exportTask(db.sqlite, taskId);
     const copy = createTestDb();
     try {
