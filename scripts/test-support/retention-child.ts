@@ -1,0 +1,53 @@
+// Child process for the crash tests: runs the real retention worker against
+// a database file and reports progress on stdout so the parent can SIGKILL
+// it at a chosen point. Usage: retention-child.ts <db-file> cleanup|backup
+import { openDatabase } from "@/server/db/client";
+import { systemClock, systemTimers } from "@/server/clock";
+import { createEventBus } from "@/server/events/bus";
+import { randomIds } from "@/server/ids";
+import { createLogger } from "@/server/log";
+import { createMaintenanceGuard } from "@/server/maintenance/guard";
+import { createBackup } from "@/server/maintenance/backups/create";
+import { savePolicy } from "@/server/retention/policy-update";
+import { createRetentionWorker } from "@/server/retention/worker";
+
+const [file, mode] = process.argv.slice(2);
+if (!file || (mode !== "cleanup" && mode !== "backup")) {
+  process.stderr.write("usage: retention-child.ts <db-file> cleanup|backup\n");
+  process.exit(2);
+}
+const handle = openDatabase({ file });
+const bus = createEventBus();
+bus.subscribe((event) => {
+  if (event.type === "messages_changed") process.stdout.write(`batch ${event.messageIds.length}\n`);
+});
+const worker = createRetentionWorker({
+  sqlite: handle.sqlite,
+  dbFile: file,
+  clock: systemClock,
+  timers: systemTimers,
+  log: createLogger({ level: "silent" }),
+  newId: randomIds,
+  bus,
+  guard: createMaintenanceGuard(),
+  pass: { yieldMs: 20 },
+  createBackupFn: (options) =>
+    createBackup({
+      ...options,
+      afterSnapshot: async () => {
+        process.stdout.write("snapshot-staged\n");
+        // Hold the backup between snapshot and publication until killed.
+        await new Promise(() => {});
+      },
+    }),
+});
+worker.start();
+const { effects } = savePolicy(handle.sqlite, {
+  draft: { enabled: true, age: { value: 1, unit: "weeks" } },
+  expectedRevision: 0,
+  preparation: mode === "cleanup" ? "skip" : "backup",
+  nowMs: systemClock.now(),
+  newId: randomIds,
+});
+worker.policySaved(effects);
+process.stdout.write("started\n");
