@@ -14,6 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { systemClock } from "@/server/clock";
+import { createLogger } from "@/server/log";
 import { openDatabase } from "@/server/db/client";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { checkTaskEligibility } from "@/server/retention/eligibility";
@@ -76,6 +77,8 @@ async function phaseOurs(file: string, idsFile: string) {
   let batches = 0;
   let maxBatchBytes = 0;
   const wall = performance.now();
+  // Batch failures (deadline overruns) are logged to stderr with their code.
+  const log = createLogger({ level: "warn", destination: process.stderr });
   let result;
   do {
     passes += 1;
@@ -83,6 +86,7 @@ async function phaseOurs(file: string, idsFile: string) {
       sqlite,
       clock,
       operationId: "bench-run",
+      log,
       wait: async (ms) => {
         const t = performance.now();
         await new Promise((r) => setTimeout(r, ms));
@@ -103,6 +107,7 @@ async function phaseOurs(file: string, idsFile: string) {
   const workMs = wallMs - waitedMs;
   return {
     state: result.state,
+    reason: result.reason,
     passes,
     batches,
     maxBatchMiB: Number((maxBatchBytes / MIB).toFixed(2)),
@@ -202,6 +207,8 @@ async function main() {
     const target = path.join(dir, name);
     for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(target + suffix, { force: true });
     fs.copyFileSync(base, target);
+    // Flush the copy's dirty pages now, so writeback does not stall the phase.
+    execFileSync("sync");
     return target;
   };
   const idsFile = path.join(dir, "changed-ids.json");

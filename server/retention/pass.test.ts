@@ -94,6 +94,23 @@ describe("cleanup pass", () => {
     expect(record().runtime.latestRun).toMatchObject({ state: "failed", changedMessages: 0, errorCode: "batch_failures" });
   });
 
+  it("[TPR-BAT-07] a row that overruns the deadline even alone stays intact and the pass moves on", async () => {
+    seedOldTask(t.sqlite, "a", 3);
+    const clock = manualClock(NOW_MS);
+    // The clock jumps 500 ms only while the row a-m1 is being rewritten.
+    t.sqlite.function("bump_clock", () => {
+      clock.advance(500);
+      return 0;
+    });
+    t.sqlite.exec("create temp trigger slow_row after update of metadata on messages when new.id = 'a-m1' begin select bump_clock(); end");
+    const slow = t.sqlite.prepare("select metadata from messages where id = 'a-m1'").get();
+    const result = await run({ clock });
+    expect(result).toMatchObject({ state: "succeeded", reason: "complete" });
+    expect(result.operation).toMatchObject({ changedMessages: 2, skipped: { statement_deadline: 1 } });
+    expect(t.sqlite.prepare("select metadata from messages where id = 'a-m1'").get()).toEqual(slow);
+    expect(countMarkedRows(t.sqlite)).toBe(2);
+  });
+
   it("[TPR-TX-01] each batch re-checks the policy inside its writer transaction", async () => {
     seedOldTask(t.sqlite, "a", 150);
     let batches = 0;

@@ -72,6 +72,9 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
   let pending = createTally();
   let failures = 0;
   let rowLimit = baseLimits.maxRows;
+  // Rows that overran the deadline even alone: left intact for this pass
+  // (counted `statement_deadline`) so one slow row cannot stall every pass.
+  const overran = new Set<number>();
   let stopReason: PassEndReason | null = null;
   let budgetSkips = false;
   // Re-entering the task the cursor sits in must not count it twice.
@@ -90,7 +93,9 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     if (page.oversize.length > 0) local.skipped.oversize = page.oversize.length;
     const removedAt = formatUtc(clock.now());
     const prepared: PreparedRow[] = [];
-    for (const row of fetchBodies(sqlite, { sessionId, rows: page.rows })) {
+    const readable = page.rows.filter((row) => !overran.has(row.rowid));
+    if (readable.length < page.rows.length) local.skipped.statement_deadline = page.rows.length - readable.length;
+    for (const row of fetchBodies(sqlite, { sessionId, rows: readable })) {
       const result = reduceToolPayload({ type: row.type, metadata: row.metadata, removedAt });
       if (result.outcome === "skipped") {
         local.skipped[result.reason] = (local.skipped[result.reason] ?? 0) + 1;
@@ -101,6 +106,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     }
     if (prepared.length === 0) {
       addTally(pending, local);
+      rowLimit = baseLimits.maxRows;
       return "advance";
     }
     options.beforeBatch?.(prepared);
@@ -118,8 +124,12 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
         stopReason = "batch_failures";
         return "stop";
       }
-      // A deadline overrun retries with half the rows.
-      if (error instanceof StatementDeadlineError) rowLimit = Math.max(1, Math.floor(prepared.length / 2));
+      // A deadline overrun retries with half the rows; a single row that
+      // overran alone is left intact and the pass moves past it.
+      if (error instanceof StatementDeadlineError) {
+        if (prepared.length === 1) overran.add(prepared[0]!.rowid);
+        rowLimit = Math.max(1, Math.floor(prepared.length / 2));
+      }
       await pause(limits.yieldMs);
       return "retry";
     }
@@ -182,7 +192,9 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
   addTally(total, committed);
   addTally(total, pending);
   const nowMs = clock.now();
-  const reason: PassEndReason = stopReason ?? (outcome.finished ? "complete" : "cancelled");
+  // Assigned inside the handlers; the cast stops TypeScript narrowing it to null here.
+  const stopped = stopReason as PassEndReason | null;
+  const reason: PassEndReason = stopped ?? (outcome.finished ? "complete" : "cancelled");
   if (reason === "work_budget") {
     savePassProgress(sqlite, { pass, position: outcome.position, tally: total, nowMs });
     return { state: "running", reason, continuation: true, continueAfterMs: PASS_LIMITS.continueAfterMs, operation: null };
