@@ -1,3 +1,4 @@
+import net from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GET, PUT } from "@/app/api/v1/system/database/tool-payload-retention/route";
 import { POST as analyze } from "@/app/api/v1/system/database/tool-payload-retention/analyze/route";
@@ -140,9 +141,17 @@ describe("tool-payload-retention API", () => {
     expect((await cancel(apiRequest("POST", `${BASE}/cancel`, AS_ADMIN, { operationId: "" }))).status).toBe(400);
   });
 
-  it("[TPR-POL-07] a postgres URL is unsupported: GET says so, mutations are 501, no query is sent", async () => {
+  it("[TPR-POL-07] a postgres URL is unsupported: GET says so, mutations are 501, no connection is attempted", async () => {
+    // A listener where the URL points: any connection attempt would be counted.
+    let connections = 0;
+    const server = net.createServer((socket) => {
+      connections += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as net.AddressInfo).port;
     closeRuntime();
-    process.env.DATABASE_URL = "postgres://user:secret@127.0.0.1:1/db";
+    process.env.DATABASE_URL = `postgres://user:secret@127.0.0.1:${port}/db`;
     const res = await GET(apiRequest("GET", BASE, AS_ADMIN));
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ capability: "unsupported" });
@@ -157,5 +166,8 @@ describe("tool-payload-retention API", () => {
       expect(body.error.code).toBe("unsupported_engine");
       expect(JSON.stringify(body)).not.toContain("secret");
     }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    expect(connections).toBe(0);
   });
 });
