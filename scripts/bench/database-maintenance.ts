@@ -24,7 +24,7 @@ const runs = 5;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
 async function time(fn: () => unknown): Promise<number> {

@@ -45,6 +45,7 @@ export type DatabaseStats = {
 
 type SchemaRow = { name: string; type: "table" | "index"; tbl_name: string };
 type BtreeUsage = { bytes: number; leafCells: number; allCells: number };
+type Pages = { pageSize: number; pageCount: number; freePages: number };
 type Plan = { schema: SchemaRow[]; walked: string[]; payloadRowsIndex: string | null };
 
 function fileSize(file: string): number {
@@ -108,11 +109,11 @@ export async function collectDatabaseStats(options: { sqlite: Sqlite; dbFile: st
   const dbstat = hasDbstat(sqlite);
   const plan = dbstat ? planWalk(sqlite) : null;
   const statements = [{ sql: PAGES_SQL, params: [] as unknown[] }, ...(plan?.walked ?? []).map((name) => ({ sql: BTREE_SQL, params: [name] }))];
-  const [pagesRows, ...walks] = await readInThread(dbFile, statements);
-  const pages = (pagesRows as { pageSize: number; pageCount: number; freePages: number }[])[0];
+  const [pagesRows, ...walks] = (await readInThread(dbFile, statements)) as [Pages[], ...BtreeUsage[][]];
+  const pages = pagesRows[0] ?? { pageSize: 0, pageCount: 0, freePages: 0 };
   let tables: TableStats[] | null = null;
   if (plan) {
-    const usage = new Map(plan.walked.map((name, i) => [name, (walks[i] as BtreeUsage[])[0]]));
+    const usage = new Map(plan.walked.map((name, i) => [name, walks[i]?.[0] ?? { bytes: 0, leafCells: 0, allCells: 0 }]));
     tables = assemble(plan, usage, (pages.pageCount - pages.freePages) * pages.pageSize);
   }
   return {

@@ -25,7 +25,7 @@ function killMidBackup(dbFile: string): Promise<string> {
       const match = /staged (.+)\n/.exec(out);
       if (match) {
         child.kill("SIGKILL");
-        child.once("exit", () => resolve(match[1]));
+        child.once("exit", () => resolve(match[1] ?? ""));
       }
     });
     child.once("error", reject);

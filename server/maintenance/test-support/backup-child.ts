@@ -3,7 +3,7 @@
 import { createBackup } from "@/server/maintenance/backups/create";
 import { createLogger } from "@/server/log";
 
-const dbFile = process.argv[2];
+const dbFile = process.argv[2] ?? "";
 void createBackup({
   dbFile,
   clock: { now: () => Date.parse("2026-11-29T22:30:00Z") },
