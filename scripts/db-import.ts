@@ -3,7 +3,7 @@
 // exits 1 with one readable line naming the file and JSON path (no stack),
 // and leaves the database unchanged.
 import fs from "node:fs";
-import { openDatabase } from "@/server/db/client";
+import { openDatabase, type DbHandle } from "@/server/db/client";
 import { parseDatabaseUrl } from "@/server/db/url";
 import { FixtureError } from "@/server/workspace/fixture/fixture-error";
 import { importFixture } from "@/server/workspace/fixture/import-fixture";
@@ -23,9 +23,15 @@ function main(argv: string[]): void {
   } catch (error) {
     fail(`${file}: cannot read file (${(error as NodeJS.ErrnoException).code ?? "error"})`);
   }
-  const target = parseDatabaseUrl(process.env.DATABASE_URL);
-  if (target.engine !== "sqlite") fail("DATABASE_URL names an unsupported engine; only SQLite (file:) can import");
-  const handle = openDatabase({ file: target.file });
+  let handle: DbHandle;
+  try {
+    const target = parseDatabaseUrl(process.env.DATABASE_URL);
+    if (target.engine !== "sqlite") fail("DATABASE_URL names an unsupported engine; only SQLite (file:) can import");
+    handle = openDatabase({ file: target.file });
+  } catch (error) {
+    // Configuration problems (bad URL, unwritable directory) get one line too.
+    fail(`cannot open the database: ${error instanceof Error ? error.message : "unknown error"}`);
+  }
   try {
     const counts = importFixture(handle.sqlite, { file, text });
     process.stdout.write(
