@@ -30,3 +30,13 @@ test("locale negotiation leaves the API alone", async ({ request }) => {
   expect((await response.json()).error.code).toBe("unauthenticated");
   expect(response.headers()["set-cookie"] ?? "").not.toContain("NEXT_LOCALE");
 });
+
+test("the locale menu closes with Escape and returns focus to its toggle", async ({ page }) => {
+  await page.goto("/en/sign-in");
+  const toggle = page.getByTestId("locale-switcher").locator("summary");
+  await toggle.click();
+  await expect(page.getByRole("link", { name: "简体中文" })).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("link", { name: "简体中文" })).toBeHidden();
+  await expect(toggle).toBeFocused();
+});

@@ -1,7 +1,7 @@
 "use client";
 
 import { useLocale, useTranslations } from "next-intl";
-import { useRef } from "react";
+import { useEffect, useRef } from "react";
 import { Link, usePathname } from "@/lib/i18n/navigation";
 import { LANGUAGE_TAGS, LOCALES } from "@/lib/i18n/routing";
 import styles from "./locale-switcher.module.css";
@@ -15,6 +15,27 @@ export function LocaleSwitcher() {
   const locale = useLocale();
   const pathname = usePathname();
   const details = useRef<HTMLDetailsElement>(null);
+
+  // Close on Escape (focus back on the toggle) and on a click outside.
+  useEffect(() => {
+    function onKey(event: KeyboardEvent) {
+      const el = details.current;
+      if (event.key !== "Escape" || !el?.open) return;
+      el.open = false;
+      el.querySelector("summary")?.focus();
+    }
+    function onPointer(event: PointerEvent) {
+      const el = details.current;
+      if (el?.open && !el.contains(event.target as Node)) el.open = false;
+    }
+    document.addEventListener("keydown", onKey);
+    document.addEventListener("pointerdown", onPointer);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      document.removeEventListener("pointerdown", onPointer);
+    };
+  }, []);
+
   return (
     <details className={styles.switcher} ref={details} data-testid="locale-switcher">
       <summary className={styles.summary} aria-label={`${t("label")}: ${t(`names.${locale as (typeof LOCALES)[number]}`)}`}>
