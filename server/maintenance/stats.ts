@@ -1,6 +1,7 @@
 import "server-only";
 import fs from "node:fs";
 import type { Sqlite } from "@/server/db/client";
+import type { DatabaseStats, TableStats } from "@/lib/api/database-maintenance";
 import { readInThread } from "./sqlite-thread";
 
 /**
@@ -22,26 +23,7 @@ import { readInThread } from "./sqlite-thread";
  */
 export const PAYLOAD_TABLE = "messages";
 
-export type TableStats = {
-  name: string;
-  rows: number;
-  tableBytes: number;
-  indexBytes: number;
-  totalBytes: number;
-  /** How tableBytes was obtained: walking the b-tree, or as the remainder. */
-  bytesMethod: "dbstat" | "remainder";
-};
-
-export type DatabaseStats = {
-  fileBytes: number;
-  walBytes: number;
-  pageSize: number;
-  pageCount: number;
-  freePages: number;
-  freeBytes: number;
-  /** Null when the SQLite build has no dbstat virtual table. */
-  tables: TableStats[] | null;
-};
+export type { DatabaseStats, TableStats };
 
 type SchemaRow = { name: string; type: "table" | "index"; tbl_name: string };
 type BtreeUsage = { bytes: number; leafCells: number; allCells: number };

@@ -1,4 +1,5 @@
 import "server-only";
+import type { VacuumResult } from "@/lib/api/database-maintenance";
 import fs from "node:fs";
 import type { Clock } from "@/server/clock";
 import type { Sqlite } from "@/server/db/client";
@@ -7,7 +8,7 @@ import { maintenanceGuard, type MaintenanceGuard } from "./guard";
 import { AppError } from "@/server/errors";
 import { runSqliteThread, SqliteThreadError } from "./sqlite-thread";
 
-export type VacuumResult = { beforeBytes: number; afterBytes: number; freedBytes: number; durationMs: number };
+export type { VacuumResult };
 
 type MaintenanceOptions = { dbFile: string; clock: Clock; guard?: MaintenanceGuard; log?: Logger };
 

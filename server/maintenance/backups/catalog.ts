@@ -1,4 +1,5 @@
 import "server-only";
+import type { BackupEntry } from "@/lib/api/database-maintenance";
 import { constants, type Stats } from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
@@ -19,7 +20,7 @@ import { backupNameTime, backupPath, isBackupName } from "./names";
  */
 export const MANUAL_BACKUPS_KEPT = 10;
 
-export type BackupEntry = { name: string; sizeBytes: number; createdAt: string };
+export type { BackupEntry };
 
 /** Published backups, newest first. Staging dirs, symlinks and strays are never listed. */
 export async function listBackups(options: { dbFile: string }): Promise<BackupEntry[]> {

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { AppError } from "@/server/errors";
 import { backupsDirFor } from "@/server/db/url";
+import { BACKUP_NAME_PATTERN } from "@/lib/api/database-maintenance";
 
 /**
  * Backup file names are generated here and nowhere else, and every name that
@@ -10,7 +11,7 @@ import { backupsDirFor } from "@/server/db/url";
  * a directory. That single rule is what refuses `../x`, absolute paths,
  * encoded separators and anything that is not one of our files.
  */
-export const BACKUP_NAME_PATTERN = /^workspace-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z-[0-9a-f]{8}\.db$/;
+export { BACKUP_NAME_PATTERN };
 
 export const STAGING_PREFIX = ".staging-";
 

@@ -1,4 +1,5 @@
 import "server-only";
+import type { RestoreResult } from "@/lib/api/database-maintenance";
 import { constants } from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
@@ -22,7 +23,7 @@ export type RestoreOptions = {
   log?: Logger;
 };
 
-export type RestoreResult = { restored: string; restartRequired: true };
+export type { RestoreResult };
 
 /**
  * Replaces the database with a backup. The copy is staged as

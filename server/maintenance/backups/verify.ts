@@ -1,4 +1,5 @@
 import "server-only";
+import type { BackupReceipt } from "@/lib/api/database-maintenance";
 import type { Stats } from "node:fs";
 import fsp from "node:fs/promises";
 import { backupsDirFor } from "@/server/db/url";
@@ -7,7 +8,7 @@ import { sha256File, type Hasher } from "./hash";
 import { isBackupName } from "./names";
 import path from "node:path";
 
-export type BackupReceipt = { name: string; sizeBytes: number; completedAt: string; sha256: string };
+export type { BackupReceipt };
 
 export type VerifyFailureCode = "backup_missing" | "backup_changed" | "backup_corrupt" | "backup_symlink";
 export type VerifyResult = { ok: true } | { ok: false; code: VerifyFailureCode };

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { emptyBodySchema } from "@/lib/api/database-maintenance";
 import { route } from "@/server/http/route";
 import { listBackups, MANUAL_BACKUPS_KEPT } from "@/server/maintenance/backups/catalog";
 import { createBackup } from "@/server/maintenance/backups/create";
@@ -18,7 +18,7 @@ export const GET = route({
 // cancel an accepted backup half way.
 export const POST = route({
   access: "admin",
-  body: z.strictObject({}),
+  body: emptyBodySchema,
   status: 201,
   handler: ({ rt }) => createBackup({ dbFile: rt.handle!.file, clock: rt.clock, label: "manual", log: rt.log }),
 });

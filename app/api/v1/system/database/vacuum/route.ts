@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { emptyBodySchema } from "@/lib/api/database-maintenance";
 import { route } from "@/server/http/route";
 import { vacuumDatabase } from "@/server/maintenance/vacuum";
 
@@ -6,6 +6,6 @@ import { vacuumDatabase } from "@/server/maintenance/vacuum";
 // another maintenance operation holds the guard.
 export const POST = route({
   access: "admin",
-  body: z.strictObject({}),
+  body: emptyBodySchema,
   handler: ({ rt }) => vacuumDatabase({ dbFile: rt.handle!.file, clock: rt.clock, log: rt.log }),
 });

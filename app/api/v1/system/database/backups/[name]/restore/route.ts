@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { restoreBodySchema } from "@/lib/api/database-maintenance";
 import { route } from "@/server/http/route";
 import { restoreBackup } from "@/server/maintenance/backups/restore";
 
@@ -7,6 +8,6 @@ import { restoreBackup } from "@/server/maintenance/backups/restore";
 export const POST = route({
   access: "admin",
   params: z.strictObject({ name: z.string() }),
-  body: z.strictObject({ confirm: z.string().max(200) }),
+  body: restoreBodySchema,
   handler: ({ rt, params, body }) => restoreBackup({ dbFile: rt.handle!.file, name: params.name, confirm: body.confirm, log: rt.log }),
 });
