@@ -21,6 +21,8 @@ export type AgentScript = {
 
 export const SCRIPT_KEY = "agent_script";
 
+type AgentUpdate = { messages?: BaseMessage[]; title?: string | null; notes?: string[] };
+
 function scriptOf(config: RunnableConfig | undefined): AgentScript {
   const script = config?.configurable?.[SCRIPT_KEY] as AgentScript | undefined;
   if (!script) throw new Error("agent run without a script");
@@ -42,7 +44,7 @@ function textOf(message: BaseMessage | undefined): string {
   return typeof message?.content === "string" ? message.content : "";
 }
 
-function plan(state: AgentValues, config?: RunnableConfig): Partial<Record<keyof AgentValues, unknown>> {
+function plan(state: AgentValues, config?: RunnableConfig): AgentUpdate {
   const script = scriptOf(config);
   script.beforeNode?.("plan");
   if (script.toolPayloadBytes <= 0) return {};
@@ -56,7 +58,7 @@ function plan(state: AgentValues, config?: RunnableConfig): Partial<Record<keyof
   return { messages: [call] };
 }
 
-function tool(state: AgentValues, config?: RunnableConfig): Partial<Record<keyof AgentValues, unknown>> {
+function tool(state: AgentValues, config?: RunnableConfig): AgentUpdate {
   const script = scriptOf(config);
   script.beforeNode?.("tool");
   const call = state.messages[state.messages.length - 1] as AIMessage;
@@ -65,12 +67,12 @@ function tool(state: AgentValues, config?: RunnableConfig): Partial<Record<keyof
   return { messages: [result] };
 }
 
-function reply(state: AgentValues, config?: RunnableConfig): Partial<Record<keyof AgentValues, unknown>> {
+function reply(state: AgentValues, config?: RunnableConfig): AgentUpdate {
   const script = scriptOf(config);
   script.beforeNode?.("reply");
   const question = textOf(lastHuman(state.messages));
   const answer = new AIMessage({ id: script.newId(), content: `Answer to "${question}" (run ${script.runId})` });
-  const update: Partial<Record<keyof AgentValues, unknown>> = { messages: [answer], notes: [`run ${script.runId}`] };
+  const update: AgentUpdate = { messages: [answer], notes: [`run ${script.runId}`] };
   if (state.title === null) update.title = question.slice(0, 60);
   return update;
 }

@@ -40,7 +40,7 @@ describe("agent runs", () => {
     const meta = leaf!.metadata as Record<string, unknown>;
     expect(isDurationOnly(meta)).toBe(true);
     expect(meta.source).toBe("update");
-    expect((meta.writes as Record<string, { run_id: string; duration_ms: number }>).runtime_run_duration.run_id).toBe(results[2]!.runId);
+    expect((meta.writes as Record<string, { run_id: string; duration_ms: number }>).runtime_run_duration?.run_id).toBe(results[2]!.runId);
     expect(Object.keys(meta.run_durations as object)).toEqual(results.map((r) => r.runId));
     const runMessages = (meta.run_message_ids as Record<string, string[]>)[results[2]!.runId]!;
     expect(runMessages.length).toBeGreaterThanOrEqual(4);

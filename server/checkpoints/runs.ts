@@ -30,6 +30,11 @@ export type RunRequest = {
   /** Restore the captured pre-run state when the run is cancelled. */
   rollbackOnCancel?: boolean;
   beforeNode?: AgentScript["beforeNode"];
+  /**
+   * Resolves content and resume checkpoint inside the thread lock (regenerate:
+   * the replay base must not move between lookup and run).
+   */
+  prepare?: () => Promise<{ content: string; checkpointId: string }>;
 };
 
 export type RunStatus = "success" | "cancelled" | "error";
@@ -52,19 +57,22 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
   return withThreadLock(locks, threadId, async () => {
     const head = await accessor.gate(threadId);
     if (!head) throw new AppError("not_found", `Thread ${threadId} does not exist`);
+    const prepared = request.prepare ? await request.prepare() : null;
+    const content = prepared?.content ?? request.content;
+    const resumeFrom = prepared?.checkpointId ?? request.checkpointId;
     const runId = newId();
     const started = clock.now();
     const previous = await readCumulative(accessor, threadId, head);
     const rollback = request.rollbackOnCancel ? await captureRollbackPoint(accessor, threadId, deps.log) : null;
     let config = accessor.runConfig(threadId);
-    if (request.checkpointId) {
+    if (resumeFrom) {
       if (accessor.config.mode === "full") {
-        if (!(await accessor.rawTuple(threadId, request.checkpointId))) {
-          throw new AppError("not_found", `Checkpoint ${request.checkpointId} is not part of thread ${threadId}`);
+        if (!(await accessor.rawTuple(threadId, resumeFrom))) {
+          throw new AppError("not_found", `Checkpoint ${resumeFrom} is not part of thread ${threadId}`);
         }
-        config = accessor.runConfig(threadId, request.checkpointId);
+        config = accessor.runConfig(threadId, resumeFrom);
       } else {
-        await linearizeResume(accessor, threadId, request.checkpointId);
+        await linearizeResume(accessor, threadId, resumeFrom);
       }
     }
     const messageIds: string[] = [];
@@ -74,7 +82,7 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
       return id;
     };
     const script: AgentScript = { runId, newId: mint, toolPayloadBytes: deps.toolPayloadBytes ?? 0, beforeNode: request.beforeNode };
-    const human = new HumanMessage({ id: mint(), content: request.content });
+    const human = new HumanMessage({ id: mint(), content });
     try {
       await accessor.graph().invoke(
         { messages: [human] },

@@ -44,15 +44,20 @@ async function locateAssistantMessage(deps: RunDeps, threadId: string, messageId
  * human message that prompted it. Later turns leave the visible conversation.
  */
 export async function regenerate(deps: RunDeps, threadId: string, messageId: string): Promise<RunResult> {
-  const { messages, index } = await locateAssistantMessage(deps, threadId, messageId);
-  let humanIndex = index;
-  while (humanIndex >= 0 && messages[humanIndex]!.getType() !== "human") humanIndex -= 1;
-  if (humanIndex < 0) throw new AppError("invalid_request", "No user message prompted this answer");
-  const human = messages[humanIndex]!;
-  const base = await findCheckpointBeforeMessage({ accessor: deps.accessor, threadId, messageId: String(human.id) });
-  if (!base) throw new AppError("conflict", "This answer has no replay base in its thread and cannot be regenerated");
-  const content = typeof human.content === "string" ? human.content : JSON.stringify(human.content);
-  return startRun(deps, { threadId, content, checkpointId: base });
+  // Validate outside the lock (cheap 400/404), resolve the base inside it.
+  await locateAssistantMessage(deps, threadId, messageId);
+  const prepare = async () => {
+    const { messages, index } = await locateAssistantMessage(deps, threadId, messageId);
+    let humanIndex = index;
+    while (humanIndex >= 0 && messages[humanIndex]!.getType() !== "human") humanIndex -= 1;
+    if (humanIndex < 0) throw new AppError("invalid_request", "No user message prompted this answer");
+    const human = messages[humanIndex]!;
+    const base = await findCheckpointBeforeMessage({ accessor: deps.accessor, threadId, messageId: String(human.id) });
+    if (!base) throw new AppError("conflict", "This answer has no replay base in its thread and cannot be regenerated");
+    const content = typeof human.content === "string" ? human.content : JSON.stringify(human.content);
+    return { content, checkpointId: base };
+  };
+  return startRun(deps, { threadId, content: "", prepare });
 }
 
 /**

@@ -5,8 +5,10 @@ import type { ThreadSnapshot } from "./accessor";
 import type { AgentValues } from "./schema";
 
 function messageType(message: BaseMessage): ThreadMessage["type"] {
-  const t = message.getType();
-  return t === "human" || t === "ai" || t === "tool" ? t : "ai";
+  const t: string = message.getType();
+  if (t === "human") return "human";
+  if (t === "tool") return "tool";
+  return "ai";
 }
 
 function contentText(message: BaseMessage): string {

@@ -40,7 +40,7 @@ async function call(handler: Handler, options: { cookie: string; id?: string; bo
     headers: { cookie: options.cookie, origin: BASE, "content-type": "application/json" },
     body: method === "GET" ? undefined : JSON.stringify(options.body ?? {}),
   });
-  const response = await handler(request, { params: Promise.resolve(options.id ? { id: options.id } : {}) });
+  const response = await handler(request, { params: Promise.resolve<Record<string, string>>(options.id ? { id: options.id } : {}) });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> & { error?: { code: string; message: string } } };
 }
 
