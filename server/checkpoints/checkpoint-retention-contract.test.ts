@@ -1,0 +1,119 @@
+// The checkpoint retention contract suite (checkpoint-retention-contract.md).
+// Every shape is built through the agent and run API, deleted, then verified
+// four ways: latest resume, explicit checkpointId resume, branch from an
+// older visible turn, orphan writes. Every case runs in full and delta mode.
+import { afterEach, describe, expect, it } from "vitest";
+import { startRun } from "./runs";
+import {
+  ALL_OK,
+  buildLeafSibling,
+  buildLinear,
+  captureExpect,
+  MODES,
+  openHarness,
+  verifyFourWays,
+  type Harness,
+} from "./retention/contract-support";
+import { deleteCheckpointSafely, deleteJointly, judgeDeletion } from "./retention/protected-set";
+import { countOrphanWrites, loadThreadGraph } from "./retention/thread-rows";
+
+let h: Harness | null = null;
+afterEach(() => {
+  h?.close();
+  h = null;
+});
+
+function parentOf(harness: Harness, threadId: string, checkpointId: string): string {
+  const node = loadThreadGraph(harness.sqlite, threadId).nodes.get(checkpointId);
+  if (!node?.parentId) throw new Error("no parent");
+  return node.parentId;
+}
+
+/** The unsafe path a naive policy takes: both tables, no protected-set check. */
+function forceDelete(harness: Harness, threadId: string, ids: string[]): void {
+  harness.sqlite.transaction(() => deleteJointly(harness.sqlite, threadId, ids)).immediate();
+}
+
+describe.each(MODES)("checkpoint retention contract (%s mode)", (_name, config) => {
+  it("[CRC-01] deleting an explicit resume target breaks resume", async () => {
+    h = openHarness(config);
+    const shape = await buildLeafSibling(h);
+    const target = shape.siblingLeafId;
+    const pins = new Set([target]);
+    // Otherwise a deletable leaf; the pin alone protects it.
+    expect(judgeDeletion({ sqlite: h.sqlite, graph: loadThreadGraph(h.sqlite, shape.threadId), checkpointId: target, pins })).toEqual({
+      deletable: false,
+      reasons: ["explicit_resume_target"],
+    });
+    expect(deleteCheckpointSafely({ sqlite: h.sqlite, threadId: shape.threadId, checkpointId: target, pins }).deleted).toBe(false);
+    const expectAfter = await captureExpect(h, shape.threadId, target);
+    forceDelete(h, shape.threadId, [target]);
+    expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual({ ...ALL_OK, explicit: "not_found" });
+  });
+
+  it("[CRC-02] deleting a branch ancestor breaks lineage loudly (checkpoint_lineage_integrity)", async () => {
+    h = openHarness(config);
+    const shape = await buildLinear(h, 3);
+    const ancestor = parentOf(h, shape.threadId, shape.runs[1]!);
+    const verdict = judgeDeletion({ sqlite: h.sqlite, graph: loadThreadGraph(h.sqlite, shape.threadId), checkpointId: ancestor });
+    expect(verdict).toMatchObject({ deletable: false });
+    expect(verdict.deletable ? [] : verdict.reasons).toContain("branch_ancestor");
+    const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
+    forceDelete(h, shape.threadId, [ancestor]);
+    const result = await verifyFourWays(h, shape.threadId, expectAfter);
+    expect(result.branch).toBe("checkpoint_lineage_integrity");
+    expect(result.orphans).toBe(0);
+  });
+
+  it("[CRC-03] pending writes are retained state, not garbage", async () => {
+    h = openHarness(config);
+    const shape = await buildLinear(h, 2);
+    const failed = await startRun(h.deps, {
+      threadId: shape.threadId,
+      content: "this run fails",
+      beforeNode: (node) => {
+        if (node === "reply") throw new Error("tool crashed");
+      },
+    });
+    expect(failed.status).toBe("error");
+    const graph = loadThreadGraph(h.sqlite, shape.threadId);
+    const head = graph.nodes.get(graph.headId!)!;
+    expect(head.writesCount).toBeGreaterThan(0);
+    const verdict = judgeDeletion({ sqlite: h.sqlite, graph, checkpointId: head.id });
+    expect(verdict.deletable ? [] : verdict.reasons).toContain("pending_writes");
+    // Every checkpoint that has writes is protected by them.
+    for (const node of graph.nodes.values()) {
+      if (node.writesCount === 0) continue;
+      const v = judgeDeletion({ sqlite: h.sqlite, graph, checkpointId: node.id });
+      expect(v.deletable ? [] : v.reasons).toContain("pending_writes");
+    }
+    // Writes of surviving checkpoints are not orphans.
+    expect(countOrphanWrites(h.sqlite, shape.threadId)).toBe(0);
+    // They are state: the failed task's error lives only there.
+    const config0 = h.accessor.runConfig(shape.threadId);
+    const before = await h.accessor.graph().getState(config0);
+    expect(before.tasks[0]?.error).toBeDefined();
+    h.sqlite.prepare("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id = ?").run(shape.threadId, head.id);
+    const after = await h.accessor.graph().getState(config0);
+    expect(after.tasks[0]?.error).toBeUndefined();
+  });
+
+  it("[CRC-06] [CRC-08] leaf sibling branch deletion is safe (4 ways)", async () => {
+    h = openHarness(config);
+    const shape = await buildLeafSibling(h);
+    const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
+    const result = deleteCheckpointSafely({ sqlite: h.sqlite, threadId: shape.threadId, checkpointId: shape.siblingLeafId });
+    expect(result).toEqual({ deleted: true, verdict: { deletable: true, form: "leaf_sibling" } });
+    expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
+  });
+
+  it("[CRC-07] [CRC-08] trailing duration-only leaf deletion is safe (4 ways)", async () => {
+    h = openHarness(config);
+    const shape = await buildLinear(h, 3);
+    const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
+    const result = deleteCheckpointSafely({ sqlite: h.sqlite, threadId: shape.threadId, checkpointId: shape.headId });
+    expect(result).toEqual({ deleted: true, verdict: { deletable: true, form: "trailing_duration_leaf" } });
+    expect(await h.accessor.getState(shape.threadId, shape.headId)).toBeNull();
+    expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
+  });
+});

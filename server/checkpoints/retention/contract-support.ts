@@ -1,0 +1,171 @@
+// Contract-suite support: builders that make real chains through the agent
+// and run API (never hand-written rows), and the four verifications every
+// deletion shape must pass: latest resume, explicit checkpointId resume,
+// branch from an older visible turn, orphan writes.
+import type Database from "better-sqlite3";
+import { isAppError } from "@/server/errors";
+import type { CheckpointAccessor } from "../accessor";
+import { findCheckpointBeforeMessage } from "../lineage";
+import type { ModeConfig } from "../mode";
+import { startRun, type RunDeps } from "../runs";
+import { createCheckpointTestEnv, sequentialIds, testRunDeps, type CheckpointTestEnv } from "../test-support";
+import { branch, createThread, regenerate } from "../threads";
+import { countOrphanWrites } from "./thread-rows";
+
+export const FULL: ModeConfig = { mode: "full", snapshotFrequency: 10 };
+export const DELTA: ModeConfig = { mode: "delta", snapshotFrequency: 3 };
+export const MODES = [
+  ["full", FULL],
+  ["delta", DELTA],
+] as const;
+
+export type Harness = {
+  env: CheckpointTestEnv;
+  config: ModeConfig;
+  sqlite: Database.Database;
+  accessor: CheckpointAccessor;
+  deps: RunDeps;
+  newId: () => string;
+  /** Re-opens the file in another mode (full -> delta migration), same ids. */
+  reopen(config: ModeConfig): void;
+  close(): void;
+};
+
+export function openHarness(config: ModeConfig): Harness {
+  const env = createCheckpointTestEnv();
+  const newId = sequentialIds();
+  const first = env.open(config);
+  const h: Harness = {
+    env,
+    config,
+    sqlite: first.saver.sqlite,
+    accessor: first.accessor,
+    deps: testRunDeps(first.accessor, newId),
+    newId,
+    reopen(next) {
+      const o = env.open(next);
+      h.config = next;
+      h.sqlite = o.saver.sqlite;
+      h.accessor = o.accessor;
+      h.deps = { ...testRunDeps(o.accessor, newId), locks: h.deps.locks };
+    },
+    close: () => env.close(),
+  };
+  return h;
+}
+
+export async function messageIds(h: Harness, threadId: string, checkpointId?: string): Promise<string[]> {
+  const s = await h.accessor.getState(threadId, checkpointId);
+  return (s?.values.messages ?? []).map((m) => String(m.id));
+}
+
+/** Assistant replies (not tool calls) of the head conversation, oldest first. */
+export async function replies(h: Harness, threadId: string): Promise<string[]> {
+  const s = await h.accessor.getState(threadId);
+  return (s?.values.messages ?? [])
+    .filter((m) => m.getType() === "ai" && ((m as { tool_calls?: unknown[] }).tool_calls?.length ?? 0) === 0)
+    .map((m) => String(m.id));
+}
+
+export type Shape = { threadId: string; runs: string[]; headId: string };
+
+/** A thread with `turns` successful runs (each leaves a duration-only checkpoint). */
+export async function buildLinear(h: Harness, turns = 3): Promise<Shape> {
+  const { threadId } = await createThread(h.deps);
+  const runs: string[] = [];
+  for (let i = 0; i < turns; i += 1) {
+    const r = await startRun(h.deps, { threadId, content: `question ${i + 1}` });
+    if (r.status !== "success" || !r.checkpointId) throw new Error(`builder run ${i} failed`);
+    runs.push(r.checkpointId);
+  }
+  return { threadId, runs, headId: runs[runs.length - 1]! };
+}
+
+/**
+ * A leaf sibling branch: three turns, then turn 2 regenerated in full mode,
+ * so the abandoned turn-2/3 path ends in a childless leaf (the old run's
+ * duration checkpoint). Delta processes never fork, so in delta mode the
+ * shape only exists as history from before a full -> delta migration: the
+ * thread is built in full mode and then reopened (and run) in delta mode.
+ */
+export async function buildLeafSibling(h: Harness): Promise<Shape & { siblingLeafId: string }> {
+  const target = h.config;
+  if (target.mode === "delta") h.reopen(FULL);
+  const shape = await buildLinear(h, 3);
+  const [, second] = await replies(h, shape.threadId);
+  const regenerated = await regenerate(h.deps, shape.threadId, second!);
+  if (regenerated.status !== "success") throw new Error("builder regenerate failed");
+  if (target.mode === "delta") {
+    h.reopen(target);
+    const r = await startRun(h.deps, { threadId: shape.threadId, content: "after migration" });
+    if (r.status !== "success") throw new Error("builder delta run failed");
+    return { ...shape, headId: r.checkpointId!, siblingLeafId: shape.runs[2]! };
+  }
+  return { ...shape, headId: regenerated.checkpointId!, siblingLeafId: shape.runs[2]! };
+}
+
+export type Outcome = "ok" | string;
+export type FourWays = { latest: Outcome; explicit: Outcome; branch: Outcome; orphans: number };
+
+async function outcome(fn: () => Promise<boolean>): Promise<Outcome> {
+  try {
+    return (await fn()) ? "ok" : "wrong_state";
+  } catch (error) {
+    if (isAppError(error)) return error.code;
+    throw error;
+  }
+}
+
+function extends4(before: string[], after: string[]): boolean {
+  return after.length === before.length + 4 && before.every((id, i) => after[i] === id);
+}
+
+export type Expect = {
+  /** A checkpoint id a client holds (the run API handed it out). */
+  explicitId: string;
+  /** The conversation before the deletion, and an older assistant reply in it. */
+  conversation: string[];
+  olderReplyId: string;
+};
+
+/** What to check after a deletion, captured before it. */
+export async function captureExpect(h: Harness, threadId: string, explicitId: string): Promise<Expect> {
+  const [olderReplyId] = await replies(h, threadId);
+  return { explicitId, conversation: await messageIds(h, threadId), olderReplyId: olderReplyId! };
+}
+
+/**
+ * (d) orphan writes, (c) branch from an older visible turn (and the lineage
+ * walk it takes), (a) resume from the head, (b) resume from `explicitId` —
+ * in that order, each checked against the conversation captured before.
+ */
+export async function verifyFourWays(h: Harness, threadId: string, expect: Expect): Promise<FourWays> {
+  const { explicitId, conversation, olderReplyId } = expect;
+  const orphans = countOrphanWrites(h.sqlite, threadId);
+  const branchOutcome = await outcome(async () => {
+    const humanAfter = conversation[conversation.indexOf(olderReplyId) + 1];
+    if (humanAfter) await findCheckpointBeforeMessage({ accessor: h.accessor, threadId, messageId: humanAfter });
+    const made = await branch(h.deps, threadId, olderReplyId);
+    const copy = await messageIds(h, made.threadId);
+    const through = conversation.slice(0, conversation.indexOf(olderReplyId) + 1);
+    return copy.length === through.length && copy.every((id, i) => through[i] === id);
+  });
+  const latest = await outcome(async () => {
+    const before = await messageIds(h, threadId);
+    // Nothing of the conversation may have vanished (delta walks can fail silently).
+    if (!conversation.every((id, i) => before[i] === id)) return false;
+    const r = await startRun(h.deps, { threadId, content: "latest resume" });
+    return r.status === "success" && extends4(before, await messageIds(h, threadId));
+  });
+  const explicit = await outcome(async () => {
+    const at = await h.accessor.getState(threadId, explicitId);
+    // The run API is the judge: a vanished target must fail the run itself.
+    const r = await startRun(h.deps, { threadId, content: "explicit resume", checkpointId: explicitId });
+    if (!at) return false;
+    const before = at.values.messages.map((m) => String(m.id));
+    return r.status === "success" && extends4(before, await messageIds(h, threadId));
+  });
+  return { latest, explicit, branch: branchOutcome, orphans };
+}
+
+export const ALL_OK: FourWays = { latest: "ok", explicit: "ok", branch: "ok", orphans: 0 };

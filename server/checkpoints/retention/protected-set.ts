@@ -1,0 +1,170 @@
+// The protected set (checkpoint-retention-contract): the one place every
+// deletion path asks "may this checkpoint go?". A checkpoint is protected as
+//  - explicit_resume_target: an id in the caller's pin set. TTL semantic: pins
+//    never expire in this version. The server pins what it knows a client is
+//    using right now: the admitted run's checkpointId selector (admission
+//    cleanup) and any ids handed to the maintenance engine. Run results hand
+//    out the trailing duration leaf id; that handle is superseded when the
+//    next run on the thread is admitted (the leaf is then reclaimed and a
+//    resume with it answers 404 — resume from the head or a history id).
+//  - branch_ancestor: on the parent chain from the newest checkpoint to the
+//    root (a superset of the walk branch/regenerate take).
+//  - pending_writes: it has rows in `writes` (uncommitted or delta state).
+//  - duration_chain_link: a duration-only checkpoint a later checkpoint was
+//    parented on; only `graftAndDelete` may remove it, in one transaction.
+//  - newest: the head, unless it is a trailing duration-only leaf whose
+//    addressable parent has identical channel_versions (the parent then is
+//    the newest, with the same state).
+// Whatever cannot be proven (other namespaces, broken lineage, unreadable
+// rows) is refused.
+import type Database from "better-sqlite3";
+import { loadThreadGraph, proveSameState, ROOT_NS, type Sqlite, type ThreadGraph } from "./thread-rows";
+
+export type ProtectionReason =
+  | "explicit_resume_target"
+  | "branch_ancestor"
+  | "pending_writes"
+  | "duration_chain_link"
+  | "newest"
+  | "has_children"
+  | "unknown_namespace"
+  | "broken_lineage"
+  | "not_found";
+
+export type DeletionForm = "trailing_duration_leaf" | "leaf_sibling";
+export type Verdict = { deletable: true; form: DeletionForm } | { deletable: false; reasons: ProtectionReason[] };
+
+export type JudgeOptions = { sqlite: Sqlite; graph: ThreadGraph; checkpointId: string; pins?: ReadonlySet<string> };
+
+/** Ids on the parent chain from the head; null when a link dangles or cycles. */
+export function headChain(graph: ThreadGraph): Set<string> | null {
+  const chain = new Set<string>();
+  let id = graph.headId;
+  while (id !== null) {
+    if (chain.has(id)) return null;
+    const node = graph.nodes.get(id);
+    if (!node) return null;
+    chain.add(id);
+    id = node.parentId;
+  }
+  return chain;
+}
+
+/** Why a checkpoint may not be deleted by a plain joint delete, or which safe form it is. */
+export function judgeDeletion(options: JudgeOptions): Verdict {
+  const { sqlite, graph, checkpointId: id, pins } = options;
+  const node = graph.nodes.get(id);
+  if (!node) return { deletable: false, reasons: ["not_found"] };
+  const reasons: ProtectionReason[] = [];
+  if (graph.foreignNamespaceRows > 0) reasons.push("unknown_namespace");
+  const chain = headChain(graph);
+  if (!chain) reasons.push("broken_lineage");
+  if (pins?.has(id)) reasons.push("explicit_resume_target");
+  if (node.writesCount > 0) reasons.push("pending_writes");
+  const kids = graph.children.get(id) ?? [];
+  if (kids.length > 0) reasons.push(node.durationOnly ? "duration_chain_link" : "has_children");
+  if (id === graph.headId) {
+    const parent = node.parentId ? graph.nodes.get(node.parentId) : undefined;
+    const proof = parent && node.durationOnly ? proveSameState(sqlite, graph.threadId, id, parent.id) : null;
+    if (!proof?.versionsEqual) reasons.push("newest");
+    if (reasons.length === 0) return { deletable: true, form: "trailing_duration_leaf" };
+    return { deletable: false, reasons };
+  }
+  if (chain?.has(id)) reasons.push("branch_ancestor");
+  if (reasons.length === 0) return { deletable: true, form: "leaf_sibling" };
+  return { deletable: false, reasons };
+}
+
+/** Every checkpoint of the thread with its protection reasons (deletable ones absent). */
+export function protectedSet(options: Omit<JudgeOptions, "checkpointId">): Map<string, ProtectionReason[]> {
+  const out = new Map<string, ProtectionReason[]>();
+  for (const id of options.graph.nodes.keys()) {
+    const v = judgeDeletion({ ...options, checkpointId: id });
+    if (!v.deletable) out.set(id, v.reasons);
+  }
+  return out;
+}
+
+export type GraftReason = ProtectionReason | "state_differs" | "parent_has_task_writes" | "not_a_link";
+export type GraftVerdict = { graftable: true; parentId: string } | { graftable: false; reasons: GraftReason[] };
+
+/**
+ * A duration-only chain link may be removed only by grafting its children
+ * onto its parent. Provable when the link has no writes, is not pinned, its
+ * parent is addressable and holds byte-identical channel_versions and
+ * channel_values (the link is a copy), and the parent carries no TASKS writes
+ * (those would become the children's pending sends). Then every walk through
+ * the link (lineage, delta history) sees exactly what it saw before.
+ */
+export function judgeGraft(options: JudgeOptions): GraftVerdict {
+  const { sqlite, graph, checkpointId: id, pins } = options;
+  const node = graph.nodes.get(id);
+  if (!node) return { graftable: false, reasons: ["not_found"] };
+  const reasons: GraftReason[] = [];
+  if (graph.foreignNamespaceRows > 0) reasons.push("unknown_namespace");
+  if (!headChain(graph)) reasons.push("broken_lineage");
+  if (!node.durationOnly || (graph.children.get(id) ?? []).length === 0) reasons.push("not_a_link");
+  if (pins?.has(id)) reasons.push("explicit_resume_target");
+  if (node.writesCount > 0) reasons.push("pending_writes");
+  const parent = node.parentId ? graph.nodes.get(node.parentId) : undefined;
+  if (!parent) reasons.push("broken_lineage");
+  if (reasons.length === 0 && parent) {
+    const proof = proveSameState(sqlite, graph.threadId, id, parent.id);
+    if (!proof || !proof.versionsEqual || !proof.valuesEqual) reasons.push("state_differs");
+    else if (proof.parentHasTaskWrites) reasons.push("parent_has_task_writes");
+  }
+  if (reasons.length === 0 && parent) return { graftable: true, parentId: parent.id };
+  return { graftable: false, reasons };
+}
+
+export type Deleted = { checkpoints: number; writes: number };
+
+/** Deletes checkpoints and their writes rows together (call inside a transaction). */
+export function deleteJointly(sqlite: Sqlite, threadId: string, ids: readonly string[]): Deleted {
+  const writes = sqlite.prepare("DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?");
+  const checkpoints = sqlite.prepare("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?");
+  const out = { checkpoints: 0, writes: 0 };
+  for (const id of ids) {
+    out.writes += writes.run(threadId, ROOT_NS, id).changes;
+    out.checkpoints += checkpoints.run(threadId, ROOT_NS, id).changes;
+  }
+  return out;
+}
+
+/** Re-parents the link's children onto its parent and deletes the link (call inside a transaction). */
+export function graftJointly(sqlite: Sqlite, threadId: string, linkId: string, parentId: string): Deleted {
+  sqlite
+    .prepare("UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_ns = ? AND parent_checkpoint_id = ?")
+    .run(parentId, threadId, ROOT_NS, linkId);
+  return deleteJointly(sqlite, threadId, [linkId]);
+}
+
+export type SafeDeleteResult = { deleted: boolean; verdict: Verdict | GraftVerdict };
+
+/** Judges and deletes one checkpoint in one immediate transaction; protected ones are left alone. */
+export function deleteCheckpointSafely(options: { sqlite: Database.Database; threadId: string; checkpointId: string; pins?: ReadonlySet<string> }): SafeDeleteResult {
+  const { sqlite, threadId, checkpointId, pins } = options;
+  return sqlite
+    .transaction((): SafeDeleteResult => {
+      const graph = loadThreadGraph(sqlite, threadId);
+      const verdict = judgeDeletion({ sqlite, graph, checkpointId, pins });
+      if (!verdict.deletable) return { deleted: false, verdict };
+      deleteJointly(sqlite, threadId, [checkpointId]);
+      return { deleted: true, verdict };
+    })
+    .immediate();
+}
+
+/** Proves and grafts one duration chain link in one immediate transaction; refuses otherwise. */
+export function graftAndDelete(options: { sqlite: Database.Database; threadId: string; checkpointId: string; pins?: ReadonlySet<string> }): SafeDeleteResult {
+  const { sqlite, threadId, checkpointId, pins } = options;
+  return sqlite
+    .transaction((): SafeDeleteResult => {
+      const graph = loadThreadGraph(sqlite, threadId);
+      const verdict = judgeGraft({ sqlite, graph, checkpointId, pins });
+      if (!verdict.graftable) return { deleted: false, verdict };
+      graftJointly(sqlite, threadId, checkpointId, verdict.parentId);
+      return { deleted: true, verdict };
+    })
+    .immediate();
+}
