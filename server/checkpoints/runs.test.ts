@@ -110,6 +110,26 @@ describe("agent runs", () => {
     });
   }
 
+  it("[CCM-16] rollback reattaches only the captured pre-run pending writes", async () => {
+    const { accessor, saver } = env.open(DELTA);
+    const deps = testRunDeps(accessor, sequentialIds());
+    const { threadId } = await createThread(deps);
+    await startRun(deps, { threadId, content: "q0" });
+    const head = await saver.getTuple({ configurable: { thread_id: threadId } });
+    await saver.putWrites(head!.config, [["pending_marker", "captured"]], "00000000-0000-0000-0000-00000000beef");
+    const controller = new AbortController();
+    const result = await startRun(deps, {
+      threadId,
+      content: "q1",
+      signal: controller.signal,
+      rollbackOnCancel: true,
+      beforeNode: (node) => node === "reply" && controller.abort(),
+    });
+    expect(result.status).toBe("cancelled");
+    const restored = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_id: result.checkpointId! } });
+    expect(restored!.pendingWrites).toEqual([["00000000-0000-0000-0000-00000000beef", "pending_marker", "captured"]]);
+  });
+
   it("[CCM-16] a failed rollback capture disables rollback instead of restoring partial state", async () => {
     const { accessor } = env.open(DELTA);
     const deps = testRunDeps(accessor, sequentialIds());
