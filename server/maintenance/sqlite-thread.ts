@@ -1,17 +1,15 @@
 import "server-only";
-import { createRequire } from "node:module";
-import path from "node:path";
 import { Worker } from "node:worker_threads";
 
 /**
  * Long synchronous SQLite maintenance statements (VACUUM INTO, VACUUM,
- * integrity_check, the dbstat walks behind the stats) run on a worker thread with their own connection, so a
- * multi-second snapshot of a large database does not freeze HTTP handling
- * on the main event loop. The thread's source is a plain CommonJS string
- * (no bundler involvement); the driver path is resolved from the app root.
- * Once started, a statement runs to completion: SQLite offers no
- * interruption through this driver, so callers check cancellation before
- * and after.
+ * integrity_check, the dbstat walks behind the stats) run on a worker
+ * thread with their own connection, so a multi-second snapshot of a large
+ * database does not freeze HTTP handling on the main event loop. The
+ * thread's source is a plain CommonJS string that resolves the driver from
+ * the app root itself, so no bundler analyses or rewrites it. Once started,
+ * a statement runs to completion: SQLite offers no interruption through
+ * this driver, so callers check cancellation before and after.
  */
 export type SqliteThreadTask =
   | { kind: "vacuum-into"; file: string; target: string }
@@ -22,7 +20,7 @@ export type SqliteThreadTask =
 
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
-const Database = require(workerData.driver);
+const Database = require("node:module").createRequire(workerData.root + "/package.json")("better-sqlite3");
 const task = workerData.task;
 let db;
 try {
@@ -64,13 +62,6 @@ export class SqliteThreadError extends Error {
   }
 }
 
-let driverPath: string | undefined;
-
-function resolveDriver(): string {
-  driverPath ??= createRequire(path.join(process.cwd(), "package.json")).resolve("better-sqlite3");
-  return driverPath;
-}
-
 /** Runs one statement batch on the thread; one row array per statement. */
 export async function readInThread(file: string, statements: { sql: string; params: unknown[] }[]): Promise<unknown[][]> {
   return (await runThread({ kind: "read-batch", file, statements })) as unknown[][];
@@ -83,7 +74,7 @@ export async function runSqliteThread(task: Exclude<SqliteThreadTask, { kind: "r
 
 function runThread(task: SqliteThreadTask): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { task, driver: resolveDriver() } });
+    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { task, root: process.cwd() } });
     let settled = false;
     worker.once("message", (message: { ok: boolean; value?: unknown; code?: string }) => {
       settled = true;
