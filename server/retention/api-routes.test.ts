@@ -32,7 +32,7 @@ const enableSkip = { policy: { enabled: true, age: { value: 3, unit: "months" } 
 
 describe("tool-payload-retention API", () => {
   it("[TPR-API-01] [TPR-API-06] GET answers any member with the status and writes nothing", async () => {
-    for (const who of [AS_ADMIN, AS_VIEWER]) {
+    for (const who of [AS_ADMIN, AS_VIEWER] as const) {
       const res = await GET(apiRequest("GET", BASE, who));
       expect(res.status).toBe(200);
       const body = await res.json();
