@@ -7,6 +7,7 @@
 //  3. persist the cursor and the committed counts in the same transaction.
 // updated_at/created_at are never touched: maintenance is not activity.
 import "server-only";
+import type { Statement } from "better-sqlite3";
 import type { Clock } from "@/server/clock";
 import type { Sqlite } from "@/server/db/client";
 import { formatUtc } from "@/lib/time/rfc3339";
@@ -109,10 +110,23 @@ export function withProgress(record: RetentionRecord, pass: PassIdentity, positi
   return next;
 }
 
+type GuardedUpdate = Statement<[string, number, string]>;
+const updates = new WeakMap<Sqlite, GuardedUpdate>();
+
+// The guarded write: only when the stored text is still exactly what was read.
+function guardedUpdate(sqlite: Sqlite): GuardedUpdate {
+  let found = updates.get(sqlite);
+  if (!found) {
+    found = sqlite.prepare<[string, number, string]>("update messages set metadata = ? where rowid = ? and metadata = ?");
+    updates.set(sqlite, found);
+  }
+  return found;
+}
+
 /** Runs one batch; throws (after rollback) on a deadline overrun or SQLite error. */
 export function runBatch(input: BatchInput): BatchOutcome {
   const { sqlite, clock, pass, rows } = input;
-  const update = sqlite.prepare("update messages set metadata = ? where rowid = ? and metadata = ?");
+  const update = guardedUpdate(sqlite);
   const transaction = sqlite.transaction((): BatchOutcome => {
     const deadline = startDeadline({ clock, limitMs: input.deadlineMs });
     return withRetentionRecordInTx(sqlite, ({ current, write }) => {
