@@ -53,7 +53,7 @@ export type CancelOutcome = { kind: "analysis" | "cleanup" | "preparation"; queu
  * a backup that completes late can no longer arm cleanup.
  */
 export function acceptCancel(ctx: CommandContext, options: { operationId: string }): CancelOutcome {
-  return editRecord(ctx.sqlite, ctx.nowMs, (record) => {
+  return editRecord<CancelOutcome>(ctx.sqlite, ctx.nowMs, (record) => {
     const { runtime } = record;
     const prep = runtime.preparation;
     if (prep.operationId === options.operationId && (prep.state === "pending" || prep.state === "running")) {
