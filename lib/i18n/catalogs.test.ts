@@ -1,13 +1,9 @@
-import fs from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { featureFolders, loadMessages, type Catalog } from "./load-messages";
 import { LOCALES } from "./routing";
 
-type Catalog = { [key: string]: string | Catalog };
-
-function load(locale: string): Catalog {
-  return JSON.parse(fs.readFileSync(path.join(process.cwd(), "messages", `${locale}.json`), "utf8")) as Catalog;
-}
+// The merged catalog (core + every feature folder) is what the app shows.
+const load = (locale: string): Catalog => loadMessages(locale);
 
 function leafKeys(catalog: Catalog, prefix = ""): string[] {
   return Object.entries(catalog).flatMap(([key, value]) =>
@@ -20,6 +16,11 @@ function placeholders(text: string): string[] {
 }
 
 describe("message catalogs", () => {
+  it("every feature folder has all five locales and merges without clashes", () => {
+    for (const locale of LOCALES) expect(() => loadMessages(locale)).not.toThrow();
+    expect(featureFolders()).toEqual([...featureFolders()].sort());
+  });
+
   const en = load("en");
   const enKeys = leafKeys(en).sort();
 

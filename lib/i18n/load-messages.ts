@@ -1,0 +1,43 @@
+// Catalogs: the core catalog messages/<locale>.json plus one folder per
+// feature, messages/<feature>/<locale>.json, whose single top-level key is
+// the feature's namespace. Features own their folder, so they can be
+// translated and reviewed apart; the merge happens once per locale.
+import fs from "node:fs";
+import path from "node:path";
+
+export type Catalog = { [key: string]: string | Catalog };
+
+const cache = new Map<string, Catalog>();
+
+export function messagesDir(): string {
+  return path.join(process.cwd(), "messages");
+}
+
+/** Feature folders under messages/ (each holding one catalog per locale). */
+export function featureFolders(dir = messagesDir()): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+}
+
+function readCatalog(file: string): Catalog {
+  return JSON.parse(fs.readFileSync(file, "utf8")) as Catalog;
+}
+
+/** The merged catalog of one locale. A feature may not redefine a core namespace. */
+export function loadMessages(locale: string, dir = messagesDir()): Catalog {
+  const cached = process.env.NODE_ENV === "production" ? cache.get(locale) : undefined;
+  if (cached) return cached;
+  const merged: Catalog = { ...readCatalog(path.join(dir, `${locale}.json`)) };
+  for (const feature of featureFolders(dir)) {
+    const catalog = readCatalog(path.join(dir, feature, `${locale}.json`));
+    for (const [namespace, value] of Object.entries(catalog)) {
+      if (namespace in merged) throw new Error(`messages/${feature}/${locale}.json redefines namespace "${namespace}"`);
+      merged[namespace] = value;
+    }
+  }
+  cache.set(locale, merged);
+  return merged;
+}
