@@ -19,7 +19,15 @@ export type RunDeps = {
   /** Tool output bytes per run (0: no tool call). */
   toolPayloadBytes?: number;
   log?: Logger;
+  /**
+   * Retention admission hook: runs first under the thread lock, before any
+   * checkpoint read, and never throws. When it reclaimed the trailing
+   * duration leaf it hands over that leaf's run-history cache.
+   */
+  admit?: (request: { threadId: string; selectors: string[] }) => Promise<AdmittedRunHistory | null>;
 };
+
+export type AdmittedRunHistory = { run_durations: Record<string, number>; run_message_ids: Record<string, string[]> };
 
 export type RunRequest = {
   threadId: string;
@@ -55,6 +63,7 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
   const { accessor, clock, newId, locks } = deps;
   const { threadId } = request;
   return withThreadLock(locks, threadId, async () => {
+    const carried = deps.admit ? await deps.admit({ threadId, selectors: request.checkpointId ? [request.checkpointId] : [] }) : null;
     const head = await accessor.gate(threadId);
     if (!head) throw new AppError("not_found", `Thread ${threadId} does not exist`);
     const prepared = request.prepare ? await request.prepare() : null;
@@ -62,7 +71,7 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
     const resumeFrom = prepared?.checkpointId ?? request.checkpointId;
     const runId = newId();
     const started = clock.now();
-    const previous = await readCumulative(accessor, threadId, head);
+    const previous = carried ?? (await readCumulative(accessor, threadId, head));
     const rollback = request.rollbackOnCancel ? await captureRollbackPoint(accessor, threadId, deps.log) : null;
     let config = accessor.runConfig(threadId);
     if (resumeFrom) {

@@ -6,6 +6,8 @@ import { randomUUID } from "node:crypto";
 import type { Runtime } from "@/server/runtime";
 import { createCheckpointAccessor, type CheckpointAccessor } from "./accessor";
 import { modeFromEnv, processModeFreeze, resolveModeConfig } from "./mode";
+import { admissionHook } from "./retention/admission-cleanup";
+import { processRunHistoryCache } from "./retention/run-history";
 import type { RunDeps } from "./runs";
 import { StampingSqliteSaver } from "./stamping-saver";
 import { processThreadLocks } from "./thread-lock";
@@ -34,5 +36,14 @@ export function threadService(rt: Runtime, env: NodeJS.ProcessEnv = process.env)
     accessor = createCheckpointAccessor({ saver, config });
     accessors.set(sqlite, accessor);
   }
-  return { accessor, clock: rt.clock, newId: randomUUID, locks: processThreadLocks(), toolPayloadBytes: toolPayloadBytes(env), log: rt.log };
+  return {
+    accessor,
+    clock: rt.clock,
+    newId: randomUUID,
+    locks: processThreadLocks(),
+    toolPayloadBytes: toolPayloadBytes(env),
+    log: rt.log,
+    // Bounded retention at admission (checkpoint-retention-contract).
+    admit: admissionHook({ sqlite, cache: processRunHistoryCache(), log: rt.log }),
+  };
 }

@@ -96,7 +96,8 @@ describe("thread API", () => {
     expect(items).toHaveLength(2);
     expect(Object.keys(items[0]!).sort()).toEqual(["checkpointId", "createdAt", "metadata", "parentCheckpointId", "values"]);
     expect(items[0]!.parentCheckpointId).toBe(items[1]!.checkpointId);
-    for (let i = 0; i < 17; i += 1) await call(runPost, { cookie: admin, id: threadId, body: { input: { content: `more ${i}` } } });
+    // Admission cleanup reclaims one duration leaf per run: 25 runs still exceed 100 checkpoints.
+    for (let i = 0; i < 25; i += 1) await call(runPost, { cookie: admin, id: threadId, body: { input: { content: `more ${i}` } } });
     const clamped = await call(historyPost, { cookie: viewer, id: threadId, body: { limit: 1000 } });
     expect(clamped.status).toBe(200);
     expect((clamped.body as unknown as unknown[]).length).toBe(100);

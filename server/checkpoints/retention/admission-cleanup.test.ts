@@ -1,0 +1,181 @@
+import type Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { startRun } from "../runs";
+import { createThread } from "../threads";
+import { admissionHook, cleanupAtAdmission } from "./admission-cleanup";
+import { buildLinear, MODES, openHarness, type Harness } from "./contract-support";
+import { createRunHistoryCache, readRunHistory } from "./run-history";
+import { countOrphanWrites, loadThreadGraph, threadTotals } from "./thread-rows";
+
+let h: Harness | null = null;
+afterEach(() => {
+  h?.close();
+  h = null;
+});
+
+function withAdmission(harness: Harness, sqlite: Pick<Database.Database, "prepare"> = harness.sqlite, cache = createRunHistoryCache()) {
+  harness.deps = { ...harness.deps, admit: admissionHook({ sqlite, cache }) };
+  return cache;
+}
+
+/** A connection view that records every statement execution and its SQL. */
+function countingSqlite(real: Database.Database) {
+  const executed: string[] = [];
+  const view = {
+    prepare(sql: string) {
+      const statement = real.prepare(sql);
+      return new Proxy(statement, {
+        get(target, key) {
+          const value = Reflect.get(target, key) as unknown;
+          if (typeof value !== "function") return value;
+          if (key === "get" || key === "all" || key === "run" || key === "iterate") {
+            return (...args: unknown[]) => {
+              executed.push(sql);
+              return (value as (...a: unknown[]) => unknown).apply(target, args);
+            };
+          }
+          return (value as (...a: unknown[]) => unknown).bind(target);
+        },
+      });
+    },
+  };
+  return { view: view as unknown as Pick<Database.Database, "prepare">, executed };
+}
+
+/** Pads a thread with `count` older checkpoints (and two writes each) under its root. */
+function padHistory(sqlite: Database.Database, threadId: string, count: number): void {
+  const graph = loadThreadGraph(sqlite, threadId);
+  const root = [...graph.nodes.values()].find((n) => n.parentId === null)!;
+  sqlite.transaction(() => {
+    sqlite
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+         INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+         SELECT ?, '', printf('0000-pad-%08d', i), CASE WHEN i = 1 THEN NULL ELSE printf('0000-pad-%08d', i - 1) END, type, checkpoint, metadata
+         FROM n, (SELECT type, checkpoint, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?)`,
+      )
+      .run(count, threadId, threadId, root.id);
+    sqlite
+      .prepare(
+        `INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value)
+         SELECT thread_id, '', checkpoint_id, 't', k.idx, 'messages', 'json', '[]' FROM checkpoints, (SELECT 0 AS idx UNION ALL SELECT 1) k
+         WHERE thread_id = ? AND checkpoint_id LIKE '0000-pad-%'`,
+      )
+      .run(threadId);
+    sqlite.prepare("UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_id = ?").run(`0000-pad-${String(count).padStart(8, "0")}`, threadId, root.id);
+  })();
+}
+
+describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
+  it("[CRC-10] deletes only the trailing leaf whose parent has identical channel_versions; the admitted run carries its run history", async () => {
+    h = openHarness(config);
+    const shape = await buildLinear(h, 3);
+    const leaf = await h.accessor.getState(shape.threadId, shape.headId);
+    const parentId = loadThreadGraph(h.sqlite, shape.threadId).nodes.get(shape.headId)!.parentId!;
+    const writesBefore = threadTotals(h.sqlite, shape.threadId).writes;
+    withAdmission(h);
+    const run = await startRun(h.deps, { threadId: shape.threadId, content: "four" });
+    const graph = loadThreadGraph(h.sqlite, shape.threadId);
+    expect(graph.nodes.has(shape.headId)).toBe(false);
+    // The parent now carries the run, with exactly the leaf's state.
+    expect(graph.children.get(parentId)).toHaveLength(1);
+    expect((await h.accessor.getState(shape.threadId, parentId))!.values).toEqual(leaf!.values);
+    expect(countOrphanWrites(h.sqlite, shape.threadId)).toBe(0);
+    expect(threadTotals(h.sqlite, shape.threadId).writes).toBeGreaterThan(writesBefore);
+    // The new leaf carries every run's duration, the reclaimed leaf's included.
+    const history = await readRunHistory({ accessor: h.accessor, threadId: shape.threadId });
+    expect(history?.source).toBe("latest");
+    expect(Object.keys(history!.history.run_durations)).toHaveLength(4);
+    expect(run.checkpointId).toBe(graph.headId);
+  });
+
+  it("[CRC-14] no-op on a head that is not a duration leaf, pending writes, changed versions or a missing parent", async () => {
+    h = openHarness(config);
+    const failed = await buildLinear(h, 1);
+    await startRun(h.deps, { threadId: failed.threadId, content: "x", beforeNode: (n) => { if (n === "reply") throw new Error("x"); } });
+    expect(cleanupAtAdmission({ sqlite: h.sqlite, threadId: failed.threadId, selectors: [] })).toEqual({ action: "noop", reason: "head_not_duration_leaf" });
+
+    const writes = await buildLinear(h, 1);
+    await h.accessor.saver.putWrites(h.accessor.runConfig(writes.threadId, writes.headId), [["notes", "pending"]], "task-1");
+    expect(cleanupAtAdmission({ sqlite: h.sqlite, threadId: writes.threadId, selectors: [] })).toEqual({ action: "noop", reason: "pending_writes" });
+
+    const changed = await buildLinear(h, 1);
+    h.sqlite
+      .prepare("UPDATE checkpoints SET checkpoint = json_set(CAST(checkpoint AS TEXT), '$.channel_versions.notes', 999) WHERE thread_id = ? AND checkpoint_id = ?")
+      .run(changed.threadId, changed.headId);
+    expect(cleanupAtAdmission({ sqlite: h.sqlite, threadId: changed.threadId, selectors: [] })).toEqual({ action: "noop", reason: "versions_differ" });
+
+    const orphaned = await buildLinear(h, 1);
+    const parent = loadThreadGraph(h.sqlite, orphaned.threadId).nodes.get(orphaned.headId)!.parentId!;
+    h.sqlite.prepare("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?").run(orphaned.threadId, parent);
+    expect(cleanupAtAdmission({ sqlite: h.sqlite, threadId: orphaned.threadId, selectors: [] })).toEqual({ action: "noop", reason: "missing_parent" });
+    for (const t of [failed, writes, changed, orphaned]) expect(loadThreadGraph(h.sqlite, t.threadId).nodes.size).toBeGreaterThan(0);
+    expect(loadThreadGraph(h.sqlite, writes.threadId).nodes.has(writes.headId)).toBe(true);
+  });
+
+  it("[CRC-14] cost is flat: the same statements for a short and a 10,000-checkpoint thread, all on the primary key", async () => {
+    h = openHarness(config);
+    const small = await buildLinear(h, 1);
+    const large = await buildLinear(h, 1);
+    padHistory(h.sqlite, large.threadId, 10_000);
+    expect(loadThreadGraph(h.sqlite, small.threadId).nodes.size).toBeLessThanOrEqual(10);
+    expect(loadThreadGraph(h.sqlite, large.threadId).nodes.size).toBeGreaterThan(10_000);
+    const counted = [small, large].map((t) => {
+      const { view, executed } = countingSqlite(h!.sqlite);
+      expect(cleanupAtAdmission({ sqlite: view, threadId: t.threadId, selectors: [] })).toMatchObject({ action: "deleted" });
+      return executed;
+    });
+    expect(counted[0]).toHaveLength(4); // head lookup, parent lookup, write probe, deletion
+    expect(counted[1]).toEqual(counted[0]);
+    for (const sql of counted[0]!) {
+      const plan = (h.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(sql.includes("@thread") ? [{ thread: "t", ns: "", leaf: "l" }] : sql.split("?").slice(1).map(() => "x"))) as { detail: string }[])
+        .map((r) => r.detail)
+        .join("; ");
+      expect(plan).not.toMatch(/SCAN (c|k|checkpoints|writes)\b(?! USING)/);
+    }
+  });
+
+  it("[CRC-15] the admitted run's selected checkpoint is protected, the history cache is invalidated before deletion, and failures never fail admission", async () => {
+    h = openHarness(config);
+    const shape = await buildLinear(h, 2);
+    const cache = withAdmission(h);
+    // Resuming the leaf itself: it is selected, so it stays.
+    const resumed = await startRun(h.deps, { threadId: shape.threadId, content: "resume leaf", checkpointId: shape.headId });
+    expect(resumed.status).toBe("success");
+    expect(loadThreadGraph(h.sqlite, shape.threadId).nodes.has(shape.headId)).toBe(true);
+    // The cache entry for the current leaf is dropped before the leaf goes.
+    const read = await readRunHistory({ accessor: h.accessor, threadId: shape.threadId, cache });
+    expect(cache.get(shape.threadId, resumed.checkpointId!)).toEqual(read!.history);
+    expect(cleanupAtAdmission({ sqlite: h.sqlite, threadId: shape.threadId, selectors: [], cache })).toMatchObject({ action: "deleted" });
+    expect(cache.get(shape.threadId, resumed.checkpointId!)).toBeUndefined();
+    // An invalidation failure leaves the leaf intact.
+    const next = await startRun(h.deps, { threadId: shape.threadId, content: "again" });
+    const broken = { ...createRunHistoryCache(), invalidate: () => { throw new Error("cache down"); } };
+    expect(cleanupAtAdmission({ sqlite: h.sqlite, threadId: shape.threadId, selectors: [], cache: broken })).toEqual({ action: "noop", reason: "invalidation_failed" });
+    expect(loadThreadGraph(h.sqlite, shape.threadId).headId).toBe(next.checkpointId);
+    // A failing connection never fails admission.
+    const failing = { prepare: () => { throw new Error("database is locked"); } } as unknown as Pick<Database.Database, "prepare">;
+    h.deps = { ...h.deps, admit: admissionHook({ sqlite: failing }) };
+    expect((await startRun(h.deps, { threadId: shape.threadId, content: "still runs" })).status).toBe("success");
+  });
+
+  it("[CRC-13] history reads take the cache from the latest checkpoint, scan when it is absent, and never bring the reclaimed leaf back", async () => {
+    h = openHarness(config);
+    const { threadId } = await createThread(h.deps);
+    withAdmission(h);
+    for (const q of ["one", "two", "three"]) await startRun(h.deps, { threadId, content: q });
+    const cache = createRunHistoryCache();
+    const latest = await readRunHistory({ accessor: h.accessor, threadId, cache });
+    expect(latest?.source).toBe("latest");
+    expect(Object.keys(latest!.history.run_durations)).toHaveLength(3);
+    // Admission reclaims the leaf, then the run fails: no carrier at the head.
+    await startRun(h.deps, { threadId, content: "fails", beforeNode: (n) => { if (n === "reply") throw new Error("x"); } });
+    const rows = threadTotals(h.sqlite, threadId);
+    for (let i = 0; i < 3; i += 1) expect((await readRunHistory({ accessor: h.accessor, threadId, cache }))?.source).toBe("scan");
+    expect(threadTotals(h.sqlite, threadId)).toEqual(rows);
+    // Completion never cleans up: the next successful run's leaf stays the head.
+    const ok = await startRun(h.deps, { threadId, content: "five" });
+    expect(loadThreadGraph(h.sqlite, threadId).headId).toBe(ok.checkpointId);
+    expect((await readRunHistory({ accessor: h.accessor, threadId, cache }))?.source).toBe("latest");
+  });
+});

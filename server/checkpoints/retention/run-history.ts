@@ -1,0 +1,103 @@
+// The run-history metadata cache (run_durations, run_message_ids) rides on
+// the trailing duration leaf. History reads take it from the latest
+// checkpoint only and fall back to a bounded scan when the latest is not a
+// carrier. Reads never write: a history read must not bring a reclaimed leaf
+// back (cleanup runs only at admission, never from a completion callback).
+import { parse } from "lossless-json";
+import { z } from "zod";
+import type { CheckpointAccessor } from "../accessor";
+import { isDurationOnly } from "../durations";
+
+export const runHistorySchema = z.strictObject({
+  run_durations: z.record(z.string(), z.number().nonnegative()),
+  run_message_ids: z.record(z.string(), z.array(z.string())),
+});
+export type RunHistory = z.infer<typeof runHistorySchema>;
+export type RunHistorySource = "cache" | "latest" | "scan";
+export type RunHistoryRead = { history: RunHistory; source: RunHistorySource };
+
+/** Process memo keyed by the carrier leaf id; the public lifecycle API is `invalidate`. */
+export type RunHistoryCache = {
+  get(threadId: string, leafId: string): RunHistory | undefined;
+  set(threadId: string, leafId: string, history: RunHistory): void;
+  invalidate(threadId: string): void;
+};
+
+export function createRunHistoryCache(): RunHistoryCache {
+  const entries = new Map<string, { leafId: string; history: RunHistory }>();
+  return {
+    get: (threadId, leafId) => {
+      const e = entries.get(threadId);
+      return e && e.leafId === leafId ? e.history : undefined;
+    },
+    set: (threadId, leafId, history) => void entries.set(threadId, { leafId, history }),
+    invalidate: (threadId) => void entries.delete(threadId),
+  };
+}
+
+const cacheKey = Symbol.for("workspace-retention.checkpoint-run-history-cache");
+type GlobalWithCache = typeof globalThis & { [cacheKey]?: RunHistoryCache };
+
+export function processRunHistoryCache(): RunHistoryCache {
+  const g = globalThis as GlobalWithCache;
+  g[cacheKey] ??= createRunHistoryCache();
+  return g[cacheKey];
+}
+
+/** Parses the two maps from stored JSON text (lossless; non-finite numbers fail closed). */
+export function parseRunHistoryText(durations: string | null, messageIds: string | null): RunHistory | null {
+  if (durations === null) return null;
+  try {
+    const number = (v: string) => {
+      const n = Number(v);
+      if (!Number.isFinite(n)) throw new RangeError("duration out of range");
+      return n;
+    };
+    const parsed = runHistorySchema.safeParse({
+      run_durations: parse(durations, null, number),
+      run_message_ids: messageIds === null ? {} : parse(messageIds, null, number),
+    });
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+function fromMetadata(metadata: Record<string, unknown> | undefined): RunHistory | null {
+  if (!metadata || metadata.run_durations === undefined) return null;
+  const parsed = runHistorySchema.safeParse({ run_durations: metadata.run_durations, run_message_ids: metadata.run_message_ids ?? {} });
+  return parsed.success ? parsed.data : null;
+}
+
+export const SCAN_LIMIT = 400;
+
+/**
+ * The fast path: the latest checkpoint's cache (memoized per carrier leaf).
+ * Otherwise a newest-first scan of at most SCAN_LIMIT checkpoints merging
+ * whatever duration checkpoints survive (older entries never override newer).
+ */
+export async function readRunHistory(options: { accessor: CheckpointAccessor; threadId: string; cache?: RunHistoryCache }): Promise<RunHistoryRead | null> {
+  const { accessor, threadId, cache } = options;
+  const head = await accessor.rawTuple(threadId);
+  if (!head) return null;
+  const headId = String(head.config.configurable?.checkpoint_id ?? "");
+  const memo = cache?.get(threadId, headId);
+  if (memo) return { history: memo, source: "cache" };
+  const latest = fromMetadata(head.metadata as Record<string, unknown> | undefined);
+  if (latest) {
+    cache?.set(threadId, headId, latest);
+    return { history: latest, source: "latest" };
+  }
+  const merged: RunHistory = { run_durations: {}, run_message_ids: {} };
+  for (const tuple of await accessor.rawList(threadId, SCAN_LIMIT)) {
+    const meta = tuple.metadata as Record<string, unknown> | undefined;
+    if (!isDurationOnly(meta)) continue;
+    const carried = fromMetadata(meta);
+    const own = (meta?.writes as { runtime_run_duration?: { run_id?: unknown; duration_ms?: unknown } }).runtime_run_duration;
+    const entries: Array<[string, number]> = carried ? Object.entries(carried.run_durations) : [];
+    if (typeof own?.run_id === "string" && typeof own.duration_ms === "number") entries.push([own.run_id, own.duration_ms]);
+    for (const [runId, ms] of entries) if (!(runId in merged.run_durations)) merged.run_durations[runId] = ms;
+    for (const [runId, ids] of Object.entries(carried?.run_message_ids ?? {})) merged.run_message_ids[runId] ??= ids;
+  }
+  return { history: merged, source: "scan" };
+}
