@@ -15,6 +15,7 @@ import { createLogger } from "@/server/log";
 import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { createBackup } from "@/server/maintenance/backups/create";
 import { createVerificationCache, verifyReceipt, verifyReceiptCached } from "@/server/maintenance/backups/verify";
+import { inlineFallbacks } from "@/server/maintenance/sqlite-thread";
 import { collectDatabaseStats } from "@/server/maintenance/stats";
 import { vacuumDatabase } from "@/server/maintenance/vacuum";
 
@@ -112,6 +113,8 @@ async function main() {
     baselineInlineSnapshotStallMs: inlineSnapshotStallMs,
     vacuumStallMs,
     baselineInlineVacuumStallMs: inlineVacuumStallMs,
+    // Must be 0: every maintenance statement really ran on the worker thread.
+    inlineFallbacks: inlineFallbacks.count,
   };
   console.log(JSON.stringify(result));
   console.log(
