@@ -8,6 +8,7 @@
 // lengths (`octet_length` does not load the text), so the driver never
 // materializes more than the page limits allow.
 import "server-only";
+import type { Statement } from "better-sqlite3";
 import type { Sqlite } from "@/server/db/client";
 
 /** Message types that can carry a compactable tool payload. */
@@ -47,7 +48,7 @@ export const CANDIDATE_SQL = {
   body: `select rowid, id, type, metadata, octet_length(metadata) as bytes from messages where rowid = ? and session_id = ?`,
 } as const;
 
-type Statements = { [K in keyof typeof CANDIDATE_SQL]: ReturnType<Sqlite["prepare"]> };
+type Statements = { [K in keyof typeof CANDIDATE_SQL]: Statement<unknown[], unknown> };
 const cache = new WeakMap<Sqlite, Statements>();
 
 function statements(sqlite: Sqlite): Statements {

@@ -2,6 +2,7 @@
 // EXPLAIN QUERY PLAN on each and prove none of them scans `messages`.
 // Each probe is bounded by an index on (session_id, ...) or a primary key.
 import "server-only";
+import type { Statement } from "better-sqlite3";
 import type { Sqlite } from "@/server/db/client";
 
 export const PROBE_SQL = {
@@ -48,7 +49,7 @@ export const PROBE_SQL = {
 
 export type ProbeName = keyof typeof PROBE_SQL;
 
-type Statements = { [K in ProbeName]: ReturnType<Sqlite["prepare"]> };
+type Statements = { [K in ProbeName]: Statement<unknown[], unknown> };
 
 const cache = new WeakMap<Sqlite, Statements>();
 
