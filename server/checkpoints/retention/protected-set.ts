@@ -34,7 +34,14 @@ export type ProtectionReason =
 export type DeletionForm = "trailing_duration_leaf" | "leaf_sibling";
 export type Verdict = { deletable: true; form: DeletionForm } | { deletable: false; reasons: ProtectionReason[] };
 
-export type JudgeOptions = { sqlite: Sqlite; graph: ThreadGraph; checkpointId: string; pins?: ReadonlySet<string> };
+export type JudgeOptions = {
+  sqlite: Sqlite;
+  graph: ThreadGraph;
+  checkpointId: string;
+  pins?: ReadonlySet<string>;
+  /** headChain(graph), when the caller judges many checkpoints of one graph. */
+  chain?: Set<string> | null;
+};
 
 /** Ids on the parent chain from the head; null when a link dangles or cycles. */
 export function headChain(graph: ThreadGraph): Set<string> | null {
@@ -57,7 +64,7 @@ export function judgeDeletion(options: JudgeOptions): Verdict {
   if (!node) return { deletable: false, reasons: ["not_found"] };
   const reasons: ProtectionReason[] = [];
   if (graph.foreignNamespaceRows > 0) reasons.push("unknown_namespace");
-  const chain = headChain(graph);
+  const chain = options.chain === undefined ? headChain(graph) : options.chain;
   if (!chain) reasons.push("broken_lineage");
   if (pins?.has(id)) reasons.push("explicit_resume_target");
   if (node.writesCount > 0) reasons.push("pending_writes");
@@ -78,8 +85,9 @@ export function judgeDeletion(options: JudgeOptions): Verdict {
 /** Every checkpoint of the thread with its protection reasons (deletable ones absent). */
 export function protectedSet(options: Omit<JudgeOptions, "checkpointId">): Map<string, ProtectionReason[]> {
   const out = new Map<string, ProtectionReason[]>();
+  const chain = headChain(options.graph);
   for (const id of options.graph.nodes.keys()) {
-    const v = judgeDeletion({ ...options, checkpointId: id });
+    const v = judgeDeletion({ ...options, chain, checkpointId: id });
     if (!v.deletable) out.set(id, v.reasons);
   }
   return out;
@@ -102,7 +110,7 @@ export function judgeGraft(options: JudgeOptions): GraftVerdict {
   if (!node) return { graftable: false, reasons: ["not_found"] };
   const reasons: GraftReason[] = [];
   if (graph.foreignNamespaceRows > 0) reasons.push("unknown_namespace");
-  if (!headChain(graph)) reasons.push("broken_lineage");
+  if (!(options.chain === undefined ? headChain(graph) : options.chain)) reasons.push("broken_lineage");
   if (!node.durationOnly || (graph.children.get(id) ?? []).length === 0) reasons.push("not_a_link");
   if (pins?.has(id)) reasons.push("explicit_resume_target");
   if (node.writesCount > 0) reasons.push("pending_writes");

@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createThreadLocks } from "../thread-lock";
+import { ALL_OK, buildLeafSibling, buildLinear, captureExpect, MODES, openHarness, verifyFourWays, type Harness } from "./contract-support";
+import { deleteJointly } from "./protected-set";
+import { maintainThread, runEngine } from "./maintenance";
+import { loadThreadGraph, threadTotals } from "./thread-rows";
+
+let h: Harness | null = null;
+afterEach(() => {
+  h?.close();
+  h = null;
+});
+
+function snapshotRows(harness: Harness): string {
+  const c = harness.sqlite.prepare("SELECT thread_id, checkpoint_id, parent_checkpoint_id FROM checkpoints ORDER BY 1, 2").all();
+  const w = harness.sqlite.prepare("SELECT thread_id, checkpoint_id, task_id, idx FROM writes ORDER BY 1, 2, 3, 4").all();
+  return JSON.stringify([c, w]);
+}
+
+describe.each(MODES)("maintenance engine (%s mode)", (_name, config) => {
+  it("[CRC-12] analysis reports per-thread rows and bytes before and after exactly as the run does, and changes nothing", async () => {
+    h = openHarness(config);
+    const a = await buildLeafSibling(h);
+    const b = await buildLinear(h, 2);
+    const rows = snapshotRows(h);
+    const locks = createThreadLocks();
+    const analysis = await runEngine({ sqlite: h.sqlite, locks, dryRun: true, graftLinks: true });
+    expect(snapshotRows(h)).toBe(rows);
+    const run = await runEngine({ sqlite: h.sqlite, locks, dryRun: false, graftLinks: true });
+    expect(run).toEqual(analysis);
+    for (const t of run.threads) {
+      expect(t.after).toEqual(threadTotals(h.sqlite, t.threadId));
+      expect(t.after.checkpoints).toBeLessThan(t.before.checkpoints);
+      expect(t.after.checkpointBytes).toBeLessThan(t.before.checkpointBytes);
+    }
+    expect(run.threads.map((t) => t.threadId).sort()).toEqual(expect.arrayContaining([a.threadId, b.threadId]));
+    const forA = run.threads.find((t) => t.threadId === a.threadId)!;
+    expect(forA.deleted.trailingLeaves).toBe(1);
+    expect(forA.deleted.leafSiblings).toBeGreaterThanOrEqual(1);
+    expect(forA.deleted.graftedLinks).toBeGreaterThanOrEqual(1);
+    // A second run finds nothing left to do.
+    const again = await runEngine({ sqlite: h.sqlite, locks, dryRun: false, graftLinks: true });
+    for (const t of again.threads) expect(t.after).toEqual(t.before);
+  });
+
+  it("[CRC-08] [CRC-09] after a whole-thread pass: latest resume, explicit resume, branch from an older turn and zero orphans", async () => {
+    h = openHarness(config);
+    const shape = await buildLeafSibling(h);
+    // The surviving main line: the explicit target is a checkpoint the pass keeps.
+    const graph = loadThreadGraph(h.sqlite, shape.threadId);
+    const explicit = graph.nodes.get(graph.nodes.get(graph.headId!)!.parentId!)!.id;
+    const expectAfter = await captureExpect(h, shape.threadId, explicit);
+    const report = maintainThread({ sqlite: h.sqlite, dryRun: false, graftLinks: true }, shape.threadId);
+    expect(report.skipped).toBeNull();
+    expect(report.orphanWritesAfter).toBe(0);
+    expect(report.after.writes).toBe(report.before.writes - report.deleted.writes);
+    expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
+  });
+
+  it("[CRC-09] [CRC-11] orphans are counted from the surviving set, never guessed at; a broken thread is skipped untouched", async () => {
+    h = openHarness(config);
+    const shape = await buildLinear(h, 2);
+    await h.accessor.saver.putWrites(h.accessor.runConfig(shape.threadId, "ghost-checkpoint"), [["notes", "x"]], "task-ghost");
+    const report = maintainThread({ sqlite: h.sqlite, dryRun: false }, shape.threadId);
+    expect(report.orphanWritesBefore).toBe(1);
+    expect(report.orphanWritesAfter).toBe(1);
+    expect(report.deleted.trailingLeaves).toBe(1);
+
+    const broken = await buildLeafSibling(h);
+    const g = loadThreadGraph(h.sqlite, broken.threadId);
+    const ancestor = g.nodes.get(g.nodes.get(g.headId!)!.parentId!)!.parentId!;
+    h.sqlite.transaction(() => deleteJointly(h!.sqlite, broken.threadId, [ancestor])).immediate();
+    const before = snapshotRows(h);
+    const skipped = maintainThread({ sqlite: h.sqlite, dryRun: false, graftLinks: true }, broken.threadId);
+    expect(skipped.skipped).toBe("broken_lineage");
+    expect(skipped.after).toEqual(skipped.before);
+    expect(snapshotRows(h)).toBe(before);
+  });
+});

@@ -1,0 +1,138 @@
+// The exhaustive maintenance engine (CRC-08/09/12): whole threads, safe forms
+// only — trailing duration-only leaves and leaf sibling branches, plus
+// (opt-in) proven grafts of duration-only chain links. Each thread is one
+// immediate transaction that deletes checkpoint and writes rows together,
+// repeated to a fixed point (a pruned leaf can expose another). Analysis
+// runs the identical pass and rolls it back, so its "after" is exact.
+// Orphan writes are counted from the surviving set and never guessed at.
+import type Database from "better-sqlite3";
+import { withThreadLock, type ThreadLocks } from "../thread-lock";
+import { deleteJointly, graftJointly, headChain, judgeDeletion, judgeGraft } from "./protected-set";
+import { countOrphanWrites, loadThreadGraph, threadTotals, type ThreadTotals } from "./thread-rows";
+
+export type ThreadSkip = "unknown_namespace" | "broken_lineage";
+
+export type ThreadReport = {
+  threadId: string;
+  before: ThreadTotals;
+  after: ThreadTotals;
+  deleted: { trailingLeaves: number; leafSiblings: number; graftedLinks: number; writes: number };
+  orphanWritesBefore: number;
+  orphanWritesAfter: number;
+  skipped: ThreadSkip | null;
+};
+
+export type EngineOptions = {
+  sqlite: Database.Database;
+  /** Analysis: compute exactly, then roll back. */
+  dryRun: boolean;
+  /** Also remove duration-only chain links by proven grafting. */
+  graftLinks?: boolean;
+  /** Explicit resume targets (never deleted). */
+  pins?: ReadonlySet<string>;
+};
+
+class Rollback extends Error {}
+
+const MAX_ROUNDS = 1000;
+
+function prune(options: EngineOptions, threadId: string, report: ThreadReport): void {
+  const { sqlite, pins } = options;
+  for (let round = 0; round < MAX_ROUNDS; round += 1) {
+    const graph = loadThreadGraph(sqlite, threadId);
+    const chain = headChain(graph);
+    if (graph.foreignNamespaceRows > 0 || !chain) {
+      report.skipped = graph.foreignNamespaceRows > 0 ? "unknown_namespace" : "broken_lineage";
+      return;
+    }
+    const leaves: string[] = [];
+    const grafts: Array<[string, string]> = [];
+    for (const id of graph.nodes.keys()) {
+      const verdict = judgeDeletion({ sqlite, graph, checkpointId: id, pins, chain });
+      if (verdict.deletable) {
+        leaves.push(id);
+        if (verdict.form === "trailing_duration_leaf") report.deleted.trailingLeaves += 1;
+        else report.deleted.leafSiblings += 1;
+        continue;
+      }
+      if (!options.graftLinks || !verdict.reasons.includes("duration_chain_link")) continue;
+      const graft = judgeGraft({ sqlite, graph, checkpointId: id, pins, chain });
+      if (graft.graftable) grafts.push([id, graft.parentId]);
+    }
+    if (leaves.length === 0 && grafts.length === 0) return;
+    report.deleted.writes += deleteJointly(sqlite, threadId, leaves).writes;
+    for (const [link, parent] of grafts) report.deleted.writes += graftJointly(sqlite, threadId, link, parent).writes;
+    report.deleted.graftedLinks += grafts.length;
+  }
+}
+
+/** One thread, one transaction (the caller holds the thread lock). */
+export function maintainThread(options: EngineOptions, threadId: string): ThreadReport {
+  const { sqlite } = options;
+  let report: ThreadReport | null = null;
+  try {
+    sqlite
+      .transaction(() => {
+        const before = threadTotals(sqlite, threadId);
+        const r: ThreadReport = {
+          threadId,
+          before,
+          after: before,
+          deleted: { trailingLeaves: 0, leafSiblings: 0, graftedLinks: 0, writes: 0 },
+          orphanWritesBefore: countOrphanWrites(sqlite, threadId),
+          orphanWritesAfter: 0,
+          skipped: null,
+        };
+        prune(options, threadId, r);
+        r.after = threadTotals(sqlite, threadId);
+        r.orphanWritesAfter = countOrphanWrites(sqlite, threadId);
+        report = r;
+        if (options.dryRun) throw new Rollback();
+      })
+      .immediate();
+  } catch (error) {
+    if (!(error instanceof Rollback)) throw error;
+  }
+  return report!;
+}
+
+export function listThreadIds(sqlite: Pick<Database.Database, "prepare">): string[] {
+  return (sqlite.prepare("SELECT DISTINCT thread_id AS id FROM checkpoints ORDER BY thread_id").all() as { id: string }[]).map((r) => r.id);
+}
+
+export type EngineRun = EngineOptions & {
+  locks: ThreadLocks;
+  threadIds?: string[];
+  /** Wraps each thread (the maintenance lease). */
+  around?: <T>(fn: () => Promise<T>) => Promise<T>;
+  shouldStop?: () => boolean;
+  onThread?: (report: ThreadReport, done: number, total: number) => void;
+};
+
+export type EngineReport = { threads: ThreadReport[]; before: ThreadTotals; after: ThreadTotals; stopped: boolean };
+
+function add(a: ThreadTotals, b: ThreadTotals): ThreadTotals {
+  return { checkpoints: a.checkpoints + b.checkpoints, writes: a.writes + b.writes, checkpointBytes: a.checkpointBytes + b.checkpointBytes, writesBytes: a.writesBytes + b.writesBytes };
+}
+
+const ZERO: ThreadTotals = { checkpoints: 0, writes: 0, checkpointBytes: 0, writesBytes: 0 };
+
+/** Every thread in turn, each under its thread lock, yielding between threads. */
+export async function runEngine(options: EngineRun): Promise<EngineReport> {
+  const ids = options.threadIds ?? listThreadIds(options.sqlite);
+  const out: EngineReport = { threads: [], before: ZERO, after: ZERO, stopped: false };
+  const around = options.around ?? (<T>(fn: () => Promise<T>) => fn());
+  for (const threadId of ids) {
+    if (options.shouldStop?.()) {
+      out.stopped = true;
+      break;
+    }
+    const report = await around(() => withThreadLock(options.locks, threadId, async () => maintainThread(options, threadId)));
+    out.threads.push(report);
+    out.before = add(out.before, report.before);
+    out.after = add(out.after, report.after);
+    options.onThread?.(report, out.threads.length, ids.length);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return out;
+}
