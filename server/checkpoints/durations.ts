@@ -59,7 +59,12 @@ export async function persistRunDuration(options: PersistDurationOptions): Promi
   const headMeta = (head.metadata ?? {}) as Record<string, unknown>;
   const checkpoint = copyCheckpoint(head.checkpoint);
   const step = typeof headMeta.step === "number" ? headMeta.step + 1 : 0;
+  // "Latest" is the greatest id: the leaf must sort after its parent even
+  // when both were minted in the same millisecond.
+  const headId = String(head.config.configurable?.checkpoint_id ?? head.checkpoint.id);
   checkpoint.id = uuid6(step);
+  for (let i = 0; checkpoint.id <= headId && i < 100_000; i += 1) checkpoint.id = uuid6(step);
+  if (checkpoint.id <= headId) throw new Error("could not mint a checkpoint id after the head");
   checkpoint.ts = new Date(clock.now()).toISOString();
   const { writes: _writes, ...carried } = headMeta;
   void _writes;
@@ -73,6 +78,6 @@ export async function persistRunDuration(options: PersistDurationOptions): Promi
     run_durations: { ...options.previous.run_durations, [runId]: durationMs },
     run_message_ids: { ...options.previous.run_message_ids, [runId]: options.messageIds },
   } as unknown as CheckpointMetadata;
-  const written = await accessor.saver.put(accessor.runConfig(threadId, String(head.config.configurable?.checkpoint_id)), checkpoint, metadata, {});
+  const written = await accessor.saver.put(accessor.runConfig(threadId, headId), checkpoint, metadata, {});
   return String(written.configurable?.checkpoint_id);
 }
