@@ -6,6 +6,10 @@
 //
 //   npx tsx scripts/bench/checkpoint-channels.ts --turns 100,500 --payload-bytes 128 \
 //     --snapshot-frequencies 10 --repetitions 1 --output /tmp/ckpt.jsonl
+// Other flags: --max-full-bytes N (estimated cumulative full payload cap,
+// default 1 GiB; an oversized pair is skipped in both modes),
+// --allow-large-cases, --modes full,delta, --timeout-seconds, --tmpdir DIR
+// (point it at real disk: full mode at 1000 turns writes ~3.4 GB).
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -24,6 +28,7 @@ type Options = {
   timeoutSeconds: number;
   output: string | null;
   tmpdir: string | undefined;
+  modes: ("full" | "delta")[];
 };
 
 function csvInts(value: string, flag: string): number[] {
@@ -48,6 +53,7 @@ function parseArgs(argv: string[]): Options {
     timeoutSeconds: 1800,
     output: null,
     tmpdir: undefined,
+    modes: ["full", "delta"],
   };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i]!;
@@ -65,6 +71,11 @@ function parseArgs(argv: string[]): Options {
     else if (flag === "--allow-large-cases") options.allowLarge = true;
     else if (flag === "--output") options.output = take();
     else if (flag === "--tmpdir") options.tmpdir = take();
+    else if (flag === "--modes") {
+      const modes = take().split(",").map((m) => m.trim());
+      if (modes.length === 0 || modes.some((m) => m !== "full" && m !== "delta")) throw new Error("--modes takes full,delta");
+      options.modes = modes as Options["modes"];
+    }
     else throw new Error(`unknown flag ${flag}`);
   }
   return options;

@@ -20,6 +20,10 @@ describe("checkpoint benchmark plan", () => {
     expect(capped.map((p) => p.skipped)).toEqual([null, "size_cap"]);
     expect(capped[1]!.cases).toHaveLength(3);
     expect(planPairs({ ...base, turns: [1000], repetitions: 1, allowLarge: true })[0]!.skipped).toBeNull();
+    // Delta-only diagnostics are not capped by the full-payload estimate.
+    const deltaOnly = planPairs({ ...base, turns: [1000], repetitions: 1, modes: ["delta"] });
+    expect(deltaOnly[0]!.skipped).toBeNull();
+    expect(deltaOnly[0]!.cases.map((c) => c.mode)).toEqual(["delta", "delta"]);
   });
 
   it("[CCM-19] a delta digest that differs from full fails both rows of the pair", () => {

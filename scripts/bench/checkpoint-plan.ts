@@ -15,7 +15,16 @@ export function estimateFullBytes(turns: number, payloadBytes: number): number {
   return 5 * perTurn * ((turns * (turns + 1)) / 2);
 }
 
-export type PlanOptions = { turns: number[]; payloadBytes: number; frequencies: number[]; repetitions: number; maxFullBytes: number; allowLarge: boolean };
+export type PlanOptions = {
+  turns: number[];
+  payloadBytes: number;
+  frequencies: number[];
+  repetitions: number;
+  maxFullBytes: number;
+  allowLarge: boolean;
+  /** Default both. Delta-only diagnostics bypass the full-payload cap: size them explicitly. */
+  modes?: ("full" | "delta")[];
+};
 
 /** Every (repetition, turns) group holds full plus each delta frequency; the first mode flips between consecutive groups. */
 export function planPairs(options: PlanOptions): PlannedPair[] {
@@ -24,13 +33,18 @@ export function planPairs(options: PlanOptions): PlannedPair[] {
   for (let repetition = 0; repetition < options.repetitions; repetition += 1) {
     for (const turns of options.turns) {
       const estimatedFullBytes = estimateFullBytes(turns, options.payloadBytes);
-      const full: BenchCase = { mode: "full", snapshotFrequency: options.frequencies[0]!, turns, payloadBytes: options.payloadBytes };
-      const deltas = options.frequencies.map((f): BenchCase => ({ mode: "delta", snapshotFrequency: f, turns, payloadBytes: options.payloadBytes }));
-      if (estimatedFullBytes > options.maxFullBytes && !options.allowLarge) {
-        pairs.push({ repetition, turns, skipped: "size_cap", estimatedFullBytes, cases: [full, ...deltas] });
+      const modes = options.modes ?? ["full", "delta"];
+      const full: BenchCase[] = modes.includes("full")
+        ? [{ mode: "full", snapshotFrequency: options.frequencies[0]!, turns, payloadBytes: options.payloadBytes }]
+        : [];
+      const deltas = modes.includes("delta")
+        ? options.frequencies.map((f): BenchCase => ({ mode: "delta", snapshotFrequency: f, turns, payloadBytes: options.payloadBytes }))
+        : [];
+      if (full.length > 0 && estimatedFullBytes > options.maxFullBytes && !options.allowLarge) {
+        pairs.push({ repetition, turns, skipped: "size_cap", estimatedFullBytes, cases: [...full, ...deltas] });
         continue;
       }
-      const cases = runIndex % 2 === 0 ? [full, ...deltas] : [...deltas, full];
+      const cases = runIndex % 2 === 0 ? [...full, ...deltas] : [...deltas, ...full];
       runIndex += 1;
       pairs.push({ repetition, turns, skipped: null, estimatedFullBytes, cases });
     }
