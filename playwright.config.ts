@@ -35,6 +35,8 @@ export default defineConfig({
     },
     {
       name: "phone",
+      // API-level specs run once, in the desktop project.
+      testIgnore: /api-.*\.spec\.ts/,
       use: {
         viewport: { width: 390, height: 844 },
         deviceScaleFactor: 3,

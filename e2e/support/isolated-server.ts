@@ -1,0 +1,52 @@
+// A second production server for specs that change global state (policy,
+// backups): same build as the main e2e server, its own temp database and
+// port, so the UI specs running beside it never see its changes.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ADMIN, VIEWER } from "./accounts";
+
+// Playwright loads specs as CommonJS, so no import.meta here.
+const NEXT_BIN = path.join(process.cwd(), "node_modules", "next", "dist", "bin", "next");
+
+export type IsolatedServer = { baseURL: string; dbFile: string; stop(): Promise<void> };
+
+export async function startIsolatedServer(port: number): Promise<IsolatedServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "wsr-e2e-iso-"));
+  const dbFile = path.join(dir, "workspace.db");
+  const env = { ...process.env, DATABASE_URL: `file:${dbFile}`, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: "warn" };
+  const migrate = spawnSync("npm", ["run", "-s", "migrate"], { env, stdio: "inherit" });
+  if (migrate.status !== 0) throw new Error("migrate failed");
+  const users = spawnSync("npm", ["run", "-s", "users", "--", "create", "--email", VIEWER.email, "--role", "viewer"], {
+    input: `${VIEWER.password}\n`,
+    env,
+    stdio: ["pipe", "inherit", "inherit"],
+  });
+  if (users.status !== 0) throw new Error("creating the viewer failed");
+  const child: ChildProcess = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port)], {
+    env,
+    stdio: "ignore",
+  });
+  const baseURL = `http://localhost:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${baseURL}/api/v1/auth/me`)).status < 500) break;
+    } catch {
+      // not listening yet
+    }
+    if (i > 240) throw new Error("isolated server did not come up");
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return {
+    baseURL,
+    dbFile,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      });
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,124 @@
+// Does a cleanup pass stall HTTP? Serves the real status route (GET
+// /api/v1/system/database/tool-payload-retention, through the route wrapper,
+// session check and record read) from the same process that runs the real
+// retention worker, and measures GET latency from a load generator on its own
+// thread: first on the idle database (baseline), then while the worker's
+// first 30-second cleanup slice runs. Latency counts from each request's
+// scheduled time, so a stalled event loop is charged in full.
+//   npx tsx --conditions=react-server scripts/bench/status-during-pass.ts [--messages 200000] [--rate 20] [--seconds 20]
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import { generateWorkspace } from "../gen-large-workspace";
+import { hashSessionToken } from "@/server/auth/current-user";
+import { runtime } from "@/server/runtime";
+import { GET } from "@/app/api/v1/system/database/tool-payload-retention/route";
+import { putRetentionPolicy, retentionWorker } from "@/server/retention/service";
+import { readRetentionRecord } from "@/server/retention/record";
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+}
+
+const LOAD_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { performance } = require("node:perf_hooks");
+const interval = 1000 / workerData.rate;
+const latencies = [];
+let errors = 0;
+const start = performance.now();
+const total = Math.round(workerData.seconds * workerData.rate);
+let done = 0;
+for (let i = 0; i < total; i++) {
+  const scheduled = start + i * interval;
+  setTimeout(async () => {
+    try {
+      const res = await fetch(workerData.url, { headers: { cookie: workerData.cookie } });
+      await res.text();
+      if (res.status !== 200) errors++;
+    } catch { errors++; }
+    latencies.push(performance.now() - scheduled);
+    if (++done === total) parentPort.postMessage({ latencies, errors });
+  }, Math.max(0, scheduled - performance.now()));
+}
+`;
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Number((sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0).toFixed(1));
+}
+
+function summarize(latencies: number[], errors: number) {
+  return { requests: latencies.length, errors, p50Ms: percentile(latencies, 50), p95Ms: percentile(latencies, 95), p99Ms: percentile(latencies, 99), maxMs: percentile(latencies, 100) };
+}
+
+function runLoad(url: string, cookie: string, rate: number, seconds: number): Promise<{ latencies: number[]; errors: number }> {
+  const worker = new Worker(LOAD_SOURCE, { eval: true, workerData: { url, cookie, rate, seconds } });
+  return new Promise((resolve, reject) => {
+    worker.once("message", (m: { latencies: number[]; errors: number }) => {
+      void worker.terminate();
+      resolve(m);
+    });
+    worker.once("error", reject);
+  });
+}
+
+async function main() {
+  const messages = Number(arg("messages", "200000"));
+  const rate = Number(arg("rate", "20"));
+  const seconds = Number(arg("seconds", "20"));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-status-"));
+  const file = path.join(dir, "workspace.db");
+  process.stderr.write(`generating ${messages} messages...\n`);
+  const generated = generateWorkspace({ file, messages, hugeRows: 1 });
+  process.env.DATABASE_URL = `file:${file}`;
+  process.env.LOG_LEVEL = "warn";
+  const rt = runtime();
+  const sqlite = rt.handle!.sqlite;
+  sqlite.prepare("insert into users (id, email, role, password_hash, created_at) values ('bench', 'bench@example.com', 'admin', 'x', '2026-01-01T00:00:00Z')").run();
+  sqlite.prepare("insert into auth_sessions (token_hash, user_id, created_at_ms, expires_at_ms) values (?, 'bench', 0, 9e15)").run(hashSessionToken("bench-token"));
+  const server = http.createServer(async (req, res) => {
+    const response = await GET(new Request(`http://localhost${req.url}`, { headers: { cookie: req.headers.cookie ?? "" } }));
+    res.writeHead(response.status, { "content-type": "application/json" });
+    res.end(await response.text());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/v1/system/database/tool-payload-retention`;
+  const cookie = "wsr_session=bench-token";
+  retentionWorker(rt);
+
+  process.stderr.write("idle load...\n");
+  const idle = await runLoad(url, cookie, rate, seconds);
+
+  process.stderr.write("load during the cleanup pass...\n");
+  const rssBefore = process.memoryUsage().rss;
+  putRetentionPolicy(rt, { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 0, preparation: "skip" });
+  const during = await runLoad(url, cookie, rate, seconds);
+  const read = readRetentionRecord(sqlite);
+  const active = read.state === "malformed" ? null : (read.record.runtime.activeOperation ?? read.record.runtime.latestRun);
+  await retentionWorker(rt).stop();
+  server.close();
+  sqlite.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+
+  const report = {
+    bench: "status-during-pass",
+    messages: generated.messages,
+    rate,
+    seconds,
+    idle: summarize(idle.latencies, idle.errors),
+    duringPass: summarize(during.latencies, during.errors),
+    passProgress: active ? { state: active.state, changedMessages: active.changedMessages, payloadBytes: active.payloadBytes } : null,
+    peakRssMiB: Math.round(Math.max(rssBefore, process.memoryUsage().rss) / 1048576),
+  };
+  console.log(JSON.stringify(report));
+  console.log(
+    `status GET p95: idle ${report.idle.p95Ms} ms, during pass ${report.duringPass.p95Ms} ms (${(report.duringPass.p95Ms / Math.max(0.1, report.idle.p95Ms)).toFixed(1)}x); ` +
+      `p99 ${report.idle.p99Ms} -> ${report.duringPass.p99Ms} ms; pass changed ${report.passProgress?.changedMessages ?? 0} messages in the window`,
+  );
+}
+
+void main();
