@@ -30,8 +30,16 @@ export type CleanupPassOptions = {
   operationId: string;
   /** Waits between batches; build it from injected Timers with `waitWith`. */
   wait: (ms: number) => Promise<void>;
-  /** Cancellation or shutdown, checked at batch boundaries. */
+  /** Cancellation, checked at batch boundaries: the pass ends cancelled. */
   shouldStop?: () => boolean;
+  /** Shutdown, checked at batch boundaries: the pass saves its cursor and resumes later. */
+  shouldPause?: () => boolean;
+  /**
+   * Admission to the shared maintenance guard for one batch: a lease, or
+   * null while a backup, restore or VACUUM owns it. The batch then waits and
+   * retries; deferral is not a failure.
+   */
+  admitBatch?: () => { release(): void } | null;
   /** Called after each commit with the changed message ids (never bodies). */
   onBatch?: (event: BatchCommitted) => void;
   /** Runs after rows are read and reduced, before the writer transaction opens. */
@@ -113,9 +121,18 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     const carried = createTally();
     addTally(carried, pending);
     addTally(carried, local);
+    const lease = options.admitBatch ? options.admitBatch() : { release() {} };
+    if (!lease) {
+      await pause(limits.yieldMs);
+      return "retry";
+    }
     let result: ReturnType<typeof runBatch>;
     try {
-      result = runBatch({ sqlite, clock, pass, taskId, rows: prepared, committed, pending: carried, next, deadlineMs: options.deadlineMs });
+      try {
+        result = runBatch({ sqlite, clock, pass, taskId, rows: prepared, committed, pending: carried, next, deadlineMs: options.deadlineMs });
+      } finally {
+        lease.release();
+      }
     } catch (error) {
       failures += 1;
       const code = error instanceof StatementDeadlineError ? error.code : "batch_error";
@@ -181,6 +198,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
       moved: () => {},
       shouldStop: () => {
         if (options.shouldStop?.()) stopReason = "cancelled";
+        else if (options.shouldPause?.()) stopReason = "work_budget";
         else if (clock.now() - workStarted - waitedMs > limits.workBudgetMs) stopReason = "work_budget";
         return stopReason !== null;
       },

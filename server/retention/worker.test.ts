@@ -265,3 +265,43 @@ describe("retention worker", () => {
     await worker.stop();
   });
 });
+
+describe("retention worker and the maintenance guard", () => {
+  it("[TPR-SCH-05] cleanup batches defer while another maintenance operation owns the guard", async () => {
+    seedOldTask(t.sqlite, "task-a", 3);
+    const guard = createMaintenanceGuard();
+    const { worker } = makeWorker({ guard });
+    worker.start();
+    const vacuum = guard.tryAcquire({ owner: "test-vacuum", kind: "vacuum" })!;
+    const saved = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    worker.policySaved(saved.effects);
+    for (let i = 0; i < 20; i += 1) await new Promise((r) => setTimeout(r, 0));
+    expect(countMarkedRows(t.sqlite)).toBe(0);
+    expect(record().runtime.activeOperation).toMatchObject({ kind: "cleanup", state: "running" });
+    vacuum.release();
+    await worker.idle();
+    expect(countMarkedRows(t.sqlite)).toBe(3);
+    // Deferral is not a failure.
+    expect(record().runtime.latestRun).toMatchObject({ state: "succeeded", errorCode: null });
+    await worker.stop();
+  });
+
+  it("[TPR-SCH-07] shutdown stops a pass at the next batch boundary and keeps its cursor for the restart", async () => {
+    seedOldTask(t.sqlite, "task-a", 2);
+    seedOldTask(t.sqlite, "task-b", 2);
+    const guard = createMaintenanceGuard();
+    const { worker } = makeWorker({ guard });
+    worker.start();
+    const held = guard.tryAcquire({ owner: "test", kind: "backup" })!;
+    const saved = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    worker.policySaved(saved.effects);
+    for (let i = 0; i < 5; i += 1) await new Promise((r) => setTimeout(r, 0));
+    const stopping = worker.stop();
+    held.release();
+    await stopping;
+    const active = record().runtime.activeOperation;
+    expect(active).toMatchObject({ kind: "cleanup", state: "running" });
+    expect(record().runtime.cursor).not.toBeNull();
+    expect(record().runtime.latestRun).toBeNull();
+  });
+});

@@ -195,7 +195,10 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
           clock,
           operationId,
           wait: waitWith(timers),
-          shouldStop: job.shouldStop,
+          shouldStop: () => job.stopReason() === "cancelled",
+          // Shutdown keeps the cursor: the next start resumes the pass.
+          shouldPause: () => job.stopReason() === "shutdown",
+          admitBatch: () => deps.guard.tryAcquire({ owner: `cleanup:${operationId}`, kind: "compaction" }),
           log,
           workBudgetMs: deps.pass?.workBudgetMs,
           yieldMs: deps.pass?.yieldMs,
