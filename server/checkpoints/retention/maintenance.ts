@@ -7,6 +7,8 @@
 // Orphan writes are counted from the surviving set and never guessed at.
 import type Database from "better-sqlite3";
 import { withThreadLock, type ThreadLocks } from "../thread-lock";
+import type { RunHistoryCache } from "./run-history";
+import { checkpointTablesExist } from "./storage-stats";
 import { deleteJointly, graftJointly, headChain, judgeDeletion, judgeGraft } from "./protected-set";
 import { countOrphanWrites, loadThreadGraph, threadTotals, type ThreadTotals } from "./thread-rows";
 
@@ -17,6 +19,8 @@ export type ThreadReport = {
   before: ThreadTotals;
   after: ThreadTotals;
   deleted: { trailingLeaves: number; leafSiblings: number; graftedLinks: number; writes: number };
+  /** A trailing leaf kept for admission (keepRunHistoryCarrier). */
+  keptCarrier: boolean;
   orphanWritesBefore: number;
   orphanWritesAfter: number;
   skipped: ThreadSkip | null;
@@ -30,6 +34,13 @@ export type EngineOptions = {
   graftLinks?: boolean;
   /** Explicit resume targets (never deleted). */
   pins?: ReadonlySet<string>;
+  /**
+   * Keep each idle thread's trailing duration leaf: it carries the
+   * run-history cache, and admission reclaims it when the next run starts
+   * (reclaiming it here would only make history reads scan). The admin pass
+   * sets this; contract measurements leave it off.
+   */
+  keepRunHistoryCarrier?: boolean;
 };
 
 class Rollback extends Error {}
@@ -49,6 +60,10 @@ function prune(options: EngineOptions, threadId: string, report: ThreadReport): 
     const grafts: Array<[string, string]> = [];
     for (const id of graph.nodes.keys()) {
       const verdict = judgeDeletion({ sqlite, graph, checkpointId: id, pins, chain });
+      if (verdict.deletable && verdict.form === "trailing_duration_leaf" && options.keepRunHistoryCarrier) {
+        report.keptCarrier = true;
+        continue;
+      }
       if (verdict.deletable) {
         leaves.push(id);
         if (verdict.form === "trailing_duration_leaf") report.deleted.trailingLeaves += 1;
@@ -81,6 +96,7 @@ export function maintainThread(options: EngineOptions, threadId: string): Thread
           deleted: { trailingLeaves: 0, leafSiblings: 0, graftedLinks: 0, writes: 0 },
           orphanWritesBefore: countOrphanWrites(sqlite, threadId),
           orphanWritesAfter: 0,
+          keptCarrier: false,
           skipped: null,
         };
         prune(options, threadId, r);
@@ -97,16 +113,19 @@ export function maintainThread(options: EngineOptions, threadId: string): Thread
 }
 
 export function listThreadIds(sqlite: Pick<Database.Database, "prepare">): string[] {
+  if (!checkpointTablesExist(sqlite)) return [];
   return (sqlite.prepare("SELECT DISTINCT thread_id AS id FROM checkpoints ORDER BY thread_id").all() as { id: string }[]).map((r) => r.id);
 }
 
 export type EngineRun = EngineOptions & {
   locks: ThreadLocks;
+  /** Invalidated before a thread's rows can change. */
+  cache?: RunHistoryCache;
   threadIds?: string[];
   /** Wraps each thread (the maintenance lease). */
   around?: <T>(fn: () => Promise<T>) => Promise<T>;
   shouldStop?: () => boolean;
-  onThread?: (report: ThreadReport, done: number, total: number) => void;
+  onThread?: (report: ThreadReport, done: number, total: number, soFar: EngineReport) => void;
 };
 
 export type EngineReport = { threads: ThreadReport[]; before: ThreadTotals; after: ThreadTotals; stopped: boolean };
@@ -127,11 +146,16 @@ export async function runEngine(options: EngineRun): Promise<EngineReport> {
       out.stopped = true;
       break;
     }
-    const report = await around(() => withThreadLock(options.locks, threadId, async () => maintainThread(options, threadId)));
+    const report = await around(() =>
+      withThreadLock(options.locks, threadId, async () => {
+        if (!options.dryRun) options.cache?.invalidate(threadId);
+        return maintainThread(options, threadId);
+      }),
+    );
     out.threads.push(report);
     out.before = add(out.before, report.before);
     out.after = add(out.after, report.after);
-    options.onThread?.(report, out.threads.length, ids.length);
+    options.onThread?.(report, out.threads.length, ids.length, out);
     await new Promise((resolve) => setImmediate(resolve));
   }
   return out;

@@ -1,0 +1,111 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { checkpointStorageStatus, CHECKPOINT_RETENTION_SETTINGS_KEY } from "@/lib/checkpoints/retention-api";
+import type { SystemEvent } from "@/lib/events/types";
+import { startRun } from "@/server/checkpoints/runs";
+import { checkpointQueue } from "@/server/checkpoints/retention/operations";
+import { threadService } from "@/server/checkpoints/service";
+import { createThread, regenerate } from "@/server/checkpoints/threads";
+import { eventBus } from "@/server/events/bus";
+import { apiRequest, AS_ADMIN, AS_VIEWER, setUpRouteTestEnv, testSqlite, type RouteTestEnv } from "@/server/http/route-test-support";
+import { runtime } from "@/server/runtime";
+import { GET } from "./route";
+import { POST as analyzePost } from "./analyze/route";
+import { POST as runPost } from "./run/route";
+
+const URL = "/api/v1/system/database/checkpoints";
+let env: RouteTestEnv;
+beforeEach(() => {
+  delete process.env.CHECKPOINT_CHANNEL_MODE;
+  env = setUpRouteTestEnv("ckpt-routes-");
+});
+afterEach(async () => {
+  await checkpointQueue().queue.idle();
+  env.dispose();
+});
+
+async function status(who: typeof AS_ADMIN | typeof AS_VIEWER = AS_VIEWER) {
+  const res = await GET(apiRequest("GET", URL, who));
+  expect(res.status).toBe(200);
+  return checkpointStorageStatus.parse(await res.json());
+}
+
+/** Two threads through the run API, one with a regenerated turn (a leaf sibling). */
+async function seedThreads(): Promise<string[]> {
+  const deps = threadService(runtime());
+  const ids: string[] = [];
+  for (let t = 0; t < 2; t += 1) {
+    const { threadId } = await createThread(deps);
+    for (const q of ["one", "two"]) await startRun(deps, { threadId, content: q });
+    ids.push(threadId);
+  }
+  const state = await deps.accessor.getState(ids[0]!);
+  const reply = state!.values.messages.filter((m) => m.getType() === "ai").at(-1)!;
+  await regenerate(deps, ids[0]!, String(reply.id));
+  return ids;
+}
+
+describe("checkpoint maintenance API", () => {
+  it("[CRC-12] GET: members read mode, frequency, rows and bytes per table and the largest threads (ids only); no session is 401", async () => {
+    expect((await GET(apiRequest("GET", URL, null))).status).toBe(401);
+    const empty = await status();
+    expect(empty).toMatchObject({ supported: true, mode: "full", snapshotFrequency: 10, tables: { checkpoints: { rows: 0 }, writes: { rows: 0 } }, largestThreads: [], operation: null, lastResult: null });
+    const ids = await seedThreads();
+    const seeded = await status();
+    const rows = testSqlite().prepare("SELECT count(*) AS n FROM checkpoints").get() as { n: number };
+    expect(seeded.tables!.checkpoints.rows).toBe(rows.n);
+    expect(seeded.tables!.checkpoints.bytes).toBeGreaterThan(0);
+    expect(seeded.largestThreads.map((t) => t.threadId).sort()).toEqual([...ids].sort());
+    expect(Object.keys(seeded.largestThreads[0]!).sort()).toEqual(["bytes", "checkpoints", "threadId", "writes"]);
+  });
+
+  it("[CRC-12] POST analyze and run: admins only, strict body, 202 + operationId, serialized, results stored before/after; analysis changes nothing", async () => {
+    await seedThreads();
+    expect((await analyzePost(apiRequest("POST", `${URL}/analyze`, AS_VIEWER, {}))).status).toBe(403);
+    expect((await runPost(apiRequest("POST", `${URL}/run`, AS_ADMIN, { force: true }))).status).toBe(400);
+    const events: SystemEvent[] = [];
+    const unsubscribe = eventBus().subscribe((e) => events.push(e));
+    const rowsBefore = (await status()).tables!;
+    const analyze = await analyzePost(apiRequest("POST", `${URL}/analyze`, AS_ADMIN, {}));
+    expect(analyze.status).toBe(202);
+    const accepted = (await analyze.json()) as { operationId: string; kind: string };
+    expect(accepted.kind).toBe("analysis");
+    // One at a time: a second request while one is queued is refused.
+    const busy = await runPost(apiRequest("POST", `${URL}/run`, AS_ADMIN, {}));
+    expect(busy.status).toBe(409);
+    expect(((await busy.json()) as { error: { code: string } }).error.code).toBe("operation_active");
+    await checkpointQueue().queue.idle();
+    const analyzed = await status();
+    expect(analyzed.tables).toEqual(rowsBefore);
+    expect(analyzed.lastResult).toMatchObject({ operationId: accepted.operationId, kind: "analysis", state: "succeeded" });
+    expect(analyzed.lastResult!.after.checkpoints).toBeLessThan(analyzed.lastResult!.before.checkpoints);
+
+    const run = await runPost(apiRequest("POST", `${URL}/run`, AS_ADMIN, {}));
+    expect(run.status).toBe(202);
+    await checkpointQueue().queue.idle();
+    const done = await status(AS_ADMIN);
+    expect(done.lastResult).toMatchObject({ kind: "cleanup", state: "succeeded", after: analyzed.lastResult!.after, before: analyzed.lastResult!.before });
+    expect(done.tables!.checkpoints.rows).toBe(analyzed.lastResult!.after.checkpoints);
+    expect(done.lastResult!.topThreads.length).toBeGreaterThan(0);
+    unsubscribe();
+    const kinds = events.flatMap((e) => (e.type === "operation" ? [`${e.kind}:${e.state}`] : []));
+    expect(kinds).toEqual(expect.arrayContaining(["checkpoint_analysis:queued", "checkpoint_analysis:succeeded", "checkpoint_cleanup:running", "checkpoint_cleanup:succeeded"]));
+  });
+
+  it("[CRC-12] a malformed stored result is reported, not trusted, and the next operation replaces it", async () => {
+    testSqlite().prepare("INSERT INTO settings (key, value, updated_at_ms) VALUES (?, ?, 0)").run(CHECKPOINT_RETENTION_SETTINGS_KEY, '{"version":2}');
+    expect(await status()).toMatchObject({ lastResult: null, lastResultMalformed: true });
+    expect((await analyzePost(apiRequest("POST", `${URL}/analyze`, AS_ADMIN, {}))).status).toBe(202);
+    await checkpointQueue().queue.idle();
+    expect(await status()).toMatchObject({ lastResultMalformed: false, lastResult: { kind: "analysis", state: "succeeded" } });
+  });
+
+  it("answers 'unsupported' for a postgres DATABASE_URL and 501 on mutations", async () => {
+    process.env.DATABASE_URL = "postgres://example/db";
+    const { closeRuntime } = await import("@/server/runtime");
+    closeRuntime();
+    const res = await GET(apiRequest("GET", URL, AS_VIEWER));
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { supported: boolean }).supported).toBe(false);
+    expect((await runPost(apiRequest("POST", `${URL}/run`, AS_ADMIN, {}))).status).toBe(501);
+  });
+});

@@ -1,0 +1,10 @@
+import { route } from "@/server/http/route";
+import { getCheckpointStorage, unsupportedCheckpointStorage } from "@/server/checkpoints/retention/service";
+
+export const dynamic = "force-dynamic";
+
+export const GET = route({
+  access: "member",
+  unsupportedRead: unsupportedCheckpointStorage,
+  handler: ({ rt }) => getCheckpointStorage(rt),
+});

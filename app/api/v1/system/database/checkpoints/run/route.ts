@@ -1,0 +1,10 @@
+import { route } from "@/server/http/route";
+import { startOperationBody } from "@/lib/checkpoints/retention-api";
+import { startCheckpointOperation } from "@/server/checkpoints/retention/service";
+
+export const POST = route({
+  access: "admin",
+  body: startOperationBody,
+  status: 202,
+  handler: ({ rt }) => startCheckpointOperation(rt, "cleanup"),
+});

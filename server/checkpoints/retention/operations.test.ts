@@ -1,0 +1,76 @@
+import { afterEach, expect, it } from "vitest";
+import { createEventBus } from "@/server/events/bus";
+import { createLogger } from "@/server/log";
+import { createMaintenanceGuard } from "@/server/maintenance/guard";
+import { manualClock } from "@/server/clock";
+import { createThreadLocks } from "../thread-lock";
+import { buildLeafSibling, FULL, openHarness, type Harness } from "./contract-support";
+import { checkpointQueue, startOperation, type OperationDeps } from "./operations";
+import { readResult } from "./result-record";
+import { createRunHistoryCache } from "./run-history";
+
+let h: Harness | null = null;
+afterEach(async () => {
+  await checkpointQueue().queue.idle();
+  h?.close();
+  h = null;
+});
+
+function deps(harness: Harness, over: Partial<OperationDeps> = {}): OperationDeps {
+  return {
+    sqlite: harness.sqlite,
+    clock: manualClock(Date.UTC(2026, 0, 2)),
+    log: createLogger({ level: "silent" }),
+    guard: createMaintenanceGuard(),
+    bus: createEventBus(),
+    locks: createThreadLocks(),
+    cache: createRunHistoryCache(),
+    wait: async () => undefined,
+    newId: () => `op-${Math.random().toString(36).slice(2)}`,
+    ...over,
+  };
+}
+
+it("[CRC-12] a held maintenance guard defers the cleanup until it is free; the admin pass keeps the run-history carrier leaf", async () => {
+  h = openHarness(FULL);
+  const shape = await buildLeafSibling(h);
+  const guard = createMaintenanceGuard();
+  const other = guard.tryAcquire({ owner: "backup", kind: "backup" })!;
+  let waits = 0;
+  const d = deps(h, {
+    guard,
+    wait: async () => {
+      waits += 1;
+      if (waits === 3) other.release();
+    },
+  });
+  startOperation(d, "cleanup");
+  await checkpointQueue().queue.idle();
+  expect(waits).toBe(3);
+  const stored = readResult(h.sqlite).result!;
+  expect(stored).toMatchObject({ kind: "cleanup", state: "succeeded", threadsScanned: 1, threadsChanged: 1 });
+  expect(stored.after.checkpoints).toBeLessThan(stored.before.checkpoints);
+  // The idle thread's trailing leaf stays: admission reclaims it.
+  const head = h.sqlite.prepare("SELECT max(checkpoint_id) AS id FROM checkpoints WHERE thread_id = ?").get(shape.threadId) as { id: string };
+  expect(head.id).toBe(shape.headId);
+  expect(guard.holder()).toBeNull();
+});
+
+it("[CRC-12] stopping while waiting for the guard cancels the operation and changes nothing", async () => {
+  h = openHarness(FULL);
+  await buildLeafSibling(h);
+  const guard = createMaintenanceGuard();
+  guard.tryAcquire({ owner: "vacuum", kind: "vacuum" });
+  const before = h.sqlite.prepare("SELECT count(*) AS n FROM checkpoints").get();
+  let id = "";
+  const d = deps(h, {
+    guard,
+    wait: async () => {
+      checkpointQueue().queue.cancel(id);
+    },
+  });
+  id = startOperation(d, "cleanup").operationId;
+  await checkpointQueue().queue.idle();
+  expect(readResult(h.sqlite).result).toMatchObject({ operationId: id, state: "cancelled" });
+  expect(h.sqlite.prepare("SELECT count(*) AS n FROM checkpoints").get()).toEqual(before);
+});
