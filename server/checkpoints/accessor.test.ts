@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MemorySaver } from "@langchain/langgraph";
 import { isAppError } from "@/server/errors";
 import { createCheckpointAccessor } from "./accessor";
 import { MODE_MARKER_KEY } from "./stamping-saver";
@@ -75,6 +76,22 @@ describe("checkpoint accessor", () => {
     const state = await accessor.getState(threadId);
     expect(state!.values.messages.map((m) => m.getType())).toEqual(["human", "ai", "tool", "ai", "human", "ai", "tool", "ai"]);
     for await (const t of saver.list({ configurable: { thread_id: threadId } })) expect(t.metadata?.[MODE_MARKER_KEY as "source"]).toBe("delta");
+  });
+
+  it("[CCM-09] the accessor relies only on the BaseCheckpointSaver contract (works on MemorySaver too)", async () => {
+    const memory = new MemorySaver();
+    const accessor = createCheckpointAccessor({ saver: memory, config: FULL });
+    const deps = testRunDeps(accessor, sequentialIds("m"));
+    const { threadId } = await createThread(deps);
+    await startRun(deps, { threadId, content: "in memory" });
+    expect((await accessor.getState(threadId))!.values.messages).toHaveLength(4);
+    const deltaMemory = new MemorySaver();
+    const deltaAccessor = createCheckpointAccessor({ saver: deltaMemory, config: DELTA });
+    const deltaThread = (await createThread(testRunDeps(deltaAccessor, sequentialIds("n")))).threadId;
+    await startRun(testRunDeps(deltaAccessor, sequentialIds("o")), { threadId: deltaThread, content: "delta in memory" });
+    // Without our wrapper nothing stamps the marker; upstream's counters still mark the thread delta.
+    const error = await rejection(createCheckpointAccessor({ saver: deltaMemory, config: FULL }).getState(deltaThread));
+    expect(isAppError(error) && error.code).toBe("checkpoint_mode_mismatch");
   });
 
   it("[CCM-10] history(0) is empty without touching storage; undefined is unlimited", async () => {

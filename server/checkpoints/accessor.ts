@@ -3,7 +3,7 @@
 // compatibility gate first, and answers materialized state (delta
 // checkpoints hold no `messages` in channel_values; raw reads see nothing).
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { BaseCheckpointSaver, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import type { BaseCheckpointSaver, CheckpointMetadata, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { Overwrite, type StateSnapshot } from "@langchain/langgraph";
 import { agentGraph, type AgentGraph } from "./agent";
 import { assertModeCompatible, checkpointMode } from "./detect";
@@ -80,11 +80,17 @@ export function createCheckpointAccessor(options: AccessorOptions) {
     return { configurable };
   }
 
-  /** Runs the gate; answers the thread's latest raw tuple (undefined: no thread). */
-  async function gate(threadId: string): Promise<CheckpointTuple | undefined> {
-    const head = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } });
-    if (head) assertModeCompatible({ processMode: config.mode, threadMode: checkpointMode(head.metadata), threadId });
-    return head;
+  type MetadataReader = { latestMetadata(threadId: string): Promise<CheckpointMetadata | undefined> };
+  const metadataReader = typeof (saver as unknown as Partial<MetadataReader>).latestMetadata === "function" ? (saver as unknown as MetadataReader) : null;
+
+  /** Runs the compatibility gate; answers whether the thread exists. */
+  async function gate(threadId: string): Promise<boolean> {
+    const metadata = metadataReader
+      ? await metadataReader.latestMetadata(threadId)
+      : (await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))?.metadata;
+    if (metadata === undefined) return false;
+    assertModeCompatible({ processMode: config.mode, threadMode: checkpointMode(metadata), threadId });
+    return true;
   }
 
   function graphOrNull(): AgentGraph | null {
@@ -98,11 +104,10 @@ export function createCheckpointAccessor(options: AccessorOptions) {
   }
 
   async function getState(threadId: string, checkpointId?: string): Promise<ThreadSnapshot | null> {
-    const head = await gate(threadId);
-    if (!head) return null;
+    if (!(await gate(threadId))) return null;
     const graph = graphOrNull();
     if (!graph) {
-      const tuple = checkpointId ? await saver.getTuple(threadConfig(threadId, checkpointId)) : head;
+      const tuple = await saver.getTuple(threadConfig(threadId, checkpointId));
       return tuple ? fromRawTuple(threadId, tuple) : null;
     }
     if (checkpointId && !(await saver.getTuple(threadConfig(threadId, checkpointId)))) return null;
@@ -112,8 +117,7 @@ export function createCheckpointAccessor(options: AccessorOptions) {
   /** Newest first. 0 -> [] without touching storage; undefined -> unlimited. */
   async function history(threadId: string, limit?: number): Promise<ThreadSnapshot[]> {
     if (limit === 0) return [];
-    const head = await gate(threadId);
-    if (!head) return [];
+    if (!(await gate(threadId))) return [];
     const graph = graphOrNull();
     const out: ThreadSnapshot[] = [];
     if (!graph) {
@@ -128,8 +132,7 @@ export function createCheckpointAccessor(options: AccessorOptions) {
 
   /** Raw tuple of one checkpoint (lineage walks, rollback capture), gated. */
   async function rawTuple(threadId: string, checkpointId?: string): Promise<CheckpointTuple | undefined> {
-    const head = await gate(threadId);
-    if (!head || !checkpointId) return head;
+    if (!(await gate(threadId))) return undefined;
     return saver.getTuple(threadConfig(threadId, checkpointId));
   }
 

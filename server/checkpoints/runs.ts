@@ -64,7 +64,7 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
   const { threadId } = request;
   return withThreadLock(locks, threadId, async () => {
     const carried = deps.admit ? await deps.admit({ threadId, selectors: request.checkpointId ? [request.checkpointId] : [] }) : null;
-    const head = await accessor.gate(threadId);
+    const head = await accessor.rawTuple(threadId);
     if (!head) throw new AppError("not_found", `Thread ${threadId} does not exist`);
     const prepared = request.prepare ? await request.prepare() : null;
     const content = prepared?.content ?? request.content;

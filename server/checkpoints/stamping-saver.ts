@@ -38,6 +38,7 @@ export class StampingSqliteSaver extends BaseCheckpointSaver {
   readonly mode: ChannelMode;
   readonly sqlite: Database.Database;
   private orderedWrites: Database.Statement | null = null;
+  private latestMeta: Database.Statement | null = null;
 
   constructor(options: StampingSaverOptions) {
     const inner = new SqliteSaver(options.sqlite);
@@ -67,6 +68,20 @@ export class StampingSqliteSaver extends BaseCheckpointSaver {
       rows.map(async (row) => [row.task_id, row.channel, await this.serde.loadsTyped(row.type ?? "json", row.value ?? "")] as CheckpointPendingWrite),
     );
     return { ...tuple, pendingWrites: ordered };
+  }
+
+  /**
+   * Metadata of the thread's latest root-namespace checkpoint without
+   * deserializing its channel values (the compatibility gate needs only this).
+   */
+  async latestMetadata(threadId: string): Promise<CheckpointMetadata | undefined> {
+    this.setup();
+    this.latestMeta ??= this.sqlite.prepare(
+      `SELECT type, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`,
+    );
+    const row = this.latestMeta.get(threadId) as { type: string | null; metadata: Uint8Array | string } | undefined;
+    if (!row) return undefined;
+    return (await this.serde.loadsTyped(row.type ?? "json", row.metadata)) as CheckpointMetadata;
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
