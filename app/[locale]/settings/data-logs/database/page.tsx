@@ -2,6 +2,9 @@ import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
 import styles from "@/components/database/database-page.module.css";
+import { ToolPayloadRetentionCard } from "@/components/retention/tool-payload-retention-card";
+import { SaveBar } from "@/components/settings/save-bar/save-bar";
+import { BackupsCardMount, LogViewerMount, StatsCardMount } from "@/components/database/mounted-cards";
 
 type Props = { params: Promise<{ locale: string }> };
 
@@ -37,10 +40,19 @@ export default async function DatabasePage({ params }: Props) {
         <h1>{t("title")}</h1>
         <p className={styles.lead}>{t("description")}</p>
       </div>
-      <Section id="overview" />
-      <Section id="compaction" />
-      <Section id="backups" />
-      <Section id="logs" />
+      <Section id="overview">
+        <StatsCardMount />
+      </Section>
+      <Section id="compaction">
+        <ToolPayloadRetentionCard />
+      </Section>
+      <Section id="backups">
+        <BackupsCardMount />
+      </Section>
+      <Section id="logs">
+        <LogViewerMount />
+      </Section>
+      <SaveBar />
     </div>
   );
 }

@@ -1,0 +1,93 @@
+"use client";
+
+import { useLocale, useTranslations } from "next-intl";
+import { useId, useState } from "react";
+import type { LogEntry, LogLevel } from "@/lib/logs/api";
+import { useLogs } from "@/lib/database/client/queries";
+import { formatCount, formatDateTime } from "@/lib/i18n/format";
+import { parseRfc3339 } from "@/lib/time/rfc3339";
+import { ErrorSummary } from "./error-summary";
+import { useErrorMessage } from "./use-error-message";
+import styles from "./cards.module.css";
+
+const LEVELS: LogLevel[] = ["debug", "info", "warn", "error"];
+const TONE: Record<LogLevel, string> = { trace: "", debug: "", info: "info", warn: "warn", error: "error", fatal: "error" };
+
+function Entry({ entry }: { entry: LogEntry }) {
+  const t = useTranslations("databaseCards.logs");
+  const locale = useLocale();
+  const ms = parseRfc3339(entry.time);
+  return (
+    <li className={styles.logEntry} data-testid="log-entry" data-level={entry.level}>
+      <div className={styles.logHead}>
+        <span className={styles.badge} data-tone={TONE[entry.level]}>
+          {t(`levels.${entry.level}`)}
+        </span>
+        <time dateTime={entry.time} className={styles.muted}>
+          {ms === null ? entry.time : formatDateTime(ms, locale)}
+        </time>
+      </div>
+      <p className={styles.mono}>{entry.msg}</p>
+      {Object.keys(entry.fields).length > 0 && (
+        <ul className={styles.logFields} aria-label={t("fields")}>
+          {Object.entries(entry.fields).map(([key, value]) => (
+            <li key={key} className={styles.mono}>
+              <span className={styles.muted}>{key}=</span>
+              {typeof value === "number" ? formatCount(value, locale) : String(value)}
+            </li>
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+/** Recent structured log lines of this server process: ids and counts only, never payloads. */
+export function LogViewerCard() {
+  const t = useTranslations("databaseCards.logs");
+  const tCommon = useTranslations("databaseCards.common");
+  const errorMessage = useErrorMessage();
+  const [level, setLevel] = useState<LogLevel>("info");
+  const query = useLogs(level);
+  const selectId = useId();
+  const entries = query.data?.entries ?? [];
+  return (
+    <article className={styles.card} aria-labelledby="logs-card-title" data-testid="logs-card">
+      <div className={styles.cardHeader}>
+        <h3 id="logs-card-title" className={styles.cardTitle}>
+          {t("title")}
+        </h3>
+        <div className={styles.inlineForm}>
+          <div className={styles.field}>
+            <label htmlFor={selectId}>{t("level")}</label>
+            <select id={selectId} className={styles.select} value={level} onChange={(event) => setLevel(event.target.value as LogLevel)} data-testid="log-level">
+              {LEVELS.map((option) => (
+                <option key={option} value={option}>
+                  {t(`atLeast.${option}`)}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="button" className={styles.button} onClick={() => query.refetch()} disabled={query.isFetching} aria-busy={query.isFetching} data-testid="log-refresh">
+            {query.isFetching ? tCommon("refreshing") : tCommon("refresh")}
+          </button>
+        </div>
+      </div>
+      <p className={styles.muted}>{t("description", { capacity: query.data?.capacity ?? 500 })}</p>
+      {query.isPending && <div className={styles.skeleton} role="status" aria-label={tCommon("loading")} />}
+      {query.isError && <ErrorSummary title={t("loadFailed")} message={errorMessage(query.error)} error={query.error} testId="logs-error" />}
+      {query.isSuccess && entries.length === 0 && (
+        <p className={styles.muted} data-testid="logs-empty">
+          {t("empty")}
+        </p>
+      )}
+      {entries.length > 0 && (
+        <ol className={styles.logList} data-testid="log-list" aria-label={t("listLabel", { count: entries.length })}>
+          {entries.map((entry) => (
+            <Entry key={entry.seq} entry={entry} />
+          ))}
+        </ol>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,85 @@
+"use client";
+
+import { useLocale, useTranslations } from "next-intl";
+import type { DatabaseStats } from "@/lib/api/database-maintenance";
+import { useDatabaseStats } from "@/lib/database/client/queries";
+import { formatBytes, formatCount } from "@/lib/i18n/format";
+import { ErrorSummary } from "./error-summary";
+import { TableSizes } from "./table-sizes";
+import { useErrorMessage } from "./use-error-message";
+import { VacuumPanel } from "./vacuum-panel";
+import styles from "./cards.module.css";
+
+function Metrics({ stats }: { stats: DatabaseStats }) {
+  const t = useTranslations("databaseCards.stats");
+  const locale = useLocale();
+  return (
+    <dl className={styles.metrics} data-testid="database-metrics">
+      <div className={styles.metric}>
+        <dt>{t("fileSize")}</dt>
+        <dd data-testid="stat-file-size">{formatBytes(stats.fileBytes, locale)}</dd>
+      </div>
+      <div className={styles.metric}>
+        <dt>{t("walSize")}</dt>
+        <dd data-testid="stat-wal-size">{formatBytes(stats.walBytes, locale)}</dd>
+      </div>
+      <div className={styles.metric}>
+        <dt>{t("freePages")}</dt>
+        <dd data-testid="stat-free-pages">
+          {formatCount(stats.freePages, locale)}{" "}
+          <span className={styles.metricNote}>{t("freeBytes", { size: formatBytes(stats.freeBytes, locale) })}</span>
+        </dd>
+      </div>
+      <div className={styles.metric}>
+        <dt>{t("pages")}</dt>
+        <dd>
+          {formatCount(stats.pageCount, locale)}{" "}
+          <span className={styles.metricNote}>{t("pageSize", { size: formatBytes(stats.pageSize, locale) })}</span>
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
+/** Storage overview: sizes from metadata only (the server never scans message bodies for it). */
+export function StatsCard({ isAdmin }: { isAdmin: boolean }) {
+  const t = useTranslations("databaseCards.stats");
+  const tCommon = useTranslations("databaseCards.common");
+  const errorMessage = useErrorMessage();
+  const query = useDatabaseStats();
+  const data = query.data;
+  return (
+    <article className={styles.card} aria-labelledby="stats-card-title" data-testid="stats-card" aria-busy={query.isFetching}>
+      <div className={styles.cardHeader}>
+        <h3 id="stats-card-title" className={styles.cardTitle}>
+          {t("title")}
+        </h3>
+        <button type="button" className={styles.button} onClick={() => query.refetch()} disabled={query.isFetching} aria-busy={query.isFetching}>
+          {query.isFetching ? tCommon("refreshing") : tCommon("refresh")}
+        </button>
+      </div>
+      {query.isPending && <div className={styles.skeleton} role="status" aria-label={tCommon("loading")} />}
+      {query.isError && (
+        <ErrorSummary title={t("loadFailed")} message={errorMessage(query.error)} error={query.error} testId="stats-error" />
+      )}
+      {data?.capability === "unsupported" && <p className={styles.warning}>{t("unsupported")}</p>}
+      {data?.capability === "supported" && (
+        <>
+          {data.maintenanceBusy && (
+            <p className={styles.warning} role="status" data-testid="stats-busy">
+              {t("busy", { operation: data.maintenanceBusy })}
+            </p>
+          )}
+          <Metrics stats={data} />
+          <TableSizes tables={data.tables} />
+        </>
+      )}
+      {data?.capability !== "unsupported" && (
+        <>
+          <hr className={styles.divider} />
+          <VacuumPanel isAdmin={isAdmin} />
+        </>
+      )}
+    </article>
+  );
+}
