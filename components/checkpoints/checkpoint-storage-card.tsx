@@ -1,0 +1,122 @@
+"use client";
+
+import { useTranslations } from "next-intl";
+import type { CheckpointOperationKind, CheckpointStorageStatus } from "@/lib/checkpoints/retention-api";
+import { useCheckpointStorage } from "@/lib/checkpoints/use-checkpoint-storage";
+import { useStartCheckpointOperation } from "@/lib/checkpoints/use-start-checkpoint-operation";
+import { isApiError } from "@/lib/query/fetch-json";
+import { LargestThreads } from "./largest-threads";
+import { OperationResult } from "./operation-result";
+import { TableUsageTable } from "./table-usage";
+import styles from "./checkpoint-storage-card.module.css";
+
+const KNOWN_ERRORS = new Set(["operation_active", "forbidden", "unauthenticated", "network_error", "unsupported_engine", "maintenance_busy"]);
+
+function useErrorText() {
+  const t = useTranslations("checkpoints.errors");
+  return (error: unknown) => {
+    const code = isApiError(error) ? error.code : "unknown";
+    return KNOWN_ERRORS.has(code) ? t(code) : t("generic");
+  };
+}
+
+function Facts({ status }: { status: CheckpointStorageStatus }) {
+  const t = useTranslations("checkpoints.card");
+  return (
+    <>
+      <dl className={styles.facts} data-testid="checkpoint-mode">
+        <div className={styles.fact}>
+          <dt>{t("mode")}</dt>
+          <dd>{status.mode === "delta" ? t("modeDelta") : status.mode === "full" ? t("modeFull") : t("unknown")}</dd>
+        </div>
+        <div className={styles.fact}>
+          <dt>{t("frequency")}</dt>
+          <dd>{status.snapshotFrequency === null ? t("unknown") : t("frequencyValue", { count: status.snapshotFrequency })}</dd>
+        </div>
+      </dl>
+      <p className={styles.muted}>{t("restartRequired")}</p>
+    </>
+  );
+}
+
+function Actions({ status, isAdmin }: { status: CheckpointStorageStatus; isAdmin: boolean }) {
+  const t = useTranslations("checkpoints.actions");
+  const errorText = useErrorText();
+  const start = useStartCheckpointOperation();
+  if (!isAdmin) return <p className={styles.muted} data-testid="checkpoint-admin-only">{t("adminOnly")}</p>;
+  const active = status.operation;
+  const busy = active !== null || start.isPending;
+  const label = (kind: CheckpointOperationKind) => {
+    if (active?.kind === kind || (start.isPending && start.variables === kind)) return kind === "analysis" ? t("analyzing") : t("running");
+    return kind === "analysis" ? t("analyze") : t("run");
+  };
+  return (
+    <div className={styles.section}>
+      <p className={styles.muted}>{t("explain")}</p>
+      <div className={styles.actions}>
+        <button type="button" className={styles.button} disabled={busy} aria-busy={active?.kind === "analysis"} onClick={() => start.mutate("analysis")}>
+          {label("analysis")}
+        </button>
+        <button type="button" className={styles.buttonPrimary} disabled={busy} aria-busy={active?.kind === "cleanup"} onClick={() => start.mutate("cleanup")}>
+          {label("cleanup")}
+        </button>
+      </div>
+      {active && (
+        <p className={styles.notice} role="status" data-testid="checkpoint-busy">
+          {active.kind === "analysis" ? t("busyAnalysis") : t("busyCleanup")}
+        </p>
+      )}
+      {start.isError && (
+        <p className={styles.error} role="alert">
+          {errorText(start.error)}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function Body({ status, isAdmin }: { status: CheckpointStorageStatus; isAdmin: boolean }) {
+  const t = useTranslations("checkpoints.card");
+  const empty = status.tables !== null && status.tables.checkpoints.rows === 0 && status.tables.writes.rows === 0;
+  return (
+    <>
+      <Facts status={status} />
+      {!status.supported && <p className={styles.notice}>{t("unsupported")}</p>}
+      {status.supported && status.tables && (empty ? <p className={styles.muted} data-testid="checkpoint-empty">{t("empty")}</p> : <TableUsageTable tables={status.tables} />)}
+      {status.supported && <LargestThreads threads={status.largestThreads} />}
+      {status.supported && <Actions status={status} isAdmin={isAdmin} />}
+      {status.lastResultMalformed && <p className={styles.notice}>{t("resultMalformed")}</p>}
+      {status.lastResult ? <OperationResult result={status.lastResult} /> : status.supported && <p className={styles.muted}>{t("noResult")}</p>}
+    </>
+  );
+}
+
+/** Agent checkpoint storage: mode, table usage, largest threads, analysis and cleanup. */
+export function CheckpointStorageCard({ isAdmin }: { isAdmin: boolean }) {
+  const t = useTranslations("checkpoints.card");
+  const errorText = useErrorText();
+  const query = useCheckpointStorage();
+  return (
+    <article className={styles.card} aria-labelledby="checkpoint-card-title" aria-busy={query.isFetching} data-testid="checkpoint-storage-card">
+      <div className={styles.header}>
+        <h3 id="checkpoint-card-title" className={styles.title}>
+          {t("title")}
+        </h3>
+        <p className={styles.muted}>{t("description")}</p>
+      </div>
+      {query.isPending && <div className={styles.skeleton} role="status" aria-label={t("loading")} />}
+      {query.isError && (
+        <div className={styles.error} role="alert" data-testid="checkpoint-error">
+          <p>{t("loadFailed")}</p>
+          <p>{errorText(query.error)}</p>
+          <div>
+            <button type="button" className={styles.button} onClick={() => query.refetch()}>
+              {t("retry")}
+            </button>
+          </div>
+        </div>
+      )}
+      {query.data && <Body status={query.data} isAdmin={isAdmin} />}
+    </article>
+  );
+}
