@@ -4,8 +4,6 @@ import type { ReactNode } from "react";
 import styles from "@/components/database/database-page.module.css";
 import { ToolPayloadRetentionCard } from "@/components/retention/tool-payload-retention-card";
 import { SaveBar } from "@/components/settings/save-bar/save-bar";
-import { ToolPayloadRetentionCard } from "@/components/retention/tool-payload-retention-card";
-import { SaveBar } from "@/components/settings/save-bar/save-bar";
 import { BackupsCardMount, LogViewerMount, StatsCardMount } from "@/components/database/mounted-cards";
 
 type Props = { params: Promise<{ locale: string }> };
@@ -54,7 +52,6 @@ export default async function DatabasePage({ params }: Props) {
       <Section id="logs">
         <LogViewerMount />
       </Section>
-      <SaveBar />
       <SaveBar />
     </div>
   );
