@@ -4,6 +4,11 @@ import type { ErrorCode } from "@/lib/api/error-codes";
  * A typed failure a server verb can raise. The message is shown to clients,
  * so it must never contain payload bodies, task titles or secrets.
  */
+// Next bundles each route separately, so a process-wide singleton created by
+// one route (the retention worker) can throw an AppError from another copy of
+// this module: `instanceof` would miss it. A registered symbol brands them all.
+const APP_ERROR = Symbol.for("workspace-retention.app-error");
+
 export class AppError extends Error {
   readonly code: ErrorCode;
   /** Extra fields merged into the error body (e.g. removedAt for a 410). */
@@ -14,9 +19,10 @@ export class AppError extends Error {
     this.name = "AppError";
     this.code = code;
     this.extra = extra;
+    Object.defineProperty(this, APP_ERROR, { value: true });
   }
 }
 
 export function isAppError(value: unknown): value is AppError {
-  return value instanceof AppError;
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[APP_ERROR] === true;
 }

@@ -15,15 +15,17 @@ export type IsolatedServer = { baseURL: string; dbFile: string; stop(): Promise<
 export async function startIsolatedServer(port: number): Promise<IsolatedServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "wsr-e2e-iso-"));
   const dbFile = path.join(dir, "workspace.db");
-  const env = { ...process.env, DATABASE_URL: `file:${dbFile}`, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: "warn" };
+  const env = { ...process.env, DATABASE_URL: `file:${dbFile}`, LOG_LEVEL: "warn" };
   const migrate = spawnSync("npm", ["run", "-s", "migrate"], { env, stdio: "inherit" });
   if (migrate.status !== 0) throw new Error("migrate failed");
-  const users = spawnSync("npm", ["run", "-s", "users", "--", "create", "--email", VIEWER.email, "--role", "viewer"], {
-    input: `${VIEWER.password}\n`,
-    env,
-    stdio: ["pipe", "inherit", "inherit"],
-  });
-  if (users.status !== 0) throw new Error("creating the viewer failed");
+  for (const [account, role] of [[ADMIN, "admin"], [VIEWER, "viewer"]] as const) {
+    const users = spawnSync("npm", ["run", "-s", "users", "--", "create", "--email", account.email, "--role", role], {
+      input: `${account.password}\n`,
+      env,
+      stdio: ["pipe", "inherit", "inherit"],
+    });
+    if (users.status !== 0) throw new Error(`creating the ${role} failed`);
+  }
   const child: ChildProcess = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port)], {
     env,
     stdio: "ignore",

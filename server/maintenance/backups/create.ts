@@ -4,7 +4,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import type { Clock } from "@/server/clock";
 import { backupsDirFor } from "@/server/db/url";
-import { AppError } from "@/server/errors";
+import { AppError, isAppError } from "@/server/errors";
 import { logger, type Logger } from "@/server/log";
 import { maintenanceGuard, type Lease, type MaintenanceGuard } from "../guard";
 import { runSqliteThread } from "../sqlite-thread";
@@ -87,9 +87,9 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
     log.info({ backup: name, label: options.label, sizeBytes: size, pruned: pruned.length, durationMs: clock.now() - startedMs }, "backup published");
     return receipt;
   } catch (error) {
-    const code = error instanceof AppError ? error.code : signal?.aborted ? "cancelled" : "error";
+    const code = isAppError(error) ? error.code : signal?.aborted ? "cancelled" : "error";
     log.warn({ stagingId, label: options.label, code, errCode: (error as { code?: unknown }).code }, "backup not published");
-    if (error instanceof AppError || signal?.aborted) throw error;
+    if (isAppError(error) || signal?.aborted) throw error;
     throw new AppError("backup_failed", "The backup could not be written; nothing was published");
   } finally {
     await fsp.rm(stagingDir, { recursive: true, force: true });
