@@ -10,7 +10,11 @@
 // Any failure is logged and leaves the thread as it was: admission goes on.
 import type { Logger } from "@/server/log";
 import { parseRunHistoryText, type RunHistory, type RunHistoryCache } from "./run-history";
-import { DURATION_ONLY_SQL, ROOT_NS, VERSIONS_SQL, type Sqlite } from "./thread-rows";
+import { DURATION_ONLY_SQL, ROOT_NS, type Sqlite } from "./thread-rows";
+
+// One parse per blob: a malformed checkpoint makes json_extract throw, which
+// the caller turns into a logged no-op (no separate json_valid pass).
+const VERSIONS_SQL = "CASE WHEN c.type = 'json' THEN json_extract(CAST(c.checkpoint AS TEXT), '$.channel_versions') END";
 
 export type AdmissionNoop =
   | "no_thread"
