@@ -8,7 +8,11 @@ import styles from "./shell.module.css";
 const GROUPS = [
   {
     id: "dataLogs",
-    items: [{ id: "database", href: "/settings/data-logs/database" }],
+    items: [
+      { id: "database", href: "/settings/data-logs/database" },
+      // Read-only conversations: where compaction's "output removed" notices show.
+      { id: "tasks", href: "/tasks" },
+    ],
   },
 ] as const;
 

@@ -1,0 +1,59 @@
+"use client";
+
+import { useLocale, useTranslations } from "next-intl";
+import { useMessagesChangedEvents, type EventSourceFactory } from "@/lib/conversation/events";
+import { useTaskConversation } from "@/lib/conversation/queries";
+import { formatCount, formatDateTime } from "@/lib/i18n/format";
+import { Link } from "@/lib/i18n/navigation";
+import { parseRfc3339 } from "@/lib/time/rfc3339";
+import { ErrorSummary } from "@/components/database/error-summary";
+import cards from "@/components/database/cards.module.css";
+import { MessageItem } from "./message-item";
+import styles from "./conversation.module.css";
+
+/** One task's conversation, read-only; outputs load lazily and honour compaction markers. */
+export function ConversationView({ taskId, eventSource }: { taskId: string; eventSource?: EventSourceFactory }) {
+  const t = useTranslations("conversation");
+  const locale = useLocale();
+  const query = useTaskConversation(taskId);
+  useMessagesChangedEvents(eventSource);
+  const data = query.data;
+  const updatedMs = data ? parseRfc3339(data.task.updatedAt) : null;
+  return (
+    <div className={styles.page}>
+      <Link href="/tasks" className={styles.back}>
+        {t("backToTasks")}
+      </Link>
+      {query.isPending && <div className={cards.skeleton} role="status" aria-label={t("loading")} />}
+      {query.isError && (
+        <>
+          <h1>{t("title")}</h1>
+          <ErrorSummary title={t("loadFailed")} message={t(query.error && "status" in query.error && query.error.status === 404 ? "notFound" : "loadFailedBody")} error={query.error} focusOnMount testId="conversation-error" />
+        </>
+      )}
+      {data && (
+        <>
+          <div className={styles.intro}>
+            <h1 data-testid="conversation-title">{data.task.title || t("untitled")}</h1>
+            <div className={styles.meta}>
+              <span className={cards.badge}>{t.has(`states.${data.task.state}`) ? t(`states.${data.task.state}`) : data.task.state}</span>
+              <span>{t("messageCount", { count: data.messages.length })}</span>
+              {updatedMs !== null && <span>{t("updated", { date: formatDateTime(updatedMs, locale) })}</span>}
+            </div>
+            <p className={cards.muted}>{t("readOnly")}</p>
+          </div>
+          {data.messages.length === 0 ? (
+            <p className={cards.muted}>{t("noMessages")}</p>
+          ) : (
+            <ol className={styles.messages} aria-label={t("messagesLabel")}>
+              {data.messages.map((message) => (
+                <MessageItem key={message.id} message={message} />
+              ))}
+            </ol>
+          )}
+          {data.truncated && <p className={cards.muted}>{t("truncated", { count: formatCount(data.messages.length, locale) })}</p>}
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,64 @@
+"use client";
+
+import { useLocale, useTranslations } from "next-intl";
+import { useState } from "react";
+import { useTaskList } from "@/lib/conversation/queries";
+import { formatDateTime } from "@/lib/i18n/format";
+import { Link } from "@/lib/i18n/navigation";
+import { parseRfc3339 } from "@/lib/time/rfc3339";
+import { ErrorSummary } from "@/components/database/error-summary";
+import cards from "@/components/database/cards.module.css";
+import styles from "./conversation.module.css";
+
+const PAGE = 50;
+
+/** Tasks newest first, 50 per page, each linking to its conversation. */
+export function TaskList() {
+  const t = useTranslations("conversation.tasks");
+  const tStates = useTranslations("conversation.states");
+  const locale = useLocale();
+  const [offset, setOffset] = useState(0);
+  const query = useTaskList(offset);
+  const data = query.data;
+  return (
+    <div className={styles.page}>
+      <div className={styles.intro}>
+        <h1>{t("title")}</h1>
+        <p className={cards.muted}>{t("description")}</p>
+      </div>
+      {query.isPending && <div className={cards.skeleton} role="status" aria-label={t("loading")} />}
+      {query.isError && <ErrorSummary title={t("loadFailed")} message={t("loadFailedBody")} error={query.error} focusOnMount />}
+      {data && data.tasks.length === 0 && <p className={cards.muted}>{t("empty")}</p>}
+      {data && data.tasks.length > 0 && (
+        <ul className={styles.taskList} data-testid="task-list">
+          {data.tasks.map((task) => {
+            const ms = parseRfc3339(task.updatedAt);
+            return (
+              <li key={task.id}>
+                <Link href={`/tasks/${encodeURIComponent(task.id)}`} className={styles.taskLink} data-testid="task-link">
+                  <span className={styles.taskTitle}>{task.title || t("untitled")}</span>
+                  <span className={styles.meta}>
+                    <span className={cards.badge}>{tStates.has(task.state) ? tStates(task.state) : task.state}</span>
+                    <span>{t("messageCount", { count: task.messageCount })}</span>
+                    <span>{ms === null ? task.updatedAt : t("updated", { date: formatDateTime(ms, locale) })}</span>
+                  </span>
+                </Link>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {data && data.total > PAGE && (
+        <div className={styles.pager}>
+          <button type="button" className={cards.button} disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+            {t("previous")}
+          </button>
+          <span className={cards.muted}>{t("range", { from: offset + 1, to: Math.min(offset + PAGE, data.total), total: data.total })}</span>
+          <button type="button" className={cards.button} disabled={offset + PAGE >= data.total} onClick={() => setOffset(offset + PAGE)}>
+            {t("next")}
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
