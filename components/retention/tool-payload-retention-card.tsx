@@ -7,6 +7,7 @@
 import { useTranslations } from "next-intl";
 import { useCallback } from "react";
 import { useSaveContributor } from "@/components/settings/save-bar/use-save-contributor";
+import type { SaveBarStore } from "@/components/settings/save-bar/save-bar-store";
 import { useCurrentRole } from "@/lib/retention/client/use-current-role";
 import { useOperationEvents } from "@/lib/retention/client/use-operation-events";
 import { useToolPayloadRetention } from "@/lib/retention/client/use-tool-payload-retention";
@@ -25,7 +26,7 @@ import styles from "./retention-card.module.css";
 
 export const SAVE_CONTRIBUTOR_ID = "system:tool-payload-retention";
 
-export function ToolPayloadRetentionCard() {
+export function ToolPayloadRetentionCard({ saveBarStore }: { saveBarStore?: SaveBarStore } = {}) {
   const t = useTranslations("retention.card");
   const format = useRetentionFormat();
   const { role } = useCurrentRole();
@@ -49,7 +50,7 @@ export function ToolPayloadRetentionCard() {
     saving: draft.saving,
     save,
     discard,
-  });
+  }, saveBarStore);
 
   return (
     <article className={styles.card} aria-labelledby="retention-card-title" aria-busy={retention.isFetching} data-testid="retention-card">
