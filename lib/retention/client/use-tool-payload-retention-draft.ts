@@ -5,7 +5,7 @@
 // - Saving sends a snapshot; edits made while it is in flight survive.
 // - 400 backup_choice_required asks for the inline choice.
 // - 409 conflict keeps the draft and shows the server's policy beside it.
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import type { AgeUnit, RetentionPolicy } from "@/lib/retention/policy";
 import type { ActionResult } from "./use-tool-payload-retention";
 import type { RetentionStatusBody } from "./status-types";
@@ -27,20 +27,24 @@ type DraftState = {
 
 const INITIAL: DraftState = { base: null, draft: null, choice: null, acknowledged: false, choiceRequired: false, conflict: false, saving: false };
 
+function adoptServerPolicy(current: DraftState, serverPolicy: RetentionPolicy): DraftState {
+  if (!current.base || !current.draft) return { ...current, base: serverPolicy, draft: draftFromPolicy(serverPolicy) };
+  if (current.base.revision === serverPolicy.revision || current.conflict || current.saving) return current;
+  if (!sameDraft(current.draft, draftFromPolicy(current.base))) return current;
+  return { ...current, base: serverPolicy, draft: draftFromPolicy(serverPolicy) };
+}
+
 export function useToolPayloadRetentionDraft(options: { serverPolicy: RetentionPolicy | undefined; preparationFailed?: boolean }) {
   const { serverPolicy, preparationFailed = false } = options;
   const [state, setState] = useState<DraftState>(INITIAL);
 
-  // Adopt the server policy while the draft is clean (first load, another tab's save).
-  useEffect(() => {
-    if (!serverPolicy) return;
-    setState((current) => {
-      if (!current.base || !current.draft) return { ...current, base: serverPolicy, draft: draftFromPolicy(serverPolicy) };
-      if (current.base.revision === serverPolicy.revision || current.conflict || current.saving) return current;
-      if (!sameDraft(current.draft, draftFromPolicy(current.base))) return current;
-      return { ...current, base: serverPolicy, draft: draftFromPolicy(serverPolicy) };
-    });
-  }, [serverPolicy]);
+  // Adopt the server policy while the draft is clean (first load, another
+  // tab's save). Done while rendering, when the server policy object changes.
+  const [seenPolicy, setSeenPolicy] = useState<RetentionPolicy | undefined>(undefined);
+  if (serverPolicy !== seenPolicy) {
+    setSeenPolicy(serverPolicy);
+    if (serverPolicy) setState((current) => adoptServerPolicy(current, serverPolicy));
+  }
 
   const draft = state.draft;
   const base = state.base;
