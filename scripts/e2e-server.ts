@@ -9,6 +9,8 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { openDatabase } from "@/server/db/client";
+import { importFixture } from "@/server/workspace/fixture/import-fixture";
+import { conversationFixtureText } from "../e2e/support/conversation-fixture";
 import { ADMIN, E2E_PORT, VIEWER } from "../e2e/support/accounts";
 
 const require = createRequire(import.meta.url);
@@ -29,7 +31,10 @@ function build(): void {
 function prepareDatabase(): { dir: string; url: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "wsr-e2e-"));
   const file = path.join(dir, "workspace.db");
-  openDatabase({ file }).sqlite.close();
+  const { sqlite } = openDatabase({ file });
+  // One live task for the conversation spec (a compacted message answers 410).
+  importFixture(sqlite, { file: "e2e/support/conversation-fixture.ts", text: conversationFixtureText() });
+  sqlite.close();
   return { dir, url: `file:${file}` };
 }
 

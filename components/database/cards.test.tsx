@@ -1,0 +1,115 @@
+// @vitest-environment jsdom
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { NextIntlClientProvider } from "next-intl";
+import type { ReactNode } from "react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import databaseEn from "@/messages/database/en.json";
+import { BackupsCard } from "./backups-card";
+import { StatsCard } from "./stats-card";
+
+const t = databaseEn.databaseCards;
+const NAME = "workspace-2026-11-29T10-00-00Z-0123abcd.db";
+
+const STATS = {
+  capability: "supported",
+  maintenanceBusy: null,
+  fileBytes: 4 * 1024 * 1024,
+  walBytes: 0,
+  pageSize: 4096,
+  pageCount: 1024,
+  freePages: 12,
+  freeBytes: 12 * 4096,
+  tables: [{ name: "messages", rows: 3, tableBytes: 8192, indexBytes: 4096, totalBytes: 12288, bytesMethod: "remainder" }],
+};
+
+type Answer = { status: number; body: unknown };
+
+/** Answers by "METHOD path"; records every request made. */
+function serve(routes: Record<string, Answer>) {
+  const calls: string[] = [];
+  vi.stubGlobal(
+    "fetch",
+    vi.fn(async (url: string, init?: RequestInit) => {
+      const key = `${init?.method ?? "GET"} ${url}`;
+      calls.push(key);
+      const answer = routes[key] ?? { status: 404, body: { error: { code: "not_found", message: "x" } } };
+      return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { "content-type": "application/json" } });
+    }),
+  );
+  return calls;
+}
+
+function mount(children: ReactNode) {
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  render(
+    <QueryClientProvider client={client}>
+      <NextIntlClientProvider locale="en" messages={databaseEn} timeZone="UTC">
+        {children}
+      </NextIntlClientProvider>
+    </QueryClientProvider>,
+  );
+}
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+describe("stats card", () => {
+  it("[TPR-UI-06] a 503 from VACUUM is shown as an error with its code; the stats stay on screen", async () => {
+    serve({
+      "GET /api/v1/system/database/stats": { status: 200, body: STATS },
+      "POST /api/v1/system/database/vacuum": { status: 503, body: { error: { code: "maintenance_busy", message: "busy" } } },
+    });
+    mount(<StatsCard isAdmin />);
+    expect(await screen.findByText("4 MB")).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: t.vacuum.run }));
+    const alert = await screen.findByTestId("vacuum-error");
+    expect(alert.textContent).toContain("503 · maintenance_busy");
+    expect(alert.textContent).toContain(t.errors.maintenance_busy);
+    expect(document.activeElement).toBe(alert);
+    expect(screen.getByTestId("stat-file-size").textContent).toBe("4 MB");
+  });
+
+  it("[TPR-UI-16] a viewer gets no VACUUM button, only the explanation", async () => {
+    serve({ "GET /api/v1/system/database/stats": { status: 200, body: STATS } });
+    mount(<StatsCard isAdmin={false} />);
+    expect(await screen.findByTestId("vacuum-read-only")).toBeTruthy();
+    expect(screen.queryByRole("button", { name: t.vacuum.run })).toBeNull();
+  });
+});
+
+describe("backups card", () => {
+  const LIST = { capability: "supported", keep: 10, backups: [{ name: NAME, sizeBytes: 2048, createdAt: "2026-11-29T10:00:00Z" }] };
+
+  it("[TPR-UI-16] viewers see the list without any action controls", async () => {
+    serve({ "GET /api/v1/system/database/backups": { status: 200, body: LIST } });
+    mount(<BackupsCard isAdmin={false} />);
+    const row = await screen.findByTestId("backup-row");
+    expect(row.textContent).toContain(NAME);
+    expect(within(row).queryAllByRole("button")).toHaveLength(0);
+    expect(within(row).queryAllByRole("link")).toHaveLength(0);
+    expect(screen.queryByTestId("backup-create")).toBeNull();
+  });
+
+  it("[TPR-UI-14] restore asks for the exact name inline and then says a restart is required", async () => {
+    const calls = serve({
+      "GET /api/v1/system/database/backups": { status: 200, body: LIST },
+      [`POST /api/v1/system/database/backups/${NAME}/restore`]: { status: 200, body: { restored: NAME, restartRequired: true } },
+    });
+    mount(<BackupsCard isAdmin />);
+    fireEvent.click(await screen.findByTestId("backup-restore"));
+    const confirm = screen.getByTestId("restore-confirm-button") as HTMLButtonElement;
+    expect(confirm.disabled).toBe(true);
+    fireEvent.change(screen.getByTestId("restore-input"), { target: { value: NAME.slice(0, -1) } });
+    expect(confirm.disabled).toBe(true);
+    fireEvent.change(screen.getByTestId("restore-input"), { target: { value: NAME } });
+    expect(confirm.disabled).toBe(false);
+    expect(screen.queryByRole("dialog")).toBeNull();
+    fireEvent.click(confirm);
+    const notice = await screen.findByTestId("restore-restart-required");
+    expect(notice.textContent).toContain(t.backups.restartRequired);
+    expect(calls).toContain(`POST /api/v1/system/database/backups/${NAME}/restore`);
+  });
+});

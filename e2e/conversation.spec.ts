@@ -1,0 +1,93 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Locator, type Page } from "@playwright/test";
+import { ADMIN, VIEWER } from "./support/accounts";
+import { signIn } from "./support/auth";
+import { CONVERSATION_TASK, LIVE_OUTPUT, REMOVED_OUTPUT } from "./support/conversation-fixture";
+
+// The read-only conversation view: lazy shell output and the 410 notice for
+// a compacted message (seeded by scripts/e2e-server.ts).
+
+async function expectNoSeriousViolations(page: Page): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+}
+
+async function expectTouchTargets(scope: Locator): Promise<void> {
+  const small = await scope.evaluate((root) =>
+    [...root.querySelectorAll<HTMLElement>("a[href], button, input, select, textarea, summary")]
+      .filter((el) => {
+        const rect = el.getBoundingClientRect();
+        return getComputedStyle(el).visibility !== "hidden" && rect.width > 1 && rect.height > 1;
+      })
+      .map((el) => ({ text: (el.textContent || el.getAttribute("aria-label") || el.id).trim().slice(0, 40), rect: el.getBoundingClientRect() }))
+      .filter(({ rect }) => rect.width < 44 || rect.height < 44)
+      .map(({ text, rect }) => `${text} ${Math.round(rect.width)}x${Math.round(rect.height)}`),
+  );
+  expect(small).toEqual([]);
+}
+
+const shellTool = (page: Page, messageId: string) => page.locator(`[data-testid=shell-tool][data-message-id="${messageId}"]`);
+
+async function openConversation(page: Page, locale = "en"): Promise<void> {
+  await page.goto(`/${locale}/tasks`);
+  await page.getByTestId("task-link").filter({ hasText: CONVERSATION_TASK.title }).click();
+  await expect(page).toHaveURL(new RegExp(`/${locale}/tasks/${CONVERSATION_TASK.id}$`));
+  await expect(page.getByTestId("conversation-title")).toHaveText(CONVERSATION_TASK.title);
+}
+
+test("[TPR-TX-06] the conversation loads shell output lazily and shows the 410 removal notice", async ({ page }) => {
+  await signIn(page, ADMIN);
+  // Reached from the settings navigation.
+  await page.getByRole("link", { name: "Tasks" }).first().click();
+  await expect(page).toHaveURL(/\/en\/tasks$/);
+  await openConversation(page);
+  await expect(page.getByTestId("conversation-message")).toHaveCount(4);
+  await expect(page.getByText(LIVE_OUTPUT.stdout)).toHaveCount(0);
+
+  const live = shellTool(page, LIVE_OUTPUT.messageId);
+  await live.getByTestId("toggle-output").click();
+  await expect(live.getByTestId("shell-output")).toContainText(LIVE_OUTPUT.stdout);
+
+  const removed = shellTool(page, REMOVED_OUTPUT.messageId);
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.url().includes(`/messages/${REMOVED_OUTPUT.messageId}/shell-output`)),
+    removed.getByTestId("toggle-output").click(),
+  ]);
+  expect(answer.status()).toBe(410);
+  const notice = removed.getByTestId("output-removed");
+  await expect(notice).toContainText("Output removed on Mar 4, 2026");
+  await expect(notice).toContainText(REMOVED_OUTPUT.command);
+  await expect(notice).toContainText("2 fields");
+});
+
+test("[TPR-UI-15] a viewer reads the conversation; the notice is localized", async ({ page }) => {
+  await signIn(page, VIEWER, "zh-cn");
+  await openConversation(page, "zh-cn");
+  const removed = shellTool(page, REMOVED_OUTPUT.messageId);
+  await removed.getByTestId("toggle-output").click();
+  await expect(removed.getByTestId("output-removed")).toContainText("输出已于");
+  await expect(removed.getByTestId("output-removed")).toContainText("2026");
+});
+
+test("conversation view: axe clean, 44 px targets on a phone, screenshots", async ({ page }, testInfo) => {
+  await signIn(page, ADMIN);
+  for (const locale of ["en", "zh-cn"]) {
+    await openConversation(page, locale);
+    await shellTool(page, LIVE_OUTPUT.messageId).getByTestId("toggle-output").click();
+    await shellTool(page, REMOVED_OUTPUT.messageId).getByTestId("toggle-output").click();
+    await expect(page.getByTestId("shell-output")).toBeVisible();
+    await expect(page.getByTestId("output-removed")).toBeVisible();
+    await expectNoSeriousViolations(page);
+    if (testInfo.project.name === "phone") {
+      await expectTouchTargets(page.locator("main"));
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+    }
+    await page.screenshot({ path: `e2e/__screenshots__/conversation-${testInfo.project.name}-${locale}.png`, fullPage: true });
+  }
+  await page.goto("/en/tasks");
+  await expect(page.getByTestId("task-list")).toBeVisible();
+  await expectNoSeriousViolations(page);
+  await page.screenshot({ path: `e2e/__screenshots__/conversation-${testInfo.project.name}-en-tasks.png`, fullPage: true });
+});
