@@ -20,9 +20,10 @@ export type RunDeps = {
   toolPayloadBytes?: number;
   log?: Logger;
   /**
-   * Retention admission hook: runs first under the thread lock, before any
-   * checkpoint read, and never throws. When it reclaimed the trailing
-   * duration leaf it hands over that leaf's run-history cache.
+   * Retention admission hook: runs under the thread lock once the request is
+   * validated, before the run writes anything, and never throws. When it
+   * reclaimed the trailing duration leaf it hands over that leaf's
+   * run-history cache.
    */
   admit?: (request: { threadId: string; selectors: string[] }) => Promise<AdmittedRunHistory | null>;
 };
@@ -63,12 +64,18 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
   const { accessor, clock, newId, locks } = deps;
   const { threadId } = request;
   return withThreadLock(locks, threadId, async () => {
-    const carried = deps.admit ? await deps.admit({ threadId, selectors: request.checkpointId ? [request.checkpointId] : [] }) : null;
     const head = await accessor.rawTuple(threadId);
     if (!head) throw new AppError("not_found", `Thread ${threadId} does not exist`);
     const prepared = request.prepare ? await request.prepare() : null;
     const content = prepared?.content ?? request.content;
     const resumeFrom = prepared?.checkpointId ?? request.checkpointId;
+    // Retention admission: once the request is known valid (a rejected one
+    // must not reclaim the leaf), before anything is written; the resume
+    // target is a selector and stays protected.
+    if (deps.admit && resumeFrom && !(await accessor.rawTuple(threadId, resumeFrom))) {
+      throw new AppError("not_found", `Checkpoint ${resumeFrom} is not part of thread ${threadId}`);
+    }
+    const carried = deps.admit ? await deps.admit({ threadId, selectors: resumeFrom ? [resumeFrom] : [] }) : null;
     const runId = newId();
     const started = clock.now();
     const previous = carried ?? (await readCumulative(accessor, threadId, head));

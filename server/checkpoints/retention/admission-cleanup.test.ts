@@ -1,9 +1,9 @@
 import type Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { startRun } from "../runs";
-import { createThread } from "../threads";
+import { createThread, regenerate } from "../threads";
 import { admissionHook, cleanupAtAdmission } from "./admission-cleanup";
-import { buildLinear, MODES, openHarness, type Harness } from "./contract-support";
+import { ALL_OK, buildLinear, captureExpect, MODES, openHarness, replies, verifyFourWays, type Harness } from "./contract-support";
 import { createRunHistoryCache, readRunHistory } from "./run-history";
 import { countOrphanWrites, loadThreadGraph, threadTotals } from "./thread-rows";
 
@@ -177,5 +177,31 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
     const ok = await startRun(h.deps, { threadId, content: "five" });
     expect(loadThreadGraph(h.sqlite, threadId).headId).toBe(ok.checkpointId);
     expect((await readRunHistory({ accessor: h.accessor, threadId, cache }))?.source).toBe("latest");
+  });
+});
+
+describe.each(MODES)("admission cleanup on every run (%s mode)", (_name, config) => {
+  it("[CRC-15] [CRC-08] with cleanup at each admission, resume, explicit resume, branch and regenerate keep working and no orphans appear", async () => {
+    h = openHarness(config);
+    withAdmission(h);
+    const shape = await buildLinear(h, 4);
+    // Only the newest leaf survives; every earlier one was reclaimed at admission.
+    const graph = loadThreadGraph(h.sqlite, shape.threadId);
+    expect(shape.runs.slice(0, 3).some((id) => graph.nodes.has(id))).toBe(false);
+    const explicit = graph.nodes.get(graph.nodes.get(shape.headId)!.parentId!)!.parentId!;
+    const expectAfter = await captureExpect(h, shape.threadId, explicit);
+    expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
+    const [, second] = await replies(h, shape.threadId);
+    expect((await regenerate(h.deps, shape.threadId, second!)).status).toBe("success");
+    expect(countOrphanWrites(h.sqlite, shape.threadId)).toBe(0);
+  });
+
+  it("[CRC-01] TTL semantic: a run result's leaf id is superseded when the next run is admitted; resuming it then answers not_found", async () => {
+    h = openHarness(config);
+    withAdmission(h);
+    const shape = await buildLinear(h, 2);
+    await expect(startRun(h.deps, { threadId: shape.threadId, content: "old handle", checkpointId: shape.runs[0]! })).rejects.toMatchObject({ code: "not_found" });
+    // The current handle (the newest leaf) still resumes.
+    expect((await startRun(h.deps, { threadId: shape.threadId, content: "current handle", checkpointId: shape.headId })).status).toBe("success");
   });
 });

@@ -1,6 +1,8 @@
 // Bounded admission cleanup (CRC-10, CRC-13..15). When a run has won the
-// thread lock, before its first checkpoint read, the trailing duration-only
-// leaf is reclaimed when provably redundant: its addressable parent holds the
+// thread lock and its request is validated (startRun reads the head and the
+// resume target first, so a rejected request never reclaims anything), and
+// before the run writes, the trailing duration-only leaf is reclaimed when
+// provably redundant: its addressable parent holds the
 // identical channel_versions map and it has no pending writes. Cost is flat
 // in history length: two checkpoint lookups (head, parent) on the primary
 // key, one pending-write probe, one guarded deletion. Blobs are untouched

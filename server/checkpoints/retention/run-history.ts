@@ -5,6 +5,8 @@
 // back (cleanup runs only at admission, never from a completion callback).
 import { parse } from "lossless-json";
 import { z } from "zod";
+import type { RunHistoryResponse } from "@/lib/checkpoints/run-history-api";
+import { AppError } from "@/server/errors";
 import type { CheckpointAccessor } from "../accessor";
 import { isDurationOnly } from "../durations";
 
@@ -100,4 +102,16 @@ export async function readRunHistory(options: { accessor: CheckpointAccessor; th
     for (const [runId, ids] of Object.entries(carried?.run_message_ids ?? {})) merged.run_message_ids[runId] ??= ids;
   }
   return { history: merged, source: "scan" };
+}
+
+/** The API view of a thread's run history (404 when the thread does not exist). */
+export async function readRunHistoryView(options: { accessor: CheckpointAccessor; threadId: string; cache?: RunHistoryCache }): Promise<RunHistoryResponse> {
+  const read = await readRunHistory(options);
+  if (!read) throw new AppError("not_found", `Thread ${options.threadId} does not exist`);
+  const { run_durations: durations, run_message_ids: messageIds } = read.history;
+  return {
+    threadId: options.threadId,
+    source: read.source,
+    runs: Object.entries(durations).map(([runId, durationMs]) => ({ runId, durationMs, messageIds: messageIds[runId] ?? [] })),
+  };
 }

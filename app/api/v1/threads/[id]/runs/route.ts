@@ -2,6 +2,7 @@ import { route } from "@/server/http/route";
 import { runRequest, threadIdParams } from "@/lib/checkpoints/api";
 import { threadService } from "@/server/checkpoints/service";
 import { startRun } from "@/server/checkpoints/runs";
+import { processRunHistoryCache, readRunHistoryView } from "@/server/checkpoints/retention/run-history";
 
 /** Runs the agent on the thread and waits for the run to finish. */
 export const POST = route({
@@ -10,4 +11,11 @@ export const POST = route({
   body: runRequest,
   handler: ({ rt, params, body }) =>
     startRun(threadService(rt), { threadId: params.id, content: body.input.content, checkpointId: body.checkpointId }),
+});
+
+/** Run durations and message ids from the run-history cache (members read). */
+export const GET = route({
+  access: "member",
+  params: threadIdParams,
+  handler: ({ rt, params }) => readRunHistoryView({ accessor: threadService(rt).accessor, threadId: params.id, cache: processRunHistoryCache() }),
 });
