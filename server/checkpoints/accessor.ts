@@ -10,6 +10,7 @@ import { assertModeCompatible, checkpointMode } from "./detect";
 import { MODE_MARKER_KEY } from "./stamping-saver";
 import type { ModeConfig } from "./mode";
 import { mutationGraph, MUTATION_NODE } from "./mutation-graph";
+import { readRetryingOnce } from "./retention/epoch";
 import { schemaDefaults, type AgentValues } from "./schema";
 
 export type ThreadSnapshot = {
@@ -103,7 +104,7 @@ export function createCheckpointAccessor(options: AccessorOptions) {
     }
   }
 
-  async function getState(threadId: string, checkpointId?: string): Promise<ThreadSnapshot | null> {
+  async function readState(threadId: string, checkpointId?: string): Promise<ThreadSnapshot | null> {
     if (!(await gate(threadId))) return null;
     const graph = graphOrNull();
     if (!graph) {
@@ -114,9 +115,19 @@ export function createCheckpointAccessor(options: AccessorOptions) {
     return fromSnapshot(threadId, await graph.getState(threadConfig(threadId, checkpointId)));
   }
 
+  // Retention may reclaim a checkpoint while a read walks ancestors (reads
+  // are not under the thread lock): such a read runs once more.
+  async function getState(threadId: string, checkpointId?: string): Promise<ThreadSnapshot | null> {
+    return readRetryingOnce(threadId, () => readState(threadId, checkpointId));
+  }
+
   /** Newest first. 0 -> [] without touching storage; undefined -> unlimited. */
   async function history(threadId: string, limit?: number): Promise<ThreadSnapshot[]> {
     if (limit === 0) return [];
+    return readRetryingOnce(threadId, () => readHistory(threadId, limit));
+  }
+
+  async function readHistory(threadId: string, limit?: number): Promise<ThreadSnapshot[]> {
     if (!(await gate(threadId))) return [];
     const graph = graphOrNull();
     const out: ThreadSnapshot[] = [];

@@ -18,6 +18,7 @@
 // Whatever cannot be proven (other namespaces, broken lineage, unreadable
 // rows) is refused.
 import type Database from "better-sqlite3";
+import { bumpRetentionEpoch } from "./epoch";
 import { loadThreadGraph, proveSameState, ROOT_NS, type Sqlite, type ThreadGraph } from "./thread-rows";
 
 export type ProtectionReason =
@@ -158,6 +159,7 @@ export function deleteCheckpointSafely(options: { sqlite: Database.Database; thr
       const verdict = judgeDeletion({ sqlite, graph, checkpointId, pins });
       if (!verdict.deletable) return { deleted: false, verdict };
       deleteJointly(sqlite, threadId, [checkpointId]);
+      bumpRetentionEpoch(threadId);
       return { deleted: true, verdict };
     })
     .immediate();
@@ -172,6 +174,7 @@ export function graftAndDelete(options: { sqlite: Database.Database; threadId: s
       const verdict = judgeGraft({ sqlite, graph, checkpointId, pins });
       if (!verdict.graftable) return { deleted: false, verdict };
       graftJointly(sqlite, threadId, checkpointId, verdict.parentId);
+      bumpRetentionEpoch(threadId);
       return { deleted: true, verdict };
     })
     .immediate();

@@ -1,0 +1,51 @@
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { afterEach, describe, expect, it } from "vitest";
+import { createCheckpointAccessor } from "../accessor";
+import { cleanupAtAdmission } from "./admission-cleanup";
+import { buildLinear, MODES, openHarness, type Harness } from "./contract-support";
+
+let h: Harness | null = null;
+afterEach(() => {
+  h?.close();
+  h = null;
+});
+
+describe.each(MODES)("reads racing a reclaim (%s mode)", (_name, config) => {
+  it.each([
+    [1, false],
+    [2, false],
+    [4, false],
+    [5, false],
+    [4, true],
+  ])("[CRC-15] a state read racing the reclaim of the leaf it resolved reads once more (%i turns, pinned: %s)", async (turns, pinned) => {
+    h = openHarness(config);
+    const shape = await buildLinear(h, turns);
+    const expected = (await h.accessor.getState(shape.threadId))!.values.messages.map((m) => m.id);
+    const saver = h.accessor.saver;
+    let armed = true;
+    const sqlite = h.sqlite;
+    // The reclaim lands right after the read resolved the head (the leaf).
+    const racing = new Proxy(saver, {
+      get(target, key, receiver) {
+        if (key === "getTuple") {
+          return async (cfg: RunnableConfig) => {
+            const tuple = await target.getTuple(cfg);
+            if (armed && tuple && tuple.config.configurable?.checkpoint_id === shape.headId && (pinned || !cfg.configurable?.checkpoint_id)) {
+              armed = false;
+              expect(cleanupAtAdmission({ sqlite, threadId: shape.threadId, selectors: [] }).action).toBe("deleted");
+            }
+            return tuple;
+          };
+        }
+        const value = Reflect.get(target, key, receiver) as unknown;
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const accessor = createCheckpointAccessor({ saver: racing, config: h.accessor.config });
+    const state = await accessor.getState(shape.threadId, pinned ? shape.headId : undefined);
+    expect(armed).toBe(false);
+    // An explicit historical read never moves to another checkpoint.
+    if (pinned) expect(state).toBeNull();
+    else expect(state!.values.messages.map((m) => m.id)).toEqual(expected);
+  });
+});
