@@ -12,6 +12,7 @@
 // Any failure is logged and leaves the thread as it was: admission goes on.
 import type { Logger } from "@/server/log";
 import { bumpRetentionEpoch } from "./epoch";
+import { judgeAdmission, type AdmissionFacts } from "./protected-set";
 import { parseRunHistoryText, type RunHistory, type RunHistoryCache } from "./run-history";
 import { DURATION_ONLY_SQL, ROOT_NS, type Sqlite } from "./thread-rows";
 
@@ -56,18 +57,23 @@ const DELETE_SQL = `DELETE FROM checkpoints WHERE thread_id = @thread AND checkp
 
 function judge(options: AdmissionOptions & { threadId: string; selectors: readonly string[] }): AdmissionOutcome {
   const { sqlite, threadId, selectors, cache } = options;
-  const head = sqlite.prepare(HEAD_SQL).get(threadId, ROOT_NS) as HeadRow | undefined;
-  if (!head) return { action: "noop", reason: "no_thread" };
-  if (head.durationOnly !== 1) return { action: "noop", reason: "head_not_duration_leaf" };
-  if (selectors.includes(head.id)) return { action: "noop", reason: "selected_by_run" };
-  if (!head.parentId) return { action: "noop", reason: "missing_parent" };
-  const parent = sqlite.prepare(PARENT_SQL).get(threadId, ROOT_NS, head.parentId) as { versions: string | null } | undefined;
-  if (!parent) return { action: "noop", reason: "missing_parent" };
-  if (head.versions === null || parent.versions !== head.versions) return { action: "noop", reason: "versions_differ" };
-  const probe = sqlite.prepare(PROBE_SQL).get(threadId, ROOT_NS, head.id) as { busy: number };
-  if (probe.busy === 1) return { action: "noop", reason: "pending_writes" };
-  const runHistory = parseRunHistoryText(head.durations, head.messageIds);
-  if (head.durations !== null && !runHistory) return { action: "noop", reason: "unreadable_run_history" };
+  const row = sqlite.prepare(HEAD_SQL).get(threadId, ROOT_NS) as HeadRow | undefined;
+  if (!row) return { action: "noop", reason: "no_thread" };
+  const head = { id: row.id, parentId: row.parentId, durationOnly: row.durationOnly === 1, versions: row.versions };
+  // Each lookup happens only while the protected set has not yet answered.
+  const facts: AdmissionFacts = { head, selectors };
+  let reason = judgeAdmission(facts);
+  if (reason === "missing_parent" && head.parentId) {
+    facts.parent = sqlite.prepare(PARENT_SQL).get(threadId, ROOT_NS, head.parentId) as { versions: string | null } | undefined;
+    reason = judgeAdmission(facts);
+  }
+  if (reason === "pending_writes") {
+    facts.headHasWrites = (sqlite.prepare(PROBE_SQL).get(threadId, ROOT_NS, head.id) as { busy: number }).busy === 1;
+    reason = judgeAdmission(facts);
+  }
+  if (reason) return { action: "noop", reason };
+  const runHistory = parseRunHistoryText(row.durations, row.messageIds);
+  if (row.durations !== null && !runHistory) return { action: "noop", reason: "unreadable_run_history" };
   try {
     cache?.invalidate(threadId);
   } catch {
@@ -76,7 +82,7 @@ function judge(options: AdmissionOptions & { threadId: string; selectors: readon
   const { changes } = sqlite.prepare(DELETE_SQL).run({ thread: threadId, ns: ROOT_NS, leaf: head.id });
   if (changes !== 1) return { action: "noop", reason: "raced" };
   bumpRetentionEpoch(threadId);
-  return { action: "deleted", leafId: head.id, parentId: head.parentId, runHistory };
+  return { action: "deleted", leafId: head.id, parentId: head.parentId!, runHistory };
 }
 
 /** Runs the bounded cleanup for an admitted run; never throws. */

@@ -94,6 +94,35 @@ export function protectedSet(options: Omit<JudgeOptions, "checkpointId">): Map<s
   return out;
 }
 
+/** What the bounded admission cleanup looked up: the head, its parent, a writes probe. */
+export type AdmissionFacts = {
+  head: { id: string; parentId: string | null; durationOnly: boolean; versions: string | null };
+  /** Undefined: the parent was not looked up or is missing. */
+  parent?: { versions: string | null };
+  headHasWrites?: boolean;
+  /** The admitted run's checkpoint selectors (explicit resume targets). */
+  selectors: readonly string[];
+};
+
+export type AdmissionReason = "head_not_duration_leaf" | "selected_by_run" | "missing_parent" | "versions_differ" | "pending_writes";
+
+/**
+ * The protected set as seen from the bounded admission path: the head may go
+ * only as a trailing duration-only leaf that the run does not select, whose
+ * addressable parent has the identical channel_versions map, with no writes.
+ * Answers the first protection that applies, or null when deletable; the
+ * caller stops looking things up as soon as a reason is known.
+ */
+export function judgeAdmission(facts: AdmissionFacts): AdmissionReason | null {
+  const { head, parent, headHasWrites, selectors } = facts;
+  if (!head.durationOnly) return "head_not_duration_leaf";
+  if (selectors.includes(head.id)) return "selected_by_run";
+  if (!head.parentId || !parent) return "missing_parent";
+  if (head.versions === null || parent.versions !== head.versions) return "versions_differ";
+  if (headHasWrites !== false) return "pending_writes";
+  return null;
+}
+
 export type GraftReason = ProtectionReason | "state_differs" | "parent_has_task_writes" | "not_a_link";
 export type GraftVerdict = { graftable: true; parentId: string } | { graftable: false; reasons: GraftReason[] };
 
