@@ -2,6 +2,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { GET as runsGet, POST as runsPost } from "@/app/api/v1/threads/[id]/runs/route";
 import { POST as createPost } from "@/app/api/v1/threads/route";
 import { runHistoryResponse } from "@/lib/checkpoints/run-history-api";
+import { loadThreadGraph } from "@/server/checkpoints/retention/thread-rows";
 import { apiRequest, AS_ADMIN, AS_VIEWER, setUpRouteTestEnv, testSqlite, type RouteTestEnv } from "@/server/http/route-test-support";
 
 let env: RouteTestEnv;
@@ -13,7 +14,7 @@ afterEach(() => env.dispose());
 
 const ctx = (id: string) => ({ params: Promise.resolve({ id }) });
 
-it("[CRC-13] GET /threads/{id}/runs answers every run from the latest checkpoint's cache after admission cleanups, and reading never writes", async () => {
+it("[CRC-13] [CRC-15] over HTTP, admission reclaims each earlier leaf and GET /threads/{id}/runs answers every run from the latest checkpoint's cache after admission cleanups, and reading never writes", async () => {
   const created = (await (await createPost(apiRequest("POST", "/api/v1/threads", AS_ADMIN, {}))).json()) as { threadId: string };
   const id = created.threadId;
   const runIds: string[] = [];
@@ -21,6 +22,9 @@ it("[CRC-13] GET /threads/{id}/runs answers every run from the latest checkpoint
     const res = await runsPost(apiRequest("POST", `/api/v1/threads/${id}/runs`, AS_ADMIN, { input: { content } }), ctx(id));
     runIds.push(((await res.json()) as { runId: string }).runId);
   }
+  // The thread service wires admission cleanup: only the newest duration leaf is left.
+  const durationLeaves = [...loadThreadGraph(testSqlite(), id).nodes.values()].filter((n) => n.durationOnly);
+  expect(durationLeaves).toHaveLength(1);
   const rows = () => (testSqlite().prepare("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ?").get(id) as { n: number }).n;
   const before = rows();
   const res = await runsGet(apiRequest("GET", `/api/v1/threads/${id}/runs`, AS_VIEWER), ctx(id));
