@@ -196,6 +196,18 @@ describe.each(MODES)("admission cleanup on every run (%s mode)", (_name, config)
     expect(countOrphanWrites(h.sqlite, shape.threadId)).toBe(0);
   });
 
+  it("[CRC-13] concurrent runs on one thread: each admission runs under the thread lock, every run's duration survives in the newest leaf", async () => {
+    h = openHarness(config);
+    withAdmission(h);
+    const { threadId } = await createThread(h.deps);
+    const results = await Promise.all(["a", "b", "c", "d"].map((content) => startRun(h!.deps, { threadId, content })));
+    expect(results.map((r) => r.status)).toEqual(["success", "success", "success", "success"]);
+    const graph = loadThreadGraph(h.sqlite, threadId);
+    expect([...graph.nodes.values()].filter((n) => n.durationOnly).map((n) => n.id)).toEqual([graph.headId]);
+    const history = await readRunHistory({ accessor: h.accessor, threadId });
+    expect(Object.keys(history!.history.run_durations).sort()).toEqual(results.map((r) => r.runId).sort());
+  });
+
   it("[CRC-01] TTL semantic: a run result's leaf id is superseded when the next run is admitted; resuming it then answers not_found", async () => {
     h = openHarness(config);
     withAdmission(h);
