@@ -84,10 +84,13 @@ test("conversation view: axe clean, 44 px targets on a phone, screenshots", asyn
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow).toBeLessThanOrEqual(0);
     }
-    await page.screenshot({ path: `e2e/__screenshots__/conversation-${testInfo.project.name}-${locale}.png`, fullPage: true });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: `e2e/__screenshots__/conversation-${testInfo.project.name}-${locale}.png`, fullPage: true });
   }
   await page.goto("/en/tasks");
   await expect(page.getByTestId("task-list")).toBeVisible();
   await expectNoSeriousViolations(page);
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: `e2e/__screenshots__/conversation-${testInfo.project.name}-en-tasks.png`, fullPage: true });
 });

@@ -57,20 +57,20 @@ export function LogViewerCard() {
         <h3 id="logs-card-title" className={styles.cardTitle}>
           {t("title")}
         </h3>
-        <div className={styles.inlineForm}>
-          <div className={styles.field}>
-            <label htmlFor={selectId}>{t("level")}</label>
-            <select id={selectId} className={styles.select} value={level} onChange={(event) => setLevel(event.target.value as LogLevel)} data-testid="log-level">
-              {LEVELS.map((option) => (
-                <option key={option} value={option}>
-                  {t(`atLeast.${option}`)}
-                </option>
-              ))}
-            </select>
-          </div>
-          <button type="button" className={styles.button} onClick={() => query.refetch()} disabled={query.isFetching} aria-busy={query.isFetching} data-testid="log-refresh">
-            {query.isFetching ? tCommon("refreshing") : tCommon("refresh")}
-          </button>
+        <button type="button" className={styles.button} onClick={() => query.refetch()} disabled={query.isFetching} aria-busy={query.isFetching} data-testid="log-refresh">
+          {query.isFetching ? tCommon("refreshing") : tCommon("refresh")}
+        </button>
+      </div>
+      <div className={styles.filterRow}>
+        <div className={styles.field}>
+          <label htmlFor={selectId}>{t("level")}</label>
+          <select id={selectId} className={styles.select} value={level} onChange={(event) => setLevel(event.target.value as LogLevel)} data-testid="log-level">
+            {LEVELS.map((option) => (
+              <option key={option} value={option}>
+                {t(`atLeast.${option}`)}
+              </option>
+            ))}
+          </select>
         </div>
       </div>
       <p className={styles.muted}>{t("description", { capacity: query.data?.capacity ?? 500 })}</p>
@@ -82,7 +82,7 @@ export function LogViewerCard() {
         </p>
       )}
       {entries.length > 0 && (
-        <ol className={styles.logList} data-testid="log-list" aria-label={t("listLabel", { count: entries.length })}>
+        <ol className={styles.logList} data-testid="log-list" aria-label={t("listLabel", { count: entries.length })} tabIndex={0}>
           {entries.map((entry) => (
             <Entry key={entry.seq} entry={entry} />
           ))}
