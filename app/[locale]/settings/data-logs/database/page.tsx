@@ -5,6 +5,7 @@ import styles from "@/components/database/database-page.module.css";
 import { ToolPayloadRetentionCard } from "@/components/retention/tool-payload-retention-card";
 import { SaveBar } from "@/components/settings/save-bar/save-bar";
 import { BackupsCardMount, LogViewerMount, StatsCardMount } from "@/components/database/mounted-cards";
+import { CheckpointStorageCardMount } from "@/components/checkpoints/checkpoint-storage-card-mount";
 
 type Props = { params: Promise<{ locale: string }> };
 
@@ -45,6 +46,7 @@ export default async function DatabasePage({ params }: Props) {
       </Section>
       <Section id="compaction">
         <ToolPayloadRetentionCard />
+        <CheckpointStorageCardMount />
       </Section>
       <Section id="backups">
         <BackupsCardMount />
