@@ -264,6 +264,16 @@ test("no serious accessibility violations; touch targets of at least 44 px on a 
   const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
   if (testInfo.project.name === "phone") {
+    // Number and unit side by side, the analysis action below them.
+    const value = await card(page).getByLabel("Age", { exact: true }).boundingBox();
+    const unit = await card(page).getByLabel("Unit").boundingBox();
+    const analyze = await card(page).getByRole("button", { name: "Analyze savings" }).boundingBox();
+    expect(Math.abs(value!.y - unit!.y)).toBeLessThan(2);
+    expect(unit!.x).toBeGreaterThan(value!.x + value!.width - 1);
+    expect(analyze!.y).toBeGreaterThanOrEqual(value!.y + value!.height);
+    // The save bar clears the home indicator: its bottom padding includes the safe area.
+    const padding = await saveBar(page).evaluate((el) => getComputedStyle(el).paddingBottom);
+    expect(parseFloat(padding)).toBeGreaterThanOrEqual(12);
     const small = await page.evaluate(() => {
       const roots = [document.querySelector('[data-testid="retention-card"]'), document.querySelector('[data-testid="save-bar"]')];
       return roots
@@ -285,12 +295,15 @@ test("no serious accessibility violations; touch targets of at least 44 px on a 
 
 test("screenshots of the card in English and Simplified Chinese", async ({ page }, testInfo) => {
   await signIn(page, ADMIN);
+  // The sticky header would be painted over a tall element screenshot.
+  const unstick = () => page.addStyleTag({ content: "header { position: static !important; }" });
   for (const locale of ["en", "zh-cn"]) {
     await page.goto(`${server.baseURL}/${locale}${DATABASE}`);
     const c = card(page);
     await expect(c.getByTestId("retention-analysis-result")).toBeVisible();
     await c.getByTestId("retention-analysis-details").locator("summary").click();
     await c.getByTestId("retention-run-details").locator("summary").click();
+    await unstick();
     await c.screenshot({ path: `e2e/__screenshots__/retention-${testInfo.project.name}-${locale}.png` });
   }
   // The enablement review with the page-level save bar, as a phone or desktop shows it.
@@ -301,6 +314,11 @@ test("screenshots of the card in English and Simplified Chinese", async ({ page 
   await c.getByLabel("Age", { exact: true }).fill("2");
   await c.getByLabel("Unit").selectOption("weeks");
   await expect(saveBar(page)).toBeVisible();
+  // Shortening an approved period asks for the backup choice again (400 backup_choice_required).
+  await saveBar(page).getByRole("button", { name: "Save changes" }).click();
+  await expect(c.getByTestId("retention-backup-choice")).toBeVisible();
+  await expect(saveBar(page).getByRole("button", { name: "Save changes" })).toBeDisabled();
+  await c.getByLabel(/Skip the backup/).check();
   await c.getByTestId("retention-automatic").scrollIntoViewIfNeeded();
   await page.screenshot({ path: `e2e/__screenshots__/retention-${testInfo.project.name}-en-save-bar.png` });
 });

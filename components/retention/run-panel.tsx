@@ -30,7 +30,7 @@ export function RunPanel(props: { status: RetentionStatusBody; live: OperationEv
         <dt>{t("next")}</dt>
         <dd data-testid="retention-next-run">{next ?? (status.armed ? t("afterCurrent") : t("notScheduled"))}</dd>
       </dl>
-      {status.lastErrorCode && <p className={styles.warning}>{t("lastError", { reason: format.operationError(status.lastErrorCode) })}</p>}
+      {showLastError(status) && <p className={styles.warning}>{t("lastError", { reason: format.operationError(status.lastErrorCode ?? "other") })}</p>}
       {running && (
         <OperationProgress
           operation={running}
@@ -50,6 +50,13 @@ export function RunPanel(props: { status: RetentionStatusBody; live: OperationEv
       {last && <OperationDetails operation={last} format={format} testId="retention-run-details" />}
     </section>
   );
+}
+
+/** The stored last error, unless a later run succeeded or it only records a cancellation. */
+function showLastError(status: RetentionStatusBody): boolean {
+  const code = status.lastErrorCode;
+  if (!code || code === "cancelled") return false;
+  return status.latestRun?.state !== "succeeded" || status.preparation.state === "failed";
 }
 
 function RunOutcome(props: { run: RetentionOperation; format: RetentionFormat }) {
