@@ -85,7 +85,6 @@ test("conversation view: axe clean, 44 px targets on a phone, screenshots", asyn
       expect(overflow).toBeLessThanOrEqual(0);
     }
     await page.evaluate(() => window.scrollTo(0, 0));
-    await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: `e2e/__screenshots__/conversation-${testInfo.project.name}-${locale}.png`, fullPage: true });
   }
   await page.goto("/en/tasks");

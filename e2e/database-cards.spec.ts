@@ -162,7 +162,6 @@ test("[TPR-UI-13] [TPR-UI-14] database cards: axe clean, 44 px targets on a phon
     await expect(page.getByTestId("backup-row").first()).toBeVisible();
     await expect(page.getByTestId("log-list").or(page.getByTestId("logs-empty"))).toBeVisible();
     await page.evaluate(() => window.scrollTo(0, 0));
-    await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: `e2e/__screenshots__/database-${testInfo.project.name}-${locale}.png`, fullPage: true });
   }
 });
