@@ -167,6 +167,8 @@ test("admin enables with skip, watches the cleanup, cancels it, then compacts no
   const progress = c.getByTestId("retention-progress-cleanup");
   await expect(progress).toBeVisible({ timeout: 30_000 });
   await expect(progress.getByRole("progressbar")).toBeVisible();
+  // Counts arrive over Server-Sent Events while the pass runs.
+  await expect(progress).toHaveAttribute("data-source", "events");
   await progress.getByRole("button", { name: "Cancel" }).click();
   const outcome = c.getByTestId("retention-run-outcome");
   await expect(outcome).toHaveAttribute("data-state", "cancelled", { timeout: 60_000 });

@@ -27,7 +27,7 @@ export function OperationProgress(props: {
   const fraction = event?.progress.fraction ?? (total ? Math.min(1, processed / total) : null);
   const percent = fraction === null ? null : Math.round(fraction * 100);
   return (
-    <div className={styles.progress} data-testid={`retention-progress-${operation.kind}`} data-operation-id={operation.id}>
+    <div className={styles.progress} data-testid={`retention-progress-${operation.kind}`} data-operation-id={operation.id} data-source={event ? "events" : "polling"}>
       <div className={styles.progressHead}>
         <p className={styles.label} id={`progress-label-${operation.id}`}>
           {t(`label.${operation.kind}`)}
