@@ -58,7 +58,14 @@ export function ToolPayloadRetentionCard({ saveBarStore }: { saveBarStore?: Save
         <h3 id="retention-card-title" className={styles.title}>
           {t("title")}
         </h3>
-        {status && supported && <StateBadge status={status} />}
+        <div className={styles.headerActions}>
+          {status && supported && <StateBadge status={status} />}
+          {status && !retention.error && (
+            <button type="button" className={styles.secondaryButton} onClick={() => void retention.refresh()} aria-busy={retention.isFetching} data-testid="retention-refresh">
+              {t("refresh")}
+            </button>
+          )}
+        </div>
       </header>
       <p className={styles.description}>{t("description")}</p>
       <p className={styles.muted} data-testid="retention-schedule">

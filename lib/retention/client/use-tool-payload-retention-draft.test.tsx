@@ -136,3 +136,24 @@ describe("useToolPayloadRetentionDraft", () => {
     }
   });
 });
+
+describe("useToolPayloadRetentionDraft after a failed backup", () => {
+  it("[TPR-UI-08] a failed preparation is retried by saving the same policy with a new choice", async () => {
+    const enabled = policy(3, { enabled: true });
+    const { result } = renderHook(() => useToolPayloadRetentionDraft({ serverPolicy: enabled, preparationFailed: true }));
+    expect(result.current.dirty).toBe(false);
+    expect(result.current.needsChoice).toBe(true);
+    expect(result.current.pendingRetry).toBe(false);
+    act(() => result.current.setChoice("backup"));
+    expect(result.current.pendingRetry).toBe(true);
+    expect(result.current.canSave).toBe(true);
+    const sent: PutPolicyBody[] = [];
+    await act(() =>
+      result.current.save(async (body) => {
+        sent.push(body);
+        return { ok: true, value: statusBody({ policy: enabled }) };
+      }),
+    );
+    expect(sent[0]).toEqual({ policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 3, preparation: "backup" });
+  });
+});
