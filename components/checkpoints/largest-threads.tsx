@@ -11,7 +11,7 @@ export function LargestThreads({ threads }: { threads: ThreadUsage[] }) {
   const locale = useLocale();
   if (threads.length === 0) return null;
   return (
-    <div className={styles.tableWrap}>
+    <div className={styles.tableWrap} tabIndex={0} role="region" aria-label={t("largestThreads")}>
       <table className={styles.table} data-testid="checkpoint-largest-threads">
         <caption>{t("largestThreads")}</caption>
         <thead>

@@ -32,7 +32,7 @@ export function OperationResult({ result }: { result: RetentionResult }) {
           {t("failed")}
         </p>
       )}
-      <div className={styles.tableWrap}>
+      <div className={styles.tableWrap} tabIndex={0} role="region" aria-labelledby="checkpoint-result-title">
         <table className={styles.table}>
           <thead>
             <tr>

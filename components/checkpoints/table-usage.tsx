@@ -14,7 +14,7 @@ export function TableUsageTable({ tables }: { tables: { checkpoints: TableUsage;
     { key: "writes", label: t("writesTable"), usage: tables.writes },
   ];
   return (
-    <div className={styles.tableWrap}>
+    <div className={styles.tableWrap} tabIndex={0} role="region" aria-label={t("tables")}>
       <table className={styles.table} data-testid="checkpoint-tables">
         <caption>{t("tables")}</caption>
         <thead>

@@ -3,7 +3,8 @@ import { formatBytes, formatCount, formatDateTime } from "./format";
 
 describe("locale formatting", () => {
   it("[TPR-UI-15] bytes use binary steps and the locale's number format", () => {
-    expect(formatBytes(0, "en")).toBe("0 byte");
+    expect(formatBytes(0, "en")).toBe("0 B");
+    expect(formatBytes(1023, "en")).toBe("1,023 B");
     expect(formatBytes(1536, "en")).toBe("1.5 kB");
     expect(formatBytes(5 * 1024 ** 3, "en")).toBe("5 GB");
     expect(formatBytes(1536, "pt-pt")).toBe("1,5 kB");

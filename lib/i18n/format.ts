@@ -14,11 +14,13 @@ export function formatBytes(bytes: number, locale: string): string {
     value /= 1024;
     unit += 1;
   }
+  // Intl spells single bytes out ("0 byte", "1 byte"); "B" reads the same in every locale.
+  if (unit === 0) return `${new Intl.NumberFormat(tagFor(locale)).format(Math.round(value))} B`;
   return new Intl.NumberFormat(tagFor(locale), {
     style: "unit",
     unit: BYTE_UNITS[unit],
     unitDisplay: "short",
-    maximumFractionDigits: unit === 0 ? 0 : value < 10 ? 1 : 0,
+    maximumFractionDigits: value < 10 ? 1 : 0,
   }).format(value);
 }
 
