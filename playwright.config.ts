@@ -31,6 +31,7 @@ export default defineConfig({
   projects: [
     {
       name: "desktop",
+      testIgnore: /phone-.*\.spec\.ts/,
       use: { ...devices["Desktop Chrome"], viewport: { width: 1280, height: 800 }, launchOptions: chromium },
     },
     {

@@ -45,21 +45,3 @@ test("keyboard focus is visible on the sign-in form", async ({ page }) => {
   const outline = await page.locator("#email").evaluate((el) => getComputedStyle(el).outlineStyle);
   expect(outline).not.toBe("none");
 });
-
-test("touch targets are at least 44 px on a phone", async ({ page }, testInfo) => {
-  test.skip(testInfo.project.name !== "phone", "phone layout only");
-  await page.goto("/en/sign-in");
-  await expectTouchTargets(page);
-  await signIn(page, ADMIN);
-  await expectTouchTargets(page);
-  await page.getByTestId("locale-switcher").locator("summary").click();
-  await expectTouchTargets(page);
-});
-
-test("the layout fits a 360 px wide screen without horizontal scrolling", async ({ page }, testInfo) => {
-  test.skip(testInfo.project.name !== "phone", "phone layout only");
-  await page.setViewportSize({ width: 360, height: 740 });
-  await signIn(page, ADMIN, "pt-pt");
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(overflow).toBeLessThanOrEqual(0);
-});

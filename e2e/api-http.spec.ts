@@ -137,7 +137,7 @@ test("[TPR-API-03] [TPR-API-04] [TPR-API-09] analyze and run answer 202 with ope
   expect(run.status()).toBe(202);
   const { operationId } = await run.json();
   expect(operationId).toEqual(expect.any(String));
-  await expect.poll(async () => ((await retentionState()) as { latestRun: { id: string } | null }).latestRun?.id, { timeout: 30_000 }).toBe(operationId);
+  await expect.poll(async () => ((await retentionState()) as unknown as { latestRun: { id: string } | null }).latestRun?.id, { timeout: 30_000 }).toBe(operationId);
   const cancelDone = await send(admin, { method: "POST", path: `${RETENTION}/cancel`, data: { operationId } });
   expect(cancelDone.status()).toBe(409);
 });
