@@ -36,7 +36,8 @@ export function createLogger(options: { level?: string; destination?: pino.Desti
   };
   if (options.destination || !options.ring || level === "silent") return pino(settings, options.destination);
   const streams: pino.StreamEntry[] = [
-    { level: level as pino.Level, stream: process.stdout },
+    // The same stdout destination pino uses by default.
+    { level: level as pino.Level, stream: pino.destination(1) },
     { level: ringLevel as pino.Level, stream: options.ring.destination() as pino.DestinationStream },
   ];
   return pino(settings, pino.multistream(streams));
