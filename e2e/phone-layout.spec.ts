@@ -1,10 +1,10 @@
 // Phone-only layout checks (the desktop project ignores phone-*.spec.ts).
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { ADMIN } from "./support/accounts";
 import { signIn } from "./support/auth";
 import { expectTouchTargetsIn } from "./support/checks";
 
-const expectTouchTargets = (page: import("@playwright/test").Page) => expectTouchTargetsIn(page.locator("body"));
+const expectTouchTargets = (page: Page) => expectTouchTargetsIn(page.locator("body"));
 
 test("touch targets are at least 44 px on a phone", async ({ page }) => {
   await page.goto("/en/sign-in");
