@@ -165,3 +165,19 @@ test("[TPR-UI-13] [TPR-UI-14] database cards: axe clean, 44 px targets on a phon
   await page.screenshot({ path: `e2e/__screenshots__/database-${testInfo.project.name}-${locale}.png`, fullPage: true });
   }
 });
+
+test("[TPR-UI-15] every locale renders the cards and the conversation without missing keys", async ({ page }, testInfo) => {
+  test.skip(testInfo.project.name !== "desktop", "text check, layout-independent");
+  await signIn(page, ADMIN);
+  for (const locale of ["en", "pt-pt", "zh-cn", "zh-hk", "zh-tw"]) {
+    await page.goto(`/${locale}/settings/data-logs/database`);
+    await expect(page.getByTestId("stat-file-size")).toHaveText(/\d/);
+    await expect(page.getByTestId("backups-table").or(page.getByTestId("backups-empty"))).toBeVisible();
+    await expect(page.getByTestId("log-list").or(page.getByTestId("logs-empty"))).toBeVisible();
+    const text = await page.locator("main").innerText();
+    expect(text).not.toMatch(/databaseCards\.|conversation\./);
+    await page.goto(`/${locale}/tasks/e2e-conversation`);
+    await expect(page.getByTestId("conversation-message").first()).toBeVisible();
+    expect(await page.locator("main").innerText()).not.toMatch(/conversation\.|databaseCards\./);
+  }
+});

@@ -80,6 +80,26 @@ describe("stats card", () => {
   });
 });
 
+describe("stats card states", () => {
+  it("[TPR-UI-06] a busy guard is shown as a notice, and a failed stats read shows its code while VACUUM stays offered", async () => {
+    serve({ "GET /api/v1/system/database/stats": { status: 200, body: { ...STATS, maintenanceBusy: "backup" } } });
+    mount(<StatsCard isAdmin />);
+    expect((await screen.findByTestId("stats-busy")).textContent).toContain("backup");
+    cleanup();
+    serve({ "GET /api/v1/system/database/stats": { status: 503, body: { error: { code: "maintenance_busy", message: "busy" } } } });
+    mount(<StatsCard isAdmin />);
+    expect((await screen.findByTestId("stats-error")).textContent).toContain("503 · maintenance_busy");
+    expect(screen.getByRole("button", { name: t.vacuum.run })).toBeTruthy();
+  });
+
+  it("an unsupported engine shows a clear state and no VACUUM action", async () => {
+    serve({ "GET /api/v1/system/database/stats": { status: 200, body: { capability: "unsupported" } } });
+    mount(<StatsCard isAdmin />);
+    expect(await screen.findByText(t.stats.unsupported)).toBeTruthy();
+    expect(screen.queryByRole("button", { name: t.vacuum.run })).toBeNull();
+  });
+});
+
 describe("backups card", () => {
   const LIST = { capability: "supported", keep: 10, backups: [{ name: NAME, sizeBytes: 2048, createdAt: "2026-11-29T10:00:00Z" }] };
 
