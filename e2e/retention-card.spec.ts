@@ -192,8 +192,17 @@ test("admin disables, then enables with a backup: Preparing, then Enabled", asyn
   await expect(c.getByTestId("retention-state")).toHaveText("Off");
   await toggle.click();
   await c.getByLabel(/Create a backup first/).check();
+  // A small backup finishes fast: hold status reads for a moment so the
+  // PUT's own answer (preparation pending) is what the card shows.
+  const statusUrl = `**${STATUS_PATH}`;
+  await page.route(statusUrl, async (route) => {
+    if (route.request().method() === "GET") await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await route.fallback();
+  });
   await saveChanges(page);
-  await expect(c.getByTestId("retention-state")).toHaveText(/Preparing|Enabled/);
+  await expect(c.getByTestId("retention-state")).toHaveText("Preparing");
+  await expect(c.getByTestId("retention-state")).not.toHaveText("Enabled");
+  await page.unroute(statusUrl);
   await expect(c.getByTestId("retention-state")).toHaveText("Enabled", { timeout: 90_000 });
   await expect(c.getByTestId("retention-receipt")).toBeVisible();
   expect(realErrors()).toEqual([]);
