@@ -137,6 +137,15 @@ describe("auth routes", () => {
     expect(countRows("auth_sessions")).toBe(0);
   });
 
+  it("parallel guesses against one email cannot all pass the throttle before the slow password check", async () => {
+    const guesses = Array.from({ length: THROTTLE_MAX_FAILURES * 3 }, (_, i) =>
+      loginPost(loginRequest({ ...ADMIN, password: `guess-${i}` }, { "x-forwarded-for": `198.51.100.${i}` })),
+    );
+    const statuses = (await Promise.all(guesses)).map((r) => r.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(THROTTLE_MAX_FAILURES);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+  });
+
   it("failures from one client are throttled across emails", async () => {
     const client = { "x-forwarded-for": "203.0.113.9" };
     for (let i = 0; i < THROTTLE_MAX_FAILURES; i++) {

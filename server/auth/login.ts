@@ -25,13 +25,17 @@ export async function login(sqlite: Sqlite, input: LoginInput): Promise<LoginRes
       retryAfterSeconds: Math.ceil(waitMs / 1000),
     });
   }
+  // The attempt counts against the email before the (slow, async) password
+  // check: parallel guesses cannot all pass the throttle check first.
+  const [emailKey, clientKey] = keys as [string, string];
+  recordFailure(sqlite, { keys: [emailKey], nowMs: input.nowMs });
   const user = findUserByEmail(sqlite, email);
   const ok = await verifyPassword(input.password, user?.passwordHash ?? decoyPasswordHash());
   if (!user || !ok) {
-    recordFailure(sqlite, { keys, nowMs: input.nowMs });
+    recordFailure(sqlite, { keys: [clientKey], nowMs: input.nowMs });
     throw new AppError("invalid_credentials", INVALID);
   }
-  clearFailures(sqlite, { key: `email:${email}` });
+  clearFailures(sqlite, { key: emailKey });
   const session = createSession(sqlite, { userId: user.id, nowMs: input.nowMs });
   return { user: { id: user.id, email: user.email, role: user.role }, session };
 }
