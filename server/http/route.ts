@@ -78,12 +78,26 @@ function describeZodError(error: z.ZodError): string {
     .join("; ");
 }
 
+/**
+ * Reads the body with a byte counter: a chunked request without a
+ * Content-Length is cut off at the limit instead of being buffered whole.
+ */
 async function readBodyText(request: Request, limit: number): Promise<string> {
-  const text = await request.text();
-  if (Buffer.byteLength(text, "utf8") > limit) {
-    throw new AppError("invalid_request", `Request body exceeds ${limit} bytes`);
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw new AppError("invalid_request", `Request body exceeds ${limit} bytes`);
+    }
+    chunks.push(value);
   }
-  return text;
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 async function readJsonBody(request: Request, limit: number): Promise<unknown> {
