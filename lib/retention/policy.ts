@@ -94,15 +94,25 @@ export const backupReceiptSchema = z.strictObject({
 
 export const skipReceiptSchema = z.strictObject({ skippedAt: instantSchema });
 
-export const preparationSchema = z.strictObject({
-  state: preparationStateSchema,
-  choice: preparationChoiceSchema.nullable(),
-  /** The policy revision this preparation is for. */
-  revision: countSchema.nullable(),
-  operationId: z.string().min(1).max(128).nullable(),
-  receipt: z.union([backupReceiptSchema, skipReceiptSchema]).nullable(),
-  errorCode: z.string().max(64).nullable(),
-});
+export const preparationSchema = z
+  .strictObject({
+    state: preparationStateSchema,
+    choice: preparationChoiceSchema.nullable(),
+    /** The policy revision this preparation is for. */
+    revision: countSchema.nullable(),
+    operationId: z.string().min(1).max(128).nullable(),
+    receipt: z.union([backupReceiptSchema, skipReceiptSchema]).nullable(),
+    errorCode: z.string().max(64).nullable(),
+  })
+  // "ready" arms deletion, so it must carry the receipt of its choice: a
+  // record that says ready without one is malformed and fails closed.
+  .refine(
+    (p) =>
+      p.state !== "ready" ||
+      (p.choice === "backup" && p.receipt !== null && "sha256" in p.receipt) ||
+      (p.choice === "skip" && p.receipt !== null && "skippedAt" in p.receipt),
+    "a ready preparation needs the receipt of its choice",
+  );
 
 export type RetentionAge = z.infer<typeof ageSchema>;
 export type AgeUnit = z.infer<typeof ageUnitSchema>;

@@ -85,7 +85,8 @@ export function createSerialQueue(options: { onError?: (job: Job, error: unknown
     async stop() {
       stopped = true;
       waiting.length = 0;
-      if (current) current.stop = "shutdown";
+      // A cancel already requested stays a cancel.
+      if (current) current.stop ??= "shutdown";
       await new Promise<void>((resolve) => {
         idleWaiters.push(resolve);
         settleIdle();

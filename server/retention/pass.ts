@@ -36,8 +36,8 @@ export type CleanupPassOptions = {
   shouldPause?: () => boolean;
   /**
    * Admission to the shared maintenance guard for one batch: a lease, or
-   * null while a backup, restore or VACUUM owns it. The batch then waits and
-   * retries; deferral is not a failure.
+   * null while a backup, restore or VACUUM owns it. The slice then pauses
+   * with its cursor saved (a continuation); deferral is not a failure.
    */
   admitBatch?: () => { release(): void } | null;
   /** Called after each commit with the changed message ids (never bodies). */
@@ -123,8 +123,10 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     addTally(carried, local);
     const lease = options.admitBatch ? options.admitBatch() : { release() {} };
     if (!lease) {
-      await pause(limits.yieldMs);
-      return "retry";
+      // Another maintenance operation owns the database: end this slice with
+      // its cursor saved; the worker continues after at least a minute.
+      stopReason = "work_budget";
+      return "stop";
     }
     let result: ReturnType<typeof runBatch>;
     try {

@@ -33,7 +33,7 @@ describe("savePolicy", () => {
     expect(saved.policy).toEqual({ enabled: true, age: months(3), revision: 1 });
     expect(saved.runtime.preparation).toMatchObject({ state: "pending", choice: "backup", revision: 1, operationId: "prep-1" });
     expect(saved.runtime.approvedRevision).toBeNull();
-    expect(effects).toEqual({ startPreparation: "prep-1", startInitialCleanup: false, stopOperation: null });
+    expect(effects).toEqual({ startPreparation: "prep-1", startInitialCleanup: false, stopOperations: [] });
     expect(readRetentionStatus(t.sqlite, NOW).armed).toBe(false);
   });
 
@@ -94,7 +94,7 @@ describe("savePolicy", () => {
     });
     expect(saved.policy.revision).toBe(2);
     expect(saved.runtime.approvedRevision).toBe(2);
-    expect(effects).toEqual({ startPreparation: null, startInitialCleanup: false, stopOperation: null });
+    expect(effects).toEqual({ startPreparation: null, startInitialCleanup: false, stopOperations: [] });
   });
 
   it("[TPR-PREP-07] [TPR-PREP-11] disable invalidates the revision; re-enabling repeats preparation", () => {

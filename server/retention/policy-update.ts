@@ -29,8 +29,8 @@ export type SavePolicyEffects = {
   startPreparation: string | null;
   /** Skip was chosen: cleanup is armed and the initial pass should start. */
   startInitialCleanup: boolean;
-  /** An operation the change invalidated; the worker stops it at its next boundary. */
-  stopOperation: string | null;
+  /** Operations the change invalidated (a cleanup pass, a preparation); the worker stops them. */
+  stopOperations: string[];
 };
 
 export type SavePolicyResult = { record: RetentionRecord; effects: SavePolicyEffects };
@@ -51,7 +51,7 @@ export function needsPreparation(options: { previous: RetentionRecord; draft: Po
 
 export function savePolicy(sqlite: Sqlite, options: SavePolicyOptions): SavePolicyResult {
   const { draft, expectedRevision, preparation, nowMs, newId } = options;
-  const effects: SavePolicyEffects = { startPreparation: null, startInitialCleanup: false, stopOperation: null };
+  const effects: SavePolicyEffects = { startPreparation: null, startInitialCleanup: false, stopOperations: [] };
   const { record } = updateRetentionRecord(sqlite, {
     expectedRevision,
     nowMs,
@@ -67,12 +67,16 @@ export function savePolicy(sqlite: Sqlite, options: SavePolicyOptions): SavePoli
       // The revision the record will carry after write(): +1 on a change.
       const nextRevision = choiceChanged ? current.policy.revision + 1 : current.policy.revision;
       const active = current.runtime.activeOperation;
+      const prep = current.runtime.preparation;
+      const prepInFlight = prep.operationId !== null && (prep.state === "pending" || prep.state === "running") ? prep.operationId : null;
 
       if (!draft.enabled) {
         next.runtime.approvedRevision = null;
         next.runtime.preparation = { state: "none", choice: null, revision: null, operationId: null, receipt: null, errorCode: null };
         next.runtime.nextDueAt = null;
-        if (active && active.kind !== "analysis") effects.stopOperation = active.id;
+        if (active && active.kind === "cleanup") effects.stopOperations.push(active.id);
+        // A backup still running would hold the maintenance guard for nothing.
+        if (prepInFlight) effects.stopOperations.push(prepInFlight);
         return next;
       }
 
@@ -86,8 +90,8 @@ export function savePolicy(sqlite: Sqlite, options: SavePolicyOptions): SavePoli
       if (!preparation) {
         throw new AppError("backup_choice_required", "Choose to create a backup or to skip it before enabling compaction.");
       }
-      if (active && active.kind === "preparation") effects.stopOperation = active.id;
-      if (active && active.kind === "cleanup") effects.stopOperation = active.id;
+      if (active && active.kind === "cleanup") effects.stopOperations.push(active.id);
+      if (prepInFlight) effects.stopOperations.push(prepInFlight);
       next.runtime.approvedRevision = null;
       next.runtime.cursor = null;
       if (preparation === "skip") {

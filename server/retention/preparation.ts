@@ -116,7 +116,8 @@ export async function verifyBeforeCleanup(options: {
 }): Promise<{ ok: true } | { ok: false; code: string } | { ok: "deferred" }> {
   const { sqlite, clock } = options;
   const read = editRecord(sqlite, clock.now(), (record) => ({ next: null, result: record.runtime.preparation }));
-  if (read.choice !== "backup") return { ok: true };
+  if (read.choice === "skip" && read.receipt && "skippedAt" in read.receipt) return { ok: true };
+  if (read.choice !== "backup") return { ok: false, code: "preparation_missing" };
   const receipt = read.receipt;
   if (!receipt || !("sha256" in receipt)) return { ok: false, code: "backup_missing" };
   const lease = options.guard.tryAcquire({ owner: "cleanup:verify", kind: "compaction" });

@@ -262,3 +262,22 @@ describe("retention settings record", () => {
     expect(db.sqlite.prepare("SELECT total_changes()").pluck().get()).toBe(changesBefore + 1);
   });
 });
+
+describe("ready preparation consistency", () => {
+  it("[TPR-POL-05] [TPR-PREP-10] a record that says ready without the receipt of its choice is malformed and blocks deletion", () => {
+    const t = createTestDb();
+    try {
+      const record = createDefaultRecord();
+      record.policy = { enabled: true, age: { value: 3, unit: "months" }, revision: 1 };
+      record.runtime.approvedRevision = 1;
+      record.runtime.preparation = { state: "ready", choice: null, revision: 1, operationId: null, receipt: null, errorCode: null };
+      t.sqlite.prepare("insert into settings (key, value, updated_at_ms) values ('tool_payload_retention', ?, 0)").run(JSON.stringify(record));
+      expect(readRetentionRecord(t.sqlite)).toEqual({ state: "malformed", errorCode: "settings_malformed" });
+      record.runtime.preparation = { state: "ready", choice: "backup", revision: 1, operationId: null, receipt: { skippedAt: "2026-01-01T00:00:00Z" }, errorCode: null };
+      t.sqlite.prepare("update settings set value = ?").run(JSON.stringify(record));
+      expect(readRetentionRecord(t.sqlite).state).toBe("malformed");
+    } finally {
+      t.close();
+    }
+  });
+});

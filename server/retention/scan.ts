@@ -87,7 +87,9 @@ async function walkTask(options: {
       resumeSession = false;
       resumeRowid = null;
       for (;;) {
-        const here: ScanPosition = { afterTaskId: taskId, afterSessionId: sessionId, afterMessageRowid: afterRowid };
+        // Rowid 0 means "from the start of this session": a null rowid would
+        // read as "after this session" on resume and skip it.
+        const here: ScanPosition = { afterTaskId: taskId, afterSessionId: sessionId, afterMessageRowid: afterRowid ?? 0 };
         if (handlers.shouldStop()) return { finished: false, position: here };
         const page = planMessagePage(sqlite, { sessionId, afterRowid, bounds, limits: handlers.limits() });
         if (page.lastRowid === null) break;

@@ -270,15 +270,19 @@ describe("retention worker and the maintenance guard", () => {
   it("[TPR-SCH-05] cleanup batches defer while another maintenance operation owns the guard", async () => {
     seedOldTask(t.sqlite, "task-a", 3);
     const guard = createMaintenanceGuard();
-    const { worker } = makeWorker({ guard });
+    const { worker, parked, fireNext } = makeWorker({ guard });
     worker.start();
     const vacuum = guard.tryAcquire({ owner: "test-vacuum", kind: "vacuum" })!;
     const saved = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
     worker.policySaved(saved.effects);
-    for (let i = 0; i < 20; i += 1) await new Promise((r) => setTimeout(r, 0));
+    await worker.idle();
+    // The slice ended with its cursor saved and a continuation at least a minute away.
     expect(countMarkedRows(t.sqlite)).toBe(0);
     expect(record().runtime.activeOperation).toMatchObject({ kind: "cleanup", state: "running" });
+    expect(parked).toHaveLength(1);
+    expect(worker.nextTimerAt()).toBeGreaterThanOrEqual(NOW_MS + MINUTE_MS);
     vacuum.release();
+    fireNext();
     await worker.idle();
     expect(countMarkedRows(t.sqlite)).toBe(3);
     // Deferral is not a failure.
@@ -303,5 +307,66 @@ describe("retention worker and the maintenance guard", () => {
     expect(active).toMatchObject({ kind: "cleanup", state: "running" });
     expect(record().runtime.cursor).not.toBeNull();
     expect(record().runtime.latestRun).toBeNull();
+  });
+});
+
+describe("retention worker never leaves the active slot held", () => {
+  it("[TPR-API-05] cancelling a pass that waits for its continuation ends it with its counts", async () => {
+    seedOldTask(t.sqlite, "task-a", 2);
+    const guard = createMaintenanceGuard();
+    const { worker, parked } = makeWorker({ guard });
+    worker.start();
+    const held = guard.tryAcquire({ owner: "test", kind: "vacuum" })!;
+    const saved = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    worker.policySaved(saved.effects);
+    await worker.idle();
+    held.release();
+    const active = record().runtime.activeOperation!;
+    expect(parked).toHaveLength(1);
+    worker.cancel(active.id);
+    expect(record().runtime.activeOperation).toBeNull();
+    expect(record().runtime.latestRun).toMatchObject({ id: active.id, state: "cancelled" });
+    // The slot is free again: a new analysis is accepted.
+    expect(worker.requestAnalysis(age).operationId).toEqual(expect.any(String));
+    await worker.idle();
+    await worker.stop();
+  });
+
+  it("[TPR-SCH-08] a job that throws records a failure and frees the slot", async () => {
+    seedOldTask(t.sqlite, "task-a", 1);
+    const { worker } = makeWorker();
+    worker.start();
+    // A malformed stored row makes nothing throw; a closed statement source does:
+    // drop the messages table under the analysis to force an exception.
+    const { operationId } = worker.requestAnalysis(age);
+    t.sqlite.exec("alter table messages rename to messages_gone");
+    await worker.idle();
+    t.sqlite.exec("alter table messages_gone rename to messages");
+    expect(record().runtime.activeOperation).toBeNull();
+    expect(record().runtime.latestAnalysis).toMatchObject({ id: operationId, state: "failed", errorCode: "job_failed" });
+    await worker.stop();
+  });
+
+  it("[TPR-PREP-02] an approval saved while an old pass holds the slot starts its initial pass when that one ends", async () => {
+    seedOldTask(t.sqlite, "task-a", 2);
+    const guard = createMaintenanceGuard();
+    const { worker, fireNext } = makeWorker({ guard });
+    worker.start();
+    const held = guard.tryAcquire({ owner: "test", kind: "vacuum" })!;
+    const first = savePolicy(t.sqlite, { draft: { enabled: true, age: { value: 2, unit: "weeks" } }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    worker.policySaved(first.effects);
+    await worker.idle();
+    const oldPass = record().runtime.activeOperation!.id;
+    held.release();
+    // Shortening the period with skip stops the old pass and re-approves.
+    const second = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 1, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("q") });
+    expect(second.effects.stopOperations).toEqual([oldPass]);
+    worker.policySaved(second.effects);
+    await worker.idle();
+    fireNext();
+    await worker.idle();
+    expect(countMarkedRows(t.sqlite)).toBe(2);
+    expect(record().runtime.latestRun).toMatchObject({ state: "succeeded", revision: 2 });
+    await worker.stop();
   });
 });

@@ -113,6 +113,56 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     if (ended) publish(ended);
   };
 
+  /** Frees the slot of an analysis that cannot finish normally. */
+  const endAnalysis = (operationId: string, state: "failed" | "cancelled", code: string) => {
+    const ended = editRecord(sqlite, clock.now(), (record) => {
+      const active = record.runtime.activeOperation;
+      if (active?.id !== operationId) return { next: null, result: null };
+      const operation: RetentionOperation = { ...active, state, finishedAt: formatUtc(clock.now()), errorCode: code };
+      if (operation.progress) operation.progress = { ...operation.progress, totalTasks: null };
+      record.runtime.latestAnalysis = operation;
+      record.runtime.activeOperation = null;
+      return { next: record, result: operation };
+    });
+    if (ended) publish(ended);
+  };
+
+  /** Ends whatever the slot holds for `operationId` without its job. */
+  const endOrphan = (operationId: string, kind: "analysis" | "cleanup", state: "failed" | "cancelled", code: string) => {
+    if (kind === "analysis") endAnalysis(operationId, state, code);
+    else endCleanup(operationId, state, code);
+  };
+
+  // A job that throws must never leave the slot held: the daily schedule
+  // would stop until a restart.
+  const guarded = (operationId: string, kind: "analysis" | "cleanup", body: (job: JobContext) => Promise<void>) => async (job: JobContext) => {
+    try {
+      await body(job);
+    } catch (error) {
+      log.error({ operationId, kind, code: errorCode(error) }, "retention job failed");
+      try {
+        endOrphan(operationId, kind, "failed", "job_failed");
+      } catch (cleanupError) {
+        log.error({ operationId, code: errorCode(cleanupError) }, "could not record the failed job");
+      }
+    } finally {
+      afterCleanupJob(kind);
+    }
+  };
+
+  // Set when a saved approval could not start its initial pass because an
+  // older operation still held the slot; the pass starts when that one ends.
+  let initialCleanupPending = false;
+  const afterCleanupJob = (kind: "analysis" | "cleanup") => {
+    if (!running) return;
+    if (initialCleanupPending) {
+      initialCleanupPending = false;
+      startInitialCleanup();
+    } else if (kind === "analysis") {
+      scheduleNextPass();
+    }
+  };
+
   const setTimer = (at: number, fire: () => void) => {
     if (timer) timers.clearTimeout(timer.handle);
     const handle = timers.setTimeout(() => {
@@ -148,7 +198,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       id: operationId,
       kind: "analysis",
       priority: "manual",
-      run: async (job: JobContext) => {
+      run: guarded(operationId, "analysis", async (job: JobContext) => {
         if (!markRunning(operationId)) return;
         let lastSave = clock.now();
         const result = await runAnalysis({
@@ -169,8 +219,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         finishAnalysisRecord(sqlite, { operation, nowMs: clock.now() });
         publish(operation);
         log.info({ operationId, state: operation.state, scanned: operation.scannedRows, bytes: operation.payloadBytes }, "analysis finished");
-        scheduleNextPass();
-      },
+      }),
     });
   };
 
@@ -179,7 +228,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       id: operationId,
       kind: "cleanup",
       priority,
-      run: async (job: JobContext) => {
+      run: guarded(operationId, "cleanup", async (job: JobContext) => {
         const started = markRunning(operationId);
         if (!started) return;
         publish(started);
@@ -221,13 +270,15 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
           return scheduleNextPass();
         }
         publish(result.operation);
+        // Next due 24 h after this pass, complete or not: an ended pass is
+        // never retried in a loop; a cancelled one waits for the next day.
         const finishedMs = parseRfc3339(result.operation.finishedAt) ?? clock.now();
         editRecord(sqlite, clock.now(), (record) => {
           record.runtime.nextDueAt = formatUtc(nextDueAfterCompletePass(finishedMs));
           return { next: record, result: undefined };
         });
-        scheduleNextPass();
-      },
+        if (!initialCleanupPending) scheduleNextPass();
+      }),
     });
   };
 
@@ -269,6 +320,10 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       const { operationId } = acceptCleanup(ctx(), { expectedRevision: read.record.policy.revision, priority: "manual" });
       enqueueCleanup(operationId, "manual");
     } catch (error) {
+      if (isAppError(error) && error.code === "operation_active") {
+        initialCleanupPending = true;
+        return;
+      }
       log.info({ code: errorCode(error) }, "initial compaction pass not started");
       scheduleNextPass();
     }
@@ -322,18 +377,27 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         queue.cancel(operationId);
         return;
       }
-      if (!queue.cancel(operationId)) {
-        // A pass waiting for its continuation timer: end it now, keeping its counts.
-        if (timer) timers.clearTimeout(timer.handle);
-        timer = null;
-        endCleanup(operationId, "cancelled", "cancelled");
-        scheduleNextPass();
-      }
+      const isRunningJob = queue.running()?.id === operationId;
+      queue.cancel(operationId);
+      if (isRunningJob) return; // it stops at its next batch boundary and records itself
+      // Waiting for a continuation timer, or queued behind another job: end
+      // it now, keeping its committed counts.
+      if (timer) timers.clearTimeout(timer.handle);
+      timer = null;
+      endOrphan(operationId, outcome.kind, "cancelled", "cancelled");
+      scheduleNextPass();
     },
     policySaved(effects) {
-      if (effects.stopOperation) {
-        aborts.get(effects.stopOperation)?.abort();
-        queue.cancel(effects.stopOperation);
+      for (const stop of effects.stopOperations) {
+        const isPreparation = aborts.has(stop);
+        aborts.get(stop)?.abort();
+        const isRunningJob = queue.running()?.id === stop;
+        queue.cancel(stop);
+        if (!isRunningJob && !isPreparation) {
+          if (timer) timers.clearTimeout(timer.handle);
+          timer = null;
+          endOrphan(stop, "cleanup", "cancelled", "policy_changed");
+        }
       }
       if (effects.startPreparation) enqueuePreparation(effects.startPreparation);
       if (effects.startInitialCleanup) startInitialCleanup();
