@@ -36,8 +36,8 @@ export default defineConfig({
     },
     {
       name: "phone",
-      // API-level specs run once, in the desktop project.
-      testIgnore: /api-.*\.spec\.ts/,
+      // API-level and layout-independent specs run once, in the desktop project.
+      testIgnore: /(api|desktop)-.*\.spec\.ts/,
       use: {
         viewport: { width: 390, height: 844 },
         deviceScaleFactor: 3,

@@ -1,31 +1,12 @@
-import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { ADMIN, VIEWER } from "./support/accounts";
 import { signIn } from "./support/auth";
+import { expectNoSeriousViolations, expectTouchTargetsIn as expectTouchTargets } from "./support/checks";
 import { CONVERSATION_TASK, LIVE_OUTPUT, REMOVED_OUTPUT } from "./support/conversation-fixture";
 
 // The read-only conversation view: lazy shell output and the 410 notice for
 // a compacted message (seeded by scripts/e2e-server.ts).
 
-async function expectNoSeriousViolations(page: Page): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
-}
-
-async function expectTouchTargets(scope: Locator): Promise<void> {
-  const small = await scope.evaluate((root) =>
-    [...root.querySelectorAll<HTMLElement>("a[href], button, input, select, textarea, summary")]
-      .filter((el) => {
-        const rect = el.getBoundingClientRect();
-        return getComputedStyle(el).visibility !== "hidden" && rect.width > 1 && rect.height > 1;
-      })
-      .map((el) => ({ text: (el.textContent || el.getAttribute("aria-label") || el.id).trim().slice(0, 40), rect: el.getBoundingClientRect() }))
-      .filter(({ rect }) => rect.width < 44 || rect.height < 44)
-      .map(({ text, rect }) => `${text} ${Math.round(rect.width)}x${Math.round(rect.height)}`),
-  );
-  expect(small).toEqual([]);
-}
 
 const shellTool = (page: Page, messageId: string) => page.locator(`[data-testid=shell-tool][data-message-id="${messageId}"]`);
 

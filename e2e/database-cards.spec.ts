@@ -1,30 +1,10 @@
-import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { ADMIN, VIEWER } from "./support/accounts";
 import { signIn } from "./support/auth";
+import { expectNoSeriousViolations, expectTouchTargetsIn as expectTouchTargets } from "./support/checks";
 
 // Stats card, backups table and log viewer of Data & Logs > Database.
 
-async function expectNoSeriousViolations(page: Page): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
-}
-
-/** Every visible control inside `scope` is at least 44 x 44 CSS pixels. */
-async function expectTouchTargets(scope: Locator): Promise<void> {
-  const small = await scope.evaluate((root) =>
-    [...root.querySelectorAll<HTMLElement>("a[href], button, input, select, textarea, summary")]
-      .filter((el) => {
-        const rect = el.getBoundingClientRect();
-        return getComputedStyle(el).visibility !== "hidden" && rect.width > 1 && rect.height > 1;
-      })
-      .map((el) => ({ text: (el.textContent || el.getAttribute("aria-label") || el.id).trim().slice(0, 40), rect: el.getBoundingClientRect() }))
-      .filter(({ rect }) => rect.width < 44 || rect.height < 44)
-      .map(({ text, rect }) => `${text} ${Math.round(rect.width)}x${Math.round(rect.height)}`),
-  );
-  expect(small).toEqual([]);
-}
 
 /** Creates a backup through the card and returns its name (from the API answer). */
 async function createBackupInCard(page: Page): Promise<string> {
@@ -163,21 +143,5 @@ test("[TPR-UI-13] [TPR-UI-14] database cards: axe clean, 44 px targets on a phon
     await expect(page.getByTestId("log-list").or(page.getByTestId("logs-empty"))).toBeVisible();
     await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: `e2e/__screenshots__/database-${testInfo.project.name}-${locale}.png`, fullPage: true });
-  }
-});
-
-test("[TPR-UI-15] every locale renders the cards and the conversation without missing keys", async ({ page }, testInfo) => {
-  test.skip(testInfo.project.name !== "desktop", "text check, layout-independent");
-  await signIn(page, ADMIN);
-  for (const locale of ["en", "pt-pt", "zh-cn", "zh-hk", "zh-tw"]) {
-    await page.goto(`/${locale}/settings/data-logs/database`);
-    await expect(page.getByTestId("stat-file-size")).toHaveText(/\d/);
-    await expect(page.getByTestId("backups-table").or(page.getByTestId("backups-empty"))).toBeVisible();
-    await expect(page.getByTestId("log-list").or(page.getByTestId("logs-empty"))).toBeVisible();
-    const text = await page.locator("main").innerText();
-    expect(text).not.toMatch(/(databaseCards|conversation)\.[a-z]/);
-    await page.goto(`/${locale}/tasks/e2e-conversation`);
-    await expect(page.getByTestId("conversation-message").first()).toBeVisible();
-    expect(await page.locator("main").innerText()).not.toMatch(/(databaseCards|conversation)\.[a-z]/);
   }
 });
