@@ -4,29 +4,12 @@ import "server-only";
 import type { Sqlite } from "@/server/db/client";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { DAY_MS } from "@/server/jobs/schedule";
-import { createDefaultRecord, type RetentionOperation, type RetentionRecord } from "./policy-schema";
+import type { RetentionStatusBody } from "@/lib/retention/client/status-types";
+import { createDefaultRecord, type RetentionOperation } from "./policy-schema";
 import { readRetentionRecord } from "./record";
 
-export type RetentionStatus = {
-  capability: "supported" | "unsupported";
-  /** "malformed" when the stored record could not be read; deletion is blocked then. */
-  recordState: "ok" | "missing" | "malformed";
-  policy: RetentionRecord["policy"];
-  preparation: {
-    state: RetentionRecord["runtime"]["preparation"]["state"];
-    choice: "backup" | "skip" | null;
-    receipt: RetentionRecord["runtime"]["preparation"]["receipt"];
-    errorCode: string | null;
-    operationId: string | null;
-  };
-  /** True when the current revision is approved and cleanup may run. */
-  armed: boolean;
-  latestAnalysis: RetentionOperation | null;
-  latestRun: RetentionOperation | null;
-  activeOperation: RetentionOperation | null;
-  nextDueAt: string | null;
-  lastErrorCode: string | null;
-};
+/** The GET body; one type shared with the browser. */
+export type RetentionStatus = RetentionStatusBody;
 
 /** A finished result older than 24 hours is stale. */
 export function markStale(operation: RetentionOperation | null, nowMs: number): RetentionOperation | null {

@@ -1,40 +1,14 @@
 import type { ReactNode } from "react";
-import { getTranslations } from "next-intl/server";
-import { AppHeader } from "@/components/shell/app-header";
-import { SettingsNav } from "@/components/shell/settings-nav";
-import styles from "@/components/shell/shell.module.css";
-import { redirect } from "@/lib/i18n/navigation";
-import { currentPageUser } from "@/server/auth/page-user";
+import { MemberShell } from "@/components/shell/member-shell";
 
 type Props = { children: ReactNode; params: Promise<{ locale: string }> };
 
-// Every settings page needs a session: checked on the server before anything renders.
+// Every settings page needs a session; viewers are told the page is read-only.
 export default async function SettingsLayout({ children, params }: Props) {
   const { locale } = await params;
-  const user = await currentPageUser();
-  if (!user) return redirect({ href: "/sign-in", locale });
-  const t = await getTranslations({ locale, namespace: "shell" });
-  const tApp = await getTranslations({ locale, namespace: "app" });
   return (
-    <div className={styles.shell}>
-      <a className="skip-link" href="#main">
-        {tApp("skipToContent")}
-      </a>
-      <AppHeader user={user} />
-      <div className={styles.body}>
-        <aside className={styles.sidebar}>
-          <p className={styles.sidebarTitle}>{t("settings")}</p>
-          <SettingsNav />
-        </aside>
-        <main id="main" className={styles.main} tabIndex={-1}>
-          {user.role === "viewer" && (
-            <p className={styles.notice} data-testid="read-only-notice">
-              {t("readOnlyNotice")}
-            </p>
-          )}
-          {children}
-        </main>
-      </div>
-    </div>
+    <MemberShell locale={locale} readOnlyNotice>
+      {children}
+    </MemberShell>
   );
 }

@@ -1,5 +1,4 @@
-// The GET body as the browser sees it (mirrors server/retention/status.ts,
-// which the client cannot import).
+// The GET body of Messages compaction; server/retention/status.ts builds it.
 import type { BackupReceipt, OperationProgress, RetentionOperation, RetentionPolicy, SkipReceipt } from "@/lib/retention/policy";
 
 export type RetentionStatusBody = {

@@ -1,0 +1,41 @@
+import type { ReactNode } from "react";
+import { getTranslations } from "next-intl/server";
+import { AppHeader } from "@/components/shell/app-header";
+import { SettingsNav } from "@/components/shell/settings-nav";
+import styles from "@/components/shell/shell.module.css";
+import { redirect } from "@/lib/i18n/navigation";
+import { currentPageUser } from "@/server/auth/page-user";
+
+/**
+ * The signed-in page frame: header, navigation and main landmark. The
+ * session is checked on the server before anything renders; without one the
+ * page redirects to sign-in.
+ */
+export async function MemberShell({ locale, children, readOnlyNotice }: { locale: string; children: ReactNode; readOnlyNotice: boolean }) {
+  const user = await currentPageUser();
+  if (!user) return redirect({ href: "/sign-in", locale });
+  const t = await getTranslations({ locale, namespace: "shell" });
+  const tApp = await getTranslations({ locale, namespace: "app" });
+  return (
+    <div className={styles.shell}>
+      <a className="skip-link" href="#main">
+        {tApp("skipToContent")}
+      </a>
+      <AppHeader user={user} />
+      <div className={styles.body}>
+        <aside className={styles.sidebar}>
+          <p className={styles.sidebarTitle}>{t("settings")}</p>
+          <SettingsNav />
+        </aside>
+        <main id="main" className={styles.main} tabIndex={-1}>
+          {readOnlyNotice && user.role === "viewer" && (
+            <p className={styles.notice} data-testid="read-only-notice">
+              {t("readOnlyNotice")}
+            </p>
+          )}
+          {children}
+        </main>
+      </div>
+    </div>
+  );
+}
