@@ -6,6 +6,7 @@ import "server-only";
 import type { Sqlite } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { formatUtc } from "@/lib/time/rfc3339";
+import type { OperationEvent } from "@/lib/events/types";
 import type { OperationKind, OperationState, RetentionOperation, RetentionRecord } from "./policy-schema";
 import { withRetentionRecordInTx } from "./record";
 
@@ -120,4 +121,59 @@ export function recoverInterrupted(sqlite: Sqlite, nowMs: number): { resumeClean
     }
     return { next: changed ? record : null, result: { resumeCleanup, pendingPreparation } };
   });
+}
+
+/** Moves the active operation from queued to running; returns it while it is still ours. */
+export function markActiveRunning(sqlite: Sqlite, options: { operationId: string; nowMs: number }): RetentionOperation | null {
+  return editRecord(sqlite, options.nowMs, (record) => {
+    const active = record.runtime.activeOperation;
+    if (active?.id !== options.operationId) return { next: null, result: null };
+    if (active.state !== "queued") return { next: null, result: active };
+    record.runtime.activeOperation = { ...active, state: "running", startedAt: formatUtc(options.nowMs) };
+    return { next: record, result: record.runtime.activeOperation };
+  });
+}
+
+/**
+ * Frees the slot with a final state when the operation's own code could not
+ * record one (cancelled while waiting, a job that threw). The result keeps
+ * its committed counts and never claims a complete total.
+ */
+export function endActiveOperation(
+  sqlite: Sqlite,
+  options: { operationId: string; state: "failed" | "cancelled"; code: string; nowMs: number },
+): RetentionOperation | null {
+  return editRecord(sqlite, options.nowMs, (record) => {
+    const active = record.runtime.activeOperation;
+    if (active?.id !== options.operationId) return { next: null, result: null };
+    const operation: RetentionOperation = { ...active, state: options.state, finishedAt: formatUtc(options.nowMs), errorCode: options.code };
+    if (operation.progress) operation.progress = { ...operation.progress, totalTasks: null };
+    if (active.kind === "analysis") {
+      record.runtime.latestAnalysis = operation;
+    } else {
+      record.runtime.latestRun = operation;
+      record.runtime.cursor = null;
+      if (options.state === "failed") record.runtime.lastErrorCode = options.code;
+    }
+    record.runtime.activeOperation = null;
+    return { next: record, result: operation };
+  });
+}
+
+/** The live event for an operation: identity, state and counts only. */
+export function operationEvent(operation: RetentionOperation): OperationEvent {
+  const progress = operation.progress;
+  return {
+    type: "operation",
+    operationId: operation.id,
+    kind: operation.kind,
+    state: operation.state,
+    progress: {
+      scannedRows: operation.scannedRows,
+      eligibleMessages: operation.eligibleMessages,
+      changedMessages: operation.changedMessages,
+      payloadBytes: operation.payloadBytes,
+      fraction: progress?.totalTasks ? progress.processedTasks / progress.totalTasks : null,
+    },
+  };
 }

@@ -13,12 +13,11 @@ import type { MaintenanceGuard } from "@/server/maintenance/guard";
 import { createVerificationCache, type VerificationCache } from "@/server/maintenance/backups/verify";
 import type { createBackup } from "@/server/maintenance/backups/create";
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
-import type { OperationEvent } from "@/lib/events/types";
 import { createSerialQueue, type JobContext } from "@/server/jobs/serial-queue";
 import { continuationAt, nextDueAfterCompletePass, scheduledStartAt } from "@/server/jobs/schedule";
 import { runAnalysis } from "./analysis";
 import { acceptAnalysis, acceptCancel, acceptCleanup, type CommandContext } from "./commands";
-import { editRecord, finishAnalysisRecord, recoverInterrupted, saveActiveProgress } from "./operations";
+import { editRecord, endActiveOperation, finishAnalysisRecord, markActiveRunning, operationEvent, recoverInterrupted, saveActiveProgress } from "./operations";
 import { runCleanupPass, waitWith } from "./pass";
 import type { SavePolicyEffects } from "./policy-update";
 import type { RetentionAge, RetentionOperation } from "./policy-schema";
@@ -69,68 +68,13 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   let timer: { handle: unknown; at: number } | null = null;
   const ctx = (): CommandContext => ({ sqlite, nowMs: clock.now(), newId: deps.newId });
 
-  const publish = (operation: RetentionOperation) => {
-    const event: OperationEvent = {
-      type: "operation",
-      operationId: operation.id,
-      kind: operation.kind,
-      state: operation.state,
-      progress: {
-        scannedRows: operation.scannedRows,
-        eligibleMessages: operation.eligibleMessages,
-        changedMessages: operation.changedMessages,
-        payloadBytes: operation.payloadBytes,
-        fraction: operation.progress?.totalTasks ? operation.progress.processedTasks / operation.progress.totalTasks : null,
-      },
-    };
-    bus.publish(event);
-  };
-
-  const markRunning = (operationId: string): RetentionOperation | null =>
-    editRecord(sqlite, clock.now(), (record) => {
-      const active = record.runtime.activeOperation;
-      if (active?.id !== operationId) return { next: null, result: null };
-      if (active.state === "queued") {
-        record.runtime.activeOperation = { ...active, state: "running", startedAt: formatUtc(clock.now()) };
-        return { next: record, result: record.runtime.activeOperation };
-      }
-      return { next: null, result: active };
-    });
-
-  /** Frees the slot with a final state when the pass itself could not record one. */
-  const endCleanup = (operationId: string, state: "failed" | "cancelled", code: string) => {
-    const ended = editRecord(sqlite, clock.now(), (record) => {
-      const active = record.runtime.activeOperation;
-      if (active?.id !== operationId) return { next: null, result: null };
-      const operation: RetentionOperation = { ...active, state, finishedAt: formatUtc(clock.now()), errorCode: code };
-      if (operation.progress) operation.progress = { ...operation.progress, totalTasks: null };
-      record.runtime.latestRun = operation;
-      record.runtime.activeOperation = null;
-      record.runtime.cursor = null;
-      if (state === "failed") record.runtime.lastErrorCode = code;
-      return { next: record, result: operation };
-    });
-    if (ended) publish(ended);
-  };
-
-  /** Frees the slot of an analysis that cannot finish normally. */
-  const endAnalysis = (operationId: string, state: "failed" | "cancelled", code: string) => {
-    const ended = editRecord(sqlite, clock.now(), (record) => {
-      const active = record.runtime.activeOperation;
-      if (active?.id !== operationId) return { next: null, result: null };
-      const operation: RetentionOperation = { ...active, state, finishedAt: formatUtc(clock.now()), errorCode: code };
-      if (operation.progress) operation.progress = { ...operation.progress, totalTasks: null };
-      record.runtime.latestAnalysis = operation;
-      record.runtime.activeOperation = null;
-      return { next: record, result: operation };
-    });
-    if (ended) publish(ended);
-  };
+  const publish = (operation: RetentionOperation) => bus.publish(operationEvent(operation));
+  const markRunning = (operationId: string) => markActiveRunning(sqlite, { operationId, nowMs: clock.now() });
 
   /** Ends whatever the slot holds for `operationId` without its job. */
-  const endOrphan = (operationId: string, kind: "analysis" | "cleanup", state: "failed" | "cancelled", code: string) => {
-    if (kind === "analysis") endAnalysis(operationId, state, code);
-    else endCleanup(operationId, state, code);
+  const endOrphan = (operationId: string, state: "failed" | "cancelled", code: string) => {
+    const ended = endActiveOperation(sqlite, { operationId, state, code, nowMs: clock.now() });
+    if (ended) publish(ended);
   };
 
   // A job that throws must never leave the slot held: the daily schedule
@@ -141,7 +85,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     } catch (error) {
       log.error({ operationId, kind, code: errorCode(error) }, "retention job failed");
       try {
-        endOrphan(operationId, kind, "failed", "job_failed");
+        endOrphan(operationId, "failed", "job_failed");
       } catch (cleanupError) {
         log.error({ operationId, code: errorCode(cleanupError) }, "could not record the failed job");
       }
@@ -238,7 +182,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
           setTimer(continuationAt({ finishedSliceAtMs: clock.now() }), () => enqueueCleanup(operationId, "scheduled"));
           return;
         }
-        if (!verified.ok) return endCleanup(operationId, "failed", verified.code);
+        if (!verified.ok) return endOrphan(operationId, "failed", verified.code);
         const result = await runCleanupPass({
           sqlite,
           clock,
@@ -266,7 +210,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
           return;
         }
         if (!result.operation) {
-          endCleanup(operationId, job.stopReason() === "cancelled" ? "cancelled" : "failed", result.reason);
+          endOrphan(operationId, job.stopReason() === "cancelled" ? "cancelled" : "failed", result.reason);
           return scheduleNextPass();
         }
         publish(result.operation);
@@ -384,7 +328,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       // it now, keeping its committed counts.
       if (timer) timers.clearTimeout(timer.handle);
       timer = null;
-      endOrphan(operationId, outcome.kind, "cancelled", "cancelled");
+      endOrphan(operationId, "cancelled", "cancelled");
       scheduleNextPass();
     },
     policySaved(effects) {
@@ -396,7 +340,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         if (!isRunningJob && !isPreparation) {
           if (timer) timers.clearTimeout(timer.handle);
           timer = null;
-          endOrphan(stop, "cleanup", "cancelled", "policy_changed");
+          endOrphan(stop, "cancelled", "policy_changed");
         }
       }
       if (effects.startPreparation) enqueuePreparation(effects.startPreparation);
