@@ -7,29 +7,9 @@ import { useMemo } from "react";
 import { formatBytes, formatCount, formatDateTime } from "@/lib/i18n/format";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import type { RetentionAge } from "@/lib/retention/policy";
+import { SKIP_REASONS } from "@/lib/retention/skip-reasons";
 
-export const SKIP_REASONS = [
-  "task_missing",
-  "live_task",
-  "unknown_state",
-  "queued_admission",
-  "session_active",
-  "open_turn",
-  "queued_message",
-  "pending_input",
-  "live_run",
-  "missing_ownership",
-  "invalid_timestamp",
-  "recent_activity",
-  "eligibility_budget",
-  "statement_deadline",
-  "unsupported",
-  "malformed",
-  "already_removed",
-  "no_payload",
-  "oversize",
-  "conflict",
-] as const;
+export { SKIP_REASONS };
 
 export const TOOL_KINDS = ["shell_exec", "read_file", "modify_file", "code_search", "http_request", "generic"] as const;
 

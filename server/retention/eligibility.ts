@@ -19,23 +19,8 @@ import { probeStatements } from "./eligibility-sql";
 
 export const ELIGIBILITY_BUDGET_MS = 200;
 
-export const INELIGIBLE_REASONS = [
-  "task_missing",
-  "live_task",
-  "unknown_state",
-  "queued_admission",
-  "session_active",
-  "open_turn",
-  "queued_message",
-  "pending_input",
-  "live_run",
-  "missing_ownership",
-  "invalid_timestamp",
-  "recent_activity",
-  "eligibility_budget",
-] as const;
-
-export type IneligibleReason = (typeof INELIGIBLE_REASONS)[number];
+export { INELIGIBLE_REASONS, type IneligibleReason } from "@/lib/retention/skip-reasons";
+import type { IneligibleReason } from "@/lib/retention/skip-reasons";
 
 export type Eligibility = { eligible: true; activityMs: number } | { eligible: false; reason: IneligibleReason };
 

@@ -15,6 +15,7 @@
 // at 10, 100, 1000..., exactly one cut size per digit boundary has no
 // compact solution; there the marker is written as `"removed_bytes": N`
 // (one insignificant space) so the count is still exact.
+import type { RowSkipReason } from "@/lib/retention/skip-reasons";
 import "server-only";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { findControlTool } from "./control-tools";
@@ -36,7 +37,8 @@ export const MARKER_VERSION = 1;
 /** Rows above this many UTF-8 bytes are never parsed: they stay intact as `oversize`. */
 export const MAX_METADATA_BYTES = 32 * 1024 * 1024;
 
-export type SkipReason = "unsupported" | "malformed" | "already_removed" | "no_payload" | "oversize";
+// Drawn from the shared list the card localizes: a reason missing there stops compiling here.
+export type SkipReason = Extract<RowSkipReason, "unsupported" | "malformed" | "already_removed" | "no_payload" | "oversize">;
 
 export type ReduceInput = { type: string; metadata: string; removedAt: string };
 
