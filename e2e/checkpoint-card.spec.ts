@@ -4,6 +4,7 @@ import { expect, test } from "@playwright/test";
 import { ADMIN, VIEWER } from "./support/accounts";
 import { signIn } from "./support/auth";
 import { expectNoSeriousViolations, expectTouchTargetsIn } from "./support/checks";
+import { screenshotPath } from "./support/screenshot-path";
 
 test("admin sees mode, tables and runs an analysis then a cleanup", async ({ page }, testInfo) => {
   await signIn(page, ADMIN);
@@ -33,7 +34,7 @@ test("admin sees mode, tables and runs an analysis then a cleanup", async ({ pag
   }
   await expectNoSeriousViolations(page, "[data-testid=checkpoint-storage-card]");
   if (testInfo.project.name === "phone") await expectTouchTargetsIn(card);
-  await page.screenshot({ path: `e2e/__screenshots__/checkpoints-${testInfo.project.name}-en.png`, fullPage: true });
+  await page.screenshot({ path: screenshotPath(`checkpoints-${testInfo.project.name}-en.png`), fullPage: true });
 });
 
 test("viewer sees checkpoint storage read-only, without dead controls", async ({ page }, testInfo) => {
@@ -46,5 +47,5 @@ test("viewer sees checkpoint storage read-only, without dead controls", async ({
   await page.goto("/zh-cn/settings/data-logs/database");
   await expect(page.getByTestId("checkpoint-storage-card")).toBeVisible();
   await page.getByTestId("checkpoint-storage-card").scrollIntoViewIfNeeded();
-  await page.screenshot({ path: `e2e/__screenshots__/checkpoints-${testInfo.project.name}-zh-cn.png`, fullPage: true });
+  await page.screenshot({ path: screenshotPath(`checkpoints-${testInfo.project.name}-zh-cn.png`), fullPage: true });
 });

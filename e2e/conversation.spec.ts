@@ -3,6 +3,7 @@ import { ADMIN, VIEWER } from "./support/accounts";
 import { signIn } from "./support/auth";
 import { expectNoSeriousViolations, expectTouchTargetsIn as expectTouchTargets } from "./support/checks";
 import { CONVERSATION_TASK, LIVE_OUTPUT, REMOVED_OUTPUT } from "./support/conversation-fixture";
+import { screenshotPath } from "./support/screenshot-path";
 
 // The read-only conversation view: lazy shell output and the 410 notice for
 // a compacted message (seeded by scripts/e2e-server.ts).
@@ -66,11 +67,11 @@ test("conversation view: axe clean, 44 px targets on a phone, screenshots", asyn
       expect(overflow).toBeLessThanOrEqual(0);
     }
     await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: `e2e/__screenshots__/conversation-${testInfo.project.name}-${locale}.png`, fullPage: true });
+  await page.screenshot({ path: screenshotPath(`conversation-${testInfo.project.name}-${locale}.png`), fullPage: true });
   }
   await page.goto("/en/tasks");
   await expect(page.getByTestId("task-list")).toBeVisible();
   await expectNoSeriousViolations(page);
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: `e2e/__screenshots__/conversation-${testInfo.project.name}-en-tasks.png`, fullPage: true });
+  await page.screenshot({ path: screenshotPath(`conversation-${testInfo.project.name}-en-tasks.png`), fullPage: true });
 });

@@ -2,6 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { ADMIN, VIEWER } from "./support/accounts";
 import { signIn } from "./support/auth";
 import { expectNoSeriousViolations, expectTouchTargetsIn as expectTouchTargets } from "./support/checks";
+import { screenshotPath } from "./support/screenshot-path";
 
 // Stats card, backups table and log viewer of Data & Logs > Database.
 
@@ -142,6 +143,6 @@ test("[TPR-UI-13] [TPR-UI-14] database cards: axe clean, 44 px targets on a phon
     await expect(page.getByTestId("backup-row").first()).toBeVisible();
     await expect(page.getByTestId("log-list").or(page.getByTestId("logs-empty"))).toBeVisible();
     await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: `e2e/__screenshots__/database-${testInfo.project.name}-${locale}.png`, fullPage: true });
+  await page.screenshot({ path: screenshotPath(`database-${testInfo.project.name}-${locale}.png`), fullPage: true });
   }
 });

@@ -10,6 +10,7 @@ import path from "node:path";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { ADMIN, VIEWER } from "./support/accounts";
 import { startIsolatedServer, type IsolatedServer } from "./support/isolated-server";
+import { screenshotPath } from "./support/screenshot-path";
 
 test.describe.configure({ mode: "serial" });
 
@@ -316,7 +317,7 @@ test("screenshots of the card in English and Simplified Chinese", async ({ page 
     await c.getByTestId("retention-analysis-details").locator("summary").click();
     await c.getByTestId("retention-run-details").locator("summary").click();
     await unstick();
-    await c.screenshot({ path: `e2e/__screenshots__/retention-${testInfo.project.name}-${locale}.png` });
+    await c.screenshot({ path: screenshotPath(`retention-${testInfo.project.name}-${locale}.png`) });
   }
   // The enablement review with the page-level save bar, as a phone or desktop shows it.
   await page.goto(`${server.baseURL}/en${DATABASE}`);
@@ -332,5 +333,5 @@ test("screenshots of the card in English and Simplified Chinese", async ({ page 
   await expect(saveBar(page).getByRole("button", { name: "Save changes" })).toBeDisabled();
   await c.getByLabel(/Skip the backup/).check();
   await c.getByTestId("retention-automatic").scrollIntoViewIfNeeded();
-  await page.screenshot({ path: `e2e/__screenshots__/retention-${testInfo.project.name}-en-save-bar.png` });
+  await page.screenshot({ path: screenshotPath(`retention-${testInfo.project.name}-en-save-bar.png`) });
 });
