@@ -18,3 +18,19 @@ test("[TPR-UI-15] every locale renders the cards and the conversation without mi
     expect(await page.locator("main").innerText()).not.toMatch(/(databaseCards|conversation)\.[a-z]/);
   }
 });
+
+test("[TPR-UI-12] the compaction card has a bounded width on desktop; compaction and backups are reachable in their sections", async ({ page }) => {
+  await signIn(page, ADMIN);
+  const card = page.getByTestId("retention-card");
+  await expect(card).toBeVisible();
+  const main = await page.locator("main").boundingBox();
+  const box = await card.boundingBox();
+  expect(box!.width).toBeLessThanOrEqual(780);
+  expect(box!.width).toBeLessThan(main!.width);
+  for (const section of ["compaction", "backups"]) {
+    await page.goto(`/en/settings/data-logs/database#${section}`);
+    await expect(page.locator(`section#${section}`)).toBeInViewport();
+  }
+  await expect(page.locator("section#compaction").getByTestId("retention-card")).toBeVisible();
+  await expect(page.locator("section#backups").getByRole("heading").first()).toBeVisible();
+});

@@ -137,7 +137,7 @@ describe("retention worker", () => {
     await worker.stop();
   });
 
-  it("[TPR-PREP-07] a late backup completion after cancel cannot arm cleanup", async () => {
+  it("[TPR-PREP-07] [TPR-PREP-08] a late backup completion after cancel cannot arm cleanup (identity rechecked in the writer transaction)", async () => {
     seedOldTask(t.sqlite, "task-a", 2);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -161,7 +161,7 @@ describe("retention worker", () => {
     await worker.stop();
   });
 
-  it("[TPR-PREP-07] a late backup completion after disable cannot arm cleanup", async () => {
+  it("[TPR-PREP-07] [TPR-PREP-08] a late backup completion after disable cannot arm cleanup (revision rechecked in the writer transaction)", async () => {
     seedOldTask(t.sqlite, "task-a", 2);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
