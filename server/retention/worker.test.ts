@@ -72,6 +72,24 @@ function record() {
 
 const age = { value: 1, unit: "weeks" as const };
 
+/** Enables with a backup whose completion waits for `release()`; resolves once the backup runs. */
+async function startGatedPreparation() {
+  seedOldTask(t.sqlite, "task-a", 2);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const { worker } = makeWorker({
+    createBackupFn: async () => {
+      await gate;
+      return { name: "workspace-2026-01-01T00-00-00Z-0000abcd.db", sizeBytes: 1, completedAt: "2026-01-01T00:00:00Z", sha256: "0".repeat(64) };
+    },
+  });
+  worker.start();
+  const saved = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
+  worker.policySaved(saved.effects);
+  await new Promise((r) => setTimeout(r, 0));
+  return { worker, release };
+}
+
 describe("retention worker", () => {
   it("[TPR-API-03] [TPR-AN-01] analysis runs in the worker, records its result and writes no message", async () => {
     seedOldTask(t.sqlite, "task-a", 3);
@@ -138,19 +156,7 @@ describe("retention worker", () => {
   });
 
   it("[TPR-PREP-07] [TPR-PREP-08] a late backup completion after cancel cannot arm cleanup (identity rechecked in the writer transaction)", async () => {
-    seedOldTask(t.sqlite, "task-a", 2);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const { worker } = makeWorker({
-      createBackupFn: async () => {
-        await gate;
-        return { name: "workspace-2026-01-01T00-00-00Z-0000abcd.db", sizeBytes: 1, completedAt: "2026-01-01T00:00:00Z", sha256: "0".repeat(64) };
-      },
-    });
-    worker.start();
-    const saved = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
-    worker.policySaved(saved.effects);
-    await new Promise((r) => setTimeout(r, 0));
+    const { worker, release } = await startGatedPreparation();
     expect(record().runtime.preparation.state).toBe("running");
     worker.cancel("p-1");
     release();
@@ -162,19 +168,7 @@ describe("retention worker", () => {
   });
 
   it("[TPR-PREP-07] [TPR-PREP-08] a late backup completion after disable cannot arm cleanup (revision rechecked in the writer transaction)", async () => {
-    seedOldTask(t.sqlite, "task-a", 2);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const { worker } = makeWorker({
-      createBackupFn: async () => {
-        await gate;
-        return { name: "workspace-2026-01-01T00-00-00Z-0000abcd.db", sizeBytes: 1, completedAt: "2026-01-01T00:00:00Z", sha256: "0".repeat(64) };
-      },
-    });
-    worker.start();
-    const saved = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
-    worker.policySaved(saved.effects);
-    await new Promise((r) => setTimeout(r, 0));
+    const { worker, release } = await startGatedPreparation();
     const off = savePolicy(t.sqlite, { draft: { enabled: false, age }, expectedRevision: 1, nowMs: NOW_MS, newId: sequentialIds("q") });
     worker.policySaved(off.effects);
     release();
