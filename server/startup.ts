@@ -3,7 +3,7 @@ import { ensureFirstAdmin } from "@/server/auth/first-admin";
 import { pruneSessions } from "@/server/auth/sessions";
 import { logger } from "@/server/log";
 import { startMaintenance } from "@/server/maintenance/startup";
-import { retentionWorker } from "@/server/retention/service";
+import { retentionWorker } from "@/server/compaction/service";
 import { runtime } from "@/server/runtime";
 
 /**

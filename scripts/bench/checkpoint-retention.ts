@@ -22,9 +22,9 @@ import { startRun, type RunDeps } from "@/server/checkpoints/runs";
 import { StampingSqliteSaver } from "@/server/checkpoints/stamping-saver";
 import { createThreadLocks } from "@/server/checkpoints/thread-lock";
 import { createThread, regenerate } from "@/server/checkpoints/threads";
-import { admissionHook, cleanupAtAdmission } from "@/server/checkpoints/retention/admission-cleanup";
-import { maintainThread } from "@/server/checkpoints/retention/maintenance";
-import { threadTotals, type ThreadTotals } from "@/server/checkpoints/retention/thread-rows";
+import { admissionHook, cleanupAtAdmission } from "@/server/checkpoints/cleanup/admission-cleanup";
+import { maintainThread } from "@/server/checkpoints/cleanup/maintenance";
+import { threadTotals, type ThreadTotals } from "@/server/checkpoints/cleanup/thread-rows";
 
 type Options = { turns: number; modes: ModeConfig["mode"][]; payloadBytes: number; frequency: number; regenerateEvery: number };
 

@@ -17,9 +17,9 @@ import { systemClock } from "@/server/clock";
 import { createLogger } from "@/server/log";
 import { openDatabase } from "@/server/db/client";
 import { formatUtc } from "@/lib/time/rfc3339";
-import { checkTaskEligibility } from "@/server/retention/eligibility";
-import { runCleanupPass } from "@/server/retention/pass";
-import { updateRetentionRecord } from "@/server/retention/record";
+import { checkTaskEligibility } from "@/server/compaction/eligibility/eligibility";
+import { runCleanupPass } from "@/server/compaction/cleanup/pass";
+import { updateRetentionRecord } from "@/server/compaction/policy/record";
 import { GEN_NOW_MS, generateWorkspace } from "../gen-large-workspace";
 import { percentile, startWriterLoad } from "./writer-load";
 

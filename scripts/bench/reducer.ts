@@ -11,7 +11,7 @@
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
 import { parse as losslessParse, stringify as losslessStringify } from "lossless-json";
-import { reduceToolPayload } from "@/server/retention/reducer";
+import { reduceToolPayload } from "@/server/compaction/reducer/reducer";
 
 const quick = process.argv.includes("--quick");
 const MiB = 1024 * 1024;

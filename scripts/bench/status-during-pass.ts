@@ -15,8 +15,8 @@ import { generateWorkspace } from "../gen-large-workspace";
 import { hashSessionToken } from "@/server/auth/current-user";
 import { runtime } from "@/server/runtime";
 import { GET } from "@/app/api/v1/system/database/tool-payload-retention/route";
-import { putRetentionPolicy, retentionWorker } from "@/server/retention/service";
-import { readRetentionRecord } from "@/server/retention/record";
+import { putRetentionPolicy, retentionWorker } from "@/server/compaction/service";
+import { readRetentionRecord } from "@/server/compaction/policy/record";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);

@@ -8,8 +8,8 @@ import { randomIds } from "@/server/ids";
 import { createLogger } from "@/server/log";
 import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { createBackup } from "@/server/maintenance/backups/create";
-import { savePolicy } from "@/server/retention/policy-update";
-import { createRetentionWorker } from "@/server/retention/worker";
+import { savePolicy } from "@/server/compaction/policy/policy-update";
+import { createRetentionWorker } from "@/server/compaction/worker/worker";
 
 const [file, mode] = process.argv.slice(2);
 if (!file || (mode !== "cleanup" && mode !== "backup")) {

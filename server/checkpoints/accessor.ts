@@ -10,7 +10,7 @@ import { assertModeCompatible, checkpointMode } from "./detect";
 import { MODE_MARKER_KEY } from "./stamping-saver";
 import type { ModeConfig } from "./mode";
 import { mutationGraph, MUTATION_NODE } from "./mutation-graph";
-import { readRetryingOnce } from "./retention/epoch";
+import { readRetryingOnce } from "./cleanup/epoch";
 import { schemaDefaults, type AgentValues } from "./schema";
 
 export type ThreadSnapshot = {

@@ -13,9 +13,9 @@ import {
   openHarness,
   verifyFourWays,
   type Harness,
-} from "./retention/contract-support";
-import { deleteCheckpointSafely, deleteJointly, judgeDeletion } from "./retention/protected-set";
-import { countOrphanWrites, loadThreadGraph } from "./retention/thread-rows";
+} from "./cleanup/contract-support";
+import { deleteCheckpointSafely, deleteJointly, judgeDeletion } from "./cleanup/protected-set";
+import { countOrphanWrites, loadThreadGraph } from "./cleanup/thread-rows";
 
 let h: Harness | null = null;
 afterEach(() => {

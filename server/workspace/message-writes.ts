@@ -10,7 +10,7 @@
 // multi-MB payloads.
 import { AppError } from "@/server/errors";
 import type { Sqlite } from "@/server/db/client";
-import { guardMetadataWrite } from "@/server/retention/write-guard";
+import { guardMetadataWrite } from "@/server/compaction/write-guard/write-guard";
 import { statement } from "./statements";
 import { stampRequired } from "./timestamps";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { manualClock } from "@/server/clock";
-import { checkTaskEligibility } from "@/server/retention/eligibility";
+import { checkTaskEligibility } from "@/server/compaction/eligibility/eligibility";
 import { exportTask } from "../export/export-task";
 import { fingerprint } from "../fixture/fixture-samples";
 import { importFixture } from "../fixture/import-fixture";

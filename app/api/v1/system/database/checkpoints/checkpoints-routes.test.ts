@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { checkpointStorageStatus, CHECKPOINT_RETENTION_SETTINGS_KEY } from "@/lib/checkpoints/retention-api";
 import type { SystemEvent } from "@/lib/events/types";
 import { startRun } from "@/server/checkpoints/runs";
-import { checkpointQueue } from "@/server/checkpoints/retention/operations";
+import { checkpointQueue } from "@/server/checkpoints/cleanup/operations";
 import { threadService } from "@/server/checkpoints/service";
 import { createThread, regenerate } from "@/server/checkpoints/threads";
 import { eventBus } from "@/server/events/bus";

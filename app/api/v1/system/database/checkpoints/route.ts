@@ -1,5 +1,5 @@
 import { route } from "@/server/http/route";
-import { getCheckpointStorage, unsupportedCheckpointStorage } from "@/server/checkpoints/retention/service";
+import { getCheckpointStorage, unsupportedCheckpointStorage } from "@/server/checkpoints/cleanup/service";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { route } from "@/server/http/route";
 import { putPolicyBodySchema } from "@/lib/retention/api";
-import { getRetentionStatus, putRetentionPolicy } from "@/server/retention/service";
-import { unsupportedStatus } from "@/server/retention/status";
+import { getRetentionStatus, putRetentionPolicy } from "@/server/compaction/service";
+import { unsupportedStatus } from "@/server/compaction/status";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { route } from "@/server/http/route";
 import { startOperationBody } from "@/lib/checkpoints/retention-api";
-import { startCheckpointOperation } from "@/server/checkpoints/retention/service";
+import { startCheckpointOperation } from "@/server/checkpoints/cleanup/service";
 
 export const POST = route({
   access: "admin",

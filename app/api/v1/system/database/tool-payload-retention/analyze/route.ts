@@ -1,6 +1,6 @@
 import { route } from "@/server/http/route";
 import { analyzeBodySchema } from "@/lib/retention/api";
-import { analyzeRetention } from "@/server/retention/service";
+import { analyzeRetention } from "@/server/compaction/service";
 
 export const POST = route({
   access: "admin",

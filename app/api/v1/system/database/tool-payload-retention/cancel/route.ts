@@ -1,6 +1,6 @@
 import { route } from "@/server/http/route";
 import { cancelBodySchema } from "@/lib/retention/api";
-import { cancelRetention } from "@/server/retention/service";
+import { cancelRetention } from "@/server/compaction/service";
 
 export const POST = route({
   access: "admin",

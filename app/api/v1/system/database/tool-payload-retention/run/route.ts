@@ -1,6 +1,6 @@
 import { route } from "@/server/http/route";
 import { runBodySchema } from "@/lib/retention/api";
-import { runRetention } from "@/server/retention/service";
+import { runRetention } from "@/server/compaction/service";
 
 export const POST = route({
   access: "admin",

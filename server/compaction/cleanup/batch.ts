@@ -1,0 +1,167 @@
+// One cleanup batch, all inside ONE SQLite writer transaction (IMMEDIATE):
+//  1. take the writer lock first, THEN re-read the record and check policy
+//     revision, enablement, approval, the operation identity and the schema
+//     version, then re-check the task's activity and pending-work gates;
+//  2. update each row only when its metadata still equals what was read
+//     (a foreground write in between wins: the row is counted `conflict`);
+//  3. persist the cursor and the committed counts in the same transaction.
+// updated_at/created_at are never touched: maintenance is not activity.
+import "server-only";
+import type { Statement } from "better-sqlite3";
+import type { Clock } from "@/server/clock";
+import type { Sqlite } from "@/server/db/client";
+import { formatUtc } from "@/lib/time/rfc3339";
+import type { RetentionRecord } from "../policy/policy-schema";
+import { withRetentionRecordInTx } from "../policy/record";
+import { checkTaskEligibility, type IneligibleReason } from "../eligibility/eligibility";
+import type { ScanPosition } from "./scan";
+import { startDeadline } from "./statement-deadline";
+import { addTally, createTally, kindOf, tallyOperation, type Tally } from "./tally";
+
+/** A row read and reduced before the writer transaction. */
+export type PreparedRow = {
+  rowid: number;
+  id: string;
+  type: string;
+  observed: string;
+  /** Stored UTF-8 length of `observed` (from the page plan; no re-count). */
+  bytes: number;
+  next: string;
+  removedFields: string[];
+  removedBytes: number;
+};
+
+/** What the pass knows about itself (fixed for the pass). */
+export type PassIdentity = {
+  operationId: string;
+  revision: number;
+  cutoffMs: number;
+  startedMs: number;
+  schemaVersion: number;
+  upperTaskId: string | null;
+  upperMessageRowid: number | null;
+};
+
+export type GateFailure =
+  | "settings_malformed"
+  | "disabled"
+  | "policy_changed"
+  | "not_approved"
+  | "operation_replaced"
+  | "schema_changed";
+
+export type BatchOutcome =
+  | { outcome: "committed"; changedIds: string[]; committed: Tally; rows: number; bytes: number }
+  | { outcome: "gated"; reason: GateFailure }
+  | { outcome: "task_ineligible"; reason: IneligibleReason };
+
+export type BatchInput = {
+  sqlite: Sqlite;
+  clock: Clock;
+  pass: PassIdentity;
+  taskId: string;
+  rows: PreparedRow[];
+  /** Counts committed so far (as stored) plus this batch's uncommitted progress. */
+  committed: Tally;
+  pending: Tally;
+  /** The position after this batch. */
+  next: ScanPosition;
+  deadlineMs?: number;
+};
+
+/** The gates every batch re-checks inside its writer transaction. */
+export function checkPassGates(sqlite: Sqlite, record: RetentionRecord, pass: PassIdentity): GateFailure | null {
+  const { policy, runtime } = record;
+  if (!policy.enabled) return "disabled";
+  if (policy.revision !== pass.revision) return "policy_changed";
+  if (runtime.preparation.state !== "ready" || runtime.approvedRevision !== policy.revision) return "not_approved";
+  if (runtime.activeOperation?.id !== pass.operationId) return "operation_replaced";
+  if (readSchemaVersion(sqlite) !== pass.schemaVersion) return "schema_changed";
+  return null;
+}
+
+export function readSchemaVersion(sqlite: Sqlite): number {
+  return sqlite.pragma("schema_version", { simple: true }) as number;
+}
+
+/** The cursor and running operation as stored after a commit. */
+export function withProgress(record: RetentionRecord, pass: PassIdentity, position: ScanPosition, tally: Tally): RetentionRecord {
+  const next = structuredClone(record);
+  next.runtime.schemaVersion = pass.schemaVersion;
+  next.runtime.cursor = {
+    operationId: pass.operationId,
+    cutoff: formatUtc(pass.cutoffMs),
+    afterTaskId: position.afterTaskId,
+    afterSessionId: position.afterSessionId,
+    afterMessageRowid: position.afterMessageRowid,
+    upperTaskId: pass.upperTaskId,
+    upperMessageRowid: pass.upperMessageRowid,
+  };
+  next.runtime.activeOperation = tallyOperation({
+    tally,
+    id: pass.operationId,
+    kind: "cleanup",
+    state: "running",
+    startedMs: pass.startedMs,
+    finishedMs: null,
+    cutoffMs: pass.cutoffMs,
+    revision: pass.revision,
+  });
+  return next;
+}
+
+type GuardedUpdate = Statement<[string, number, string]>;
+const updates = new WeakMap<Sqlite, GuardedUpdate>();
+
+// The guarded write: only when the stored text is still exactly what was read.
+function guardedUpdate(sqlite: Sqlite): GuardedUpdate {
+  let found = updates.get(sqlite);
+  if (!found) {
+    found = sqlite.prepare<[string, number, string]>("update messages set metadata = ? where rowid = ? and metadata = ?");
+    updates.set(sqlite, found);
+  }
+  return found;
+}
+
+/** Runs one batch; throws (after rollback) on a deadline overrun or SQLite error. */
+export function runBatch(input: BatchInput): BatchOutcome {
+  const { sqlite, clock, pass, rows } = input;
+  const update = guardedUpdate(sqlite);
+  const transaction = sqlite.transaction((): BatchOutcome => {
+    const deadline = startDeadline({ clock, limitMs: input.deadlineMs });
+    return withRetentionRecordInTx(sqlite, ({ current, write }) => {
+      if (current.state === "malformed") return { outcome: "gated", reason: "settings_malformed" };
+      const gate = checkPassGates(sqlite, current.record, pass);
+      if (gate) return { outcome: "gated", reason: gate };
+      const eligibility = checkTaskEligibility({ sqlite, taskId: input.taskId, cutoffMs: pass.cutoffMs, clock });
+      if (!eligibility.eligible) return { outcome: "task_ineligible", reason: eligibility.reason };
+
+      const batch = createTally();
+      const changedIds: string[] = [];
+      let bytes = 0;
+      for (const row of rows) {
+        bytes += row.bytes;
+        const info = update.run(row.next, row.rowid, row.observed);
+        if (info.changes === 1) {
+          changedIds.push(row.id);
+          batch.changedMessages += 1;
+          batch.payloadBytes += row.removedBytes;
+          const entry = (batch.byKind[kindOf(row.removedFields, row.type)] ??= { messages: 0, payloadBytes: 0 });
+          entry.messages += 1;
+          entry.payloadBytes += row.removedBytes;
+        } else {
+          batch.skipped.conflict = (batch.skipped.conflict ?? 0) + 1;
+        }
+        deadline.check();
+      }
+      const committed = createTally();
+      addTally(committed, input.committed);
+      addTally(committed, input.pending);
+      addTally(committed, batch);
+      write(withProgress(current.record, pass, input.next, committed), clock.now());
+      deadline.check();
+      return { outcome: "committed", changedIds, committed, rows: rows.length, bytes };
+    });
+  });
+  return transaction.immediate();
+}

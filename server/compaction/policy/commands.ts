@@ -1,0 +1,78 @@
+// Validation of the retention API's commands against the durable record.
+// Each check runs in the writer transaction that reserves the operation, so
+// two simultaneous requests cannot both pass (the second gets 409).
+import "server-only";
+import type { Sqlite } from "@/server/db/client";
+import { AppError } from "@/server/errors";
+import type { IdGenerator } from "@/server/ids";
+import { formatUtc } from "@/lib/time/rfc3339";
+import { fingerprintAge } from "../analysis/analysis";
+import { computeCutoff } from "../eligibility/cutoff";
+import { editRecord, emptyOperation, reserveOperation } from "./operations";
+import type { RetentionAge } from "./policy-schema";
+
+export type CommandContext = { sqlite: Sqlite; nowMs: number; newId: IdGenerator };
+
+/** Accepts an analysis of a draft age; 409 while another operation is active. */
+export function acceptAnalysis(ctx: CommandContext, options: { age: RetentionAge }): { operationId: string } {
+  const operationId = ctx.newId();
+  editRecord(ctx.sqlite, ctx.nowMs, (record) => {
+    const operation = emptyOperation({ id: operationId, kind: "analysis", state: "queued", nowMs: ctx.nowMs });
+    operation.fingerprint = fingerprintAge(options.age);
+    operation.cutoff = formatUtc(computeCutoff({ nowMs: ctx.nowMs, age: options.age }));
+    return { next: reserveOperation(record, operation), result: undefined };
+  });
+  return { operationId };
+}
+
+/**
+ * Accepts a manual cleanup: the policy must be enabled at the expected
+ * revision and that revision approved by a finished preparation.
+ */
+export function acceptCleanup(ctx: CommandContext, options: { expectedRevision: number; priority: "manual" | "scheduled" }): { operationId: string } {
+  const operationId = ctx.newId();
+  editRecord(ctx.sqlite, ctx.nowMs, (record) => {
+    const { policy, runtime } = record;
+    if (policy.revision !== options.expectedRevision) {
+      throw new AppError("conflict", "The policy changed since it was read; reload and try again.", { revision: policy.revision });
+    }
+    if (!policy.enabled || runtime.preparation.state !== "ready" || runtime.approvedRevision !== policy.revision) {
+      throw new AppError("cleanup_not_approved", "Compaction is not enabled and approved for the current policy.");
+    }
+    const operation = emptyOperation({ id: operationId, kind: "cleanup", state: "queued", nowMs: ctx.nowMs });
+    operation.revision = policy.revision;
+    return { next: reserveOperation(record, operation), result: undefined };
+  });
+  return { operationId };
+}
+
+export type CancelOutcome = { kind: "analysis" | "cleanup" | "preparation"; queued: boolean };
+
+/**
+ * Cancels by identity. A preparation is invalidated in the record first, so
+ * a backup that completes late can no longer arm cleanup.
+ */
+export function acceptCancel(ctx: CommandContext, options: { operationId: string }): CancelOutcome {
+  return editRecord<CancelOutcome>(ctx.sqlite, ctx.nowMs, (record) => {
+    const { runtime } = record;
+    const prep = runtime.preparation;
+    if (prep.operationId === options.operationId && (prep.state === "pending" || prep.state === "running")) {
+      runtime.preparation = { ...prep, state: "failed", errorCode: "preparation_cancelled" };
+      return { next: record, result: { kind: "preparation" as const, queued: prep.state === "pending" } };
+    }
+    const active = runtime.activeOperation;
+    if (!active || active.id !== options.operationId) {
+      throw new AppError("conflict", "That operation is not active.");
+    }
+    if (active.kind === "preparation") throw new AppError("conflict", "That operation is not active.");
+    if (active.state === "queued") {
+      const cancelled = { ...active, state: "cancelled" as const, finishedAt: formatUtc(ctx.nowMs) };
+      if (active.kind === "analysis") runtime.latestAnalysis = cancelled;
+      else runtime.latestRun = cancelled;
+      runtime.activeOperation = null;
+      runtime.cursor = null;
+      return { next: record, result: { kind: active.kind, queued: true } };
+    }
+    return { next: null, result: { kind: active.kind, queued: false } };
+  });
+}

@@ -1,0 +1,62 @@
+// The GET body of Messages compaction. It reads the one bounded settings
+// record and nothing else: no message scan, no write, no job start.
+import "server-only";
+import type { Sqlite } from "@/server/db/client";
+import { parseRfc3339 } from "@/lib/time/rfc3339";
+import { DAY_MS } from "@/server/jobs/schedule";
+import type { RetentionStatusBody } from "@/lib/retention/client/status-types";
+import { createDefaultRecord, type RetentionOperation } from "./policy/policy-schema";
+import { readRetentionRecord } from "./policy/record";
+
+/** The GET body; one type shared with the browser. */
+export type RetentionStatus = RetentionStatusBody;
+
+/** A finished result older than 24 hours is stale. */
+export function markStale(operation: RetentionOperation | null, nowMs: number): RetentionOperation | null {
+  if (!operation) return null;
+  const finished = parseRfc3339(operation.finishedAt ?? operation.startedAt);
+  const stale = finished !== null && nowMs - finished > DAY_MS;
+  return { ...operation, stale: operation.stale || stale };
+}
+
+export function unsupportedStatus(): RetentionStatus {
+  const defaults = createDefaultRecord();
+  return {
+    capability: "unsupported",
+    recordState: "missing",
+    policy: defaults.policy,
+    preparation: { state: "none", choice: null, receipt: null, errorCode: null, operationId: null },
+    armed: false,
+    latestAnalysis: null,
+    latestRun: null,
+    activeOperation: null,
+    nextDueAt: null,
+    lastErrorCode: null,
+  };
+}
+
+export function readRetentionStatus(sqlite: Sqlite, nowMs: number): RetentionStatus {
+  const read = readRetentionRecord(sqlite);
+  if (read.state === "malformed") {
+    return { ...unsupportedStatus(), capability: "supported", recordState: "malformed", lastErrorCode: read.errorCode };
+  }
+  const { policy, runtime } = read.record;
+  return {
+    capability: "supported",
+    recordState: read.state,
+    policy,
+    preparation: {
+      state: runtime.preparation.state,
+      choice: runtime.preparation.choice,
+      receipt: runtime.preparation.receipt,
+      errorCode: runtime.preparation.errorCode,
+      operationId: runtime.preparation.operationId,
+    },
+    armed: policy.enabled && runtime.preparation.state === "ready" && runtime.approvedRevision === policy.revision,
+    latestAnalysis: markStale(runtime.latestAnalysis, nowMs),
+    latestRun: markStale(runtime.latestRun, nowMs),
+    activeOperation: runtime.activeOperation,
+    nextDueAt: runtime.nextDueAt,
+    lastErrorCode: runtime.lastErrorCode,
+  };
+}

@@ -1,0 +1,141 @@
+// Backup preparation (TPR-PREP-03..10): snapshot, verify, publish, then
+// arm cleanup only if the preparation is still the current one. Identity
+// (operation id) and the policy revision are re-checked in the writer
+// transaction that stores the receipt, so a cancel, a disable or a newer
+// policy that committed meanwhile always wins over a late completion.
+import "server-only";
+import type { Clock } from "@/server/clock";
+import type { Sqlite } from "@/server/db/client";
+import { isAppError } from "@/server/errors";
+import type { Logger } from "@/server/log";
+import type { MaintenanceGuard } from "@/server/maintenance/guard";
+import { createBackup } from "@/server/maintenance/backups/create";
+import { verifyReceiptCached, type VerificationCache, type VerifyResult } from "@/server/maintenance/backups/verify";
+import { editRecord } from "../policy/operations";
+import type { BackupReceipt, RetentionRecord } from "../policy/policy-schema";
+
+export type PreparationDeps = {
+  sqlite: Sqlite;
+  dbFile: string;
+  clock: Clock;
+  guard: MaintenanceGuard;
+  log: Logger;
+  /** Waits before retrying a guard held by another maintenance operation. */
+  wait: (ms: number) => Promise<void>;
+  shouldStop: () => boolean;
+  /** Aborted on cancel or shutdown; the backup stops at its next step boundary. */
+  signal?: AbortSignal;
+  createBackupFn?: typeof createBackup;
+};
+
+export type PreparationOutcome = "armed" | "superseded" | "failed" | "stopped";
+
+function isCurrent(record: RetentionRecord, operationId: string, states: Array<RetentionRecord["runtime"]["preparation"]["state"]>): boolean {
+  const prep = record.runtime.preparation;
+  return (
+    prep.operationId === operationId &&
+    states.includes(prep.state) &&
+    record.policy.enabled &&
+    prep.revision === record.policy.revision
+  );
+}
+
+export async function runPreparation(deps: PreparationDeps, operationId: string): Promise<PreparationOutcome> {
+  const { sqlite, clock, log } = deps;
+  const started = editRecord(sqlite, clock.now(), (record) => {
+    if (!isCurrent(record, operationId, ["pending"])) return { next: null, result: false };
+    record.runtime.preparation = { ...record.runtime.preparation, state: "running", errorCode: null };
+    return { next: record, result: true };
+  });
+  if (!started) return "superseded";
+
+  // The snapshot owns the maintenance guard for copy and verification, then
+  // releases it before any cleanup runs. A held guard means waiting, not failing.
+  let lease = deps.guard.tryAcquire({ owner: `preparation:${operationId}`, kind: "backup" });
+  while (!lease) {
+    if (deps.shouldStop()) return markFailed(deps, operationId, "preparation_cancelled");
+    await deps.wait(1000);
+    lease = deps.guard.tryAcquire({ owner: `preparation:${operationId}`, kind: "backup" });
+  }
+  let receipt: BackupReceipt;
+  try {
+    receipt = await (deps.createBackupFn ?? createBackup)({
+      dbFile: deps.dbFile,
+      clock,
+      label: "preparation",
+      lease,
+      guard: deps.guard,
+      signal: deps.signal,
+      log,
+    });
+  } catch (error) {
+    const code = deps.signal?.aborted ? "preparation_cancelled" : isAppError(error) ? error.code : "backup_failed";
+    log.warn({ operationId, code }, "preparation backup failed");
+    return markFailed(deps, operationId, code === "maintenance_busy" ? "backup_failed" : code);
+  } finally {
+    lease.release();
+  }
+
+  const armed = editRecord(sqlite, clock.now(), (record) => {
+    if (!isCurrent(record, operationId, ["running"])) return { next: null, result: false };
+    record.runtime.preparation = { ...record.runtime.preparation, state: "ready", receipt, errorCode: null };
+    // Approval is durable before the first deletion can start.
+    record.runtime.approvedRevision = record.policy.revision;
+    record.runtime.cursor = null;
+    return { next: record, result: true };
+  });
+  log.info({ operationId, armed, backup: receipt.name, sizeBytes: receipt.sizeBytes }, "preparation finished");
+  return armed ? "armed" : "superseded";
+}
+
+function markFailed(deps: PreparationDeps, operationId: string, errorCode: string): PreparationOutcome {
+  editRecord(deps.sqlite, deps.clock.now(), (record) => {
+    if (record.runtime.preparation.operationId !== operationId || record.runtime.preparation.state === "failed") {
+      return { next: null, result: undefined };
+    }
+    record.runtime.preparation = { ...record.runtime.preparation, state: "failed", errorCode };
+    record.runtime.lastErrorCode = errorCode;
+    return { next: record, result: undefined };
+  });
+  return errorCode === "preparation_cancelled" ? "stopped" : "failed";
+}
+
+/**
+ * Before a cleanup pass mutates anything: re-verify the backup receipt under
+ * the maintenance lease (cached, so empty probes don't re-hash the file). A
+ * missing, changed, corrupt or symlinked backup blocks cleanup until the
+ * administrator prepares again: no daily failure loop.
+ */
+export async function verifyBeforeCleanup(options: {
+  sqlite: Sqlite;
+  dbFile: string;
+  clock: Clock;
+  guard: MaintenanceGuard;
+  cache: VerificationCache;
+  log: Logger;
+}): Promise<{ ok: true } | { ok: false; code: string } | { ok: "deferred" }> {
+  const { sqlite, clock } = options;
+  const read = editRecord(sqlite, clock.now(), (record) => ({ next: null, result: record.runtime.preparation }));
+  if (read.choice === "skip" && read.receipt && "skippedAt" in read.receipt) return { ok: true };
+  if (read.choice !== "backup") return { ok: false, code: "preparation_missing" };
+  const receipt = read.receipt;
+  if (!receipt || !("sha256" in receipt)) return { ok: false, code: "backup_missing" };
+  const lease = options.guard.tryAcquire({ owner: "cleanup:verify", kind: "compaction" });
+  if (!lease) return { ok: "deferred" };
+  let result: VerifyResult;
+  try {
+    result = await verifyReceiptCached({ dbFile: options.dbFile, receipt, cache: options.cache });
+  } finally {
+    lease.release();
+  }
+  if (result.ok) return { ok: true };
+  const code = result.code;
+  editRecord(sqlite, clock.now(), (record) => {
+    record.runtime.preparation = { ...record.runtime.preparation, state: "failed", errorCode: code };
+    record.runtime.approvedRevision = null;
+    record.runtime.lastErrorCode = code;
+    return { next: record, result: undefined };
+  });
+  options.log.warn({ code }, "backup receipt no longer verifies; cleanup blocked until prepared again");
+  return { ok: false, code };
+}

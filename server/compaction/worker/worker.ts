@@ -1,0 +1,358 @@
+// The one retention worker (TPR-SCH-01..08): a serial queue for analysis,
+// preparation and cleanup, the persisted daily schedule, continuations, and
+// recovery after a restart. Durable state lives in the retention record; the
+// event bus only carries live progress.
+import "server-only";
+import type { Clock, Timers } from "@/server/clock";
+import type { Sqlite } from "@/server/db/client";
+import { isAppError } from "@/server/errors";
+import type { EventBus } from "@/server/events/bus";
+import type { IdGenerator } from "@/server/ids";
+import type { Logger } from "@/server/log";
+import type { MaintenanceGuard } from "@/server/maintenance/guard";
+import { createVerificationCache, type VerificationCache } from "@/server/maintenance/backups/verify";
+import type { createBackup } from "@/server/maintenance/backups/create";
+import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
+import { createSerialQueue, type JobContext } from "@/server/jobs/serial-queue";
+import { continuationAt, nextDueAfterCompletePass, scheduledStartAt } from "@/server/jobs/schedule";
+import { runAnalysis } from "../analysis/analysis";
+import { acceptAnalysis, acceptCancel, acceptCleanup, type CommandContext } from "../policy/commands";
+import { editRecord, endActiveOperation, finishAnalysisRecord, markActiveRunning, operationEvent, recoverInterrupted, saveActiveProgress } from "../policy/operations";
+import { runCleanupPass, waitWith } from "../cleanup/pass";
+import type { SavePolicyEffects } from "../policy/policy-update";
+import type { RetentionAge, RetentionOperation } from "../policy/policy-schema";
+import { runPreparation, verifyBeforeCleanup } from "./preparation";
+import { readRetentionRecord } from "../policy/record";
+
+export type RetentionWorkerDeps = {
+  sqlite: Sqlite;
+  dbFile: string;
+  clock: Clock;
+  timers: Timers;
+  log: Logger;
+  newId: IdGenerator;
+  bus: EventBus;
+  guard: MaintenanceGuard;
+  verificationCache?: VerificationCache;
+  /** Test seams for the pass limits (defaults are the spec's). */
+  pass?: { workBudgetMs?: number; yieldMs?: number };
+  createBackupFn?: typeof createBackup;
+};
+
+export type RetentionWorker = {
+  start(): void;
+  stop(): Promise<void>;
+  isRunning(): boolean;
+  requestAnalysis(age: RetentionAge): { operationId: string };
+  requestRun(expectedRevision: number): { operationId: string };
+  cancel(operationId: string): void;
+  /** Applies what a saved policy asks for (preparation, initial cleanup, stop). */
+  policySaved(effects: SavePolicyEffects): void;
+  /** Resolves when nothing runs or waits in the queue (tests). */
+  idle(): Promise<void>;
+  /** When the next timer fires, for status and tests. */
+  nextTimerAt(): number | null;
+};
+
+const PROGRESS_SAVE_EVERY_MS = 1000;
+
+export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorker {
+  const { sqlite, clock, timers, log, bus } = deps;
+  const cache = deps.verificationCache ?? createVerificationCache();
+  const queue = createSerialQueue({
+    onError: (job, error) => log.error({ operationId: job.id, kind: job.kind, code: errorCode(error) }, "retention job failed"),
+  });
+  const aborts = new Map<string, AbortController>();
+  let running = false;
+  let readyAtMs = 0;
+  let timer: { handle: unknown; at: number } | null = null;
+  const ctx = (): CommandContext => ({ sqlite, nowMs: clock.now(), newId: deps.newId });
+
+  const publish = (operation: RetentionOperation) => bus.publish(operationEvent(operation));
+  const markRunning = (operationId: string) => markActiveRunning(sqlite, { operationId, nowMs: clock.now() });
+
+  /** Ends whatever the slot holds for `operationId` without its job. */
+  const endOrphan = (operationId: string, state: "failed" | "cancelled", code: string) => {
+    const ended = endActiveOperation(sqlite, { operationId, state, code, nowMs: clock.now() });
+    if (ended) publish(ended);
+  };
+
+  // A job that throws must never leave the slot held: the daily schedule
+  // would stop until a restart.
+  const guarded = (operationId: string, kind: "analysis" | "cleanup", body: (job: JobContext) => Promise<void>) => async (job: JobContext) => {
+    try {
+      await body(job);
+    } catch (error) {
+      log.error({ operationId, kind, code: errorCode(error) }, "retention job failed");
+      try {
+        endOrphan(operationId, "failed", "job_failed");
+      } catch (cleanupError) {
+        log.error({ operationId, code: errorCode(cleanupError) }, "could not record the failed job");
+      }
+    } finally {
+      afterCleanupJob(kind);
+    }
+  };
+
+  // Set when a saved approval could not start its initial pass because an
+  // older operation still held the slot; the pass starts when that one ends.
+  let initialCleanupPending = false;
+  const afterCleanupJob = (kind: "analysis" | "cleanup") => {
+    if (!running) return;
+    if (initialCleanupPending) {
+      initialCleanupPending = false;
+      startInitialCleanup();
+    } else if (kind === "analysis") {
+      scheduleNextPass();
+    }
+  };
+
+  const setTimer = (at: number, fire: () => void) => {
+    if (timer) timers.clearTimeout(timer.handle);
+    const handle = timers.setTimeout(() => {
+      timer = null;
+      if (running) fire();
+    }, Math.max(0, at - clock.now()));
+    timer = { handle, at };
+  };
+
+  const scheduleNextPass = () => {
+    if (!running) return;
+    const read = readRetentionRecord(sqlite);
+    if (read.state === "malformed") return;
+    const { policy, runtime } = read.record;
+    const armed = policy.enabled && runtime.preparation.state === "ready" && runtime.approvedRevision === policy.revision;
+    if (!armed || runtime.activeOperation) return;
+    const at = scheduledStartAt({ nextDueAtMs: parseRfc3339(runtime.nextDueAt), readyAtMs, nowMs: clock.now() });
+    setTimer(at, () => {
+      try {
+        const current = readRetentionRecord(sqlite);
+        if (current.state === "malformed") return;
+        const { operationId } = acceptCleanup(ctx(), { expectedRevision: current.record.policy.revision, priority: "scheduled" });
+        enqueueCleanup(operationId, "scheduled");
+      } catch (error) {
+        // Disabled, unapproved or busy: the next save or finished job reschedules.
+        log.info({ code: errorCode(error) }, "scheduled compaction pass not started");
+      }
+    });
+  };
+
+  const enqueueAnalysis = (operationId: string, age: RetentionAge) => {
+    queue.enqueue({
+      id: operationId,
+      kind: "analysis",
+      priority: "manual",
+      run: guarded(operationId, "analysis", async (job: JobContext) => {
+        if (!markRunning(operationId)) return;
+        let lastSave = clock.now();
+        const result = await runAnalysis({
+          sqlite,
+          operationId,
+          age,
+          clock,
+          shouldStop: job.shouldStop,
+          onProgress: (operation) => {
+            publish(operation);
+            if (clock.now() - lastSave >= PROGRESS_SAVE_EVERY_MS) {
+              lastSave = clock.now();
+              saveActiveProgress(sqlite, { operation, nowMs: lastSave });
+            }
+          },
+        });
+        const operation = job.stopReason() === "cancelled" ? { ...result.operation, state: "cancelled" as const } : result.operation;
+        finishAnalysisRecord(sqlite, { operation, nowMs: clock.now() });
+        publish(operation);
+        log.info({ operationId, state: operation.state, scanned: operation.scannedRows, bytes: operation.payloadBytes }, "analysis finished");
+      }),
+    });
+  };
+
+  const enqueueCleanup = (operationId: string, priority: "manual" | "scheduled") => {
+    queue.enqueue({
+      id: operationId,
+      kind: "cleanup",
+      priority,
+      run: guarded(operationId, "cleanup", async (job: JobContext) => {
+        const started = markRunning(operationId);
+        if (!started) return;
+        publish(started);
+        const verified = await verifyBeforeCleanup({ sqlite, dbFile: deps.dbFile, clock, guard: deps.guard, cache, log });
+        if (verified.ok === "deferred") {
+          // Another maintenance operation owns the guard: deferral, not failure.
+          setTimer(continuationAt({ finishedSliceAtMs: clock.now() }), () => enqueueCleanup(operationId, "scheduled"));
+          return;
+        }
+        if (!verified.ok) return endOrphan(operationId, "failed", verified.code);
+        const result = await runCleanupPass({
+          sqlite,
+          clock,
+          operationId,
+          wait: waitWith(timers),
+          shouldStop: () => job.stopReason() === "cancelled",
+          // Shutdown keeps the cursor: the next start resumes the pass.
+          shouldPause: () => job.stopReason() === "shutdown",
+          admitBatch: () => deps.guard.tryAcquire({ owner: `cleanup:${operationId}`, kind: "compaction" }),
+          log,
+          workBudgetMs: deps.pass?.workBudgetMs,
+          yieldMs: deps.pass?.yieldMs,
+          onBatch: (batch) => {
+            bus.publish({ type: "messages_changed", operationId, messageIds: batch.changedIds });
+            const read = readRetentionRecord(sqlite);
+            const active = read.state === "malformed" ? null : read.record.runtime.activeOperation;
+            if (active?.id === operationId) publish(active);
+          },
+        });
+        if (result.continuation) {
+          if (!running) return;
+          setTimer(continuationAt({ finishedSliceAtMs: clock.now(), requestedDelayMs: result.continueAfterMs ?? 0 }), () =>
+            enqueueCleanup(operationId, "scheduled"),
+          );
+          return;
+        }
+        if (!result.operation) {
+          endOrphan(operationId, job.stopReason() === "cancelled" ? "cancelled" : "failed", result.reason);
+          return scheduleNextPass();
+        }
+        publish(result.operation);
+        // Next due 24 h after this pass, complete or not: an ended pass is
+        // never retried in a loop; a cancelled one waits for the next day.
+        const finishedMs = parseRfc3339(result.operation.finishedAt) ?? clock.now();
+        editRecord(sqlite, clock.now(), (record) => {
+          record.runtime.nextDueAt = formatUtc(nextDueAfterCompletePass(finishedMs));
+          return { next: record, result: undefined };
+        });
+        if (!initialCleanupPending) scheduleNextPass();
+      }),
+    });
+  };
+
+  const enqueuePreparation = (operationId: string) => {
+    const abort = new AbortController();
+    aborts.set(operationId, abort);
+    queue.enqueue({
+      id: operationId,
+      kind: "preparation",
+      priority: "manual",
+      run: async (job: JobContext) => {
+        try {
+          const outcome = await runPreparation(
+            {
+              sqlite,
+              dbFile: deps.dbFile,
+              clock,
+              guard: deps.guard,
+              log,
+              wait: waitWith(timers),
+              shouldStop: job.shouldStop,
+              signal: abort.signal,
+              createBackupFn: deps.createBackupFn,
+            },
+            operationId,
+          );
+          if (outcome === "armed") startInitialCleanup();
+        } finally {
+          aborts.delete(operationId);
+        }
+      },
+    });
+  };
+
+  const startInitialCleanup = () => {
+    try {
+      const read = readRetentionRecord(sqlite);
+      if (read.state === "malformed") return;
+      const { operationId } = acceptCleanup(ctx(), { expectedRevision: read.record.policy.revision, priority: "manual" });
+      enqueueCleanup(operationId, "manual");
+    } catch (error) {
+      if (isAppError(error) && error.code === "operation_active") {
+        initialCleanupPending = true;
+        return;
+      }
+      log.info({ code: errorCode(error) }, "initial compaction pass not started");
+      scheduleNextPass();
+    }
+  };
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      readyAtMs = clock.now();
+      const { resumeCleanup, pendingPreparation } = recoverInterrupted(sqlite, readyAtMs);
+      if (pendingPreparation) enqueuePreparation(pendingPreparation);
+      if (resumeCleanup) {
+        // An ordinary restart resumes the stored cursor after readiness.
+        setTimer(scheduledStartAt({ nextDueAtMs: null, readyAtMs, nowMs: readyAtMs }), () => enqueueCleanup(resumeCleanup, "scheduled"));
+      } else {
+        scheduleNextPass();
+      }
+      log.info({ resumeCleanup: Boolean(resumeCleanup), pendingPreparation: Boolean(pendingPreparation) }, "retention worker started");
+    },
+    async stop() {
+      if (!running) return;
+      running = false;
+      if (timer) timers.clearTimeout(timer.handle);
+      timer = null;
+      for (const abort of aborts.values()) abort.abort();
+      await queue.stop();
+      log.info("retention worker stopped");
+    },
+    isRunning: () => running,
+    requestAnalysis(age) {
+      const accepted = acceptAnalysis(ctx(), { age });
+      enqueueAnalysis(accepted.operationId, age);
+      return accepted;
+    },
+    requestRun(expectedRevision) {
+      const accepted = acceptCleanup(ctx(), { expectedRevision, priority: "manual" });
+      if (timer) timers.clearTimeout(timer.handle);
+      timer = null;
+      enqueueCleanup(accepted.operationId, "manual");
+      return accepted;
+    },
+    cancel(operationId) {
+      const outcome = acceptCancel(ctx(), { operationId });
+      if (outcome.kind === "preparation") {
+        aborts.get(operationId)?.abort();
+        queue.cancel(operationId);
+        return;
+      }
+      if (outcome.queued) {
+        queue.cancel(operationId);
+        return;
+      }
+      const isRunningJob = queue.running()?.id === operationId;
+      queue.cancel(operationId);
+      if (isRunningJob) return; // it stops at its next batch boundary and records itself
+      // Waiting for a continuation timer, or queued behind another job: end
+      // it now, keeping its committed counts.
+      if (timer) timers.clearTimeout(timer.handle);
+      timer = null;
+      endOrphan(operationId, "cancelled", "cancelled");
+      scheduleNextPass();
+    },
+    policySaved(effects) {
+      for (const stop of effects.stopOperations) {
+        const isPreparation = aborts.has(stop);
+        aborts.get(stop)?.abort();
+        const isRunningJob = queue.running()?.id === stop;
+        queue.cancel(stop);
+        if (!isRunningJob && !isPreparation) {
+          if (timer) timers.clearTimeout(timer.handle);
+          timer = null;
+          endOrphan(stop, "cancelled", "policy_changed");
+        }
+      }
+      if (effects.startPreparation) enqueuePreparation(effects.startPreparation);
+      if (effects.startInitialCleanup) startInitialCleanup();
+      else scheduleNextPass();
+    },
+    idle: () => queue.idle(),
+    nextTimerAt: () => timer?.at ?? null,
+  };
+}
+
+function errorCode(error: unknown): string {
+  if (isAppError(error)) return error.code;
+  return error instanceof Error ? error.name : "unknown";
+}
