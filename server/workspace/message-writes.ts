@@ -11,7 +11,7 @@
 import { AppError } from "@/server/errors";
 import type { Sqlite } from "@/server/db/client";
 import { guardMetadataWrite } from "@/server/compaction/write-guard/write-guard";
-import { statement } from "./statements";
+import { statement } from "../db/statements";
 import { stampRequired } from "./timestamps";
 
 export type MessageInput = {

@@ -6,7 +6,7 @@ import "server-only";
 import { isLosslessNumber, parse } from "lossless-json";
 import type { Sqlite } from "@/server/db/client";
 import { AppError } from "@/server/errors";
-import { statement } from "./statements";
+import { statement } from "../db/statements";
 
 export type ShellOutput = {
   messageId: string;

@@ -2,7 +2,7 @@
 // stored as given, each with its parsed `_ms` companion (timestamps.ts).
 // States are stored as given too: an unknown state protects its task later.
 import type { Sqlite } from "@/server/db/client";
-import { statement } from "./statements";
+import { statement } from "../db/statements";
 import { stampOptional, stampRequired } from "./timestamps";
 
 export type TaskInput = {

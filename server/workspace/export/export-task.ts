@@ -5,7 +5,7 @@ import type { Sqlite } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { parseJsonTree } from "../../json/json-tree";
 import { FIXTURE_FORMAT, FIXTURE_VERSION } from "../fixture/fixture-types";
-import { statement } from "../statements";
+import { statement } from "../../db/statements";
 import { RawJson, writeJson, type Writable } from "./json-writer";
 
 type TaskRow = { id: string; title: string; state: string; created_at: string; updated_at: string; queued_for_step: number };

@@ -5,7 +5,7 @@ import "server-only";
 import { MESSAGE_PAGE_LIMIT, type ConversationMessage, type TaskConversation, type TaskListResponse } from "@/lib/conversation/api";
 import type { Sqlite } from "@/server/db/client";
 import { AppError } from "@/server/errors";
-import { statement } from "../statements";
+import { statement } from "../../db/statements";
 
 const LIST_SQL = `select t.id, t.title, t.state, t.updated_at as updatedAt,
   (select count(*) from messages m where m.session_id in (select s.id from task_sessions s where s.task_id = t.id)) as messageCount
