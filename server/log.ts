@@ -1,5 +1,5 @@
 import pino, { type Logger } from "pino";
-import { logRing, type LogRing } from "./logs/ring";
+import type { LogRing } from "./logs/ring";
 
 // Structured logs: operation ids and counts only. Never log payload bodies,
 // task titles, message content or credentials; pass ids and numbers.
@@ -41,14 +41,4 @@ export function createLogger(options: { level?: string; destination?: pino.Desti
     { level: ringLevel as pino.Level, stream: options.ring.destination() as pino.DestinationStream },
   ];
   return pino(settings, pino.multistream(streams));
-}
-
-const globalKey = Symbol.for("workspace-retention.logger");
-type GlobalWithLogger = typeof globalThis & { [globalKey]?: Logger };
-
-/** The process logger (one per process, survives dev reloads): stdout plus the log ring. */
-export function logger(): Logger {
-  const g = globalThis as GlobalWithLogger;
-  g[globalKey] ??= createLogger({ ring: logRing() });
-  return g[globalKey];
 }

@@ -1,39 +1,179 @@
-// Composition root: the one place that reads the environment and picks the
-// system clock. Everything below receives what it needs as arguments.
+// Composition root: the one object that owns the process's long-lived state.
+// Creating a runtime opens the database and builds every service but starts
+// no background work; start() starts the compaction worker, stop() stops it
+// and closes the database. Everything below receives what it needs from here
+// as arguments: no module keeps process state of its own.
 import { openDatabase, type DbHandle } from "./db/client";
 import { parseDatabaseUrl, type DatabaseTarget } from "./db/url";
 import { systemClock, systemTimers, type Clock, type Timers } from "./clock";
-import { logger, type Logger } from "./log";
+import { randomIds, type IdGenerator } from "./ids";
+import { createLogger, type Logger } from "./log";
+import { LogRing } from "./logs/ring";
+import { createEventBus, type EventBus } from "./events/bus";
+import { createMaintenanceGuard, type MaintenanceGuard } from "./maintenance/guard";
+import { createQuiescerRegistry, type QuiescerRegistry } from "./maintenance/quiescence";
+import { createModeFreeze, type ModeFreeze } from "./checkpoints/mode";
+import { createThreadLocks, type ThreadLocks } from "./checkpoints/thread-lock";
+import { createCheckpointQueue, type CheckpointQueue } from "./checkpoints/cleanup/operations";
+import { createRunHistoryCache, type RunHistoryCache } from "./checkpoints/cleanup/run-history";
+import { createRetentionEpochs, type RetentionEpochs } from "./checkpoints/cleanup/epoch";
+import { createRetentionWorker, type RetentionWorker, type RetentionWorkerDeps } from "./compaction/worker/worker";
 
-export type Runtime = {
-  target: DatabaseTarget;
-  /** Null when the engine is unsupported: no query may be sent then. */
-  handle: DbHandle | null;
-  clock: Clock;
-  timers: Timers;
-  log: Logger;
+/** Checkpoint state shared by every request of one runtime. */
+export type CheckpointServices = {
+  /** Channel mode and snapshot frequency, frozen on first use. */
+  modeFreeze: ModeFreeze;
+  /** The serial queue of checkpoint analysis / cleanup operations. */
+  jobs: CheckpointQueue;
+  locks: ThreadLocks;
+  runHistory: RunHistoryCache;
+  epochs: RetentionEpochs;
 };
 
+export type Runtime = {
+  readonly target: DatabaseTarget;
+  /**
+   * The database connection; null when the engine is unsupported (no query
+   * may be sent then). A restore closes it and puts a new one here.
+   */
+  handle: DbHandle | null;
+  readonly clock: Clock;
+  readonly timers: Timers;
+  readonly ids: IdGenerator;
+  readonly log: Logger;
+  /** The bounded buffer the log viewer reads; the logger feeds it. */
+  readonly logRing: LogRing;
+  readonly bus: EventBus;
+  readonly guard: MaintenanceGuard;
+  readonly quiescers: QuiescerRegistry;
+  /** The Messages compaction worker bound to `handle` (null when unsupported); rebuilt after a restore. */
+  compaction: RetentionWorker | null;
+  readonly checkpoints: CheckpointServices;
+  /** Starts background work (the compaction worker); idempotent. */
+  start(): void;
+  /** Stops background work and closes the database; idempotent. */
+  stop(): Promise<void>;
+};
+
+/** A runtime whose database is open: what route handlers and service verbs receive. */
+export type OpenRuntime = Runtime & { handle: DbHandle; compaction: RetentionWorker };
+
+export type RuntimeOptions = {
+  /** Read for DATABASE_URL and LOG_LEVEL (default process.env). */
+  env?: Record<string, string | undefined>;
+  clock?: Clock;
+  timers?: Timers;
+  ids?: IdGenerator;
+  /** Replaces the stdout + ring logger (tests capture lines here). */
+  log?: Logger;
+  /** Test seams for the compaction worker (pass limits, backup function). */
+  worker?: Pick<RetentionWorkerDeps, "pass" | "createBackupFn" | "verificationCache">;
+};
+
+/** The runtime narrowed to an open database, or null for an unsupported engine. */
+export function openRuntime(rt: Runtime): OpenRuntime | null {
+  return rt.handle && rt.compaction ? (rt as OpenRuntime) : null;
+}
+
+export function createRuntime(options: RuntimeOptions = {}): Runtime {
+  const env = options.env ?? process.env;
+  const target = parseDatabaseUrl(env.DATABASE_URL);
+  const logRing = new LogRing();
+  const log = options.log ?? createLogger({ level: env.LOG_LEVEL, ring: logRing });
+  let started = false;
+  let stopped = false;
+
+  const rt: Runtime = {
+    target,
+    handle: target.engine === "sqlite" ? openDatabase({ file: target.file }) : null,
+    clock: options.clock ?? systemClock,
+    timers: options.timers ?? systemTimers,
+    ids: options.ids ?? randomIds,
+    log,
+    logRing,
+    bus: createEventBus(),
+    guard: createMaintenanceGuard(),
+    quiescers: createQuiescerRegistry(),
+    compaction: null,
+    checkpoints: {
+      modeFreeze: createModeFreeze(),
+      jobs: createCheckpointQueue(),
+      locks: createThreadLocks(),
+      runHistory: createRunHistoryCache(),
+      epochs: createRetentionEpochs(),
+    },
+    start() {
+      if (started || stopped) return;
+      started = true;
+      rt.compaction?.start();
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await rt.compaction?.stop();
+      await rt.checkpoints.jobs.queue.stop();
+      if (rt.handle?.sqlite.open) rt.handle.sqlite.close();
+    },
+  };
+
+  const buildWorker = (handle: DbHandle): RetentionWorker =>
+    createRetentionWorker({
+      ...options.worker,
+      sqlite: handle.sqlite,
+      dbFile: handle.file,
+      clock: rt.clock,
+      timers: rt.timers,
+      log: rt.log.child({ component: "retention-worker" }),
+      newId: rt.ids,
+      bus: rt.bus,
+      guard: rt.guard,
+    });
+  if (rt.handle) rt.compaction = buildWorker(rt.handle);
+
+  // Restore stops the worker, closes and replaces the database file, then
+  // resumes: the runtime reopens its connection and binds a fresh worker to
+  // it (a stopped worker's queue does not run again).
+  rt.quiescers.register("compaction-worker", {
+    stop: async () => {
+      await rt.compaction?.stop();
+    },
+    start: () => {
+      if (stopped || target.engine !== "sqlite") return;
+      try {
+        if (!rt.handle?.sqlite.open) rt.handle = openDatabase({ file: target.file });
+        rt.compaction = buildWorker(rt.handle);
+        if (started) rt.compaction.start();
+      } catch (error) {
+        rt.log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "reopening the database failed");
+      }
+    },
+  });
+  return rt;
+}
+
+/** Closes the runtime's connection (restore, before the file is replaced). */
+export function closeDatabase(rt: Runtime): void {
+  if (rt.handle?.sqlite.open) rt.handle.sqlite.close();
+}
+
+// The process keeps its runtime in one registered global slot: Next loads
+// instrumentation and each route bundle as separate module graphs, and dev
+// reloads re-evaluate modules, yet all of them must find the same runtime.
 const runtimeKey = Symbol.for("workspace-retention.runtime");
 type GlobalWithRuntime = typeof globalThis & { [runtimeKey]?: Runtime };
 
-export function createRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
-  const target = parseDatabaseUrl(env.DATABASE_URL);
-  const handle = target.engine === "sqlite" ? openDatabase({ file: target.file }) : null;
-  return { target, handle, clock: systemClock, timers: systemTimers, log: logger() };
+/** The runtime this process serves with, if one was installed. */
+export function processRuntime(): Runtime | undefined {
+  return (globalThis as GlobalWithRuntime)[runtimeKey];
 }
 
-/** The process runtime, created on first use (survives dev reloads). */
-export function runtime(): Runtime {
-  const g = globalThis as GlobalWithRuntime;
-  g[runtimeKey] ??= createRuntime();
-  return g[runtimeKey];
+/** Makes `rt` the runtime route handlers receive (startup, route tests). */
+export function installProcessRuntime(rt: Runtime): void {
+  (globalThis as GlobalWithRuntime)[runtimeKey] = rt;
 }
 
-/** Closes the process database connection (shutdown, restore). */
-export function closeRuntime(): void {
+/** Removes `rt` from the process slot if it is still the one installed. */
+export function uninstallProcessRuntime(rt: Runtime): void {
   const g = globalThis as GlobalWithRuntime;
-  const rt = g[runtimeKey];
-  if (rt?.handle?.sqlite.open) rt.handle.sqlite.close();
-  delete g[runtimeKey];
+  if (g[runtimeKey] === rt) delete g[runtimeKey];
 }

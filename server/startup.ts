@@ -1,50 +1,70 @@
 import "server-only";
 import { ensureFirstAdmin } from "@/server/auth/first-admin";
 import { pruneSessions } from "@/server/auth/sessions";
-import { logger } from "@/server/log";
+import { createLogger, type Logger } from "@/server/log";
 import { startMaintenance } from "@/server/maintenance/startup";
-import { retentionWorker } from "@/server/compaction/service";
-import { runtime } from "@/server/runtime";
+import { createRuntime, installProcessRuntime, openRuntime, processRuntime, type Runtime } from "@/server/runtime";
 
 /**
- * Node-runtime startup steps, called once from instrumentation.ts. Each step
- * is isolated: one failing is logged (code only) and the others still run.
+ * Creates, installs and starts the process runtime, once: instrumentation.ts
+ * calls it at boot, and a dev reload calling it again finds the installed
+ * runtime and returns it. Each step is isolated: one failing is logged (code
+ * only) and the others still run. Returns null when the runtime itself cannot
+ * be created (e.g. a malformed DATABASE_URL); the next call tries again.
  */
-export function startServerProcess(): void {
-  runStep("first_admin", () => {
-    const rt = runtime();
-    if (!rt.handle) return;
+export function startServerProcess(env: NodeJS.ProcessEnv = process.env): Runtime | null {
+  const existing = processRuntime();
+  if (existing) return existing;
+  let rt: Runtime;
+  try {
+    rt = createRuntime({ env });
+  } catch (error) {
+    logFailure(createLogger(), "runtime", error);
+    return null;
+  }
+  installProcessRuntime(rt);
+  const open = openRuntime(rt);
+  if (!open) return rt;
+  runStep(rt.log, "first_admin", () =>
     ensureFirstAdmin({
-      sqlite: rt.handle.sqlite,
-      email: process.env.ADMIN_EMAIL,
-      password: process.env.ADMIN_PASSWORD,
+      sqlite: open.handle.sqlite,
+      email: env.ADMIN_EMAIL,
+      password: env.ADMIN_PASSWORD,
       nowMs: rt.clock.now(),
       log: rt.log,
-    });
-  });
-  runStep("prune_sessions", () => {
-    const rt = runtime();
-    if (rt.handle) pruneSessions(rt.handle.sqlite, { nowMs: rt.clock.now() });
-  });
-  runStep("maintenance", () => {
-    const rt = runtime();
-    if (rt.handle) startMaintenance({ dbFile: rt.handle.file, log: rt.log });
-  });
-  runStep("retention_worker", () => {
-    const rt = runtime();
-    if (!rt.handle) return;
-    const worker = retentionWorker(rt);
+    }),
+  );
+  runStep(rt.log, "prune_sessions", () => pruneSessions(open.handle.sqlite, { nowMs: rt.clock.now() }));
+  runStep(rt.log, "maintenance", () => startMaintenance({ dbFile: open.handle.file, guard: rt.guard, log: rt.log }));
+  runStep(rt.log, "retention_worker", () => {
+    rt.start();
     // Batches commit one by one, so an abrupt exit is safe; a clean stop
     // just ends the current batch first.
-    process.once("SIGTERM", () => void worker.stop());
+    process.once("SIGTERM", () => void rt.stop());
   });
+  return rt;
 }
 
-function runStep(name: string, step: () => void): void {
+/**
+ * The process runtime for a request or a page render. Normally installed at
+ * boot; when nothing installed one (a script importing a route, a server
+ * without instrumentation) it is started here, through the same steps.
+ */
+export function requireProcessRuntime(): Runtime {
+  const rt = processRuntime() ?? startServerProcess();
+  if (!rt) throw new Error("the server runtime could not be created");
+  return rt;
+}
+
+function runStep(log: Logger, name: string, step: () => void): void {
   try {
     step();
   } catch (error) {
-    const err = error instanceof Error ? { name: error.name, code: (error as { code?: unknown }).code } : { name: "unknown" };
-    logger().error({ step: name, err }, "startup step failed");
+    logFailure(log, name, error);
   }
+}
+
+function logFailure(log: Logger, step: string, error: unknown): void {
+  const err = error instanceof Error ? { name: error.name, code: (error as { code?: unknown }).code } : { name: "unknown" };
+  log.error({ step, err }, "startup step failed");
 }

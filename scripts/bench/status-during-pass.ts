@@ -13,9 +13,9 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { generateWorkspace } from "../gen-large-workspace";
 import { hashSessionToken } from "@/server/auth/current-user";
-import { runtime } from "@/server/runtime";
+import { createRuntime, installProcessRuntime, openRuntime } from "@/server/runtime";
 import { GET } from "@/app/api/v1/system/database/tool-payload-retention/route";
-import { putRetentionPolicy, retentionWorker } from "@/server/compaction/service";
+import { putRetentionPolicy } from "@/server/compaction/service";
 import { readRetentionRecord } from "@/server/compaction/policy/record";
 
 function arg(name: string, fallback: string): string {
@@ -74,10 +74,11 @@ async function main() {
   const file = path.join(dir, "workspace.db");
   process.stderr.write(`generating ${messages} messages...\n`);
   const generated = generateWorkspace({ file, messages, hugeRows: 1 });
-  process.env.DATABASE_URL = `file:${file}`;
-  process.env.LOG_LEVEL = "warn";
-  const rt = runtime();
-  const sqlite = rt.handle!.sqlite;
+  // The route wrapper serves with the process runtime: install this one.
+  const rt = openRuntime(createRuntime({ env: { DATABASE_URL: `file:${file}`, LOG_LEVEL: "warn" } }));
+  if (!rt) throw new Error("the bench needs a SQLite runtime");
+  installProcessRuntime(rt);
+  const sqlite = rt.handle.sqlite;
   sqlite.prepare("insert into users (id, email, role, password_hash, created_at) values ('bench', 'bench@example.com', 'admin', 'x', '2026-01-01T00:00:00Z')").run();
   sqlite.prepare("insert into auth_sessions (token_hash, user_id, created_at_ms, expires_at_ms) values (?, 'bench', 0, 9e15)").run(hashSessionToken("bench-token"));
   const server = http.createServer(async (req, res) => {
@@ -88,7 +89,7 @@ async function main() {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/v1/system/database/tool-payload-retention`;
   const cookie = "wsr_session=bench-token";
-  retentionWorker(rt);
+  rt.start();
 
   process.stderr.write("idle load...\n");
   const idle = await runLoad(url, cookie, rate, seconds);
@@ -99,9 +100,8 @@ async function main() {
   const during = await runLoad(url, cookie, rate, seconds);
   const read = readRetentionRecord(sqlite);
   const active = read.state === "malformed" ? null : (read.record.runtime.activeOperation ?? read.record.runtime.latestRun);
-  await retentionWorker(rt).stop();
   server.close();
-  sqlite.close();
+  await rt.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 
   const report = {

@@ -1,12 +1,9 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { POST as loginPost } from "@/app/api/v1/auth/login/route";
 import { POST as logoutPost } from "@/app/api/v1/auth/logout/route";
 import { GET as meGet } from "@/app/api/v1/auth/me/route";
 import { route } from "@/server/http/route";
-import { closeRuntime, runtime } from "@/server/runtime";
+import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
 import { THROTTLE_MAX_FAILURES } from "./throttle";
 import { createUser } from "./users";
 
@@ -36,25 +33,20 @@ async function signIn(user: { email: string; password: string }): Promise<string
   return cookieFrom(response);
 }
 
+let rt: TestRuntime;
+
 function countRows(table: string): number {
-  return (runtime().handle!.sqlite.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+  return (rt.handle.sqlite.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
 }
 
 describe("auth routes", () => {
-  let dir: string;
   beforeEach(() => {
-    closeRuntime();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "auth-routes-"));
-    process.env.DATABASE_URL = `file:${path.join(dir, "workspace.db")}`;
-    const sqlite = runtime().handle!.sqlite;
+    rt = createTestRuntime({ prefix: "auth-routes-", install: true });
+    const sqlite = rt.handle.sqlite;
     createUser(sqlite, { ...ADMIN, role: "admin", nowMs: Date.now() });
     createUser(sqlite, { ...VIEWER, role: "viewer", nowMs: Date.now() });
   });
-  afterEach(() => {
-    closeRuntime();
-    delete process.env.DATABASE_URL;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => rt.dispose());
 
   it("anonymous requests get 401", async () => {
     const me = await meGet(new Request(`${BASE}/api/v1/auth/me`));
@@ -78,7 +70,7 @@ describe("auth routes", () => {
     expect((await me.json()).user).toMatchObject({ email: ADMIN.email, role: "admin" });
     // The token is never stored, only its hash.
     const token = cookieFrom(response).split("=")[1]!;
-    const stored = runtime().handle!.sqlite.prepare(`select token_hash from auth_sessions`).all() as { token_hash: string }[];
+    const stored = rt.handle.sqlite.prepare(`select token_hash from auth_sessions`).all() as { token_hash: string }[];
     expect(stored.map((r) => r.token_hash)).not.toContain(token);
   });
 

@@ -10,7 +10,7 @@ import { assertModeCompatible, checkpointMode } from "./detect";
 import { MODE_MARKER_KEY } from "./stamping-saver";
 import type { ModeConfig } from "./mode";
 import { mutationGraph, MUTATION_NODE } from "./mutation-graph";
-import { readRetryingOnce } from "./cleanup/epoch";
+import { readRetryingOnce, type RetentionEpochs } from "./cleanup/epoch";
 import { schemaDefaults, type AgentValues } from "./schema";
 
 export type ThreadSnapshot = {
@@ -30,6 +30,8 @@ export type AccessorOptions = {
   config: ModeConfig;
   /** Builds the thread's graph; a throw degrades full-mode reads to raw reads. */
   buildGraph?: (config: ModeConfig, saver: BaseCheckpointSaver) => AgentGraph;
+  /** The counter retention deletions bump; without it reads never retry. */
+  epochs?: RetentionEpochs;
 };
 
 export type CheckpointAccessor = ReturnType<typeof createCheckpointAccessor>;
@@ -118,13 +120,13 @@ export function createCheckpointAccessor(options: AccessorOptions) {
   // Retention may reclaim a checkpoint while a read walks ancestors (reads
   // are not under the thread lock): such a read runs once more.
   async function getState(threadId: string, checkpointId?: string): Promise<ThreadSnapshot | null> {
-    return readRetryingOnce(threadId, () => readState(threadId, checkpointId));
+    return readRetryingOnce(options.epochs, threadId, () => readState(threadId, checkpointId));
   }
 
   /** Newest first. 0 -> [] without touching storage; undefined -> unlimited. */
   async function history(threadId: string, limit?: number): Promise<ThreadSnapshot[]> {
     if (limit === 0) return [];
-    return readRetryingOnce(threadId, () => readHistory(threadId, limit));
+    return readRetryingOnce(options.epochs, threadId, () => readHistory(threadId, limit));
   }
 
   async function readHistory(threadId: string, limit?: number): Promise<ThreadSnapshot[]> {

@@ -9,21 +9,11 @@ export type ModeConfig = { mode: ChannelMode; snapshotFrequency: number };
 export const DEFAULT_MODE: ChannelMode = "full";
 export const DEFAULT_SNAPSHOT_FREQUENCY = 10;
 
-/** Holds what the first use froze. Tests make fresh ones; the process has one. */
+/** Holds what the first use froze. Each runtime owns one (server/runtime.ts). */
 export type ModeFreeze = { frozen: ModeConfig | null };
 
 export function createModeFreeze(): ModeFreeze {
   return { frozen: null };
-}
-
-const freezeKey = Symbol.for("workspace-retention.checkpoint-mode-freeze");
-type GlobalWithFreeze = typeof globalThis & { [freezeKey]?: ModeFreeze };
-
-/** The process-wide freeze (survives dev reloads). */
-export function processModeFreeze(): ModeFreeze {
-  const g = globalThis as GlobalWithFreeze;
-  g[freezeKey] ??= createModeFreeze();
-  return g[freezeKey];
 }
 
 /** Parses a mode value; anything but `full`/`delta` is a configuration error. */

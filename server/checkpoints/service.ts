@@ -1,16 +1,13 @@
 import "server-only";
 // Composition for the thread routes: the process-frozen mode from the
 // configured environment, our saver on the workspace connection, the one
-// accessor, the runtime clock and the process thread locks.
-import { randomUUID } from "node:crypto";
-import type { Runtime } from "@/server/runtime";
+// accessor, the runtime clock and the runtime's thread locks.
+import type { OpenRuntime } from "@/server/runtime";
 import { createCheckpointAccessor, type CheckpointAccessor } from "./accessor";
-import { modeFromEnv, processModeFreeze, resolveModeConfig } from "./mode";
+import { modeFromEnv, resolveModeConfig } from "./mode";
 import { admissionHook } from "./cleanup/admission-cleanup";
-import { processRunHistoryCache } from "./cleanup/run-history";
 import type { RunDeps } from "./runs";
 import { StampingSqliteSaver } from "./stamping-saver";
-import { processThreadLocks } from "./thread-lock";
 
 const DEFAULT_TOOL_PAYLOAD_BYTES = 256;
 const accessors = new WeakMap<object, CheckpointAccessor>();
@@ -25,25 +22,25 @@ function toolPayloadBytes(env: NodeJS.ProcessEnv): number {
  * so a changed configuration answers 503 (restart required) instead of
  * silently using the frozen one.
  */
-export function threadService(rt: Runtime, env: NodeJS.ProcessEnv = process.env): RunDeps {
-  if (!rt.handle) throw new Error("thread service needs a SQLite handle");
-  const config = resolveModeConfig({ freeze: processModeFreeze(), explicit: modeFromEnv(env) });
+export function threadService(rt: OpenRuntime, env: NodeJS.ProcessEnv = process.env): RunDeps {
+  const { modeFreeze, locks, runHistory, epochs } = rt.checkpoints;
+  const config = resolveModeConfig({ freeze: modeFreeze, explicit: modeFromEnv(env) });
   const sqlite = rt.handle.sqlite;
   let accessor = accessors.get(sqlite);
   if (!accessor) {
     const saver = new StampingSqliteSaver({ sqlite, mode: config.mode });
     saver.setup();
-    accessor = createCheckpointAccessor({ saver, config });
+    accessor = createCheckpointAccessor({ saver, config, epochs });
     accessors.set(sqlite, accessor);
   }
   return {
     accessor,
     clock: rt.clock,
-    newId: randomUUID,
-    locks: processThreadLocks(),
+    newId: rt.ids,
+    locks,
     toolPayloadBytes: toolPayloadBytes(env),
     log: rt.log,
     // Bounded retention at admission (checkpoint-retention-contract).
-    admit: admissionHook({ sqlite, cache: processRunHistoryCache(), log: rt.log }),
+    admit: admissionHook({ sqlite, cache: runHistory, log: rt.log, epochs }),
   };
 }

@@ -7,15 +7,6 @@ export function createThreadLocks(): ThreadLocks {
   return { tails: new Map() };
 }
 
-const locksKey = Symbol.for("workspace-retention.checkpoint-thread-locks");
-type GlobalWithLocks = typeof globalThis & { [locksKey]?: ThreadLocks };
-
-export function processThreadLocks(): ThreadLocks {
-  const g = globalThis as GlobalWithLocks;
-  g[locksKey] ??= createThreadLocks();
-  return g[locksKey];
-}
-
 /** Runs `fn` after every earlier holder of this thread's lock has finished. */
 export async function withThreadLock<T>(locks: ThreadLocks, threadId: string, fn: () => Promise<T>): Promise<T> {
   const previous = locks.tails.get(threadId) ?? Promise.resolve();

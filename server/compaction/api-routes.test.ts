@@ -4,10 +4,7 @@ import { GET, PUT } from "@/app/api/v1/system/database/tool-payload-retention/ro
 import { POST as analyze } from "@/app/api/v1/system/database/tool-payload-retention/analyze/route";
 import { POST as run } from "@/app/api/v1/system/database/tool-payload-retention/run/route";
 import { POST as cancel } from "@/app/api/v1/system/database/tool-payload-retention/cancel/route";
-import { AS_ADMIN, AS_VIEWER, apiRequest, setUpRouteTestEnv, testSqlite, type RouteTestEnv, type Who } from "@/server/http/route-test-support";
-import { closeRuntime } from "@/server/runtime";
-import { retentionWorker } from "./service";
-import { runtime } from "@/server/runtime";
+import { AS_ADMIN, AS_VIEWER, apiRequest, setUpRouteTestEnv, type RouteTestEnv, type Who } from "@/server/http/route-test-support";
 
 const BASE = "/api/v1/system/database/tool-payload-retention";
 let env: RouteTestEnv;
@@ -15,16 +12,10 @@ let env: RouteTestEnv;
 beforeEach(() => {
   env = setUpRouteTestEnv("retention-routes-");
 });
-afterEach(async () => {
-  const key = Symbol.for("workspace-retention.retention-worker");
-  const worker = (globalThis as Record<symbol, { stop(): Promise<void> } | undefined>)[key];
-  await worker?.stop();
-  (globalThis as Record<symbol, unknown>)[key] = undefined;
-  env.dispose();
-});
+afterEach(() => env.dispose());
 
 function settingsSnapshot() {
-  return testSqlite().prepare("select key, value from settings").all();
+  return env.rt.handle.sqlite.prepare("select key, value from settings").all();
 }
 
 const put = (who: Who, body: unknown, headers?: Record<string, string>) => PUT(apiRequest("PUT", BASE, who, body, headers));
@@ -109,13 +100,13 @@ describe("tool-payload-retention API", () => {
     expect(first.status).toBe(202);
     const { operationId } = await first.json();
     expect(operationId).toEqual(expect.any(String));
-    await retentionWorker(runtime()).idle();
+    await env.rt.compaction.idle();
     const status = await (await GET(apiRequest("GET", BASE, AS_VIEWER))).json();
     expect(status.latestAnalysis).toMatchObject({ id: operationId, state: "succeeded", fingerprint: "weeks:2" });
     // Another operation holds the active slot (as a running pass would).
-    const stored = JSON.parse(testSqlite().prepare("select value from settings").pluck().get() as string);
+    const stored = JSON.parse(env.rt.handle.sqlite.prepare("select value from settings").pluck().get() as string);
     stored.runtime.activeOperation = { ...status.latestAnalysis, id: "op-running", kind: "cleanup", state: "running", finishedAt: null };
-    testSqlite().prepare("update settings set value = ?").run(JSON.stringify(stored));
+    env.rt.handle.sqlite.prepare("update settings set value = ?").run(JSON.stringify(stored));
     const before = settingsSnapshot();
     const second = await analyze(apiRequest("POST", `${BASE}/analyze`, AS_ADMIN, { age: { value: 2, unit: "weeks" } }));
     expect(second.status).toBe(409);
@@ -128,11 +119,11 @@ describe("tool-payload-retention API", () => {
     expect(refused.status).toBe(409);
     expect((await refused.json()).error.code).toBe("cleanup_not_approved");
     await put(AS_ADMIN, enableSkip);
-    await retentionWorker(runtime()).idle();
+    await env.rt.compaction.idle();
     const accepted = await run(apiRequest("POST", `${BASE}/run`, AS_ADMIN, { expectedRevision: 1 }));
     expect(accepted.status).toBe(202);
     expect(await accepted.json()).toEqual({ operationId: expect.any(String) });
-    await retentionWorker(runtime()).idle();
+    await env.rt.compaction.idle();
   });
 
   it("[TPR-API-05] cancel needs the active operation id", async () => {
@@ -150,8 +141,7 @@ describe("tool-payload-retention API", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const port = (server.address() as net.AddressInfo).port;
-    closeRuntime();
-    process.env.DATABASE_URL = `postgres://user:secret@127.0.0.1:${port}/db`;
+    env.useUnsupportedEngine(`postgres://user:secret@127.0.0.1:${port}/db`);
     const res = await GET(apiRequest("GET", BASE, AS_ADMIN));
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ capability: "unsupported" });

@@ -7,17 +7,12 @@ import { GET, PUT } from "@/app/api/v1/system/database/tool-payload-retention/ro
 import { POST as analyze } from "@/app/api/v1/system/database/tool-payload-retention/analyze/route";
 import { POST as run } from "@/app/api/v1/system/database/tool-payload-retention/run/route";
 import { GET as shellOutput } from "@/app/api/v1/messages/[id]/shell-output/route";
-import { eventBus } from "@/server/events/bus";
-import { AS_ADMIN, AS_VIEWER, apiRequest, setUpRouteTestEnv, testSqlite, type RouteTestEnv } from "@/server/http/route-test-support";
+import { AS_ADMIN, AS_VIEWER, apiRequest, setUpRouteTestEnv, type RouteTestEnv } from "@/server/http/route-test-support";
 import { createLogger } from "@/server/log";
-import { runtime } from "@/server/runtime";
-import { retentionWorker } from "./service";
 import { insertMessage, insertSession, insertTask, insertTurn, shellMetadata } from "./test-support";
 
 const CANARY = "CANARY-7f3a9c-do-not-leak";
 const BASE = "/api/v1/system/database/tool-payload-retention";
-const loggerKey = Symbol.for("workspace-retention.logger");
-const workerKey = Symbol.for("workspace-retention.retention-worker");
 
 let env: RouteTestEnv;
 let logText: string;
@@ -33,21 +28,17 @@ beforeEach(() => {
       done();
     },
   });
-  (globalThis as Record<symbol, unknown>)[loggerKey] = createLogger({ level: "trace", destination: sink });
-  env = setUpRouteTestEnv("canary-");
-  unsubscribe = eventBus().subscribe((event) => seen.push(JSON.stringify(event)));
+  env = setUpRouteTestEnv("canary-", { log: createLogger({ level: "trace", destination: sink }) });
+  unsubscribe = env.rt.bus.subscribe((event) => seen.push(JSON.stringify(event)));
 });
 
 afterEach(async () => {
   unsubscribe();
-  await (globalThis as Record<symbol, { stop(): Promise<void> } | undefined>)[workerKey]?.stop();
-  (globalThis as Record<symbol, unknown>)[workerKey] = undefined;
-  (globalThis as Record<symbol, unknown>)[loggerKey] = undefined;
-  env.dispose();
+  await env.dispose();
 });
 
 function seedCanaryWorkspace() {
-  const sqlite = testSqlite();
+  const sqlite = env.rt.handle.sqlite;
   insertTask(sqlite, { id: "t-canary" });
   sqlite.prepare("update tasks set title = ? where id = 't-canary'").run(`Fix ${CANARY} in prod`);
   insertSession(sqlite, { id: "s-canary", taskId: "t-canary" });
@@ -68,9 +59,9 @@ describe("canary", () => {
       return response;
     };
     await collect(await analyze(apiRequest("POST", `${BASE}/analyze`, AS_ADMIN, { age: { value: 1, unit: "weeks" } })));
-    await retentionWorker(runtime()).idle();
+    await env.rt.compaction.idle();
     await collect(await PUT(apiRequest("PUT", BASE, AS_ADMIN, { policy: { enabled: true, age: { value: 1, unit: "weeks" } }, expectedRevision: 0, preparation: "backup" })));
-    await retentionWorker(runtime()).idle();
+    await env.rt.compaction.idle();
     await collect(await run(apiRequest("POST", `${BASE}/run`, AS_ADMIN, { expectedRevision: 0 })));
     await collect(await GET(apiRequest("GET", BASE, AS_VIEWER)));
     await collect(await shellOutput(apiRequest("GET", "/api/v1/messages/m-canary-0/shell-output", AS_VIEWER), { params: Promise.resolve({ id: "m-canary-0" }) }));
@@ -84,7 +75,7 @@ describe("canary", () => {
 
     for (const text of [...bodies, ...seen, logText]) expect(text).not.toContain(CANARY);
     // The stored rows no longer hold the payload either.
-    const stored = testSqlite().prepare("select metadata from messages where id like 'm-canary-%'").pluck().all() as string[];
+    const stored = env.rt.handle.sqlite.prepare("select metadata from messages where id like 'm-canary-%'").pluck().all() as string[];
     for (const metadata of stored) expect(metadata).not.toContain(CANARY);
   });
 });

@@ -139,7 +139,7 @@ describe("crash safety", () => {
     expect(entries.some((name) => name.startsWith(".staging-"))).toBe(true);
 
     const { worker } = restartWorker();
-    await sweepStaleStaging({ dbFile: t.file });
+    await sweepStaleStaging({ dbFile: t.file, guard: createMaintenanceGuard() });
     worker.start();
     await worker.idle();
     expect(fs.readdirSync(backupsDir)).toEqual([]);

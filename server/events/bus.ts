@@ -30,13 +30,3 @@ export function createEventBus(): EventBus {
     size: () => listeners.size,
   };
 }
-
-const busKey = Symbol.for("workspace-retention.event-bus");
-type GlobalWithBus = typeof globalThis & { [busKey]?: EventBus };
-
-/** The process event bus. */
-export function eventBus(): EventBus {
-  const g = globalThis as GlobalWithBus;
-  g[busKey] ??= createEventBus();
-  return g[busKey];
-}

@@ -4,8 +4,9 @@ import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "@/lib/api/error-codes";
 import { AppError, isAppError } from "@/server/errors";
 import { readSessionCookie, userForToken, type SessionUser } from "@/server/auth/current-user";
-import { logger } from "@/server/log";
-import { runtime, type Runtime } from "@/server/runtime";
+import { createLogger } from "@/server/log";
+import { openRuntime, type OpenRuntime, type Runtime } from "@/server/runtime";
+import { requireProcessRuntime } from "@/server/startup";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -22,7 +23,8 @@ export type RouteContext<P, B> = {
   /** The request text, only for routes declared with `rawBody: true`. */
   rawBody: string | undefined;
   user: SessionUser | null;
-  rt: Runtime;
+  /** The process runtime, its database open (the unsupported engine never reaches a handler). */
+  rt: OpenRuntime;
   /** Correlates log lines of this request; never sent to clients in errors. */
   requestId: string;
 };
@@ -44,7 +46,7 @@ type RouteOptions<P extends z.ZodType, B extends z.ZodType> = {
    * Answer for a GET when DATABASE_URL names an unsupported engine. Without
    * it the route answers 501. No query may be sent on that path.
    */
-  unsupportedRead?: () => unknown;
+  unsupportedRead?: (rt: Runtime) => unknown;
   /**
    * A POST that only reads (e.g. a history query with a body): members may
    * call it. The origin check still applies.
@@ -132,14 +134,15 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, string>>, B
       if (declared !== null && Number(declared) > maxBodyBytes) {
         return errorResponse("invalid_request", `Request body exceeds ${maxBodyBytes} bytes`);
       }
-      rt = runtime();
-      if (rt.handle === null) {
-        if (!mutation && options.unsupportedRead) return Response.json(options.unsupportedRead());
+      rt = requireProcessRuntime();
+      const open = openRuntime(rt);
+      if (open === null) {
+        if (!mutation && options.unsupportedRead) return Response.json(options.unsupportedRead(rt));
         return errorResponse("unsupported_engine", "This database engine is not supported for this operation");
       }
       let user: SessionUser | null = null;
       if (options.access !== "public") {
-        user = userForToken(rt.handle.sqlite, readSessionCookie(request.headers.get("cookie")), rt.clock.now());
+        user = userForToken(open.handle.sqlite, readSessionCookie(request.headers.get("cookie")), rt.clock.now());
         if (!user) return errorResponse("unauthenticated", "Sign in to continue");
         const needsAdmin = options.access === "admin" || (mutation && !options.readOnly && options.access === "member");
         if (needsAdmin && user.role !== "admin") {
@@ -163,7 +166,7 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, string>>, B
         body: body as z.infer<B>,
         rawBody,
         user,
-        rt,
+        rt: open,
         requestId,
       });
       if (result instanceof Response) return result;
@@ -173,7 +176,8 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, string>>, B
       // Error messages can quote stored text (JSON parse errors do): log the
       // name and driver code only.
       const err = error instanceof Error ? { name: error.name, code: (error as { code?: unknown }).code } : { name: "unknown" };
-      (rt?.log ?? logger()).error({ requestId, err }, "route failed");
+      // Without a runtime (it could not be created) stdout still gets the line.
+      (rt?.log ?? createLogger()).error({ requestId, err }, "route failed");
       return errorResponse("internal_error", "Internal error");
     }
   };

@@ -1,12 +1,9 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GET as logsGet } from "@/app/api/v1/system/logs/route";
 import { hashSessionToken } from "@/server/auth/current-user";
 import { createLogger } from "@/server/log";
-import { closeRuntime, runtime } from "@/server/runtime";
-import { LogRing, logRing } from "./ring";
+import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
+import { LogRing } from "./ring";
 import { sanitizeLogRecord } from "./sanitize";
 
 const CANARY = "canary-Secret Task Title 7f3a";
@@ -85,26 +82,20 @@ describe("log ring buffer", () => {
 
 describe("GET /api/v1/system/logs", () => {
   const BASE = "http://localhost:3000";
-  let dir: string;
+  let rt: TestRuntime;
   beforeEach(() => {
-    closeRuntime();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "logs-route-"));
-    process.env.DATABASE_URL = `file:${path.join(dir, "workspace.db")}`;
-    const db = runtime().handle!.sqlite;
+    rt = createTestRuntime({ prefix: "logs-route-", install: true });
+    const db = rt.handle.sqlite;
     db.prepare("insert into users (id, email, role, password_hash, created_at) values ('u1', 'v@example.com', 'viewer', 'x', '2026-01-01T00:00:00Z')").run();
     db.prepare("insert into auth_sessions (token_hash, user_id, created_at_ms, expires_at_ms) values (?, 'u1', 0, 9e15)").run(hashSessionToken("viewer-token"));
   });
-  afterEach(() => {
-    closeRuntime();
-    delete process.env.DATABASE_URL;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => rt.dispose());
   const get = (query: string, cookie?: string) =>
     logsGet(new Request(`${BASE}/api/v1/system/logs${query}`, { headers: cookie ? { cookie } : {} }));
 
   it("[TPR-OBS-03] 401 anonymous, 400 unknown level or field, members read entries at or above the level", async () => {
-    logRing().recordLine(line({ level: 30, operationId: "op_info" }));
-    logRing().recordLine(line({ level: 50, operationId: "op_error", title: CANARY }));
+    rt.logRing.recordLine(line({ level: 30, operationId: "op_info" }));
+    rt.logRing.recordLine(line({ level: 50, operationId: "op_error", title: CANARY }));
     expect((await get("")).status).toBe(401);
     const bad = await get("?level=loud", "wsr_session=viewer-token");
     expect(bad.status).toBe(400);

@@ -57,13 +57,3 @@ export class LogRing {
     };
   }
 }
-
-const ringKey = Symbol.for("workspace-retention.log-ring");
-type GlobalWithRing = typeof globalThis & { [ringKey]?: LogRing };
-
-/** The process ring (one per process, shared by the logger and the logs route). */
-export function logRing(): LogRing {
-  const g = globalThis as GlobalWithRing;
-  g[ringKey] ??= new LogRing();
-  return g[ringKey];
-}

@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DELETE as backupDelete, GET as backupDownload } from "@/app/api/v1/system/database/backups/[name]/route";
@@ -8,8 +7,7 @@ import { GET as backupsList, POST as backupsCreate } from "@/app/api/v1/system/d
 import { GET as statsGet } from "@/app/api/v1/system/database/stats/route";
 import { POST as vacuumPost } from "@/app/api/v1/system/database/vacuum/route";
 import { hashSessionToken } from "@/server/auth/current-user";
-import { closeRuntime, runtime } from "@/server/runtime";
-import { maintenanceGuard } from "./guard";
+import { createTestRuntime, installUnsupportedRuntime, type TestRuntime } from "@/server/runtime-test-support";
 
 const BASE = "http://localhost:3000";
 const ADMIN = "wsr_session=admin-token";
@@ -27,12 +25,14 @@ function withName(name: string) {
   return { params: Promise.resolve({ name }) };
 }
 
+let rt: TestRuntime;
+
 function sqlite() {
-  return runtime().handle!.sqlite;
+  return rt.handle.sqlite;
 }
 
 function backupsDir(): string {
-  return path.join(path.dirname(runtime().handle!.file), "backups");
+  return path.join(path.dirname(rt.handle.file), "backups");
 }
 
 function listedFiles(): string[] {
@@ -46,11 +46,9 @@ async function createViaApi(): Promise<{ name: string; sizeBytes: number; sha256
 }
 
 describe("database maintenance routes", () => {
-  let dir: string;
   beforeEach(() => {
-    closeRuntime();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "db-routes-"));
-    process.env.DATABASE_URL = `file:${path.join(dir, "workspace.db")}`;
+    // Started, as after boot: restore must stop and restart its worker.
+    rt = createTestRuntime({ prefix: "db-routes-", install: true, start: true });
     const db = sqlite();
     const user = db.prepare("insert into users (id, email, role, password_hash, created_at) values (?, ?, ?, 'x', '2026-01-01T00:00:00Z')");
     const session = db.prepare("insert into auth_sessions (token_hash, user_id, created_at_ms, expires_at_ms) values (?, ?, 0, 9e15)");
@@ -59,11 +57,7 @@ describe("database maintenance routes", () => {
     session.run(hashSessionToken("admin-token"), "u-admin");
     session.run(hashSessionToken("viewer-token"), "u-viewer");
   });
-  afterEach(() => {
-    closeRuntime();
-    delete process.env.DATABASE_URL;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => rt.dispose());
 
   it("[TPR-UI-01] stats: 401 anonymous, 200 for a viewer with per-table rows and bytes", async () => {
     expect((await statsGet(request("GET", "/api/v1/system/database/stats", null))).status).toBe(401);
@@ -91,7 +85,7 @@ describe("database maintenance routes", () => {
 
   it("[TPR-SCH-05] vacuum, backup and restore answer 503 maintenance_busy while a compaction batch holds the guard", async () => {
     const receipt = await createViaApi();
-    const lease = maintenanceGuard().tryAcquire({ owner: "batch-1", kind: "compaction" })!;
+    const lease = rt.guard.tryAcquire({ owner: "batch-1", kind: "compaction" })!;
     try {
       const vacuum = await vacuumPost(request("POST", "/api/v1/system/database/vacuum", ADMIN, {}));
       expect(vacuum.status).toBe(503);
@@ -152,7 +146,7 @@ describe("database maintenance routes", () => {
         expect(response.status).toBe(400);
         expect((await response.json()).error.code).toBe("invalid_request");
       }
-      expect(fs.existsSync(runtime().handle!.file)).toBe(true);
+      expect(fs.existsSync(rt.handle.file)).toBe(true);
       expect(listedFiles()).toEqual([receipt.name]);
     },
   );
@@ -174,20 +168,30 @@ describe("database maintenance routes", () => {
     expect((sqlite().prepare("select count(*) as n from users").get() as { n: number }).n).toBe(3);
     expect((await backupRestore(request("POST", "/x", ADMIN, {}), withName(receipt.name))).status).toBe(400);
     expect((await backupRestore(request("POST", "/x", VIEWER, { confirm: receipt.name }), withName(receipt.name))).status).toBe(403);
+    const before = { handle: rt.handle, worker: rt.compaction };
     const response = await backupRestore(request("POST", "/x", ADMIN, { confirm: receipt.name }), withName(receipt.name));
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ restored: receipt.name, restartRequired: true });
-    // The next connection sees the restored file: the late user is gone.
+    // The runtime stays; its connection was reopened on the restored file
+    // (the late user is gone) and a fresh worker runs on it.
+    expect(before.handle.sqlite.open).toBe(false);
+    expect(rt.handle).not.toBe(before.handle);
     expect((sqlite().prepare("select count(*) as n from users").get() as { n: number }).n).toBe(2);
+    expect(before.worker.isRunning()).toBe(false);
+    expect(rt.compaction).not.toBe(before.worker);
+    expect(rt.compaction.isRunning()).toBe(true);
   });
 
   it("postgres: reads say unsupported and mutations answer 501 without a connection", async () => {
-    closeRuntime();
-    process.env.DATABASE_URL = "postgres://user:secret@127.0.0.1:1/db";
-    expect(await (await statsGet(request("GET", "/api/v1/system/database/stats", null))).json()).toEqual({ capability: "unsupported" });
-    expect((await backupsList(request("GET", "/api/v1/system/database/backups", null))).status).toBe(200);
-    expect((await vacuumPost(request("POST", "/api/v1/system/database/vacuum", ADMIN, {}))).status).toBe(501);
-    expect((await backupsCreate(request("POST", "/api/v1/system/database/backups", ADMIN, {}))).status).toBe(501);
-    expect((await backupDownload(request("GET", "/x", ADMIN), withName("workspace-2026-11-29T22-30-00Z-1a2b3c4d.db"))).status).toBe(501);
+    const restore = installUnsupportedRuntime("postgres://user:secret@127.0.0.1:1/db", rt);
+    try {
+      expect(await (await statsGet(request("GET", "/api/v1/system/database/stats", null))).json()).toEqual({ capability: "unsupported" });
+      expect((await backupsList(request("GET", "/api/v1/system/database/backups", null))).status).toBe(200);
+      expect((await vacuumPost(request("POST", "/api/v1/system/database/vacuum", ADMIN, {}))).status).toBe(501);
+      expect((await backupsCreate(request("POST", "/api/v1/system/database/backups", ADMIN, {}))).status).toBe(501);
+      expect((await backupDownload(request("GET", "/x", ADMIN), withName("workspace-2026-11-29T22-30-00Z-1a2b3c4d.db"))).status).toBe(501);
+    } finally {
+      restore();
+    }
   });
 });

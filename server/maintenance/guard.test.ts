@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/server/errors";
 import { createMaintenanceGuard } from "./guard";
-import { quiesceAll, registerQuiescer } from "./quiescence";
+import { createQuiescerRegistry } from "./quiescence";
 
 describe("maintenance guard", () => {
   it("[TPR-SCH-05] only one lease at a time; a batch defers (null) while a backup holds it", () => {
@@ -57,13 +57,14 @@ describe("maintenance guard", () => {
 describe("quiescence registry", () => {
   it("[TPR-SCH-06] stops registered components before the caller proceeds and restarts them after", async () => {
     const events: string[] = [];
-    const off = registerQuiescer("worker", {
+    const quiescers = createQuiescerRegistry();
+    const off = quiescers.register("worker", {
       stop: async () => {
         events.push("stop");
       },
       start: () => events.push("start"),
     });
-    const resume = await quiesceAll();
+    const resume = await quiescers.quiesceAll();
     events.push("replace-db");
     resume();
     off();
@@ -72,14 +73,15 @@ describe("quiescence registry", () => {
 
   it("[TPR-SCH-06] a failing stop restarts the components already stopped and propagates", async () => {
     const events: string[] = [];
-    const offA = registerQuiescer("a", { stop: async () => void events.push("stop-a"), start: () => events.push("start-a") });
-    const offB = registerQuiescer("b", {
+    const quiescers = createQuiescerRegistry();
+    const offA = quiescers.register("a", { stop: async () => void events.push("stop-a"), start: () => events.push("start-a") });
+    const offB = quiescers.register("b", {
       stop: async () => {
         throw new Error("cannot stop");
       },
       start: () => events.push("start-b"),
     });
-    await expect(quiesceAll()).rejects.toThrow("cannot stop");
+    await expect(quiescers.quiesceAll()).rejects.toThrow("cannot stop");
     offA();
     offB();
     expect(events).toEqual(["stop-a", "start-a"]);

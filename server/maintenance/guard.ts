@@ -76,13 +76,3 @@ export function createMaintenanceGuard(): MaintenanceGuard {
 
   return { tryAcquire, acquireExclusive, withExclusive, holder };
 }
-
-const guardKey = Symbol.for("workspace-retention.maintenance-guard");
-type GlobalWithGuard = typeof globalThis & { [guardKey]?: MaintenanceGuard };
-
-/** The process guard (one per process, survives dev reloads). */
-export function maintenanceGuard(): MaintenanceGuard {
-  const g = globalThis as GlobalWithGuard;
-  g[guardKey] ??= createMaintenanceGuard();
-  return g[guardKey];
-}

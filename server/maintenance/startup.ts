@@ -1,5 +1,6 @@
 import "server-only";
 import type { Logger } from "@/server/log";
+import type { MaintenanceGuard } from "./guard";
 import { sweepStaleStaging } from "./backups/create";
 import { sweepRestorePending } from "./backups/restore";
 
@@ -9,8 +10,8 @@ import { sweepRestorePending } from "./backups/restore";
  * that never reached its rename. Fire-and-forget so it
  * never blocks boot; a failure is logged with its code only.
  */
-export function startMaintenance(options: { dbFile: string; log: Logger }): void {
-  Promise.all([sweepStaleStaging({ dbFile: options.dbFile }), sweepRestorePending({ dbFile: options.dbFile })])
+export function startMaintenance(options: { dbFile: string; guard: MaintenanceGuard; log: Logger }): void {
+  Promise.all([sweepStaleStaging({ dbFile: options.dbFile, guard: options.guard }), sweepRestorePending({ dbFile: options.dbFile })])
     .then(([removed, restorePending]) => {
       if (removed > 0 || restorePending) options.log.warn({ removed, restorePending }, "removed leftovers of interrupted maintenance");
     })

@@ -3,14 +3,14 @@ import type { VacuumResult } from "@/lib/api/database-maintenance";
 import fs from "node:fs";
 import type { Clock } from "@/server/clock";
 import type { Sqlite } from "@/server/db/client";
-import { logger, type Logger } from "@/server/log";
-import { maintenanceGuard, type MaintenanceGuard } from "./guard";
+import type { Logger } from "@/server/log";
+import type { MaintenanceGuard } from "./guard";
 import { AppError } from "@/server/errors";
 import { runSqliteThread, SqliteThreadError } from "./sqlite-thread";
 
 export type { VacuumResult };
 
-type MaintenanceOptions = { dbFile: string; clock: Clock; guard?: MaintenanceGuard; log?: Logger };
+type MaintenanceOptions = { dbFile: string; clock: Clock; guard: MaintenanceGuard; log: Logger };
 
 /** Bytes on disk for the database: main file plus WAL. */
 function diskBytes(dbFile: string): number {
@@ -37,7 +37,7 @@ function diskBytes(dbFile: string): number {
  */
 export async function vacuumDatabase(options: MaintenanceOptions & { busyTimeoutMs?: number }): Promise<VacuumResult> {
   const { dbFile, clock } = options;
-  return (options.guard ?? maintenanceGuard()).withExclusive({ owner: "vacuum", kind: "vacuum" }, async () => {
+  return options.guard.withExclusive({ owner: "vacuum", kind: "vacuum" }, async () => {
     const started = clock.now();
     const beforeBytes = diskBytes(dbFile);
     try {
@@ -51,7 +51,7 @@ export async function vacuumDatabase(options: MaintenanceOptions & { busyTimeout
     }
     const afterBytes = diskBytes(dbFile);
     const result = { beforeBytes, afterBytes, freedBytes: Math.max(0, beforeBytes - afterBytes), durationMs: clock.now() - started };
-    (options.log ?? logger()).info(result, "vacuum finished");
+    options.log.info(result, "vacuum finished");
     return result;
   });
 }
@@ -59,11 +59,11 @@ export async function vacuumDatabase(options: MaintenanceOptions & { busyTimeout
 /** PRAGMA optimize under the same guard; refreshes planner statistics. */
 export async function optimizeDatabase(options: MaintenanceOptions & { sqlite: Sqlite }): Promise<{ durationMs: number }> {
   const { sqlite, clock } = options;
-  return (options.guard ?? maintenanceGuard()).withExclusive({ owner: "optimize", kind: "optimize" }, () => {
+  return options.guard.withExclusive({ owner: "optimize", kind: "optimize" }, () => {
     const started = clock.now();
     sqlite.pragma("optimize");
     const durationMs = clock.now() - started;
-    (options.log ?? logger()).info({ durationMs }, "optimize finished");
+    options.log.info({ durationMs }, "optimize finished");
     return { durationMs };
   });
 }

@@ -1,6 +1,3 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PUT as putMetadata } from "@/app/api/v1/messages/[id]/metadata/route";
 import { GET as getShellOutputRoute } from "@/app/api/v1/messages/[id]/shell-output/route";
@@ -8,19 +5,19 @@ import { POST as postMessage } from "@/app/api/v1/sessions/[id]/messages/route";
 import { GET as getExport } from "@/app/api/v1/tasks/[id]/export/route";
 import { createSession } from "@/server/auth/sessions";
 import { manualClock } from "@/server/clock";
-import { closeRuntime, runtime } from "@/server/runtime";
+import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
 import { exportTask } from "./export/export-task";
 import { fingerprint, sampleFixture } from "./fixture/fixture-samples";
 import { importFixture } from "./fixture/import-fixture";
 
 const BASE = "http://localhost:3000";
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 0);
-let dir: string;
+let rt: TestRuntime;
 let adminCookie: string;
 let viewerCookie: string;
 
 function sqlite() {
-  return runtime().handle!.sqlite;
+  return rt.handle.sqlite;
 }
 
 function call(
@@ -35,10 +32,7 @@ function call(
 }
 
 beforeEach(() => {
-  closeRuntime();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "workspace-routes-"));
-  process.env.DATABASE_URL = `file:${path.join(dir, "workspace.db")}`;
-  runtime().clock = manualClock(NOW);
+  rt = createTestRuntime({ prefix: "workspace-routes-", install: true, clock: manualClock(NOW) });
   // Users by SQL: these tests never sign in with a password, so skip the KDF.
   const addUser = sqlite().prepare("insert into users (id, email, role, password_hash, created_at) values (?, ?, ?, 'unused', ?)");
   addUser.run("admin-1", "admin@example.com", "admin", new Date(NOW).toISOString());
@@ -48,11 +42,7 @@ beforeEach(() => {
   importFixture(sqlite(), { file: "in.json", text: sampleFixture() });
 });
 
-afterEach(() => {
-  closeRuntime();
-  delete process.env.DATABASE_URL;
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => rt.dispose());
 
 describe("GET /api/v1/tasks/{id}/export", () => {
   it("[TPR-TX-09] lets a member download the task fixture as an attachment", async () => {

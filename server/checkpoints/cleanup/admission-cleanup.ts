@@ -11,7 +11,7 @@
 // handed to the admitted run, which carries it onto its own new leaf.
 // Any failure is logged and leaves the thread as it was: admission goes on.
 import type { Logger } from "@/server/log";
-import { bumpRetentionEpoch } from "./epoch";
+import { bumpRetentionEpoch, type RetentionEpochs } from "./epoch";
 import { judgeAdmission, type AdmissionFacts } from "./protected-set";
 import { parseRunHistoryText, type RunHistory, type RunHistoryCache } from "./run-history";
 import { DURATION_ONLY_SQL, ROOT_NS, type Sqlite } from "./thread-rows";
@@ -40,6 +40,8 @@ export type AdmissionOptions = {
   sqlite: Sqlite;
   cache?: RunHistoryCache;
   log?: Logger;
+  /** Bumped when the leaf is reclaimed, so concurrent reads retry. */
+  epochs?: RetentionEpochs;
 };
 
 type HeadRow = { id: string; parentId: string | null; durationOnly: number; versions: string | null; durations: string | null; messageIds: string | null };
@@ -81,7 +83,7 @@ function judge(options: AdmissionOptions & { threadId: string; selectors: readon
   }
   const { changes } = sqlite.prepare(DELETE_SQL).run({ thread: threadId, ns: ROOT_NS, leaf: head.id });
   if (changes !== 1) return { action: "noop", reason: "raced" };
-  bumpRetentionEpoch(threadId);
+  bumpRetentionEpoch(options.epochs, threadId);
   return { action: "deleted", leafId: head.id, parentId: head.parentId!, runHistory };
 }
 

@@ -9,7 +9,7 @@ import type Database from "better-sqlite3";
 import { withThreadLock, type ThreadLocks } from "../thread-lock";
 import type { RunHistoryCache } from "./run-history";
 import { checkpointTablesExist } from "./storage-stats";
-import { bumpRetentionEpoch } from "./epoch";
+import { bumpRetentionEpoch, type RetentionEpochs } from "./epoch";
 import { deleteJointly, graftJointly, headChain, judgeDeletion, judgeGraft } from "./protected-set";
 import { countOrphanWrites, loadThreadGraph, threadTotals, type ThreadTotals } from "./thread-rows";
 
@@ -42,6 +42,8 @@ export type EngineOptions = {
    * sets this; contract measurements leave it off.
    */
   keepRunHistoryCarrier?: boolean;
+  /** Bumped per thread whose rows changed, so concurrent reads retry. */
+  epochs?: RetentionEpochs;
 };
 
 class Rollback extends Error {}
@@ -102,7 +104,7 @@ export function maintainThread(options: EngineOptions, threadId: string): Thread
         };
         prune(options, threadId, r);
         r.after = threadTotals(sqlite, threadId);
-        if (!options.dryRun && r.after.checkpoints !== r.before.checkpoints) bumpRetentionEpoch(threadId);
+        if (!options.dryRun && r.after.checkpoints !== r.before.checkpoints) bumpRetentionEpoch(options.epochs, threadId);
         r.orphanWritesAfter = countOrphanWrites(sqlite, threadId);
         report = r;
         if (options.dryRun) throw new Rollback();

@@ -5,13 +5,15 @@ import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { manualClock } from "@/server/clock";
 import { createThreadLocks } from "../thread-lock";
 import { buildLeafSibling, FULL, openHarness, type Harness } from "./contract-support";
-import { checkpointQueue, startOperation, type OperationDeps } from "./operations";
+import { createCheckpointQueue, startOperation, type CheckpointQueue, type OperationDeps } from "./operations";
 import { readResult } from "./result-record";
 import { createRunHistoryCache } from "./run-history";
 
 let h: Harness | null = null;
+let jobs: CheckpointQueue = createCheckpointQueue();
 afterEach(async () => {
-  await checkpointQueue().queue.idle();
+  await jobs.queue.idle();
+  jobs = createCheckpointQueue();
   h?.close();
   h = null;
 });
@@ -25,6 +27,7 @@ function deps(harness: Harness, over: Partial<OperationDeps> = {}): OperationDep
     bus: createEventBus(),
     locks: createThreadLocks(),
     cache: createRunHistoryCache(),
+    jobs,
     wait: async () => undefined,
     newId: () => `op-${Math.random().toString(36).slice(2)}`,
     ...over,
@@ -45,7 +48,7 @@ it("[CRC-12] a held maintenance guard defers the cleanup until it is free; the a
     },
   });
   startOperation(d, "cleanup");
-  await checkpointQueue().queue.idle();
+  await jobs.queue.idle();
   expect(waits).toBe(3);
   const stored = readResult(h.sqlite).result!;
   expect(stored).toMatchObject({ kind: "cleanup", state: "succeeded", threadsScanned: 1, threadsChanged: 1 });
@@ -66,11 +69,11 @@ it("[CRC-12] stopping while waiting for the guard cancels the operation and chan
   const d = deps(h, {
     guard,
     wait: async () => {
-      checkpointQueue().queue.cancel(id);
+      jobs.queue.cancel(id);
     },
   });
   id = startOperation(d, "cleanup").operationId;
-  await checkpointQueue().queue.idle();
+  await jobs.queue.idle();
   expect(readResult(h.sqlite).result).toMatchObject({ operationId: id, state: "cancelled" });
   expect(h.sqlite.prepare("SELECT count(*) AS n FROM checkpoints").get()).toEqual(before);
 });

@@ -1,5 +1,5 @@
 import "server-only";
-// Checkpoint analysis / cleanup operations: one process-wide serial queue,
+// Checkpoint analysis / cleanup operations: one serial queue per runtime,
 // each thread under the shared maintenance guard (kind "compaction"; a held
 // guard means waiting, not failing) and its thread lock. Progress goes to the
 // event bus; only the latest result is stored (settings `checkpoint_retention`).
@@ -13,6 +13,7 @@ import { createSerialQueue, type JobContext, type SerialQueue } from "@/server/j
 import type { Logger } from "@/server/log";
 import type { MaintenanceGuard } from "@/server/maintenance/guard";
 import type { ThreadLocks } from "../thread-lock";
+import type { RetentionEpochs } from "./epoch";
 import { runEngine, type EngineReport } from "./maintenance";
 import { writeResult } from "./result-record";
 import type { RunHistoryCache } from "./run-history";
@@ -25,24 +26,21 @@ export type OperationDeps = {
   bus: EventBus;
   locks: ThreadLocks;
   cache: RunHistoryCache;
+  epochs?: RetentionEpochs;
+  /** The runtime's queue: one operation at a time across every request. */
+  jobs: CheckpointQueue;
   wait: (ms: number) => Promise<void>;
   newId: () => string;
 };
 
-type QueueState = { queue: SerialQueue; active: Map<string, ActiveOperation> };
+export type CheckpointQueue = { queue: SerialQueue; active: Map<string, ActiveOperation> };
 
-const queueKey = Symbol.for("workspace-retention.checkpoint-retention-queue");
-type GlobalWithQueue = typeof globalThis & { [queueKey]?: QueueState };
-
-/** The one process-wide queue for checkpoint operations. */
-export function checkpointQueue(): QueueState {
-  const g = globalThis as GlobalWithQueue;
-  g[queueKey] ??= { queue: createSerialQueue(), active: new Map() };
-  return g[queueKey];
+export function createCheckpointQueue(): CheckpointQueue {
+  return { queue: createSerialQueue(), active: new Map() };
 }
 
-export function activeCheckpointOperation(): ActiveOperation | null {
-  return [...checkpointQueue().active.values()][0] ?? null;
+export function activeCheckpointOperation(jobs: CheckpointQueue): ActiveOperation | null {
+  return [...jobs.active.values()][0] ?? null;
 }
 
 class Stopped extends Error {}
@@ -109,7 +107,7 @@ async function underLease<T>(deps: OperationDeps, id: string, ctx: JobContext, f
 }
 
 async function runJob(deps: OperationDeps, id: string, kind: CheckpointOperationKind, ctx: JobContext): Promise<void> {
-  const { active } = checkpointQueue();
+  const { active } = deps.jobs;
   active.set(id, { operationId: id, kind, state: "running" });
   publish(deps, id, kind, "running");
   const startedAtMs = deps.clock.now();
@@ -121,6 +119,7 @@ async function runJob(deps: OperationDeps, id: string, kind: CheckpointOperation
       sqlite: deps.sqlite,
       locks: deps.locks,
       cache: deps.cache,
+      epochs: deps.epochs,
       dryRun: kind === "analysis",
       graftLinks: true,
       keepRunHistoryCarrier: true,
@@ -145,7 +144,7 @@ async function runJob(deps: OperationDeps, id: string, kind: CheckpointOperation
 
 /** Queues an analysis or cleanup; 409 operation_active while one is queued or running. */
 export function startOperation(deps: OperationDeps, kind: CheckpointOperationKind): OperationAccepted {
-  const { queue, active } = checkpointQueue();
+  const { queue, active } = deps.jobs;
   if (active.size > 0) throw new AppError("operation_active", "A checkpoint operation is already queued or running");
   const id = deps.newId();
   active.set(id, { operationId: id, kind, state: "queued" });

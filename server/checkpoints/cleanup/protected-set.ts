@@ -18,7 +18,7 @@
 // Whatever cannot be proven (other namespaces, broken lineage, unreadable
 // rows) is refused.
 import type Database from "better-sqlite3";
-import { bumpRetentionEpoch } from "./epoch";
+import { bumpRetentionEpoch, type RetentionEpochs } from "./epoch";
 import { loadThreadGraph, proveSameState, ROOT_NS, type Sqlite, type ThreadGraph } from "./thread-rows";
 
 export type ProtectionReason =
@@ -178,9 +178,10 @@ export function graftJointly(sqlite: Sqlite, threadId: string, linkId: string, p
 }
 
 export type SafeDeleteResult = { deleted: boolean; verdict: Verdict | GraftVerdict };
+export type SafeDeleteOptions = { sqlite: Database.Database; threadId: string; checkpointId: string; pins?: ReadonlySet<string>; epochs?: RetentionEpochs };
 
 /** Judges and deletes one checkpoint in one immediate transaction; protected ones are left alone. */
-export function deleteCheckpointSafely(options: { sqlite: Database.Database; threadId: string; checkpointId: string; pins?: ReadonlySet<string> }): SafeDeleteResult {
+export function deleteCheckpointSafely(options: SafeDeleteOptions): SafeDeleteResult {
   const { sqlite, threadId, checkpointId, pins } = options;
   return sqlite
     .transaction((): SafeDeleteResult => {
@@ -188,14 +189,14 @@ export function deleteCheckpointSafely(options: { sqlite: Database.Database; thr
       const verdict = judgeDeletion({ sqlite, graph, checkpointId, pins });
       if (!verdict.deletable) return { deleted: false, verdict };
       deleteJointly(sqlite, threadId, [checkpointId]);
-      bumpRetentionEpoch(threadId);
+      bumpRetentionEpoch(options.epochs, threadId);
       return { deleted: true, verdict };
     })
     .immediate();
 }
 
 /** Proves and grafts one duration chain link in one immediate transaction; refuses otherwise. */
-export function graftAndDelete(options: { sqlite: Database.Database; threadId: string; checkpointId: string; pins?: ReadonlySet<string> }): SafeDeleteResult {
+export function graftAndDelete(options: SafeDeleteOptions): SafeDeleteResult {
   const { sqlite, threadId, checkpointId, pins } = options;
   return sqlite
     .transaction((): SafeDeleteResult => {
@@ -203,7 +204,7 @@ export function graftAndDelete(options: { sqlite: Database.Database; threadId: s
       const verdict = judgeGraft({ sqlite, graph, checkpointId, pins });
       if (!verdict.graftable) return { deleted: false, verdict };
       graftJointly(sqlite, threadId, checkpointId, verdict.parentId);
-      bumpRetentionEpoch(threadId);
+      bumpRetentionEpoch(options.epochs, threadId);
       return { deleted: true, verdict };
     })
     .immediate();

@@ -2,6 +2,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { afterEach, describe, expect, it } from "vitest";
 import { createCheckpointAccessor } from "../accessor";
 import { cleanupAtAdmission } from "./admission-cleanup";
+import { createRetentionEpochs } from "./epoch";
 import { buildLinear, MODES, openHarness, type Harness } from "./contract-support";
 
 let h: Harness | null = null;
@@ -24,6 +25,8 @@ describe.each(MODES)("reads racing a reclaim (%s mode)", (_name, config) => {
     const saver = h.accessor.saver;
     let armed = true;
     const sqlite = h.sqlite;
+    // Reads and the reclaim share one counter, as they do in a runtime.
+    const epochs = createRetentionEpochs();
     // The reclaim lands right after the read resolved the head (the leaf).
     const racing = new Proxy(saver, {
       get(target, key, receiver) {
@@ -32,7 +35,7 @@ describe.each(MODES)("reads racing a reclaim (%s mode)", (_name, config) => {
             const tuple = await target.getTuple(cfg);
             if (armed && tuple && tuple.config.configurable?.checkpoint_id === shape.headId && (pinned || !cfg.configurable?.checkpoint_id)) {
               armed = false;
-              expect(cleanupAtAdmission({ sqlite, threadId: shape.threadId, selectors: [] }).action).toBe("deleted");
+              expect(cleanupAtAdmission({ sqlite, threadId: shape.threadId, selectors: [], epochs }).action).toBe("deleted");
             }
             return tuple;
           };
@@ -41,7 +44,7 @@ describe.each(MODES)("reads racing a reclaim (%s mode)", (_name, config) => {
         return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
     });
-    const accessor = createCheckpointAccessor({ saver: racing, config: h.accessor.config });
+    const accessor = createCheckpointAccessor({ saver: racing, config: h.accessor.config, epochs });
     const state = await accessor.getState(shape.threadId, pinned ? shape.headId : undefined);
     expect(armed).toBe(false);
     // An explicit historical read never moves to another checkpoint.

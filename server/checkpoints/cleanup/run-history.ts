@@ -37,15 +37,6 @@ export function createRunHistoryCache(): RunHistoryCache {
   };
 }
 
-const cacheKey = Symbol.for("workspace-retention.checkpoint-run-history-cache");
-type GlobalWithCache = typeof globalThis & { [cacheKey]?: RunHistoryCache };
-
-export function processRunHistoryCache(): RunHistoryCache {
-  const g = globalThis as GlobalWithCache;
-  g[cacheKey] ??= createRunHistoryCache();
-  return g[cacheKey];
-}
-
 /** Parses the two maps from stored JSON text (lossless; non-finite numbers fail closed). */
 export function parseRunHistoryText(durations: string | null, messageIds: string | null): RunHistory | null {
   if (durations === null) return null;

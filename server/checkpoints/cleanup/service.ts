@@ -1,20 +1,15 @@
 import "server-only";
 // Composition for the checkpoint maintenance routes.
-import { randomUUID } from "node:crypto";
 import type { CheckpointOperationKind, CheckpointStorageStatus, OperationAccepted } from "@/lib/checkpoints/retention-api";
-import { eventBus } from "@/server/events/bus";
-import { maintenanceGuard } from "@/server/maintenance/guard";
-import type { Runtime } from "@/server/runtime";
-import { modeFromEnv, processModeFreeze, type ModeConfig } from "../mode";
-import { processThreadLocks } from "../thread-lock";
+import type { OpenRuntime, Runtime } from "@/server/runtime";
+import { modeFromEnv, type ModeConfig } from "../mode";
 import { activeCheckpointOperation, startOperation, type OperationDeps } from "./operations";
 import { readResult } from "./result-record";
-import { processRunHistoryCache } from "./run-history";
 import { largestThreads, tableUsage } from "./storage-stats";
 
-/** What the process runs with: the frozen mode, else the configured one (read-only here). */
-function displayedMode(env: NodeJS.ProcessEnv): ModeConfig | null {
-  const frozen = processModeFreeze().frozen;
+/** What the runtime runs with: the frozen mode, else the configured one (read-only here). */
+function displayedMode(rt: Runtime, env: NodeJS.ProcessEnv): ModeConfig | null {
+  const frozen = rt.checkpoints.modeFreeze.frozen;
   if (frozen) return frozen;
   try {
     return modeFromEnv(env);
@@ -23,8 +18,8 @@ function displayedMode(env: NodeJS.ProcessEnv): ModeConfig | null {
   }
 }
 
-export function unsupportedCheckpointStorage(): CheckpointStorageStatus {
-  const mode = displayedMode(process.env);
+export function unsupportedCheckpointStorage(rt: Runtime): CheckpointStorageStatus {
+  const mode = displayedMode(rt, process.env);
   return {
     supported: false,
     mode: mode?.mode ?? null,
@@ -37,9 +32,9 @@ export function unsupportedCheckpointStorage(): CheckpointStorageStatus {
   };
 }
 
-export function getCheckpointStorage(rt: Runtime, env: NodeJS.ProcessEnv = process.env): CheckpointStorageStatus {
-  const sqlite = rt.handle!.sqlite;
-  const mode = displayedMode(env);
+export function getCheckpointStorage(rt: OpenRuntime, env: NodeJS.ProcessEnv = process.env): CheckpointStorageStatus {
+  const sqlite = rt.handle.sqlite;
+  const mode = displayedMode(rt, env);
   const stored = readResult(sqlite);
   return {
     supported: true,
@@ -47,26 +42,28 @@ export function getCheckpointStorage(rt: Runtime, env: NodeJS.ProcessEnv = proce
     snapshotFrequency: mode?.snapshotFrequency ?? null,
     tables: tableUsage(sqlite),
     largestThreads: largestThreads(sqlite),
-    operation: activeCheckpointOperation(),
+    operation: activeCheckpointOperation(rt.checkpoints.jobs),
     lastResult: stored.result,
     lastResultMalformed: stored.malformed,
   };
 }
 
-export function operationDeps(rt: Runtime): OperationDeps {
+export function operationDeps(rt: OpenRuntime): OperationDeps {
   return {
-    sqlite: rt.handle!.sqlite,
+    sqlite: rt.handle.sqlite,
     clock: rt.clock,
     log: rt.log,
-    guard: maintenanceGuard(),
-    bus: eventBus(),
-    locks: processThreadLocks(),
-    cache: processRunHistoryCache(),
+    guard: rt.guard,
+    bus: rt.bus,
+    locks: rt.checkpoints.locks,
+    cache: rt.checkpoints.runHistory,
+    epochs: rt.checkpoints.epochs,
+    jobs: rt.checkpoints.jobs,
     wait: (ms) => new Promise((resolve) => rt.timers.setTimeout(resolve, ms)),
-    newId: randomUUID,
+    newId: rt.ids,
   };
 }
 
-export function startCheckpointOperation(rt: Runtime, kind: CheckpointOperationKind): OperationAccepted {
+export function startCheckpointOperation(rt: OpenRuntime, kind: CheckpointOperationKind): OperationAccepted {
   return startOperation(operationDeps(rt), kind);
 }

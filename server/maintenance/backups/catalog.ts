@@ -6,7 +6,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { backupsDirFor } from "@/server/db/url";
 import { AppError } from "@/server/errors";
-import { maintenanceGuard, type MaintenanceGuard } from "../guard";
+import type { MaintenanceGuard } from "../guard";
 import { fsyncDir } from "./hash";
 import { backupNameTime, backupPath, isBackupName } from "./names";
 
@@ -67,9 +67,9 @@ async function regularFile(file: string): Promise<Stats> {
 }
 
 /** Deletes one backup by name; held off while another maintenance operation runs. */
-export async function deleteBackup(options: { dbFile: string; name: unknown; guard?: MaintenanceGuard }): Promise<void> {
+export async function deleteBackup(options: { dbFile: string; name: unknown; guard: MaintenanceGuard }): Promise<void> {
   const file = backupPath(options.dbFile, options.name);
-  await (options.guard ?? maintenanceGuard()).withExclusive({ owner: "backup-delete", kind: "backup" }, async () => {
+  await options.guard.withExclusive({ owner: "backup-delete", kind: "backup" }, async () => {
     await regularFile(file);
     await fsp.rm(file);
     await fsyncDir(path.dirname(file));

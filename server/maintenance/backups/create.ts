@@ -5,8 +5,8 @@ import path from "node:path";
 import type { Clock } from "@/server/clock";
 import { backupsDirFor } from "@/server/db/url";
 import { AppError, isAppError } from "@/server/errors";
-import { logger, type Logger } from "@/server/log";
-import { maintenanceGuard, type Lease, type MaintenanceGuard } from "../guard";
+import type { Logger } from "@/server/log";
+import type { Lease, MaintenanceGuard } from "../guard";
 import { runSqliteThread } from "../sqlite-thread";
 import { pruneBackups, MANUAL_BACKUPS_KEPT } from "./catalog";
 import { fsyncDir, fsyncFile, sha256File, type Hasher } from "./hash";
@@ -22,13 +22,13 @@ export type CreateBackupOptions = {
   label: BackupLabel;
   /** Checked at every step boundary; VACUUM INTO itself cannot be interrupted. */
   signal?: AbortSignal;
-  guard?: MaintenanceGuard;
+  guard: MaintenanceGuard;
   /** A lease the caller already holds (preparation keeps it for verification). */
   lease?: Lease;
   hasher?: Hasher;
   /** How many backups the retention rule keeps after publishing. */
   keep?: number;
-  log?: Logger;
+  log: Logger;
   /** Test seam: runs on the staged snapshot before it is verified. */
   afterSnapshot?: (stagingFile: string) => void | Promise<void>;
 };
@@ -46,9 +46,9 @@ export type CreateBackupOptions = {
  */
 export async function createBackup(options: CreateBackupOptions): Promise<BackupReceipt> {
   const { dbFile, clock, signal } = options;
-  const log = options.log ?? logger();
+  const { log } = options;
   signal?.throwIfAborted();
-  const guard = options.guard ?? maintenanceGuard();
+  const { guard } = options;
   if (options.lease && !options.lease.held()) {
     throw new AppError("maintenance_busy", "The maintenance lease for this backup is no longer held");
   }
@@ -102,8 +102,8 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
  * skipped while any maintenance operation in this process holds the guard
  * (a backup may run under a preparation's lease, and its staging is live).
  */
-export async function sweepStaleStaging(options: { dbFile: string; guard?: MaintenanceGuard }): Promise<number> {
-  if ((options.guard ?? maintenanceGuard()).holder() !== null) return 0;
+export async function sweepStaleStaging(options: { dbFile: string; guard: MaintenanceGuard }): Promise<number> {
+  if (options.guard.holder() !== null) return 0;
   const dir = backupsDirFor(options.dbFile);
   let entries: string[];
   try {

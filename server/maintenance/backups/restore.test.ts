@@ -4,7 +4,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TestDb } from "@/server/db/test-db";
 import { createMaintenanceGuard } from "../guard";
-import { registerQuiescer } from "../quiescence";
+import { createQuiescerRegistry } from "../quiescence";
 import { seededDb, silentLog, testClock } from "../test-support/fixtures";
 import { createBackup } from "./create";
 import { restoreBackup, sweepRestorePending } from "./restore";
@@ -32,7 +32,8 @@ describe("restoreBackup", () => {
   it("[TPR-SCH-06] stops the worker, replaces the database, and says a restart is required", async () => {
     const receipt = await backupThenChange();
     const events: string[] = [];
-    const off = registerQuiescer("retention-worker", {
+    const quiescers = createQuiescerRegistry();
+    const off = quiescers.register("retention-worker", {
       stop: async () => void events.push(`stop:${t!.sqlite.open}`),
       start: () => events.push(`start:${t!.sqlite.open}`),
     });
@@ -42,6 +43,7 @@ describe("restoreBackup", () => {
         name: receipt.name,
         confirm: receipt.name,
         guard: createMaintenanceGuard(),
+        quiescers,
         closeDatabase: () => {
           events.push("close");
           t!.sqlite.close();
@@ -62,7 +64,7 @@ describe("restoreBackup", () => {
 
   it.each([undefined, "", "yes", "WORKSPACE"])("requires the exact backup name as confirmation (%j)", async (confirm) => {
     const receipt = await backupThenChange();
-    const attempt = restoreBackup({ dbFile: t!.file, name: receipt.name, confirm, guard: createMaintenanceGuard(), closeDatabase: () => t!.sqlite.close(), log: silentLog });
+    const attempt = restoreBackup({ dbFile: t!.file, name: receipt.name, confirm, guard: createMaintenanceGuard(), quiescers: createQuiescerRegistry(), closeDatabase: () => t!.sqlite.close(), log: silentLog });
     await expect(attempt).rejects.toMatchObject({ code: "invalid_request" });
     expect(t!.sqlite.open).toBe(true);
     expect(messageCount(t!.file)).toBe(3);
@@ -74,7 +76,7 @@ describe("restoreBackup", () => {
     const fd = fs.openSync(file, "r+");
     fs.writeSync(fd, Buffer.alloc(4096, 0xab), 0, 4096, 4096);
     fs.closeSync(fd);
-    const attempt = restoreBackup({ dbFile: t!.file, name: receipt.name, confirm: receipt.name, guard: createMaintenanceGuard(), closeDatabase: () => t!.sqlite.close(), log: silentLog });
+    const attempt = restoreBackup({ dbFile: t!.file, name: receipt.name, confirm: receipt.name, guard: createMaintenanceGuard(), quiescers: createQuiescerRegistry(), closeDatabase: () => t!.sqlite.close(), log: silentLog });
     await expect(attempt).rejects.toMatchObject({ code: "backup_unusable" });
     expect(t!.sqlite.open).toBe(true);
     expect(fs.existsSync(`${t!.file}.restore-pending`)).toBe(false);
@@ -85,14 +87,14 @@ describe("restoreBackup", () => {
     const receipt = await backupThenChange();
     const guard = createMaintenanceGuard();
     guard.tryAcquire({ owner: "batch", kind: "compaction" });
-    const attempt = restoreBackup({ dbFile: t!.file, name: receipt.name, confirm: receipt.name, guard, closeDatabase: () => t!.sqlite.close(), log: silentLog });
+    const attempt = restoreBackup({ dbFile: t!.file, name: receipt.name, confirm: receipt.name, guard, quiescers: createQuiescerRegistry(), closeDatabase: () => t!.sqlite.close(), log: silentLog });
     await expect(attempt).rejects.toMatchObject({ code: "maintenance_busy" });
     expect(t!.sqlite.open).toBe(true);
   });
 
   it("refuses traversal names before checking anything else", async () => {
     await backupThenChange();
-    const attempt = restoreBackup({ dbFile: t!.file, name: "../workspace.db", confirm: "../workspace.db", guard: createMaintenanceGuard(), closeDatabase: () => t!.sqlite.close(), log: silentLog });
+    const attempt = restoreBackup({ dbFile: t!.file, name: "../workspace.db", confirm: "../workspace.db", guard: createMaintenanceGuard(), quiescers: createQuiescerRegistry(), closeDatabase: () => t!.sqlite.close(), log: silentLog });
     await expect(attempt).rejects.toMatchObject({ code: "invalid_request" });
     expect(t!.sqlite.open).toBe(true);
   });

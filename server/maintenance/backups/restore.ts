@@ -4,10 +4,9 @@ import { constants } from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "@/server/errors";
-import { logger, type Logger } from "@/server/log";
-import { closeRuntime } from "@/server/runtime";
-import { maintenanceGuard, type MaintenanceGuard } from "../guard";
-import { quiesceAll } from "../quiescence";
+import type { Logger } from "@/server/log";
+import type { MaintenanceGuard } from "../guard";
+import type { QuiescerRegistry } from "../quiescence";
 import { fsyncDir, fsyncFile } from "./hash";
 import { backupPath } from "./names";
 import { integrityCheckPasses } from "./verify";
@@ -17,10 +16,12 @@ export type RestoreOptions = {
   name: unknown;
   /** Typed confirmation: must be exactly the backup name. */
   confirm: unknown;
-  guard?: MaintenanceGuard;
-  /** Closes every connection this process holds to dbFile (default: the runtime's). */
-  closeDatabase?: () => void;
-  log?: Logger;
+  guard: MaintenanceGuard;
+  /** Stopped before the file is replaced and resumed afterwards (the runtime reopens its connection then). */
+  quiescers: QuiescerRegistry;
+  /** Closes every connection this process holds to dbFile (the runtime's). */
+  closeDatabase: () => void;
+  log: Logger;
 };
 
 export type { RestoreResult };
@@ -32,8 +33,9 @@ export type { RestoreResult };
  * registered component) is stopped, the runtime connection closed — which
  * checkpoints the WAL — the WAL/SHM files removed (a stale WAL must never be
  * replayed onto the restored file) and the pending copy renamed into place.
- * In-memory state of this process describes the old database, hence
- * restartRequired.
+ * Resuming the quiescers reopens the runtime's connection and restarts its
+ * worker. In-memory state of this process (caches, the frozen checkpoint
+ * mode) describes the old database, hence restartRequired.
  */
 export async function restoreBackup(options: RestoreOptions): Promise<RestoreResult> {
   const source = backupPath(options.dbFile, options.name);
@@ -41,10 +43,10 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
   if (options.confirm !== name) {
     throw new AppError("invalid_request", "Type the exact backup name to confirm the restore");
   }
-  const log = options.log ?? logger();
+  const { log } = options;
   const dbFile = options.dbFile;
   const pending = `${dbFile}.restore-pending`;
-  return (options.guard ?? maintenanceGuard()).withExclusive({ owner: `restore:${name}`, kind: "restore" }, async () => {
+  return options.guard.withExclusive({ owner: `restore:${name}`, kind: "restore" }, async () => {
     const stats = await fsp.lstat(source).catch(() => null);
     if (!stats || !stats.isFile()) throw new AppError("not_found", "No such backup");
     await fsp.rm(pending, { force: true });
@@ -60,9 +62,9 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
       await fsp.rm(pending, { force: true });
       throw error;
     }
-    const resume = await quiesceAll();
+    const resume = await options.quiescers.quiesceAll();
     try {
-      (options.closeDatabase ?? closeRuntime)();
+      options.closeDatabase();
       await fsp.rm(`${dbFile}-wal`, { force: true });
       await fsp.rm(`${dbFile}-shm`, { force: true });
       await fsp.rename(pending, dbFile);

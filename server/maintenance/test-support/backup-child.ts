@@ -2,12 +2,14 @@
 // snapshot was staged, announcing it on stdout, until the parent SIGKILLs it.
 import { createBackup } from "@/server/maintenance/backups/create";
 import { createLogger } from "@/server/log";
+import { createMaintenanceGuard } from "@/server/maintenance/guard";
 
 const dbFile = process.argv[2] ?? "";
 void createBackup({
   dbFile,
   clock: { now: () => Date.parse("2026-11-29T22:30:00Z") },
   label: "preparation",
+  guard: createMaintenanceGuard(),
   log: createLogger({ level: "silent" }),
   afterSnapshot: (stagingFile) =>
     new Promise<void>(() => {

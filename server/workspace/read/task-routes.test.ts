@@ -1,11 +1,8 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GET as taskGet } from "@/app/api/v1/tasks/[id]/route";
 import { GET as tasksGet } from "@/app/api/v1/tasks/route";
 import { hashSessionToken } from "@/server/auth/current-user";
-import { closeRuntime, runtime } from "@/server/runtime";
+import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
 import { sampleFixture } from "../fixture/fixture-samples";
 import { importFixture } from "../fixture/import-fixture";
 
@@ -16,21 +13,15 @@ const get = (url: string, cookie?: string) => new Request(`${BASE}${url}`, { hea
 const withId = (id: string) => ({ params: Promise.resolve({ id }) });
 
 describe("task routes", () => {
-  let dir: string;
+  let rt: TestRuntime;
   beforeEach(() => {
-    closeRuntime();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "task-routes-"));
-    process.env.DATABASE_URL = `file:${path.join(dir, "workspace.db")}`;
-    const db = runtime().handle!.sqlite;
+    rt = createTestRuntime({ prefix: "task-routes-", install: true });
+    const db = rt.handle.sqlite;
     db.prepare("insert into users (id, email, role, password_hash, created_at) values ('u1', 'v@example.com', 'viewer', 'x', '2026-01-01T00:00:00Z')").run();
     db.prepare("insert into auth_sessions (token_hash, user_id, created_at_ms, expires_at_ms) values (?, 'u1', 0, 9e15)").run(hashSessionToken("viewer-token"));
     importFixture(db, { file: "in.json", text: sampleFixture() });
   });
-  afterEach(() => {
-    closeRuntime();
-    delete process.env.DATABASE_URL;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => rt.dispose());
 
   it("GET /tasks: 401 anonymous, 400 on a bad limit or unknown parameter, 200 for a viewer", async () => {
     expect((await tasksGet(get("/api/v1/tasks"))).status).toBe(401);

@@ -9,6 +9,6 @@ export const GET = route({
   handler: ({ rt, request }) => {
     const query = taskListQuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
     if (!query.success) throw new AppError("invalid_request", "limit must be 1..200 and offset a non-negative integer");
-    return listTasks(rt.handle!.sqlite, query.data);
+    return listTasks(rt.handle.sqlite, query.data);
   },
 });

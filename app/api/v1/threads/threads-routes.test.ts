@@ -1,6 +1,3 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
 import { POST as createThreadPost } from "@/app/api/v1/threads/route";
@@ -17,17 +14,17 @@ import { startRun } from "@/server/checkpoints/runs";
 import { StampingSqliteSaver } from "@/server/checkpoints/stamping-saver";
 import { createThread } from "@/server/checkpoints/threads";
 import { sequentialIds, testRunDeps } from "@/server/checkpoints/test-support";
-import { closeRuntime, runtime } from "@/server/runtime";
+import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
 
 const BASE = "http://localhost:3000";
 type Handler = (request: Request, context?: { params?: Promise<Record<string, string>> }) => Promise<Response>;
 
-let dir: string;
+let rt: TestRuntime;
 let admin: string;
 let viewer: string;
 
 function cookieFor(email: string, role: "admin" | "viewer"): string {
-  const sqlite = runtime().handle!.sqlite;
+  const sqlite = rt.handle.sqlite;
   const { id } = createUser(sqlite, { email, role, password: "long-enough-password", nowMs: Date.now() });
   const { token } = createSession(sqlite, { userId: id, nowMs: Date.now() });
   return `${SESSION_COOKIE}=${token}`;
@@ -45,18 +42,14 @@ async function call(handler: Handler, options: { cookie: string; id?: string; bo
 }
 
 beforeEach(() => {
-  closeRuntime();
   delete process.env.CHECKPOINT_CHANNEL_MODE;
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "threads-routes-"));
-  process.env.DATABASE_URL = `file:${path.join(dir, "workspace.db")}`;
+  rt = createTestRuntime({ prefix: "threads-routes-", install: true });
   admin = cookieFor("admin@example.com", "admin");
   viewer = cookieFor("viewer@example.com", "viewer");
 });
-afterEach(() => {
-  closeRuntime();
-  delete process.env.DATABASE_URL;
+afterEach(async () => {
+  await rt.dispose();
   delete process.env.CHECKPOINT_CHANNEL_MODE;
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 async function newThreadWithTurns(turns: number): Promise<string> {
@@ -133,7 +126,7 @@ describe("thread API", () => {
     expect((await call(runPost, { cookie: viewer, id: threadId, body: { input: { content: "x" } } })).status).toBe(403);
     expect((await call(branchPost, { cookie: viewer, id: threadId, body: { messageId: "x" } })).status).toBe(403);
     expect((await call(stateGet, { cookie: "", id: threadId, method: "GET" })).status).toBe(401);
-    const rows = () => (runtime().handle!.sqlite.prepare("select count(*) n from checkpoints").get() as { n: number }).n;
+    const rows = () => (rt.handle.sqlite.prepare("select count(*) n from checkpoints").get() as { n: number }).n;
     const before = rows();
     for (const body of [{}, { input: {} }, { input: { content: "" } }, { input: { content: "x" }, extra: 1 }, { input: { content: 5 } }]) {
       const bad = await call(runPost, { cookie: admin, id: threadId, body });
@@ -147,7 +140,7 @@ describe("thread API", () => {
 
   it("[CCM-06] over HTTP a full server answers 409 naming the delta thread; [CCM-02] a changed mode answers 503", async () => {
     // A delta process wrote this thread into the same database file.
-    const sqlite = new Database(runtime().handle!.file);
+    const sqlite = new Database(rt.handle.file);
     const config = { mode: "delta" as const, snapshotFrequency: 10 };
     const accessor = createCheckpointAccessor({ saver: new StampingSqliteSaver({ sqlite, mode: "delta" }), config });
     const deps = testRunDeps(accessor, sequentialIds("delta"));

@@ -10,7 +10,7 @@ export const POST = route({
   handler: async ({ request, body, rt, requestId }) => {
     const nowMs = rt.clock.now();
     try {
-      const { user, session } = await login(rt.handle!.sqlite, { ...body, client: clientKey(request), nowMs });
+      const { user, session } = await login(rt.handle.sqlite, { ...body, client: clientKey(request), nowMs });
       const response = Response.json({ user });
       response.headers.append(
         "Set-Cookie",

@@ -7,7 +7,7 @@ export const POST = route({
   access: "self",
   handler: ({ request, rt }) => {
     const token = readSessionCookie(request.headers.get("cookie"));
-    if (token) revokeSession(rt.handle!.sqlite, { token, nowMs: rt.clock.now() });
+    if (token) revokeSession(rt.handle.sqlite, { token, nowMs: rt.clock.now() });
     const response = new Response(null, { status: 204 });
     response.headers.append("Set-Cookie", clearedSessionCookie({ secure: isSecureRequest(request) }));
     return response;

@@ -1,7 +1,7 @@
 import { logsQuerySchema, type LogsResponse } from "@/lib/logs/api";
 import { AppError } from "@/server/errors";
 import { route } from "@/server/http/route";
-import { logRing } from "@/server/logs/ring";
+import type { LogRing } from "@/server/logs/ring";
 
 export const dynamic = "force-dynamic";
 
@@ -9,13 +9,12 @@ export const dynamic = "force-dynamic";
 // level, time, message and allowlisted id/count fields only.
 export const GET = route({
   access: "member",
-  unsupportedRead: () => readLogs(new URL("http://local/")),
-  handler: ({ request }) => readLogs(new URL(request.url)),
+  unsupportedRead: (rt) => readLogs(rt.logRing, new URL("http://local/")),
+  handler: ({ request, rt }) => readLogs(rt.logRing, new URL(request.url)),
 });
 
-function readLogs(url: URL): LogsResponse {
+function readLogs(ring: LogRing, url: URL): LogsResponse {
   const parsed = logsQuerySchema.safeParse(Object.fromEntries(url.searchParams));
   if (!parsed.success) throw new AppError("invalid_request", "level must be one of trace, debug, info, warn, error, fatal; limit 1..500");
-  const ring = logRing();
   return { level: parsed.data.level, capacity: ring.capacity, entries: ring.list(parsed.data) };
 }

@@ -6,5 +6,5 @@ import { readTaskConversation } from "@/server/workspace/read/tasks";
 export const GET = route({
   access: "member",
   params: z.strictObject({ id: z.string().min(1).max(200) }),
-  handler: ({ rt, params }) => readTaskConversation(rt.handle!.sqlite, params.id),
+  handler: ({ rt, params }) => readTaskConversation(rt.handle.sqlite, params.id),
 });

@@ -10,5 +10,5 @@ export const PUT = route({
   rawBody: true,
   maxBodyBytes: MESSAGE_BODY_LIMIT,
   handler: ({ rt, params, rawBody }) =>
-    replaceMetadataFromBody(rt.handle!.sqlite, { messageId: params.id, raw: rawBody ?? "", nowMs: rt.clock.now() }),
+    replaceMetadataFromBody(rt.handle.sqlite, { messageId: params.id, raw: rawBody ?? "", nowMs: rt.clock.now() }),
 });

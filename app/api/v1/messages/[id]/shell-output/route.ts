@@ -7,5 +7,5 @@ import { getShellOutput } from "@/server/workspace/shell-output";
 export const GET = route({
   access: "member",
   params: z.strictObject({ id: z.string().min(1) }),
-  handler: ({ rt, params }) => getShellOutput(rt.handle!.sqlite, params.id),
+  handler: ({ rt, params }) => getShellOutput(rt.handle.sqlite, params.id),
 });

@@ -10,5 +10,5 @@ export const POST = route({
   maxBodyBytes: MESSAGE_BODY_LIMIT,
   status: 201,
   handler: ({ rt, params, rawBody }) =>
-    appendMessageFromBody(rt.handle!.sqlite, { sessionId: params.id, raw: rawBody ?? "", nowMs: rt.clock.now() }),
+    appendMessageFromBody(rt.handle.sqlite, { sessionId: params.id, raw: rawBody ?? "", nowMs: rt.clock.now() }),
 });

@@ -8,7 +8,7 @@ export const GET = route({
   unsupportedRead: () => ({ capability: "unsupported", backups: [], keep: MANUAL_BACKUPS_KEPT }),
   handler: async ({ rt }) => ({
     capability: "supported",
-    backups: await listBackups({ dbFile: rt.handle!.file }),
+    backups: await listBackups({ dbFile: rt.handle.file }),
     keep: MANUAL_BACKUPS_KEPT,
   }),
 });
@@ -20,5 +20,5 @@ export const POST = route({
   access: "admin",
   body: emptyBodySchema,
   status: 201,
-  handler: ({ rt }) => createBackup({ dbFile: rt.handle!.file, clock: rt.clock, label: "manual", log: rt.log }),
+  handler: ({ rt }) => createBackup({ dbFile: rt.handle.file, clock: rt.clock, label: "manual", guard: rt.guard, log: rt.log }),
 });

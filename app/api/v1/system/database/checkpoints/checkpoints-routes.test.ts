@@ -2,12 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { checkpointStorageStatus, CHECKPOINT_RETENTION_SETTINGS_KEY } from "@/lib/checkpoints/retention-api";
 import type { SystemEvent } from "@/lib/events/types";
 import { startRun } from "@/server/checkpoints/runs";
-import { checkpointQueue } from "@/server/checkpoints/cleanup/operations";
 import { threadService } from "@/server/checkpoints/service";
 import { createThread, regenerate } from "@/server/checkpoints/threads";
-import { eventBus } from "@/server/events/bus";
-import { apiRequest, AS_ADMIN, AS_VIEWER, setUpRouteTestEnv, testSqlite, type RouteTestEnv } from "@/server/http/route-test-support";
-import { runtime } from "@/server/runtime";
+import { apiRequest, AS_ADMIN, AS_VIEWER, setUpRouteTestEnv, type RouteTestEnv } from "@/server/http/route-test-support";
 import { GET } from "./route";
 import { POST as analyzePost } from "./analyze/route";
 import { POST as runPost } from "./run/route";
@@ -19,8 +16,8 @@ beforeEach(() => {
   env = setUpRouteTestEnv("ckpt-routes-");
 });
 afterEach(async () => {
-  await checkpointQueue().queue.idle();
-  env.dispose();
+  await env.rt.checkpoints.jobs.queue.idle();
+  await env.dispose();
 });
 
 async function status(who: typeof AS_ADMIN | typeof AS_VIEWER = AS_VIEWER) {
@@ -31,7 +28,7 @@ async function status(who: typeof AS_ADMIN | typeof AS_VIEWER = AS_VIEWER) {
 
 /** Two threads through the run API, one with a regenerated turn (a leaf sibling). */
 async function seedThreads(): Promise<string[]> {
-  const deps = threadService(runtime());
+  const deps = threadService(env.rt);
   const ids: string[] = [];
   for (let t = 0; t < 2; t += 1) {
     const { threadId } = await createThread(deps);
@@ -51,7 +48,7 @@ describe("checkpoint maintenance API", () => {
     expect(empty).toMatchObject({ supported: true, mode: "full", snapshotFrequency: 10, tables: { checkpoints: { rows: 0 }, writes: { rows: 0 } }, largestThreads: [], operation: null, lastResult: null });
     const ids = await seedThreads();
     const seeded = await status();
-    const rows = testSqlite().prepare("SELECT count(*) AS n FROM checkpoints").get() as { n: number };
+    const rows = env.rt.handle.sqlite.prepare("SELECT count(*) AS n FROM checkpoints").get() as { n: number };
     expect(seeded.tables!.checkpoints.rows).toBe(rows.n);
     expect(seeded.tables!.checkpoints.bytes).toBeGreaterThan(0);
     expect(seeded.largestThreads.map((t) => t.threadId).sort()).toEqual([...ids].sort());
@@ -63,7 +60,7 @@ describe("checkpoint maintenance API", () => {
     expect((await analyzePost(apiRequest("POST", `${URL}/analyze`, AS_VIEWER, {}))).status).toBe(403);
     expect((await runPost(apiRequest("POST", `${URL}/run`, AS_ADMIN, { force: true }))).status).toBe(400);
     const events: SystemEvent[] = [];
-    const unsubscribe = eventBus().subscribe((e) => events.push(e));
+    const unsubscribe = env.rt.bus.subscribe((e) => events.push(e));
     const rowsBefore = (await status()).tables!;
     const analyze = await analyzePost(apiRequest("POST", `${URL}/analyze`, AS_ADMIN, {}));
     expect(analyze.status).toBe(202);
@@ -73,7 +70,7 @@ describe("checkpoint maintenance API", () => {
     const busy = await runPost(apiRequest("POST", `${URL}/run`, AS_ADMIN, {}));
     expect(busy.status).toBe(409);
     expect(((await busy.json()) as { error: { code: string } }).error.code).toBe("operation_active");
-    await checkpointQueue().queue.idle();
+    await env.rt.checkpoints.jobs.queue.idle();
     const analyzed = await status();
     expect(analyzed.tables).toEqual(rowsBefore);
     expect(analyzed.lastResult).toMatchObject({ operationId: accepted.operationId, kind: "analysis", state: "succeeded" });
@@ -81,7 +78,7 @@ describe("checkpoint maintenance API", () => {
 
     const run = await runPost(apiRequest("POST", `${URL}/run`, AS_ADMIN, {}));
     expect(run.status).toBe(202);
-    await checkpointQueue().queue.idle();
+    await env.rt.checkpoints.jobs.queue.idle();
     const done = await status(AS_ADMIN);
     expect(done.lastResult).toMatchObject({ kind: "cleanup", state: "succeeded", after: analyzed.lastResult!.after, before: analyzed.lastResult!.before });
     expect(done.tables!.checkpoints.rows).toBe(analyzed.lastResult!.after.checkpoints);
@@ -92,17 +89,15 @@ describe("checkpoint maintenance API", () => {
   });
 
   it("[CRC-12] a malformed stored result is reported, not trusted, and the next operation replaces it", async () => {
-    testSqlite().prepare("INSERT INTO settings (key, value, updated_at_ms) VALUES (?, ?, 0)").run(CHECKPOINT_RETENTION_SETTINGS_KEY, '{"version":2}');
+    env.rt.handle.sqlite.prepare("INSERT INTO settings (key, value, updated_at_ms) VALUES (?, ?, 0)").run(CHECKPOINT_RETENTION_SETTINGS_KEY, '{"version":2}');
     expect(await status()).toMatchObject({ lastResult: null, lastResultMalformed: true });
     expect((await analyzePost(apiRequest("POST", `${URL}/analyze`, AS_ADMIN, {}))).status).toBe(202);
-    await checkpointQueue().queue.idle();
+    await env.rt.checkpoints.jobs.queue.idle();
     expect(await status()).toMatchObject({ lastResultMalformed: false, lastResult: { kind: "analysis", state: "succeeded" } });
   });
 
   it("answers 'unsupported' for a postgres DATABASE_URL and 501 on mutations", async () => {
-    process.env.DATABASE_URL = "postgres://example/db";
-    const { closeRuntime } = await import("@/server/runtime");
-    closeRuntime();
+    env.useUnsupportedEngine("postgres://example/db");
     const res = await GET(apiRequest("GET", URL, AS_VIEWER));
     expect(res.status).toBe(200);
     expect(((await res.json()) as { supported: boolean }).supported).toBe(false);

@@ -1,5 +1,4 @@
 import { route } from "@/server/http/route";
-import { maintenanceGuard } from "@/server/maintenance/guard";
 import { collectDatabaseStats } from "@/server/maintenance/stats";
 
 // Footprint for the Database page: metadata only, never message bodies.
@@ -8,7 +7,7 @@ export const GET = route({
   unsupportedRead: () => ({ capability: "unsupported" }),
   handler: async ({ rt }) => ({
     capability: "supported",
-    ...(await collectDatabaseStats({ sqlite: rt.handle!.sqlite, dbFile: rt.handle!.file })),
-    maintenanceBusy: maintenanceGuard().holder()?.kind ?? null,
+    ...(await collectDatabaseStats({ sqlite: rt.handle.sqlite, dbFile: rt.handle.file })),
+    maintenanceBusy: rt.guard.holder()?.kind ?? null,
   }),
 });

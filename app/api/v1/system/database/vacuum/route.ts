@@ -7,5 +7,5 @@ import { vacuumDatabase } from "@/server/maintenance/vacuum";
 export const POST = route({
   access: "admin",
   body: emptyBodySchema,
-  handler: ({ rt }) => vacuumDatabase({ dbFile: rt.handle!.file, clock: rt.clock, log: rt.log }),
+  handler: ({ rt }) => vacuumDatabase({ dbFile: rt.handle.file, clock: rt.clock, guard: rt.guard, log: rt.log }),
 });

@@ -6,5 +6,5 @@ import { exportTaskDocument } from "@/server/workspace/export/export-response";
 export const GET = route({
   access: "member",
   params: z.strictObject({ id: z.string().min(1) }),
-  handler: ({ rt, params }) => exportTaskDocument(rt.handle!.sqlite, params.id),
+  handler: ({ rt, params }) => exportTaskDocument(rt.handle.sqlite, params.id),
 });

@@ -2,7 +2,7 @@ import { route } from "@/server/http/route";
 import { runRequest, threadIdParams } from "@/lib/checkpoints/api";
 import { threadService } from "@/server/checkpoints/service";
 import { startRun } from "@/server/checkpoints/runs";
-import { processRunHistoryCache, readRunHistoryView } from "@/server/checkpoints/cleanup/run-history";
+import { readRunHistoryView } from "@/server/checkpoints/cleanup/run-history";
 
 /** Runs the agent on the thread and waits for the run to finish. */
 export const POST = route({
@@ -17,5 +17,5 @@ export const POST = route({
 export const GET = route({
   access: "member",
   params: threadIdParams,
-  handler: ({ rt, params }) => readRunHistoryView({ accessor: threadService(rt).accessor, threadId: params.id, cache: processRunHistoryCache() }),
+  handler: ({ rt, params }) => readRunHistoryView({ accessor: threadService(rt).accessor, threadId: params.id, cache: rt.checkpoints.runHistory }),
 });

@@ -10,7 +10,7 @@ export const GET = route({
   access: "admin",
   params,
   handler: async ({ rt, params }) => {
-    const backup = await openBackupStream({ dbFile: rt.handle!.file, name: params.name });
+    const backup = await openBackupStream({ dbFile: rt.handle.file, name: params.name });
     return new Response(backup.stream, {
       headers: {
         "Content-Type": "application/vnd.sqlite3",
@@ -27,7 +27,7 @@ export const DELETE = route({
   access: "admin",
   params,
   handler: async ({ rt, params }) => {
-    await deleteBackup({ dbFile: rt.handle!.file, name: params.name });
+    await deleteBackup({ dbFile: rt.handle.file, name: params.name, guard: rt.guard });
     return { deleted: params.name };
   },
 });

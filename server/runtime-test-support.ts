@@ -1,0 +1,60 @@
+// Test helper: a runtime of its own per test, on a temp SQLite file with the
+// migrations applied. Nothing is shared with other tests or the process.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createLogger } from "./log";
+import { createRuntime, installProcessRuntime, openRuntime, uninstallProcessRuntime, type OpenRuntime, type RuntimeOptions } from "./runtime";
+
+export type TestRuntime = OpenRuntime & {
+  dir: string;
+  /** Stops the runtime, takes it out of the process slot if installed, removes the files. */
+  dispose(): Promise<void>;
+};
+
+export type TestRuntimeOptions = Omit<RuntimeOptions, "env"> & {
+  prefix?: string;
+  /** Starts background work (the compaction worker) as the server does at boot. */
+  start?: boolean;
+  /** Makes it the process runtime, the one route handlers receive. */
+  install?: boolean;
+  /** Extra environment (DATABASE_URL is the temp file's). */
+  env?: Record<string, string | undefined>;
+};
+
+export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime {
+  const { prefix = "runtime-", start = false, install = false, env = {}, ...rest } = options;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const rt = openRuntime(
+    createRuntime({
+      log: createLogger({ level: "silent" }),
+      ...rest,
+      env: { ...env, DATABASE_URL: `file:${path.join(dir, "workspace.db")}` },
+    }),
+  );
+  if (!rt) throw new Error("a test runtime is always SQLite");
+  if (install) installProcessRuntime(rt);
+  if (start) rt.start();
+  return Object.assign(rt, {
+    dir,
+    async dispose() {
+      uninstallProcessRuntime(rt);
+      await rt.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  });
+}
+
+/**
+ * Installs a runtime whose DATABASE_URL names an unsupported engine (no
+ * connection is ever attempted) in place of the current one; returns the
+ * function that puts the previous one back.
+ */
+export function installUnsupportedRuntime(url: string, previous?: OpenRuntime): () => void {
+  const rt = createRuntime({ env: { DATABASE_URL: url }, log: createLogger({ level: "silent" }) });
+  installProcessRuntime(rt);
+  return () => {
+    uninstallProcessRuntime(rt);
+    if (previous) installProcessRuntime(previous);
+  };
+}
