@@ -19,7 +19,7 @@ export function startServerProcess(env: NodeJS.ProcessEnv = process.env): Runtim
   try {
     rt = createRuntime({ env });
   } catch (error) {
-    logFailure(createLogger(), "runtime", error);
+    logFailure(createLogger({ level: env.LOG_LEVEL }), "runtime", error);
     return null;
   }
   installProcessRuntime(rt);
