@@ -2,23 +2,13 @@
 // in both modes. The suite uses Jest-style globals, so they are provided
 // before it is imported.
 import * as vitest from "vitest";
+import "./jest-globals-test-support";
 import Database from "better-sqlite3";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { StampingSqliteSaver } from "./stamping-saver";
 import type { ChannelMode } from "./mode";
-
-Object.assign(globalThis, {
-  describe: vitest.describe,
-  it: vitest.it,
-  test: vitest.test,
-  expect: vitest.expect,
-  beforeAll: vitest.beforeAll,
-  afterAll: vitest.afterAll,
-  beforeEach: vitest.beforeEach,
-  afterEach: vitest.afterEach,
-});
 
 const { validate, deltaChannelHistoryTests } = await import("@langchain/langgraph-checkpoint-validation");
 
