@@ -11,6 +11,7 @@ import { systemClock } from "@/server/clock";
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from "@/server/db/url";
 import { seedDemoWorkspace } from "@/server/workspace/demo/seed";
 import { openConfiguredDatabase } from "./lib/database";
+import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 
 const DEMO_SEED = 20260101;
 const require = createRequire(import.meta.url);
@@ -64,7 +65,7 @@ function prepareDatabase(): Credentials | null {
     const { n } = handle.sqlite.prepare("select count(*) as n from tasks").get() as { n: number };
     if (n === 0) {
       console.log("demo: seeding the demo workspace…");
-      seedDemoWorkspace({ sqlite: handle.sqlite, seed: DEMO_SEED, nowMs: systemClock.now() });
+      seedDemoWorkspace({ store: createSqliteWorkspaceStore(handle.sqlite), seed: DEMO_SEED, nowMs: systemClock.now() });
     } else {
       console.log(`demo: database already has ${n} tasks, not seeding`);
     }
