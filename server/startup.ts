@@ -5,6 +5,7 @@ import { logger } from "@/server/log";
 import { startMaintenance } from "@/server/maintenance/startup";
 import { retentionWorker } from "@/server/compaction/service";
 import { runtime } from "@/server/runtime";
+import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
 
 /**
  * Node-runtime startup steps, called once from instrumentation.ts. Each step
@@ -15,7 +16,7 @@ export function startServerProcess(): void {
     const rt = runtime();
     if (!rt.handle) return;
     ensureFirstAdmin({
-      sqlite: rt.handle.sqlite,
+      store: createSqliteAuthStore(rt.handle.sqlite),
       email: process.env.ADMIN_EMAIL,
       password: process.env.ADMIN_PASSWORD,
       nowMs: rt.clock.now(),
@@ -24,7 +25,7 @@ export function startServerProcess(): void {
   });
   runStep("prune_sessions", () => {
     const rt = runtime();
-    if (rt.handle) pruneSessions(rt.handle.sqlite, { nowMs: rt.clock.now() });
+    if (rt.handle) pruneSessions(createSqliteAuthStore(rt.handle.sqlite), { nowMs: rt.clock.now() });
   });
   runStep("maintenance", () => {
     const rt = runtime();

@@ -9,6 +9,7 @@ import { route } from "@/server/http/route";
 import { closeRuntime, runtime } from "@/server/runtime";
 import { THROTTLE_MAX_FAILURES } from "./throttle";
 import { createUser } from "./users";
+import { createSqliteAuthStore } from "./sqlite-store";
 
 const BASE = "http://localhost:3000";
 const ADMIN = { email: "admin@example.com", password: "admin-password" };
@@ -47,8 +48,8 @@ describe("auth routes", () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "auth-routes-"));
     process.env.DATABASE_URL = `file:${path.join(dir, "workspace.db")}`;
     const sqlite = runtime().handle!.sqlite;
-    createUser(sqlite, { ...ADMIN, role: "admin", nowMs: Date.now() });
-    createUser(sqlite, { ...VIEWER, role: "viewer", nowMs: Date.now() });
+    createUser(createSqliteAuthStore(sqlite), { ...ADMIN, role: "admin", nowMs: Date.now() });
+    createUser(createSqliteAuthStore(sqlite), { ...VIEWER, role: "viewer", nowMs: Date.now() });
   });
   afterEach(() => {
     closeRuntime();

@@ -6,6 +6,7 @@ import { AppError, isAppError } from "@/server/errors";
 import { readSessionCookie, userForToken, type SessionUser } from "@/server/auth/current-user";
 import { logger } from "@/server/log";
 import { runtime, type Runtime } from "@/server/runtime";
+import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -139,7 +140,7 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, string>>, B
       }
       let user: SessionUser | null = null;
       if (options.access !== "public") {
-        user = userForToken(rt.handle.sqlite, readSessionCookie(request.headers.get("cookie")), rt.clock.now());
+        user = userForToken(createSqliteAuthStore(rt.handle.sqlite), readSessionCookie(request.headers.get("cookie")), rt.clock.now());
         if (!user) return errorResponse("unauthenticated", "Sign in to continue");
         const needsAdmin = options.access === "admin" || (mutation && !options.readOnly && options.access === "member");
         if (needsAdmin && user.role !== "admin") {

@@ -13,6 +13,7 @@ import { exportTask } from "./export/export-task";
 import { fingerprint, sampleFixture } from "./fixture/test-support";
 import { importFixture } from "./fixture/import-fixture";
 import { createSqliteWorkspaceStore } from "./sqlite-store";
+import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
 
 const BASE = "http://localhost:3000";
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 0);
@@ -44,8 +45,8 @@ beforeEach(() => {
   const addUser = sqlite().prepare("insert into users (id, email, role, password_hash, created_at) values (?, ?, ?, 'unused', ?)");
   addUser.run("admin-1", "admin@example.com", "admin", new Date(NOW).toISOString());
   addUser.run("viewer-1", "viewer@example.com", "viewer", new Date(NOW).toISOString());
-  adminCookie = `wsr_session=${createSession(sqlite(), { userId: "admin-1", nowMs: NOW }).token}`;
-  viewerCookie = `wsr_session=${createSession(sqlite(), { userId: "viewer-1", nowMs: NOW }).token}`;
+  adminCookie = `wsr_session=${createSession(createSqliteAuthStore(sqlite()), { userId: "admin-1", nowMs: NOW }).token}`;
+  viewerCookie = `wsr_session=${createSession(createSqliteAuthStore(sqlite()), { userId: "viewer-1", nowMs: NOW }).token}`;
   importFixture(createSqliteWorkspaceStore(sqlite()), { file: "in.json", text: sampleFixture() });
 });
 

@@ -18,6 +18,7 @@ import { StampingSqliteSaver } from "@/server/checkpoints/stamping-saver";
 import { createThread } from "@/server/checkpoints/threads";
 import { sequentialIds, testRunDeps } from "@/server/checkpoints/test-support";
 import { closeRuntime, runtime } from "@/server/runtime";
+import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
 
 const BASE = "http://localhost:3000";
 type Handler = (request: Request, context?: { params?: Promise<Record<string, string>> }) => Promise<Response>;
@@ -28,8 +29,8 @@ let viewer: string;
 
 function cookieFor(email: string, role: "admin" | "viewer"): string {
   const sqlite = runtime().handle!.sqlite;
-  const { id } = createUser(sqlite, { email, role, password: "long-enough-password", nowMs: Date.now() });
-  const { token } = createSession(sqlite, { userId: id, nowMs: Date.now() });
+  const { id } = createUser(createSqliteAuthStore(sqlite), { email, role, password: "long-enough-password", nowMs: Date.now() });
+  const { token } = createSession(createSqliteAuthStore(sqlite), { userId: id, nowMs: Date.now() });
   return `${SESSION_COOKIE}=${token}`;
 }
 
