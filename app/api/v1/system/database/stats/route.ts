@@ -1,6 +1,6 @@
 import { route } from "@/server/http/route";
 import { maintenanceGuard } from "@/server/maintenance/guard";
-import { collectDatabaseStats } from "@/server/maintenance/stats";
+import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 
 // Footprint for the Database page: metadata only, never message bodies.
 export const GET = route({
@@ -8,7 +8,7 @@ export const GET = route({
   unsupportedRead: () => ({ capability: "unsupported" }),
   handler: async ({ rt }) => ({
     capability: "supported",
-    ...(await collectDatabaseStats({ sqlite: rt.handle!.sqlite, dbFile: rt.handle!.file })),
+    ...(await createSqliteMaintenanceStore(rt.handle!).databaseStats()),
     maintenanceBusy: maintenanceGuard().holder()?.kind ?? null,
   }),
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { restoreBodySchema } from "@/lib/api/database-maintenance";
 import { route } from "@/server/http/route";
 import { restoreBackup } from "@/server/maintenance/backups/restore";
+import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 
 // Restore with a typed confirmation (the exact backup name). The answer says
 // restartRequired: true — the server must be restarted afterwards.
@@ -9,5 +10,5 @@ export const POST = route({
   access: "admin",
   params: z.strictObject({ name: z.string() }),
   body: restoreBodySchema,
-  handler: ({ rt, params, body }) => restoreBackup({ dbFile: rt.handle!.file, name: params.name, confirm: body.confirm, log: rt.log }),
+  handler: ({ rt, params, body }) => restoreBackup({ store: createSqliteMaintenanceStore(rt.handle!), dbFile: rt.handle!.file, name: params.name, confirm: body.confirm, log: rt.log }),
 });
