@@ -6,7 +6,7 @@ import type { SessionUser } from "./current-user";
 import type { AuthStore, ThrottleRecord, UserRecord } from "./store";
 
 export function createSqliteAuthStore(sqlite: Sqlite): AuthStore {
-  // Nested calls become savepoints of the outer transaction (better-sqlite3).
+  // Nested calls become savepoints of the outer transaction.
   const inTransaction = sqlite.transaction((fn: (tx: AuthStore) => unknown) => fn(store));
 
   const store: AuthStore = {

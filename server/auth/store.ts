@@ -2,7 +2,7 @@
 // throttle. Domain modules call these verbs only; the SQL lives in the
 // implementation (sqlite-store.ts).
 //
-// Synchronous on purpose: better-sqlite3 is synchronous, and a later
+// Synchronous on purpose: the SQLite driver is synchronous, and a later
 // PostgreSQL implementation satisfies the same interface through a
 // synchronous libpq binding, so check-then-write steps run inside
 // `writeTransaction` without ever awaiting.

@@ -3,7 +3,7 @@
 // backup files and their bookkeeping stay in the domain (backups/, vacuum.ts);
 // the engine mechanics live in the implementation (sqlite-store.ts).
 //
-// Synchronous where the engine call is short (better-sqlite3 is synchronous,
+// Synchronous where the engine call is short (the SQLite driver is synchronous,
 // and a later PostgreSQL implementation satisfies the same interface through
 // a synchronous libpq binding); the long-running verbs are promises because
 // they run off the request thread.

@@ -20,7 +20,7 @@ const TABLE_OF: Record<RecordKind, string> = {
 };
 
 export function createSqliteWorkspaceStore(sqlite: Sqlite): WorkspaceStore {
-  // Nested calls become savepoints of the outer transaction (better-sqlite3).
+  // Nested calls become savepoints of the outer transaction.
   const inTransaction = sqlite.transaction((fn: (tx: WorkspaceStore) => unknown) => fn(store));
 
   const store: WorkspaceStore = {

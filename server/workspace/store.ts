@@ -2,7 +2,7 @@
 // messages and runs. Domain modules (import, export, message writes, reads)
 // call these verbs only; every SQL statement lives in the implementation.
 //
-// Synchronous on purpose: better-sqlite3 is synchronous, and a later
+// Synchronous on purpose: the SQLite driver is synchronous, and a later
 // PostgreSQL implementation satisfies the same interface through a
 // synchronous libpq binding, so atomic domain logic can run inside
 // `writeTransaction` without ever awaiting.
