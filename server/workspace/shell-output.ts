@@ -4,18 +4,11 @@ import "server-only";
 // answer is 410 tool_payload_removed with the removal time and the retained
 // summary (TPR-TX-06), never a stale or partial body.
 import { isLosslessNumber, parse } from "lossless-json";
+import type { ShellOutputResponse } from "@/lib/conversation/api";
 import { AppError } from "@/server/errors";
 import type { WorkspaceStore } from "./store";
 
-export type ShellOutput = {
-  messageId: string;
-  command: string | null;
-  workDir: string | null;
-  exitCode: number | null;
-  stdout: string;
-  stderr: string;
-  truncated: boolean;
-};
+export type ShellOutput = ShellOutputResponse;
 
 type Obj = Record<string, unknown>;
 

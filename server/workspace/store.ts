@@ -10,6 +10,7 @@
 // Timestamps are passed as the text given; the implementation stores each
 // with its parsed companion. Message metadata is JSON object text and stays
 // text, byte for byte.
+import type { ConversationMessage, TaskConversation, TaskListItem } from "@/lib/conversation/api";
 
 export type TaskRecord = {
   id: string;
@@ -65,18 +66,13 @@ export type TaskTree = {
   >;
 };
 
-// Required timestamps read back as text (a missing one was stored as "").
-export type TaskListRow = { id: string; title: string; state: string; updatedAt: string; messageCount: number };
-export type TaskHeader = { id: string; title: string; state: string; createdAt: string; updatedAt: string };
+// Read rows have the shapes of the conversation view (required timestamps
+// read back as text: a missing one was stored as "").
+export type TaskListRow = TaskListItem;
+export type TaskHeader = TaskConversation["task"];
 
 /** A conversation row with the tool summary fields read out of its metadata (unknown when absent or unreadable). */
-export type ConversationRow = {
-  id: string;
-  sessionId: string;
-  type: string;
-  authorType: string;
-  content: string;
-  createdAt: string;
+export type ConversationRow = Omit<ConversationMessage, "tool"> & {
   kind: unknown;
   title: unknown;
   command: unknown;
