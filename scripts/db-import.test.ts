@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "@/server/db/client";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
-import { fingerprint, sampleFixture } from "@/server/workspace/fixture/fixture-samples";
+import { fingerprint, sampleFixture } from "@/server/workspace/fixture/test-support";
 
 let t: TestDb | undefined;
 afterEach(() => t?.close());

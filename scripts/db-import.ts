@@ -7,6 +7,7 @@ import { openDatabase, type DbHandle } from "@/server/db/client";
 import { parseDatabaseUrl } from "@/server/db/url";
 import { FixtureError } from "@/server/workspace/fixture/fixture-error";
 import { importFixture } from "@/server/workspace/fixture/import-fixture";
+import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 
 function fail(message: string): never {
   process.stderr.write(`db:import: ${message}\n`);
@@ -33,7 +34,7 @@ function main(argv: string[]): void {
     fail(`cannot open the database: ${error instanceof Error ? error.message : "unknown error"}`);
   }
   try {
-    const counts = importFixture(handle.sqlite, { file, text });
+    const counts = importFixture(createSqliteWorkspaceStore(handle.sqlite), { file, text });
     process.stdout.write(
       `Imported ${file}: ${counts.tasks} tasks, ${counts.sessions} sessions, ${counts.turns} turns, ` +
         `${counts.messages} messages, ${counts.queuedMessages} queued messages, ${counts.runs} runs\n`,

@@ -11,6 +11,9 @@ import { systemClock } from "@/server/clock";
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from "@/server/db/url";
 import { seedDemoWorkspace } from "@/server/workspace/demo/seed";
 import { openConfiguredDatabase } from "./lib/database";
+import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
+import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
+import type { AuthStore } from "@/server/auth/store";
 
 const DEMO_SEED = 20260101;
 const require = createRequire(import.meta.url);
@@ -36,8 +39,8 @@ function password(): string {
  * Demo users get random passwords, kept (mode 0600) beside the database so a
  * second `npm run demo` can print them again.
  */
-function ensureDemoUsers(sqlite: Parameters<typeof countUsers>[0], credentialsFile: string): Credentials | null {
-  if (countUsers(sqlite) > 0) {
+function ensureDemoUsers(store: AuthStore, credentialsFile: string): Credentials | null {
+  if (countUsers(store) > 0) {
     if (!fs.existsSync(credentialsFile)) return null;
     return JSON.parse(fs.readFileSync(credentialsFile, "utf8")) as Credentials;
   }
@@ -46,10 +49,10 @@ function ensureDemoUsers(sqlite: Parameters<typeof countUsers>[0], credentialsFi
     viewer: { email: "viewer@example.com", password: password() },
   };
   const nowMs = systemClock.now();
-  sqlite.transaction(() => {
-    createUser(sqlite, { ...credentials.admin, role: "admin", nowMs });
-    createUser(sqlite, { ...credentials.viewer, role: "viewer", nowMs });
-  })();
+  store.writeTransaction((tx) => {
+    createUser(tx, { ...credentials.admin, role: "admin", nowMs });
+    createUser(tx, { ...credentials.viewer, role: "viewer", nowMs });
+  });
   fs.writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2), { mode: 0o600 });
   return credentials;
 }
@@ -64,11 +67,11 @@ function prepareDatabase(): Credentials | null {
     const { n } = handle.sqlite.prepare("select count(*) as n from tasks").get() as { n: number };
     if (n === 0) {
       console.log("demo: seeding the demo workspace…");
-      seedDemoWorkspace({ sqlite: handle.sqlite, seed: DEMO_SEED, nowMs: systemClock.now() });
+      seedDemoWorkspace({ store: createSqliteWorkspaceStore(handle.sqlite), seed: DEMO_SEED, nowMs: systemClock.now() });
     } else {
       console.log(`demo: database already has ${n} tasks, not seeding`);
     }
-    return ensureDemoUsers(handle.sqlite, path.join(path.dirname(target.file), "demo-credentials.json"));
+    return ensureDemoUsers(createSqliteAuthStore(handle.sqlite), path.join(path.dirname(target.file), "demo-credentials.json"));
   } finally {
     handle.sqlite.close();
   }

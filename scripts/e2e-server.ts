@@ -12,6 +12,7 @@ import { openDatabase } from "@/server/db/client";
 import { importFixture } from "@/server/workspace/fixture/import-fixture";
 import { conversationFixtureText } from "../e2e/support/conversation-fixture";
 import { ADMIN, E2E_PORT, VIEWER } from "../e2e/support/accounts";
+import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 
 const require = createRequire(import.meta.url);
 const nextBin = require.resolve("next/dist/bin/next");
@@ -33,7 +34,7 @@ function prepareDatabase(): { dir: string; url: string } {
   const file = path.join(dir, "workspace.db");
   const { sqlite } = openDatabase({ file });
   // One live task for the conversation spec (a compacted message answers 410).
-  importFixture(sqlite, { file: "e2e/support/conversation-fixture.ts", text: conversationFixtureText() });
+  importFixture(createSqliteWorkspaceStore(sqlite), { file: "e2e/support/conversation-fixture.ts", text: conversationFixtureText() });
   sqlite.close();
   return { dir, url: `file:${file}` };
 }

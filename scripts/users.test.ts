@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findUserByEmail, verifyPassword } from "@/server/auth/users";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
+import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
 
 function runUsers(db: TestDb, args: string[], stdin: string) {
   return spawnSync(
@@ -23,7 +24,7 @@ describe("npm run users", () => {
     const result = runUsers(db, ["create", "--email", "Ops@Example.com", "--role", "viewer"], "stdin pass word\n");
     expect(result.status).toBe(0);
     expect(result.stdout).not.toContain("stdin pass word");
-    const user = findUserByEmail(db.sqlite, "ops@example.com");
+    const user = findUserByEmail(createSqliteAuthStore(db.sqlite), "ops@example.com");
     expect(user?.role).toBe("viewer");
     expect(await verifyPassword("stdin pass word", user!.passwordHash)).toBe(true);
   });

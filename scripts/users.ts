@@ -7,6 +7,7 @@ import { openDatabase } from "@/server/db/client";
 import { parseDatabaseUrl } from "@/server/db/url";
 import { isAppError } from "@/server/errors";
 import { createUser } from "@/server/auth/users";
+import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
 
 const USAGE = "usage: npm run users -- create --email EMAIL --role admin|viewer   (password on stdin)";
 
@@ -35,7 +36,7 @@ async function main(): Promise<number> {
   }
   const handle = openDatabase({ file: target.file });
   try {
-    const { id } = createUser(handle.sqlite, { email: values.email, role: values.role, password, nowMs: systemClock.now() });
+    const { id } = createUser(createSqliteAuthStore(handle.sqlite), { email: values.email, role: values.role, password, nowMs: systemClock.now() });
     console.log(`created ${values.role} ${values.email.trim().toLowerCase()} (id ${id})`);
     return 0;
   } catch (error) {

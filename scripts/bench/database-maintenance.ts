@@ -16,8 +16,8 @@ import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { createBackup } from "@/server/maintenance/backups/create";
 import { createVerificationCache, verifyReceipt, verifyReceiptCached } from "@/server/maintenance/backups/verify";
 import { inlineFallbacks } from "@/server/maintenance/sqlite-thread";
-import { collectDatabaseStats } from "@/server/maintenance/stats";
 import { vacuumDatabase } from "@/server/maintenance/vacuum";
+import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 
 const messages = Number(process.argv[2] ?? 50_000);
 const payloadBytes = Number(process.argv[3] ?? 4_000);
@@ -68,29 +68,29 @@ async function main() {
   const fileBytes = fs.statSync(handle.file).size;
 
   // Cold-ish first read of each, then medians of warm runs.
-  const statsMs = await time(() => collectDatabaseStats({ sqlite, dbFile: handle.file }));
+  const statsMs = await time(() => createSqliteMaintenanceStore({ sqlite, file: handle.file }).databaseStats());
   const bodyScanMs = await time(() => sqlite.prepare("select sum(length(metadata)) from messages").get());
   const countMs = await time(() => sqlite.prepare("select count(*) from messages").get());
-  const statsStallMs = await worstStall(() => collectDatabaseStats({ sqlite, dbFile: handle.file }));
+  const statsStallMs = await worstStall(() => createSqliteMaintenanceStore({ sqlite, file: handle.file }).databaseStats());
   const bodyScanStallMs = await worstStall(() => sqlite.prepare("select sum(length(metadata)) from messages").get());
 
   const log = createLogger({ level: "silent" });
   const clock = { now: () => Date.parse("2026-11-29T22:30:00Z") };
   const backupStart = performance.now();
-  let receipt = await createBackup({ dbFile: handle.file, clock, label: "manual", guard: createMaintenanceGuard(), log });
+  let receipt = await createBackup({ store: createSqliteMaintenanceStore(handle), dbFile: handle.file, clock, label: "manual", guard: createMaintenanceGuard(), log });
   const backupMs = Number((performance.now() - backupStart).toFixed(2));
   const backupStallMs = await worstStall(async () => {
-    receipt = await createBackup({ dbFile: handle.file, clock: { now: () => clock.now() + 1000 }, label: "manual", guard: createMaintenanceGuard(), log });
+    receipt = await createBackup({ store: createSqliteMaintenanceStore(handle), dbFile: handle.file, clock: { now: () => clock.now() + 1000 }, label: "manual", guard: createMaintenanceGuard(), log });
   });
   const inlineSnapshotStallMs = await worstStall(() => sqlite.prepare("VACUUM INTO ?").run(path.join(dir, "inline.db")));
   sqlite.prepare("update messages set metadata = '{}' where rowid % 2 = 0").run();
-  const vacuumStallMs = await worstStall(() => vacuumDatabase({ dbFile: handle.file, clock, guard: createMaintenanceGuard(), log }));
+  const vacuumStallMs = await worstStall(() => vacuumDatabase({ store: createSqliteMaintenanceStore(handle), clock, guard: createMaintenanceGuard(), log }));
   sqlite.prepare("update messages set metadata = '{}' where rowid % 3 = 0").run();
   const inlineVacuumStallMs = await worstStall(() => sqlite.exec("VACUUM"));
-  const fullVerifyMs = await time(() => verifyReceipt({ dbFile: handle.file, receipt }));
+  const fullVerifyMs = await time(() => verifyReceipt({ store: createSqliteMaintenanceStore(handle), dbFile: handle.file, receipt }));
   const cache = createVerificationCache();
-  await verifyReceiptCached({ dbFile: handle.file, receipt, cache });
-  const cachedVerifyMs = await time(() => verifyReceiptCached({ dbFile: handle.file, receipt, cache }));
+  await verifyReceiptCached({ store: createSqliteMaintenanceStore(handle), dbFile: handle.file, receipt, cache });
+  const cachedVerifyMs = await time(() => verifyReceiptCached({ store: createSqliteMaintenanceStore(handle), dbFile: handle.file, receipt, cache }));
 
   sqlite.close();
   fs.rmSync(dir, { recursive: true, force: true });

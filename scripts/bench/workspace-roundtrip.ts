@@ -17,6 +17,7 @@ import { seedDemoWorkspace } from "@/server/workspace/demo/seed";
 import { exportTask } from "@/server/workspace/export/export-task";
 import { importFixture } from "@/server/workspace/fixture/import-fixture";
 import { parseJsonTree } from "@/server/json/json-tree";
+import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 
 const MiB = 1024 * 1024;
 const NOW = Date.UTC(2026, 10, 29, 12);
@@ -30,13 +31,13 @@ function timed<T>(fn: () => T): { value: T; ms: number } {
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-roundtrip-"));
 try {
   const source = openDatabase({ file: path.join(dir, "source.db") });
-  const seed = timed(() => seedDemoWorkspace({ sqlite: source.sqlite, seed: 20260101, nowMs: NOW }));
+  const seed = timed(() => seedDemoWorkspace({ store: createSqliteWorkspaceStore(source.sqlite), seed: 20260101, nowMs: NOW }));
   const ids = (source.sqlite.prepare("select id from tasks order by rowid").all() as { id: string }[]).map((r) => r.id);
-  const exported = timed(() => ids.map((id) => exportTask(source.sqlite, id)));
+  const exported = timed(() => ids.map((id) => exportTask(createSqliteWorkspaceStore(source.sqlite), id)));
   const exportBytes = exported.value.reduce((n, t) => n + Buffer.byteLength(t), 0);
 
   const target = openDatabase({ file: path.join(dir, "target.db") });
-  const imported = timed(() => exported.value.forEach((text, i) => importFixture(target.sqlite, { file: `task-${i}.json`, text })));
+  const imported = timed(() => exported.value.forEach((text, i) => importFixture(createSqliteWorkspaceStore(target.sqlite), { file: `task-${i}.json`, text })));
 
   // Baseline: the same message rows with a bare INSERT in one transaction.
   const rows = source.sqlite.prepare("select * from messages order by rowid").all() as Record<string, unknown>[];

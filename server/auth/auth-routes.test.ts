@@ -6,6 +6,7 @@ import { route } from "@/server/http/route";
 import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
 import { THROTTLE_MAX_FAILURES } from "./throttle";
 import { createUser } from "./users";
+import { createSqliteAuthStore } from "./sqlite-store";
 
 const BASE = "http://localhost:3000";
 const ADMIN = { email: "admin@example.com", password: "admin-password" };
@@ -43,8 +44,8 @@ describe("auth routes", () => {
   beforeEach(() => {
     rt = createTestRuntime({ prefix: "auth-routes-", install: true });
     const sqlite = rt.handle.sqlite;
-    createUser(sqlite, { ...ADMIN, role: "admin", nowMs: Date.now() });
-    createUser(sqlite, { ...VIEWER, role: "viewer", nowMs: Date.now() });
+    createUser(createSqliteAuthStore(sqlite), { ...ADMIN, role: "admin", nowMs: Date.now() });
+    createUser(createSqliteAuthStore(sqlite), { ...VIEWER, role: "viewer", nowMs: Date.now() });
   });
   afterEach(() => rt.dispose());
 

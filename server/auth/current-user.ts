@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Sqlite } from "@/server/db/client";
+import type { AuthStore } from "./store";
 
 export type Role = "admin" | "viewer";
 export type SessionUser = { id: string; email: string; role: Role };
@@ -25,13 +25,7 @@ export function readSessionCookie(cookieHeader: string | null): string | null {
 }
 
 /** The signed-in user for a session token, or null (unknown, expired or revoked). */
-export function userForToken(sqlite: Sqlite, token: string | null, nowMs: number): SessionUser | null {
+export function userForToken(store: AuthStore, token: string | null, nowMs: number): SessionUser | null {
   if (!token) return null;
-  const row = sqlite
-    .prepare(
-      `select u.id, u.email, u.role from auth_sessions s join users u on u.id = s.user_id
-       where s.token_hash = ? and s.revoked_at_ms is null and s.expires_at_ms > ?`,
-    )
-    .get(hashSessionToken(token), nowMs) as SessionUser | undefined;
-  return row ?? null;
+  return store.userForSession({ tokenHash: hashSessionToken(token), nowMs });
 }

@@ -3,6 +3,7 @@ import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { createLogger } from "@/server/log";
 import { ensureFirstAdmin } from "./first-admin";
 import { countUsers, findUserByEmail } from "./users";
+import { createSqliteAuthStore } from "./sqlite-store";
 
 const log = createLogger({ level: "silent" });
 
@@ -14,15 +15,15 @@ describe("first admin", () => {
   afterEach(() => db.close());
 
   it("is created from the environment only while the user table is empty", () => {
-    const options = { sqlite: db.sqlite, email: "root@example.com", password: "first-admin-pw", nowMs: 0, log };
+    const options = { store: createSqliteAuthStore(db.sqlite), email: "root@example.com", password: "first-admin-pw", nowMs: 0, log };
     expect(ensureFirstAdmin(options)).toBe("created");
-    expect(findUserByEmail(db.sqlite, "root@example.com")?.role).toBe("admin");
+    expect(findUserByEmail(createSqliteAuthStore(db.sqlite), "root@example.com")?.role).toBe("admin");
     expect(ensureFirstAdmin({ ...options, email: "other@example.com" })).toBe("skipped");
-    expect(countUsers(db.sqlite)).toBe(1);
+    expect(countUsers(createSqliteAuthStore(db.sqlite))).toBe(1);
   });
 
   it("does nothing without both variables", () => {
-    expect(ensureFirstAdmin({ sqlite: db.sqlite, email: "root@example.com", password: undefined, nowMs: 0, log })).toBe("skipped");
-    expect(countUsers(db.sqlite)).toBe(0);
+    expect(ensureFirstAdmin({ store: createSqliteAuthStore(db.sqlite), email: "root@example.com", password: undefined, nowMs: 0, log })).toBe("skipped");
+    expect(countUsers(createSqliteAuthStore(db.sqlite))).toBe(0);
   });
 });

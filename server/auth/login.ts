@@ -1,8 +1,8 @@
 import "server-only";
-import type { Sqlite } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import type { SessionUser } from "./current-user";
 import { createSession, type NewSession } from "./sessions";
+import type { AuthStore } from "./store";
 import { clearFailures, lockedForMs, recordFailure, throttleKeys } from "./throttle";
 import { decoyPasswordHash, findUserByEmail, normalizeEmail, verifyPassword } from "./users";
 
@@ -16,10 +16,10 @@ const INVALID = "Invalid email or password";
  * Checks the throttle, then the password (against a decoy hash when the email
  * is unknown, so both cases cost the same), then starts a session.
  */
-export async function login(sqlite: Sqlite, input: LoginInput): Promise<LoginResult> {
+export async function login(store: AuthStore, input: LoginInput): Promise<LoginResult> {
   const email = normalizeEmail(input.email);
   const keys = throttleKeys({ email, client: input.client });
-  const waitMs = lockedForMs(sqlite, { keys, nowMs: input.nowMs });
+  const waitMs = lockedForMs(store, { keys, nowMs: input.nowMs });
   if (waitMs > 0) {
     throw new AppError("too_many_requests", "Too many failed sign-in attempts; try again later", {
       retryAfterSeconds: Math.ceil(waitMs / 1000),
@@ -28,14 +28,14 @@ export async function login(sqlite: Sqlite, input: LoginInput): Promise<LoginRes
   // The attempt counts against the email before the (slow, async) password
   // check: parallel guesses cannot all pass the throttle check first.
   const [emailKey, clientKey] = keys as [string, string];
-  recordFailure(sqlite, { keys: [emailKey], nowMs: input.nowMs });
-  const user = findUserByEmail(sqlite, email);
+  recordFailure(store, { keys: [emailKey], nowMs: input.nowMs });
+  const user = findUserByEmail(store, email);
   const ok = await verifyPassword(input.password, user?.passwordHash ?? decoyPasswordHash());
   if (!user || !ok) {
-    recordFailure(sqlite, { keys: [clientKey], nowMs: input.nowMs });
+    recordFailure(store, { keys: [clientKey], nowMs: input.nowMs });
     throw new AppError("invalid_credentials", INVALID);
   }
-  clearFailures(sqlite, { key: emailKey });
-  const session = createSession(sqlite, { userId: user.id, nowMs: input.nowMs });
+  clearFailures(store, { key: emailKey });
+  const session = createSession(store, { userId: user.id, nowMs: input.nowMs });
   return { user: { id: user.id, email: user.email, role: user.role }, session };
 }

@@ -1,8 +1,8 @@
 import "server-only";
 import { randomBytes, randomUUID, scrypt, scryptSync, timingSafeEqual } from "node:crypto";
-import type { Sqlite } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import type { Role } from "./current-user";
+import type { AuthStore, UserRecord } from "./store";
 
 // scrypt with N=2^15, r=8: each hash needs 32 MiB of memory, which is what
 // makes offline guessing expensive. Parameters are stored with the hash so
@@ -14,7 +14,7 @@ export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 1024;
 
 export type CreateUserInput = { email: string; role: Role; password: string; nowMs: number };
-export type UserRow = { id: string; email: string; role: Role; passwordHash: string };
+export type UserRow = UserRecord;
 
 /** Emails compare case-insensitively and without surrounding blanks. */
 export function normalizeEmail(email: string): string {
@@ -78,33 +78,22 @@ export function validatePassword(password: string): void {
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+$/;
 
-export function createUser(sqlite: Sqlite, input: CreateUserInput): { id: string } {
+export function createUser(store: AuthStore, input: CreateUserInput): { id: string } {
   const email = normalizeEmail(input.email);
   if (!EMAIL_RE.test(email) || email.length > 320) throw new AppError("invalid_request", "Email address is not valid");
   if (input.role !== "admin" && input.role !== "viewer") throw new AppError("invalid_request", "Role must be admin or viewer");
   validatePassword(input.password);
   const id = randomUUID();
   const passwordHash = hashPassword(input.password);
-  try {
-    sqlite
-      .prepare(`insert into users (id, email, role, password_hash, created_at) values (?, ?, ?, ?, ?)`)
-      .run(id, email, input.role, passwordHash, new Date(input.nowMs).toISOString());
-  } catch (error) {
-    if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
-      throw new AppError("conflict", "A user with this email already exists");
-    }
-    throw error;
-  }
+  const inserted = store.insertUser({ id, email, role: input.role, passwordHash, createdAt: new Date(input.nowMs).toISOString() });
+  if (inserted === "email_taken") throw new AppError("conflict", "A user with this email already exists");
   return { id };
 }
 
-export function findUserByEmail(sqlite: Sqlite, email: string): UserRow | null {
-  const row = sqlite
-    .prepare(`select id, email, role, password_hash as passwordHash from users where email = ?`)
-    .get(normalizeEmail(email)) as UserRow | undefined;
-  return row ?? null;
+export function findUserByEmail(store: AuthStore, email: string): UserRow | null {
+  return store.findUserByEmail(normalizeEmail(email));
 }
 
-export function countUsers(sqlite: Sqlite): number {
-  return (sqlite.prepare(`select count(*) as n from users`).get() as { n: number }).n;
+export function countUsers(store: AuthStore): number {
+  return store.countUsers();
 }

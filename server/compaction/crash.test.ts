@@ -75,7 +75,7 @@ function immediateTimers(): Timers & { parked: Array<() => void> } {
 function restartWorker() {
   t.sqlite.close();
   const handle = openDatabase({ file: t.file });
-  Object.assign(t, { sqlite: handle.sqlite, db: handle.db });
+  Object.assign(t, { sqlite: handle.sqlite });
   const timers = immediateTimers();
   const worker = createRetentionWorker({
     sqlite: handle.sqlite,

@@ -1,13 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import * as schema from "./schema";
 
 export type Sqlite = Database.Database;
-export type Db = BetterSQLite3Database<typeof schema>;
-export type DbHandle = { sqlite: Sqlite; db: Db; file: string };
+// Queries are plain SQL in each domain's SQLite store (server/<domain>/sqlite-store.ts);
+// drizzle only declares the schema (drizzle-kit generates migrations from it) and applies them.
+export type DbHandle = { sqlite: Sqlite; file: string };
 
 export const MIGRATIONS_DIR = path.join(process.cwd(), "drizzle");
 
@@ -32,9 +33,8 @@ export function openDatabase(options: OpenOptions): DbHandle {
     sqlite.pragma("synchronous = NORMAL");
   }
   sqlite.pragma("foreign_keys = ON");
-  const db = drizzle(sqlite, { schema });
   if (!readonly && options.migrate !== false) {
-    migrate(db, { migrationsFolder: options.migrationsDir ?? MIGRATIONS_DIR });
+    migrate(drizzle(sqlite, { schema }), { migrationsFolder: options.migrationsDir ?? MIGRATIONS_DIR });
   }
-  return { sqlite, db, file };
+  return { sqlite, file };
 }

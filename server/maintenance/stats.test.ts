@@ -4,8 +4,9 @@ import { openDatabase, type DbHandle } from "@/server/db/client";
 import type { TestDb } from "@/server/db/test-db";
 import { createMaintenanceGuard } from "./guard";
 import { seededDb, silentLog, testClock } from "./test-support/fixtures";
-import { collectDatabaseStats, type TableStats } from "./stats";
+import type { TableStats } from "@/lib/api/database-maintenance";
 import { optimizeDatabase, vacuumDatabase } from "./vacuum";
+import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 
 let t: TestDb | undefined;
 let reopened: DbHandle | undefined;
@@ -18,7 +19,7 @@ afterEach(() => {
 describe("collectDatabaseStats", () => {
   it("reports file, WAL, pages, free pages and per-table rows and bytes", async () => {
     t = seededDb(50, 6000);
-    const stats = await collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file });
+    const stats = await createSqliteMaintenanceStore({ sqlite: t.sqlite, file: t.file }).databaseStats();
     expect(stats.pageSize).toBe(4096);
     expect(stats.fileBytes).toBe(fs.statSync(t.file).size);
     expect(stats.walBytes).toBe(fs.statSync(`${t.file}-wal`).size);
@@ -41,7 +42,7 @@ describe("collectDatabaseStats", () => {
     t = seededDb(40, 9000);
     const pages = t.sqlite.prepare("select pageno from dbstat where name = 'messages'").all() as { pageno: number }[];
     expect(pages.length).toBeGreaterThan(40); // leaf, interior and overflow pages holding the bodies
-    const expected = (await collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file })).tables!.find((x) => x.name === "messages");
+    const expected = (await createSqliteMaintenanceStore({ sqlite: t.sqlite, file: t.file }).databaseStats()).tables!.find((x) => x.name === "messages");
     t.sqlite.pragma("wal_checkpoint(TRUNCATE)");
     t.sqlite.close();
     // Destroy every page of the messages table b-tree on disk.
@@ -50,7 +51,7 @@ describe("collectDatabaseStats", () => {
     fs.closeSync(fd);
     reopened = openDatabase({ file: t.file, migrate: false });
     expect(() => reopened!.sqlite.prepare("select sum(length(metadata)) from messages").get()).toThrow(/malformed|corrupt/i);
-    const stats = await collectDatabaseStats({ sqlite: reopened.sqlite, dbFile: t.file });
+    const stats = await createSqliteMaintenanceStore({ sqlite: reopened.sqlite, file: t.file }).databaseStats();
     expect(stats.tables!.find((x) => x.name === "messages")).toEqual(expected);
   });
 });
@@ -60,13 +61,13 @@ describe("vacuumDatabase", () => {
     t = seededDb(60, 8000);
     t.sqlite.prepare("update messages set metadata = '{}'").run();
     t.sqlite.pragma("wal_checkpoint(TRUNCATE)");
-    const freeBefore = (await collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file })).freePages;
+    const freeBefore = (await createSqliteMaintenanceStore({ sqlite: t.sqlite, file: t.file }).databaseStats()).freePages;
     expect(freeBefore).toBeGreaterThan(60);
-    const result = await vacuumDatabase({ dbFile: t.file, clock: testClock(), guard: createMaintenanceGuard(), log: silentLog });
+    const result = await vacuumDatabase({ store: createSqliteMaintenanceStore(t), clock: testClock(), guard: createMaintenanceGuard(), log: silentLog });
     expect(result.freedBytes).toBe(result.beforeBytes - result.afterBytes);
     expect(result.freedBytes).toBeGreaterThan(60 * 4096);
     expect(result.afterBytes).toBe(fs.statSync(t.file).size + fs.statSync(`${t.file}-wal`).size);
-    expect((await collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file })).freePages).toBe(0);
+    expect((await createSqliteMaintenanceStore({ sqlite: t.sqlite, file: t.file }).databaseStats()).freePages).toBe(0);
     expect(result.durationMs).toBe(0); // manual clock: no time passed
   });
 
@@ -75,10 +76,10 @@ describe("vacuumDatabase", () => {
     t.sqlite.prepare("update messages set metadata = '{}'").run();
     const guard = createMaintenanceGuard();
     guard.tryAcquire({ owner: "batch", kind: "compaction" });
-    const before = (await collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file })).freePages;
-    await expect(vacuumDatabase({ dbFile: t.file, clock: testClock(), guard, log: silentLog })).rejects.toMatchObject({ code: "maintenance_busy" });
-    await expect(optimizeDatabase({ sqlite: t.sqlite, dbFile: t.file, clock: testClock(), guard, log: silentLog })).rejects.toMatchObject({ code: "maintenance_busy" });
-    expect((await collectDatabaseStats({ sqlite: t.sqlite, dbFile: t.file })).freePages).toBe(before);
+    const before = (await createSqliteMaintenanceStore({ sqlite: t.sqlite, file: t.file }).databaseStats()).freePages;
+    await expect(vacuumDatabase({ store: createSqliteMaintenanceStore(t), clock: testClock(), guard, log: silentLog })).rejects.toMatchObject({ code: "maintenance_busy" });
+    await expect(optimizeDatabase({ store: createSqliteMaintenanceStore(t), clock: testClock(), guard, log: silentLog })).rejects.toMatchObject({ code: "maintenance_busy" });
+    expect((await createSqliteMaintenanceStore({ sqlite: t.sqlite, file: t.file }).databaseStats()).freePages).toBe(before);
   });
 
   it("answers maintenance_busy (not a 500) when a long write holds the database lock", async () => {
@@ -86,7 +87,7 @@ describe("vacuumDatabase", () => {
     t.sqlite.exec("BEGIN IMMEDIATE");
     const guard = createMaintenanceGuard();
     try {
-      await expect(vacuumDatabase({ dbFile: t.file, clock: testClock(), guard, log: silentLog, busyTimeoutMs: 0 })).rejects.toMatchObject({ code: "maintenance_busy" });
+      await expect(vacuumDatabase({ store: createSqliteMaintenanceStore(t), clock: testClock(), guard, log: silentLog, busyTimeoutMs: 0 })).rejects.toMatchObject({ code: "maintenance_busy" });
     } finally {
       t.sqlite.exec("ROLLBACK");
     }
@@ -96,7 +97,7 @@ describe("vacuumDatabase", () => {
   it("optimize runs under the guard and releases it", async () => {
     t = seededDb(5, 10);
     const guard = createMaintenanceGuard();
-    await expect(optimizeDatabase({ sqlite: t.sqlite, dbFile: t.file, clock: testClock(), guard, log: silentLog })).resolves.toEqual({ durationMs: 0 });
+    await expect(optimizeDatabase({ store: createSqliteMaintenanceStore(t), clock: testClock(), guard, log: silentLog })).resolves.toEqual({ durationMs: 0 });
     expect(guard.holder()).toBeNull();
   });
 });

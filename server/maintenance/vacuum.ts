@@ -1,29 +1,14 @@
 import "server-only";
 import type { VacuumResult } from "@/lib/api/database-maintenance";
-import fs from "node:fs";
 import type { Clock } from "@/server/clock";
-import type { Sqlite } from "@/server/db/client";
 import type { Logger } from "@/server/log";
 import type { MaintenanceGuard } from "./guard";
 import { AppError } from "@/server/errors";
-import { runSqliteThread, SqliteThreadError } from "./sqlite-thread";
+import type { MaintenanceStore } from "./store";
 
 export type { VacuumResult };
 
-type MaintenanceOptions = { dbFile: string; clock: Clock; guard: MaintenanceGuard; log: Logger };
-
-/** Bytes on disk for the database: main file plus WAL. */
-function diskBytes(dbFile: string): number {
-  let total = 0;
-  for (const file of [dbFile, `${dbFile}-wal`]) {
-    try {
-      total += fs.statSync(file).size;
-    } catch {
-      // no WAL yet
-    }
-  }
-  return total;
-}
+type MaintenanceOptions = { store: MaintenanceStore; clock: Clock; guard: MaintenanceGuard; log: Logger };
 
 /**
  * Explicit compaction (TPR-OBS-04): cleanup only frees pages for reuse; this
@@ -36,20 +21,15 @@ function diskBytes(dbFile: string): number {
  * request cannot cancel it half way (TPR-PREP-09).
  */
 export async function vacuumDatabase(options: MaintenanceOptions & { busyTimeoutMs?: number }): Promise<VacuumResult> {
-  const { dbFile, clock } = options;
+  const { store, clock } = options;
   return options.guard.withExclusive({ owner: "vacuum", kind: "vacuum" }, async () => {
     const started = clock.now();
-    const beforeBytes = diskBytes(dbFile);
-    try {
-      await runSqliteThread({ kind: "vacuum", file: dbFile, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
-    } catch (error) {
-      // A long write elsewhere kept the lock: retryable, like a held guard.
-      if (error instanceof SqliteThreadError && error.code.startsWith("SQLITE_BUSY")) {
-        throw new AppError("maintenance_busy", "The database is busy; try compacting again shortly");
-      }
-      throw error;
+    const beforeBytes = store.diskBytes();
+    // A long write elsewhere kept the lock: retryable, like a held guard.
+    if ((await store.vacuum({ busyTimeoutMs: options.busyTimeoutMs ?? 5000 })) === "busy") {
+      throw new AppError("maintenance_busy", "The database is busy; try compacting again shortly");
     }
-    const afterBytes = diskBytes(dbFile);
+    const afterBytes = store.diskBytes();
     const result = { beforeBytes, afterBytes, freedBytes: Math.max(0, beforeBytes - afterBytes), durationMs: clock.now() - started };
     options.log.info(result, "vacuum finished");
     return result;
@@ -57,11 +37,11 @@ export async function vacuumDatabase(options: MaintenanceOptions & { busyTimeout
 }
 
 /** PRAGMA optimize under the same guard; refreshes planner statistics. */
-export async function optimizeDatabase(options: MaintenanceOptions & { sqlite: Sqlite }): Promise<{ durationMs: number }> {
-  const { sqlite, clock } = options;
+export async function optimizeDatabase(options: MaintenanceOptions): Promise<{ durationMs: number }> {
+  const { store, clock } = options;
   return options.guard.withExclusive({ owner: "optimize", kind: "optimize" }, () => {
     const started = clock.now();
-    sqlite.pragma("optimize");
+    store.optimize();
     const durationMs = clock.now() - started;
     options.log.info({ durationMs }, "optimize finished");
     return { durationMs };

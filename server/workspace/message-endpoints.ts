@@ -5,11 +5,11 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
-import type { Sqlite } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { compactJson, toPlain } from "../json/json-compact";
 import { JsonSyntaxError, member, parseJsonTree, type JsonNode } from "../json/json-tree";
 import { appendMessage, replaceMessageMetadata } from "./message-writes";
+import type { WorkspaceStore } from "./store";
 
 export const MESSAGE_TYPES = [
   "message",
@@ -77,10 +77,10 @@ function metadataText(raw: string, tree: JsonNode): string {
   return compactJson(raw.trim() === "" ? "{}" : raw, member(tree, "metadata")!);
 }
 
-export function appendMessageFromBody(sqlite: Sqlite, options: { sessionId: string; raw: string; nowMs: number }) {
+export function appendMessageFromBody(store: WorkspaceStore, options: { sessionId: string; raw: string; nowMs: number }) {
   const { data, tree } = parseLosslessBody(options.raw, appendMessageBody);
   const createdAt = data.createdAt ?? formatUtc(options.nowMs);
-  const written = appendMessage(sqlite, {
+  const written = appendMessage(store, {
     id: data.id ?? `msg_${randomUUID()}`,
     sessionId: options.sessionId,
     turnId: data.turnId ?? null,
@@ -105,9 +105,9 @@ export function appendMessageFromBody(sqlite: Sqlite, options: { sessionId: stri
   };
 }
 
-export function replaceMetadataFromBody(sqlite: Sqlite, options: { messageId: string; raw: string; nowMs: number }) {
+export function replaceMetadataFromBody(store: WorkspaceStore, options: { messageId: string; raw: string; nowMs: number }) {
   const { tree } = parseLosslessBody(options.raw, replaceMetadataBody);
-  const written = replaceMessageMetadata(sqlite, {
+  const written = replaceMessageMetadata(store, {
     messageId: options.messageId,
     metadata: metadataText(options.raw, tree),
     updatedAt: formatUtc(options.nowMs),

@@ -2,13 +2,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { AppError } from "@/server/errors";
 import { appendMessage, replaceMessageMetadata, upsertMessage, type MessageInput } from "./message-writes";
-import { insertSession, insertTask, insertTurn } from "./task-writes";
+import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 
 let t: TestDb | undefined;
 afterEach(() => t?.close());
 
 function seedSession(db: TestDb): void {
-  insertTask(db.sqlite, {
+  createSqliteWorkspaceStore(db.sqlite).insertTask({
     id: "t1",
     title: "Fix flaky test",
     state: "COMPLETED",
@@ -16,7 +16,7 @@ function seedSession(db: TestDb): void {
     updatedAt: "2026-01-02T12:00:00+01:00",
     queuedForStep: false,
   });
-  insertSession(db.sqlite, {
+  createSqliteWorkspaceStore(db.sqlite).insertSession({
     id: "s1",
     taskId: "t1",
     state: "COMPLETED",
@@ -24,7 +24,7 @@ function seedSession(db: TestDb): void {
     updatedAt: "not a time",
     completedAt: null,
   });
-  insertTurn(db.sqlite, { id: "u1", sessionId: "s1", startedAt: "2026-01-02T10:00:00Z", completedAt: null });
+  createSqliteWorkspaceStore(db.sqlite).insertTurn({ id: "u1", sessionId: "s1", startedAt: "2026-01-02T10:00:00Z", completedAt: null });
 }
 
 const base: MessageInput = {
@@ -43,7 +43,7 @@ describe("workspace writes", () => {
   it("[TPR-ELIG-06] fills every _ms companion from the RFC 3339 parser, NULL for invalid text", () => {
     t = createTestDb();
     seedSession(t);
-    appendMessage(t.sqlite, base);
+    appendMessage(createSqliteWorkspaceStore(t.sqlite), base);
     const task = t.sqlite.prepare("select created_at_ms, updated_at_ms, updated_at from tasks").get();
     expect(task).toEqual({
       created_at_ms: Date.UTC(2026, 0, 2, 10),
@@ -59,7 +59,7 @@ describe("workspace writes", () => {
   it("[TPR-RED-10] stores metadata byte-for-byte and mirrors tool_call_id", () => {
     t = createTestDb();
     seedSession(t);
-    appendMessage(t.sqlite, base);
+    appendMessage(createSqliteWorkspaceStore(t.sqlite), base);
     const row = t.sqlite.prepare("select metadata, tool_call_id from messages where id = 'm1'").get();
     expect(row).toEqual({ metadata: base.metadata, tool_call_id: "c1" });
   });
@@ -67,8 +67,8 @@ describe("workspace writes", () => {
   it("[TPR-TX-05] replacing metadata bumps updated_at and keeps tool_call_id in step", () => {
     t = createTestDb();
     seedSession(t);
-    appendMessage(t.sqlite, base);
-    replaceMessageMetadata(t.sqlite, { messageId: "m1", metadata: '{"tool_call_id":"c2","x":1e-7}', updatedAt: "2026-02-01T00:00:00Z" });
+    appendMessage(createSqliteWorkspaceStore(t.sqlite), base);
+    replaceMessageMetadata(createSqliteWorkspaceStore(t.sqlite), { messageId: "m1", metadata: '{"tool_call_id":"c2","x":1e-7}', updatedAt: "2026-02-01T00:00:00Z" });
     const row = t.sqlite.prepare("select metadata, tool_call_id, updated_at, updated_at_ms from messages").get();
     expect(row).toEqual({
       metadata: '{"tool_call_id":"c2","x":1e-7}',
@@ -89,23 +89,23 @@ describe("workspace writes", () => {
       }
       return "none";
     };
-    expect(code(() => appendMessage(t!.sqlite, { ...base, metadata: "[1]" }))).toBe("invalid_request");
-    expect(code(() => appendMessage(t!.sqlite, { ...base, metadata: "{oops" }))).toBe("invalid_request");
-    expect(code(() => appendMessage(t!.sqlite, { ...base, turnId: "nope" }))).toBe("invalid_request");
-    expect(code(() => appendMessage(t!.sqlite, { ...base, sessionId: "nope" }))).toBe("not_found");
-    appendMessage(t.sqlite, base);
-    expect(code(() => appendMessage(t!.sqlite, base))).toBe("conflict");
-    expect(code(() => replaceMessageMetadata(t!.sqlite, { messageId: "x", metadata: "{}", updatedAt: "" }))).toBe("not_found");
+    expect(code(() => appendMessage(createSqliteWorkspaceStore(t!.sqlite), { ...base, metadata: "[1]" }))).toBe("invalid_request");
+    expect(code(() => appendMessage(createSqliteWorkspaceStore(t!.sqlite), { ...base, metadata: "{oops" }))).toBe("invalid_request");
+    expect(code(() => appendMessage(createSqliteWorkspaceStore(t!.sqlite), { ...base, turnId: "nope" }))).toBe("invalid_request");
+    expect(code(() => appendMessage(createSqliteWorkspaceStore(t!.sqlite), { ...base, sessionId: "nope" }))).toBe("not_found");
+    appendMessage(createSqliteWorkspaceStore(t.sqlite), base);
+    expect(code(() => appendMessage(createSqliteWorkspaceStore(t!.sqlite), base))).toBe("conflict");
+    expect(code(() => replaceMessageMetadata(createSqliteWorkspaceStore(t!.sqlite), { messageId: "x", metadata: "{}", updatedAt: "" }))).toBe("not_found");
     expect(t.sqlite.prepare("select count(*) as n from messages").get()).toEqual({ n: 1 });
   });
 
   it("upsert replaces an existing message in place and appends a new one", () => {
     t = createTestDb();
     seedSession(t);
-    const first = upsertMessage(t.sqlite, base);
-    const again = upsertMessage(t.sqlite, { ...base, content: "Run tests again", metadata: '{"a":[]}' });
+    const first = upsertMessage(createSqliteWorkspaceStore(t.sqlite), base);
+    const again = upsertMessage(createSqliteWorkspaceStore(t.sqlite), { ...base, content: "Run tests again", metadata: '{"a":[]}' });
     expect(again.rowid).toBe(first.rowid);
-    upsertMessage(t.sqlite, { ...base, id: "m2" });
+    upsertMessage(createSqliteWorkspaceStore(t.sqlite), { ...base, id: "m2" });
     const rows = t.sqlite.prepare("select id, content, metadata, tool_call_id from messages order by rowid").all();
     expect(rows).toEqual([
       { id: "m1", content: "Run tests again", metadata: '{"a":[]}', tool_call_id: null },

@@ -4,28 +4,14 @@
 // metadata may reach the database (the compaction replacement-write guard)
 // has exactly one place to live: `metadataToStore`, called by `writeMetadata`.
 //
-// Metadata is JSON text and stays text: it is never JSON.parse'd here. SQLite
-// checks it is a JSON object and extracts tool_call_id natively, which keeps
-// number literals and key order untouched and runs at native speed on
-// multi-MB payloads.
+// Metadata is JSON text and stays text: it is never JSON.parse'd here. The
+// store checks it is a JSON object and extracts tool_call_id natively (SQLite:
+// json1), which keeps number literals and key order untouched and runs at
+// native speed on multi-MB payloads.
 import { AppError } from "@/server/errors";
-import type { Sqlite } from "@/server/db/client";
-import { guardMetadataWrite } from "@/server/compaction/write-guard/write-guard";
-import { statement } from "../db/statements";
-import { stampRequired } from "./timestamps";
+import type { MessageRecord, WorkspaceStore } from "./store";
 
-export type MessageInput = {
-  id: string;
-  sessionId: string;
-  turnId: string | null;
-  authorType: string;
-  type: string;
-  content: string;
-  /** JSON object text, stored byte-for-byte. */
-  metadata: string;
-  createdAt: string | null;
-  updatedAt: string | null;
-};
+export type MessageInput = MessageRecord;
 
 export type MessageWriteResult = { rowid: number; id: string; toolCallId: string | null; updatedAt: string };
 
@@ -33,35 +19,15 @@ type MetadataWrite =
   | { kind: "insert"; message: MessageInput }
   | { kind: "replace"; messageId: string; metadata: string; updatedAt: string; content?: string };
 
-type StoredMessage = { rowid: number; session_id: string; type: string; metadata: string };
-
-function readStored(sqlite: Sqlite, messageId: string): StoredMessage | undefined {
-  return statement(sqlite, `select rowid, session_id, type, metadata from messages where id = ?`).get(messageId) as
-    | StoredMessage
-    | undefined;
-}
-
 /**
- * Checks the text is an RFC 8259 JSON object and returns it minified by
- * SQLite's json(), which only drops whitespace: number literals, string
- * escapes and key order are kept as written. Storing one canonical form
- * makes export -> import -> export byte-identical.
+ * The stored text of a metadata object: only whitespace is dropped, number
+ * literals, string escapes and key order are kept as written. Storing one
+ * canonical form makes export -> import -> export byte-identical.
  */
-function canonicalMetadata(sqlite: Sqlite, metadata: string): string {
-  const row = statement(
-    sqlite,
-    `select case when json_valid(@m) and json_type(@m) = 'object' then json(@m) end as text`,
-  ).get({ m: metadata }) as { text: string | null };
-  if (row.text === null) throw new AppError("invalid_request", "Message metadata must be a JSON object");
-  return row.text;
-}
-
-function toolCallIdOf(sqlite: Sqlite, metadata: string): string | null {
-  const row = statement(
-    sqlite,
-    `select case when json_type(@m, '$.tool_call_id') = 'text' then json_extract(@m, '$.tool_call_id') end as id`,
-  ).get({ m: metadata }) as { id: string | null };
-  return row.id;
+function canonicalMetadata(store: WorkspaceStore, metadata: string): string {
+  const text = store.canonicalJsonObject(metadata);
+  if (text === null) throw new AppError("invalid_request", "Message metadata must be a JSON object");
+  return text;
 }
 
 /**
@@ -71,81 +37,67 @@ function toolCallIdOf(sqlite: Sqlite, metadata: string): string | null {
  * (TPR-TX-04, TPR-TX-05).
  */
 function metadataToStore(
-  sqlite: Sqlite,
+  store: WorkspaceStore,
   write: { messageId: string; type: string; sessionId: string; previous: string | null; next: string },
 ): string {
-  const toolCallId = write.previous === null ? toolCallIdOf(sqlite, write.next) : null;
-  return guardMetadataWrite(sqlite, { ...write, toolCallId });
+  const toolCallId = write.previous === null ? store.toolCallIdOf(write.next) : null;
+  return store.guardMetadata({ ...write, toolCallId });
 }
 
 /** The single path by which message metadata reaches the database. */
-function writeMetadata(sqlite: Sqlite, write: MetadataWrite): MessageWriteResult {
-  return sqlite.transaction((): MessageWriteResult => {
+function writeMetadata(store: WorkspaceStore, write: MetadataWrite): MessageWriteResult {
+  return store.writeTransaction((tx): MessageWriteResult => {
     if (write.kind === "insert") {
       const m = write.message;
-      const metadata = metadataToStore(sqlite, {
+      const metadata = metadataToStore(tx, {
         messageId: m.id,
         type: m.type,
         sessionId: m.sessionId,
         previous: null,
-        next: canonicalMetadata(sqlite, m.metadata),
+        next: canonicalMetadata(tx, m.metadata),
       });
-      const toolCallId = toolCallIdOf(sqlite, metadata);
-      const created = stampRequired(m.createdAt);
-      const updated = stampRequired(m.updatedAt);
-      const info = statement(
-        sqlite,
-        `insert into messages (id, session_id, turn_id, author_type, type, content, metadata, tool_call_id,
-           created_at, created_at_ms, updated_at, updated_at_ms)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(m.id, m.sessionId, m.turnId, m.authorType, m.type, m.content, metadata, toolCallId, created.text, created.ms, updated.text, updated.ms);
-      return { rowid: Number(info.lastInsertRowid), id: m.id, toolCallId, updatedAt: updated.text };
+      const toolCallId = tx.toolCallIdOf(metadata);
+      const { rowid } = tx.insertMessage({ ...m, metadata, toolCallId });
+      return { rowid, id: m.id, toolCallId, updatedAt: m.updatedAt ?? "" };
     }
-    const stored = readStored(sqlite, write.messageId);
+    const stored = tx.readMessage(write.messageId);
     if (!stored) throw new AppError("not_found", "Message not found");
-    const metadata = metadataToStore(sqlite, {
+    const metadata = metadataToStore(tx, {
       messageId: write.messageId,
       type: stored.type,
-      sessionId: stored.session_id,
+      sessionId: stored.sessionId,
       previous: stored.metadata,
-      next: canonicalMetadata(sqlite, write.metadata),
+      next: canonicalMetadata(tx, write.metadata),
     });
-    const toolCallId = toolCallIdOf(sqlite, metadata);
-    const updated = stampRequired(write.updatedAt);
-    statement(
-      sqlite,
-      `update messages set metadata = ?, tool_call_id = ?, content = coalesce(?, content), updated_at = ?, updated_at_ms = ?
-       where rowid = ?`,
-    ).run(metadata, toolCallId, write.content ?? null, updated.text, updated.ms, stored.rowid);
-    return { rowid: stored.rowid, id: write.messageId, toolCallId, updatedAt: updated.text };
-  }).immediate();
+    const toolCallId = tx.toolCallIdOf(metadata);
+    tx.updateMessage({ rowid: stored.rowid, metadata, toolCallId, content: write.content ?? null, updatedAt: write.updatedAt });
+    return { rowid: stored.rowid, id: write.messageId, toolCallId, updatedAt: write.updatedAt };
+  });
 }
 
-function assertSessionAndTurn(sqlite: Sqlite, sessionId: string, turnId: string | null): void {
-  const session = statement(sqlite, `select 1 from task_sessions where id = ?`).get(sessionId);
-  if (!session) throw new AppError("not_found", "Session not found");
+function assertSessionAndTurn(store: WorkspaceStore, sessionId: string, turnId: string | null): void {
+  if (!store.recordExists("session", sessionId)) throw new AppError("not_found", "Session not found");
   if (turnId === null) return;
-  const turn = statement(sqlite, `select session_id from turns where id = ?`).get(turnId) as { session_id: string } | undefined;
-  if (!turn || turn.session_id !== sessionId) {
+  if (store.sessionOfTurn(turnId) !== sessionId) {
     throw new AppError("invalid_request", "turnId does not name a turn of this session");
   }
 }
 
 /** Appends a new message; its id must be unused. */
-export function appendMessage(sqlite: Sqlite, message: MessageInput): MessageWriteResult {
-  return sqlite.transaction(() => {
-    assertSessionAndTurn(sqlite, message.sessionId, message.turnId);
-    if (readStored(sqlite, message.id)) throw new AppError("conflict", "A message with this id already exists");
-    return writeMetadata(sqlite, { kind: "insert", message });
-  }).immediate();
+export function appendMessage(store: WorkspaceStore, message: MessageInput): MessageWriteResult {
+  return store.writeTransaction((tx) => {
+    assertSessionAndTurn(tx, message.sessionId, message.turnId);
+    if (tx.readMessage(message.id)) throw new AppError("conflict", "A message with this id already exists");
+    return writeMetadata(tx, { kind: "insert", message });
+  });
 }
 
 /** Replaces a message's metadata and bumps its updated_at. */
 export function replaceMessageMetadata(
-  sqlite: Sqlite,
+  store: WorkspaceStore,
   input: { messageId: string; metadata: string; updatedAt: string },
 ): MessageWriteResult {
-  return writeMetadata(sqlite, { kind: "replace", ...input });
+  return writeMetadata(store, { kind: "replace", ...input });
 }
 
 /**
@@ -153,19 +105,19 @@ export function replaceMessageMetadata(
  * the same session, or appends it. Recovery paths use this, so it must go
  * through the same write as every replacement.
  */
-export function upsertMessage(sqlite: Sqlite, message: MessageInput): MessageWriteResult {
-  return sqlite.transaction(() => {
-    const stored = readStored(sqlite, message.id);
-    if (!stored) return appendMessage(sqlite, message);
-    if (stored.session_id !== message.sessionId) {
+export function upsertMessage(store: WorkspaceStore, message: MessageInput): MessageWriteResult {
+  return store.writeTransaction((tx) => {
+    const stored = tx.readMessage(message.id);
+    if (!stored) return appendMessage(tx, message);
+    if (stored.sessionId !== message.sessionId) {
       throw new AppError("conflict", "A message with this id belongs to another session");
     }
-    return writeMetadata(sqlite, {
+    return writeMetadata(tx, {
       kind: "replace",
       messageId: message.id,
       metadata: message.metadata,
       content: message.content,
       updatedAt: message.updatedAt ?? message.createdAt ?? "",
     });
-  }).immediate();
+  });
 }

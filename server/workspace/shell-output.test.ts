@@ -1,17 +1,18 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { AppError } from "@/server/errors";
-import { sampleFixture } from "./fixture/fixture-samples";
+import { sampleFixture } from "./fixture/test-support";
 import { importFixture } from "./fixture/import-fixture";
 import { replaceMessageMetadata } from "./message-writes";
 import { getShellOutput } from "./shell-output";
+import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 
 let t: TestDb | undefined;
 afterEach(() => t?.close());
 
 function setup(): TestDb {
   t = createTestDb();
-  importFixture(t.sqlite, { file: "in.json", text: sampleFixture() });
+  importFixture(createSqliteWorkspaceStore(t.sqlite), { file: "in.json", text: sampleFixture() });
   return t;
 }
 
@@ -33,7 +34,7 @@ const COMPACTED =
 describe("shell output", () => {
   it("returns command, directory, exit code, streams and truncation for a shell_exec message", () => {
     const db = setup();
-    expect(getShellOutput(db.sqlite, "m2")).toEqual({
+    expect(getShellOutput(createSqliteWorkspaceStore(db.sqlite), "m2")).toEqual({
       messageId: "m2",
       command: "npm test",
       workDir: "/repo",
@@ -46,20 +47,20 @@ describe("shell output", () => {
 
   it("answers not_found for unknown messages, other message types and other tool kinds", () => {
     const db = setup();
-    expect(caught(() => getShellOutput(db.sqlite, "nope")).code).toBe("not_found");
-    expect(caught(() => getShellOutput(db.sqlite, "m1")).code).toBe("not_found");
-    replaceMessageMetadata(db.sqlite, {
+    expect(caught(() => getShellOutput(createSqliteWorkspaceStore(db.sqlite), "nope")).code).toBe("not_found");
+    expect(caught(() => getShellOutput(createSqliteWorkspaceStore(db.sqlite), "m1")).code).toBe("not_found");
+    replaceMessageMetadata(createSqliteWorkspaceStore(db.sqlite), {
       messageId: "m2",
       metadata: '{"normalized":{"kind":"read_file","read_file":{"file_path":"/a"}}}',
       updatedAt: "2026-01-02T10:02:00Z",
     });
-    expect(caught(() => getShellOutput(db.sqlite, "m2")).code).toBe("not_found");
+    expect(caught(() => getShellOutput(createSqliteWorkspaceStore(db.sqlite), "m2")).code).toBe("not_found");
   });
 
   it("[TPR-TX-06] answers 410 tool_payload_removed with removal time and retained summary once the marker exists", () => {
     const db = setup();
-    replaceMessageMetadata(db.sqlite, { messageId: "m2", metadata: COMPACTED, updatedAt: "2026-01-02T10:02:00Z" });
-    const error = caught(() => getShellOutput(db.sqlite, "m2"));
+    replaceMessageMetadata(createSqliteWorkspaceStore(db.sqlite), { messageId: "m2", metadata: COMPACTED, updatedAt: "2026-01-02T10:02:00Z" });
+    const error = caught(() => getShellOutput(createSqliteWorkspaceStore(db.sqlite), "m2"));
     expect(error.code).toBe("tool_payload_removed");
     expect(error.extra).toEqual({
       removedAt: "2026-05-01T03:00:00Z",
@@ -76,8 +77,8 @@ describe("shell output", () => {
   it("[TPR-TX-06] a marker wins even when output text is still present", () => {
     const db = setup();
     const withStdout = COMPACTED.replace('"exit_code":2', '"exit_code":2,"stdout":"secret"');
-    replaceMessageMetadata(db.sqlite, { messageId: "m2", metadata: withStdout, updatedAt: "2026-01-02T10:02:00Z" });
-    const error = caught(() => getShellOutput(db.sqlite, "m2"));
+    replaceMessageMetadata(createSqliteWorkspaceStore(db.sqlite), { messageId: "m2", metadata: withStdout, updatedAt: "2026-01-02T10:02:00Z" });
+    const error = caught(() => getShellOutput(createSqliteWorkspaceStore(db.sqlite), "m2"));
     expect(error.code).toBe("tool_payload_removed");
     expect(JSON.stringify(error.extra)).not.toContain("secret");
   });
@@ -85,6 +86,6 @@ describe("shell output", () => {
   it("fails closed on malformed stored metadata", () => {
     const db = setup();
     db.sqlite.prepare("update messages set metadata = '{\"normalized\":' where id = 'm2'").run();
-    expect(caught(() => getShellOutput(db.sqlite, "m2")).code).toBe("not_found");
+    expect(caught(() => getShellOutput(createSqliteWorkspaceStore(db.sqlite), "m2")).code).toBe("not_found");
   });
 });

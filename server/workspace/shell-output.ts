@@ -4,19 +4,11 @@ import "server-only";
 // answer is 410 tool_payload_removed with the removal time and the retained
 // summary (TPR-TX-06), never a stale or partial body.
 import { isLosslessNumber, parse } from "lossless-json";
-import type { Sqlite } from "@/server/db/client";
+import type { ShellOutputResponse } from "@/lib/conversation/api";
 import { AppError } from "@/server/errors";
-import { statement } from "../db/statements";
+import type { WorkspaceStore } from "./store";
 
-export type ShellOutput = {
-  messageId: string;
-  command: string | null;
-  workDir: string | null;
-  exitCode: number | null;
-  stdout: string;
-  stderr: string;
-  truncated: boolean;
-};
+export type ShellOutput = ShellOutputResponse;
 
 type Obj = Record<string, unknown>;
 
@@ -47,10 +39,8 @@ function readMetadata(text: string): Obj {
   throw noShellOutput();
 }
 
-export function getShellOutput(sqlite: Sqlite, messageId: string): ShellOutput {
-  const row = statement(sqlite, `select type, metadata from messages where id = ?`).get(messageId) as
-    | { type: string; metadata: string }
-    | undefined;
+export function getShellOutput(store: WorkspaceStore, messageId: string): ShellOutput {
+  const row = store.readMessage(messageId);
   if (!row) throw new AppError("not_found", "Message not found");
   if (row.type !== "tool_execute") throw noShellOutput();
   const metadata = readMetadata(row.metadata);

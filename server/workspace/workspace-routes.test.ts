@@ -7,8 +7,10 @@ import { createSession } from "@/server/auth/sessions";
 import { manualClock } from "@/server/clock";
 import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
 import { exportTask } from "./export/export-task";
-import { fingerprint, sampleFixture } from "./fixture/fixture-samples";
+import { fingerprint, sampleFixture } from "./fixture/test-support";
 import { importFixture } from "./fixture/import-fixture";
+import { createSqliteWorkspaceStore } from "./sqlite-store";
+import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
 
 const BASE = "http://localhost:3000";
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 0);
@@ -37,9 +39,9 @@ beforeEach(() => {
   const addUser = sqlite().prepare("insert into users (id, email, role, password_hash, created_at) values (?, ?, ?, 'unused', ?)");
   addUser.run("admin-1", "admin@example.com", "admin", new Date(NOW).toISOString());
   addUser.run("viewer-1", "viewer@example.com", "viewer", new Date(NOW).toISOString());
-  adminCookie = `wsr_session=${createSession(sqlite(), { userId: "admin-1", nowMs: NOW }).token}`;
-  viewerCookie = `wsr_session=${createSession(sqlite(), { userId: "viewer-1", nowMs: NOW }).token}`;
-  importFixture(sqlite(), { file: "in.json", text: sampleFixture() });
+  adminCookie = `wsr_session=${createSession(createSqliteAuthStore(sqlite()), { userId: "admin-1", nowMs: NOW }).token}`;
+  viewerCookie = `wsr_session=${createSession(createSqliteAuthStore(sqlite()), { userId: "viewer-1", nowMs: NOW }).token}`;
+  importFixture(createSqliteWorkspaceStore(sqlite()), { file: "in.json", text: sampleFixture() });
 });
 
 afterEach(() => rt.dispose());
@@ -50,7 +52,7 @@ describe("GET /api/v1/tasks/{id}/export", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-disposition")).toBe('attachment; filename="task-t1.json"');
     expect(res.headers.get("content-type")).toContain("application/json");
-    expect(await res.text()).toBe(exportTask(sqlite(), "t1"));
+    expect(await res.text()).toBe(exportTask(createSqliteWorkspaceStore(sqlite()), "t1"));
   });
 
   it("answers 404 not_found for an unknown task and 401 without a session", async () => {

@@ -10,6 +10,7 @@ import { isAppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
 import type { MaintenanceGuard } from "@/server/maintenance/guard";
 import { createBackup } from "@/server/maintenance/backups/create";
+import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 import { verifyReceiptCached, type VerificationCache, type VerifyResult } from "@/server/maintenance/backups/verify";
 import { editRecord } from "../policy/operations";
 import type { BackupReceipt, RetentionRecord } from "../policy/policy-schema";
@@ -60,6 +61,7 @@ export async function runPreparation(deps: PreparationDeps, operationId: string)
   let receipt: BackupReceipt;
   try {
     receipt = await (deps.createBackupFn ?? createBackup)({
+      store: createSqliteMaintenanceStore({ sqlite, file: deps.dbFile }),
       dbFile: deps.dbFile,
       clock,
       label: "preparation",
@@ -124,7 +126,12 @@ export async function verifyBeforeCleanup(options: {
   if (!lease) return { ok: "deferred" };
   let result: VerifyResult;
   try {
-    result = await verifyReceiptCached({ dbFile: options.dbFile, receipt, cache: options.cache });
+    result = await verifyReceiptCached({
+      store: createSqliteMaintenanceStore({ sqlite, file: options.dbFile }),
+      dbFile: options.dbFile,
+      receipt,
+      cache: options.cache,
+    });
   } finally {
     lease.release();
   }

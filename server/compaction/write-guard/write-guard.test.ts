@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { AppError } from "@/server/errors";
 import { appendMessage, replaceMessageMetadata, upsertMessage, type MessageInput } from "@/server/workspace/message-writes";
-import { insertSession, insertTask, insertTurn } from "@/server/workspace/task-writes";
 import { reduceToolPayload } from "../reducer/reducer";
 import { assertToolCallNotReplayed, guardReplacementMetadata, hasRemovalMarker, readRemovalMarker } from "./write-guard";
+import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 
 const AT = "2026-06-01T00:00:00.000Z";
 const BIG = "o".repeat(3000);
@@ -104,20 +104,20 @@ describe("message writes with the guard wired in", () => {
       ["t2", "s3"],
     ] as const) {
       if (session !== "s2") {
-        insertTask(db.sqlite, { id: task, title: "T", state: "COMPLETED", createdAt: "2026-01-01T00:00:00Z", updatedAt: "2026-01-01T00:00:00Z", queuedForStep: false });
+        createSqliteWorkspaceStore(db.sqlite).insertTask({ id: task, title: "T", state: "COMPLETED", createdAt: "2026-01-01T00:00:00Z", updatedAt: "2026-01-01T00:00:00Z", queuedForStep: false });
       }
-      insertSession(db.sqlite, { id: session, taskId: task, state: "COMPLETED", startedAt: null, updatedAt: "2026-01-01T00:00:00Z", completedAt: null });
+      createSqliteWorkspaceStore(db.sqlite).insertSession({ id: session, taskId: task, state: "COMPLETED", startedAt: null, updatedAt: "2026-01-01T00:00:00Z", completedAt: null });
     }
-    insertTurn(db.sqlite, { id: "u1", sessionId: "s1", startedAt: "2026-01-02T10:00:00Z", completedAt: "2026-01-02T10:10:00Z" });
+    createSqliteWorkspaceStore(db.sqlite).insertTurn({ id: "u1", sessionId: "s1", startedAt: "2026-01-02T10:00:00Z", completedAt: "2026-01-02T10:10:00Z" });
   });
   afterEach(() => db.close());
 
   it("[TPR-TX-04] race: a stale foreground replacement after cleanup keeps the marker and the payload stays removed", () => {
-    appendMessage(db.sqlite, message());
+    appendMessage(createSqliteWorkspaceStore(db.sqlite), message());
     const staleCopy = stored(); // foreground read before cleanup
     expect(cleanupRow("m1", staleCopy)).toBe(1);
     const marker = readRemovalMarker(stored())!.text;
-    replaceMessageMetadata(db.sqlite, {
+    replaceMessageMetadata(createSqliteWorkspaceStore(db.sqlite), {
       messageId: "m1",
       metadata: staleCopy.replace('"title":"npm test"', '"title":"npm test (renamed)"'),
       updatedAt: "2026-01-02T11:00:00Z",
@@ -130,19 +130,19 @@ describe("message writes with the guard wired in", () => {
   });
 
   it("[TPR-TX-04] race: a foreground commit before cleanup's write keeps the new payload (cleanup's read is stale)", () => {
-    appendMessage(db.sqlite, message());
+    appendMessage(createSqliteWorkspaceStore(db.sqlite), message());
     const cleanupRead = stored();
     const fresh = shellMeta(`${BIG}-fresh`);
-    replaceMessageMetadata(db.sqlite, { messageId: "m1", metadata: fresh, updatedAt: "2026-01-02T11:00:00Z" });
+    replaceMessageMetadata(createSqliteWorkspaceStore(db.sqlite), { messageId: "m1", metadata: fresh, updatedAt: "2026-01-02T11:00:00Z" });
     expect(cleanupRow("m1", cleanupRead)).toBe(0);
     expect(stored()).toBe(fresh);
     expect(hasRemovalMarker(stored())).toBe(false);
   });
 
   it("[TPR-TX-04] the upsert (fallback create / turn recovery) path keeps the marker too", () => {
-    appendMessage(db.sqlite, message());
+    appendMessage(createSqliteWorkspaceStore(db.sqlite), message());
     cleanupRow("m1", stored());
-    upsertMessage(db.sqlite, message({ content: "Run tests again", updatedAt: "2026-01-02T12:00:00Z" }));
+    upsertMessage(createSqliteWorkspaceStore(db.sqlite), message({ content: "Run tests again", updatedAt: "2026-01-02T12:00:00Z" }));
     const row = db.sqlite.prepare("SELECT content, metadata, tool_call_id FROM messages WHERE id = 'm1'").get() as { content: string; metadata: string; tool_call_id: string };
     expect(row.content).toBe("Run tests again");
     expect(row.metadata).not.toContain(BIG);
@@ -151,20 +151,20 @@ describe("message writes with the guard wired in", () => {
   });
 
   it("[TPR-TX-05] replaying a compacted tool call as a new message is refused in any session of the task; new calls are normal", () => {
-    appendMessage(db.sqlite, message());
+    appendMessage(createSqliteWorkspaceStore(db.sqlite), message());
     cleanupRow("m1", stored());
-    expectCode(() => appendMessage(db.sqlite, message({ id: "m2" })), "tool_call_replay_refused");
-    expectCode(() => upsertMessage(db.sqlite, message({ id: "m3", sessionId: "s2", turnId: null })), "tool_call_replay_refused");
+    expectCode(() => appendMessage(createSqliteWorkspaceStore(db.sqlite), message({ id: "m2" })), "tool_call_replay_refused");
+    expectCode(() => upsertMessage(createSqliteWorkspaceStore(db.sqlite), message({ id: "m3", sessionId: "s2", turnId: null })), "tool_call_replay_refused");
     expect(db.sqlite.prepare("SELECT count(*) FROM messages").pluck().get()).toBe(1);
     // A new tool call after resumption, or the same id in another task, is an ordinary message.
-    appendMessage(db.sqlite, message({ id: "m4", metadata: shellMeta(BIG).replace('"c1"', '"c2"') }));
-    appendMessage(db.sqlite, message({ id: "m5", sessionId: "s3", turnId: null }));
+    appendMessage(createSqliteWorkspaceStore(db.sqlite), message({ id: "m4", metadata: shellMeta(BIG).replace('"c1"', '"c2"') }));
+    appendMessage(createSqliteWorkspaceStore(db.sqlite), message({ id: "m5", sessionId: "s3", turnId: null }));
     expect(stored("m4")).toContain(BIG);
     expect(stored("m5")).toContain(BIG);
   });
 
   it("[TPR-TX-05] an uncompacted tool call id is not refused (dedup stays the caller's rule)", () => {
-    appendMessage(db.sqlite, message());
-    expect(() => appendMessage(db.sqlite, message({ id: "m2" }))).not.toThrow();
+    appendMessage(createSqliteWorkspaceStore(db.sqlite), message());
+    expect(() => appendMessage(createSqliteWorkspaceStore(db.sqlite), message({ id: "m2" }))).not.toThrow();
   });
 });

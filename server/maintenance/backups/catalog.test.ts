@@ -7,6 +7,7 @@ import { seededDb, silentLog, testClock } from "../test-support/fixtures";
 import { deleteBackup, listBackups, openBackupStream } from "./catalog";
 import { createBackup } from "./create";
 import { backupPath } from "./names";
+import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 
 let t: TestDb | undefined;
 afterEach(() => t?.close());
@@ -25,7 +26,7 @@ const HOSTILE_NAMES = [
 
 async function oneBackup() {
   t = seededDb(3, 100);
-  return createBackup({ dbFile: t.file, clock: testClock(), label: "manual", guard: createMaintenanceGuard(), log: silentLog });
+  return createBackup({ store: createSqliteMaintenanceStore(t), dbFile: t.file, clock: testClock(), label: "manual", guard: createMaintenanceGuard(), log: silentLog });
 }
 
 describe("backup catalog", () => {

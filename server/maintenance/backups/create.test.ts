@@ -9,6 +9,7 @@ import { listBackups } from "./catalog";
 import { createBackup, sweepStaleStaging } from "./create";
 import { sha256File } from "./hash";
 import { BACKUP_NAME_PATTERN } from "./names";
+import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 
 let t: TestDb | undefined;
 afterEach(() => t?.close());
@@ -21,7 +22,7 @@ describe("createBackup", () => {
   it("[TPR-PREP-03] [TPR-PREP-04] publishes a verified 0600 snapshot and returns its receipt", async () => {
     t = seededDb();
     const guard = createMaintenanceGuard();
-    const receipt = await createBackup({ dbFile: t.file, clock: testClock(), label: "manual", guard, log: silentLog });
+    const receipt = await createBackup({ store: createSqliteMaintenanceStore(t), dbFile: t.file, clock: testClock(), label: "manual", guard, log: silentLog });
     expect(receipt.name).toMatch(BACKUP_NAME_PATTERN);
     expect(receipt.name.startsWith("workspace-2026-11-29T22-30-00Z-")).toBe(true);
     expect(receipt.completedAt).toBe("2026-11-29T22:30:00.000Z");
@@ -42,7 +43,7 @@ describe("createBackup", () => {
     t = seededDb();
     const seen: { mode: number; listed: string[] }[] = [];
     const receipt = await createBackup({
-      dbFile: t.file,
+      store: createSqliteMaintenanceStore(t), dbFile: t.file,
       clock: testClock(),
       label: "manual",
       guard: createMaintenanceGuard(),
@@ -61,7 +62,7 @@ describe("createBackup", () => {
     t = seededDb();
     const guard = createMaintenanceGuard();
     const attempt = createBackup({
-      dbFile: t.file,
+      store: createSqliteMaintenanceStore(t), dbFile: t.file,
       clock: testClock(),
       label: "preparation",
       guard,
@@ -82,7 +83,7 @@ describe("createBackup", () => {
     t = seededDb();
     const guard = createMaintenanceGuard();
     const batch = guard.tryAcquire({ owner: "batch", kind: "compaction" })!;
-    await expect(createBackup({ dbFile: t.file, clock: testClock(), label: "manual", guard, log: silentLog })).rejects.toMatchObject({
+    await expect(createBackup({ store: createSqliteMaintenanceStore(t), dbFile: t.file, clock: testClock(), label: "manual", guard, log: silentLog })).rejects.toMatchObject({
       code: "maintenance_busy",
     });
     batch.release();
@@ -93,7 +94,7 @@ describe("createBackup", () => {
     t = seededDb();
     const guard = createMaintenanceGuard();
     const lease = guard.acquireExclusive({ owner: "prep-1", kind: "backup" });
-    await createBackup({ dbFile: t.file, clock: testClock(), label: "preparation", guard, lease, log: silentLog });
+    await createBackup({ store: createSqliteMaintenanceStore(t), dbFile: t.file, clock: testClock(), label: "preparation", guard, lease, log: silentLog });
     expect(lease.held()).toBe(true);
   });
 
@@ -102,7 +103,7 @@ describe("createBackup", () => {
     const guard = createMaintenanceGuard();
     const controller = new AbortController();
     const attempt = createBackup({
-      dbFile: t.file,
+      store: createSqliteMaintenanceStore(t), dbFile: t.file,
       clock: testClock(),
       label: "preparation",
       guard,
@@ -120,7 +121,7 @@ describe("createBackup", () => {
     const clock = testClock();
     const names: string[] = [];
     for (let i = 0; i < 4; i++) {
-      names.push((await createBackup({ dbFile: t.file, clock, label: "manual", keep: 3, guard: createMaintenanceGuard(), log: silentLog })).name);
+      names.push((await createBackup({ store: createSqliteMaintenanceStore(t), dbFile: t.file, clock, label: "manual", keep: 3, guard: createMaintenanceGuard(), log: silentLog })).name);
       clock.advance(1000);
     }
     expect((await listBackups({ dbFile: t.file })).map((b) => b.name)).toEqual(names.slice(1).reverse());
@@ -130,7 +131,7 @@ describe("createBackup", () => {
 describe("sweepStaleStaging", () => {
   it("[TPR-PREP-10] removes staging directories a crashed backup left behind, never published files", async () => {
     t = seededDb(2, 10);
-    const receipt = await createBackup({ dbFile: t.file, clock: testClock(), label: "manual", guard: createMaintenanceGuard(), log: silentLog });
+    const receipt = await createBackup({ store: createSqliteMaintenanceStore(t), dbFile: t.file, clock: testClock(), label: "manual", guard: createMaintenanceGuard(), log: silentLog });
     const stale = path.join(backupsDir(t), ".staging-deadbeef");
     fs.mkdirSync(stale, { mode: 0o700 });
     fs.writeFileSync(path.join(stale, "workspace-2026-11-29T22-30-00Z-00000000.db"), "half written");

@@ -7,16 +7,18 @@ import { backupsDirFor } from "@/server/db/url";
 import { AppError, isAppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
 import type { Lease, MaintenanceGuard } from "../guard";
-import { runSqliteThread } from "../sqlite-thread";
+import type { MaintenanceStore } from "../store";
 import { pruneBackups, MANUAL_BACKUPS_KEPT } from "./catalog";
 import { fsyncDir, fsyncFile, sha256File, type Hasher } from "./hash";
 import { generateBackupName, STAGING_PREFIX } from "./names";
-import { integrityCheckPasses, type BackupReceipt } from "./verify";
+import type { BackupReceipt } from "./verify";
 
 export type BackupLabel = "manual" | "preparation";
 
 export type CreateBackupOptions = {
-  /** The live database; the snapshot is read through a separate read-only connection. */
+  /** Takes the snapshot and checks it (the engine's side of a backup). */
+  store: MaintenanceStore;
+  /** The live database file; backups live beside it. */
   dbFile: string;
   clock: Clock;
   label: BackupLabel;
@@ -34,11 +36,11 @@ export type CreateBackupOptions = {
 };
 
 /**
- * Snapshot -> verify -> publish (TPR-PREP-03). VACUUM INTO runs on a worker
- * thread with its own read-only connection (a consistent read snapshot that
- * never holds the writer). The snapshot is written into a
+ * Snapshot -> verify -> publish (TPR-PREP-03). The store takes the snapshot
+ * off the request thread without holding the writer (SQLite: VACUUM INTO on
+ * a worker thread with its own read-only connection). It is written into a
  * private staging directory (0700) beside the published backups, checked with
- * integrity_check through a separate read-only connection, hashed, made
+ * the store's integrity check (a separate read-only connection), hashed, made
  * 0600, fsynced and then renamed into backups/ in one step. Nothing under the
  * published name exists until every check passed, so a crash or a failure at
  * any step leaves no published file — only a staging directory that
@@ -64,10 +66,10 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
     const name = generateBackupName(clock.now());
     const stagingFile = path.join(stagingDir, name);
     signal?.throwIfAborted();
-    await runSqliteThread({ kind: "vacuum-into", file: dbFile, target: stagingFile });
+    await options.store.snapshotInto(stagingFile);
     signal?.throwIfAborted();
     await options.afterSnapshot?.(stagingFile);
-    if (!(await integrityCheckPasses(stagingFile))) {
+    if (!(await options.store.verifyFile(stagingFile))) {
       throw new AppError("backup_failed", "The snapshot failed its integrity check; nothing was published");
     }
     signal?.throwIfAborted();

@@ -8,6 +8,7 @@ import { createQuiescerRegistry } from "../quiescence";
 import { seededDb, silentLog, testClock } from "../test-support/fixtures";
 import { createBackup } from "./create";
 import { restoreBackup, sweepRestorePending } from "./restore";
+import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 
 let t: TestDb | undefined;
 afterEach(() => t?.close());
@@ -23,7 +24,7 @@ function messageCount(file: string): number {
 
 async function backupThenChange() {
   t = seededDb(5, 100);
-  const receipt = await createBackup({ dbFile: t.file, clock: testClock(), label: "manual", guard: createMaintenanceGuard(), log: silentLog });
+  const receipt = await createBackup({ store: createSqliteMaintenanceStore(t), dbFile: t.file, clock: testClock(), label: "manual", guard: createMaintenanceGuard(), log: silentLog });
   t.sqlite.prepare("delete from messages where id in ('m0','m1')").run();
   return receipt;
 }
@@ -39,7 +40,7 @@ describe("restoreBackup", () => {
     });
     try {
       const result = await restoreBackup({
-        dbFile: t!.file,
+        store: createSqliteMaintenanceStore(t!), dbFile: t!.file,
         name: receipt.name,
         confirm: receipt.name,
         guard: createMaintenanceGuard(),
@@ -64,7 +65,7 @@ describe("restoreBackup", () => {
 
   it.each([undefined, "", "yes", "WORKSPACE"])("requires the exact backup name as confirmation (%j)", async (confirm) => {
     const receipt = await backupThenChange();
-    const attempt = restoreBackup({ dbFile: t!.file, name: receipt.name, confirm, guard: createMaintenanceGuard(), quiescers: createQuiescerRegistry(), closeDatabase: () => t!.sqlite.close(), log: silentLog });
+    const attempt = restoreBackup({ store: createSqliteMaintenanceStore(t!), dbFile: t!.file, name: receipt.name, confirm, guard: createMaintenanceGuard(), quiescers: createQuiescerRegistry(), closeDatabase: () => t!.sqlite.close(), log: silentLog });
     await expect(attempt).rejects.toMatchObject({ code: "invalid_request" });
     expect(t!.sqlite.open).toBe(true);
     expect(messageCount(t!.file)).toBe(3);
@@ -76,7 +77,7 @@ describe("restoreBackup", () => {
     const fd = fs.openSync(file, "r+");
     fs.writeSync(fd, Buffer.alloc(4096, 0xab), 0, 4096, 4096);
     fs.closeSync(fd);
-    const attempt = restoreBackup({ dbFile: t!.file, name: receipt.name, confirm: receipt.name, guard: createMaintenanceGuard(), quiescers: createQuiescerRegistry(), closeDatabase: () => t!.sqlite.close(), log: silentLog });
+    const attempt = restoreBackup({ store: createSqliteMaintenanceStore(t!), dbFile: t!.file, name: receipt.name, confirm: receipt.name, guard: createMaintenanceGuard(), quiescers: createQuiescerRegistry(), closeDatabase: () => t!.sqlite.close(), log: silentLog });
     await expect(attempt).rejects.toMatchObject({ code: "backup_unusable" });
     expect(t!.sqlite.open).toBe(true);
     expect(fs.existsSync(`${t!.file}.restore-pending`)).toBe(false);
@@ -87,14 +88,14 @@ describe("restoreBackup", () => {
     const receipt = await backupThenChange();
     const guard = createMaintenanceGuard();
     guard.tryAcquire({ owner: "batch", kind: "compaction" });
-    const attempt = restoreBackup({ dbFile: t!.file, name: receipt.name, confirm: receipt.name, guard, quiescers: createQuiescerRegistry(), closeDatabase: () => t!.sqlite.close(), log: silentLog });
+    const attempt = restoreBackup({ store: createSqliteMaintenanceStore(t!), dbFile: t!.file, name: receipt.name, confirm: receipt.name, guard, quiescers: createQuiescerRegistry(), closeDatabase: () => t!.sqlite.close(), log: silentLog });
     await expect(attempt).rejects.toMatchObject({ code: "maintenance_busy" });
     expect(t!.sqlite.open).toBe(true);
   });
 
   it("refuses traversal names before checking anything else", async () => {
     await backupThenChange();
-    const attempt = restoreBackup({ dbFile: t!.file, name: "../workspace.db", confirm: "../workspace.db", guard: createMaintenanceGuard(), quiescers: createQuiescerRegistry(), closeDatabase: () => t!.sqlite.close(), log: silentLog });
+    const attempt = restoreBackup({ store: createSqliteMaintenanceStore(t!), dbFile: t!.file, name: "../workspace.db", confirm: "../workspace.db", guard: createMaintenanceGuard(), quiescers: createQuiescerRegistry(), closeDatabase: () => t!.sqlite.close(), log: silentLog });
     await expect(attempt).rejects.toMatchObject({ code: "invalid_request" });
     expect(t!.sqlite.open).toBe(true);
   });

@@ -9,9 +9,11 @@ import type { MaintenanceGuard } from "../guard";
 import type { QuiescerRegistry } from "../quiescence";
 import { fsyncDir, fsyncFile } from "./hash";
 import { backupPath } from "./names";
-import { integrityCheckPasses } from "./verify";
+import type { MaintenanceStore } from "../store";
 
 export type RestoreOptions = {
+  /** Checks the staged copy before anything is stopped. */
+  store: MaintenanceStore;
   dbFile: string;
   name: unknown;
   /** Typed confirmation: must be exactly the backup name. */
@@ -55,7 +57,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
       await fsp.copyFile(source, pending, constants.COPYFILE_EXCL);
       await fsp.chmod(pending, 0o600);
       await fsyncFile(pending);
-      if (!(await integrityCheckPasses(pending))) {
+      if (!(await options.store.verifyFile(pending))) {
         throw new AppError("backup_unusable", "The backup failed its integrity check; the database was not changed");
       }
     } catch (error) {

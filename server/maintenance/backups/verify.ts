@@ -3,7 +3,7 @@ import type { BackupReceipt } from "@/lib/api/database-maintenance";
 import type { Stats } from "node:fs";
 import fsp from "node:fs/promises";
 import { backupsDirFor } from "@/server/db/url";
-import { runSqliteThread } from "../sqlite-thread";
+import type { MaintenanceStore } from "../store";
 import { sha256File, type Hasher } from "./hash";
 import { isBackupName } from "./names";
 import path from "node:path";
@@ -12,21 +12,6 @@ export type { BackupReceipt };
 
 export type VerifyFailureCode = "backup_missing" | "backup_changed" | "backup_corrupt" | "backup_symlink";
 export type VerifyResult = { ok: true } | { ok: false; code: VerifyFailureCode };
-
-/**
- * PRAGMA integrity_check through a separate read-only connection (on a
- * worker thread): the answer must be exactly one row "ok". A file that is
- * not a database at all counts as corrupt. The snapshot is in
- * rollback-journal mode (VACUUM INTO output), so a read-only open creates no
- * side files.
- */
-export async function integrityCheckPasses(file: string): Promise<boolean> {
-  try {
-    return await runSqliteThread({ kind: "integrity-check", file });
-  } catch {
-    return false;
-  }
-}
 
 type FileIdentity = { sizeBytes: number; mtimeMs: number; ctimeMs: number; ino: number };
 
@@ -55,15 +40,14 @@ async function probe(dbFile: string, receipt: BackupReceipt): Promise<Probe> {
   return { ok: true, identity: identityOf(stats), file };
 }
 
-async function verifyFully(
-  dbFile: string,
-  receipt: BackupReceipt,
-  hasher: Hasher,
-): Promise<{ result: VerifyResult; identity?: FileIdentity }> {
+type VerifyOptions = { store: MaintenanceStore; dbFile: string; receipt: BackupReceipt; hasher?: Hasher };
+
+async function verifyFully(options: VerifyOptions): Promise<{ result: VerifyResult; identity?: FileIdentity }> {
+  const { dbFile, receipt } = options;
   const first = await probe(dbFile, receipt);
   if (!first.ok) return { result: first };
-  if ((await hasher(first.file)) !== receipt.sha256) return { result: { ok: false, code: "backup_changed" } };
-  if (!(await integrityCheckPasses(first.file))) return { result: { ok: false, code: "backup_corrupt" } };
+  if ((await (options.hasher ?? sha256File)(first.file)) !== receipt.sha256) return { result: { ok: false, code: "backup_changed" } };
+  if (!(await options.store.verifyFile(first.file))) return { result: { ok: false, code: "backup_corrupt" } };
   // The file could have been swapped while we hashed it: the identity seen
   // before and after must agree for the hash to describe this file.
   const second = await probe(dbFile, receipt);
@@ -73,8 +57,8 @@ async function verifyFully(
 }
 
 /** Full verification: exists, regular file, size, SHA-256 and integrity_check. */
-export async function verifyReceipt(options: { dbFile: string; receipt: BackupReceipt; hasher?: Hasher }): Promise<VerifyResult> {
-  return (await verifyFully(options.dbFile, options.receipt, options.hasher ?? sha256File)).result;
+export async function verifyReceipt(options: VerifyOptions): Promise<VerifyResult> {
+  return (await verifyFully(options)).result;
 }
 
 /** Remembers the last full verification so probes can skip the re-hash. */
@@ -93,12 +77,7 @@ const defaultCache = createVerificationCache();
  * be set back by a user, so an in-place edit with a restored mtime is still
  * noticed. Any difference falls back to the full verification.
  */
-export async function verifyReceiptCached(options: {
-  dbFile: string;
-  receipt: BackupReceipt;
-  hasher?: Hasher;
-  cache?: VerificationCache;
-}): Promise<VerifyResult> {
+export async function verifyReceiptCached(options: VerifyOptions & { cache?: VerificationCache }): Promise<VerifyResult> {
   const cache = options.cache ?? defaultCache;
   const { receipt } = options;
   const current = await probe(options.dbFile, receipt);
@@ -110,7 +89,7 @@ export async function verifyReceiptCached(options: {
   if (hit && hit.name === receipt.name && hit.sha256 === receipt.sha256 && sameIdentity(hit, current.identity)) {
     return { ok: true };
   }
-  const { result, identity } = await verifyFully(options.dbFile, receipt, options.hasher ?? sha256File);
+  const { result, identity } = await verifyFully(options);
   cache.entry = result.ok && identity ? { ...identity, name: receipt.name, sha256: receipt.sha256 } : null;
   return result;
 }

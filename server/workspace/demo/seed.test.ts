@@ -3,11 +3,12 @@ import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { manualClock } from "@/server/clock";
 import { checkTaskEligibility } from "@/server/compaction/eligibility/eligibility";
 import { exportTask } from "../export/export-task";
-import { fingerprint } from "../fixture/fixture-samples";
+import { fingerprint } from "../fixture/test-support";
 import { importFixture } from "../fixture/import-fixture";
 import { DAY } from "./demo-time";
 import { SCENARIOS } from "./scenarios";
 import { DEMO_TASK_COUNT, planDemoWorkspace, seedDemoWorkspace, type DemoSeedResult } from "./seed";
+import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 
 const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);
 const SEED = 20260101;
@@ -16,7 +17,7 @@ let result: DemoSeedResult;
 
 beforeAll(() => {
   db = createTestDb();
-  result = seedDemoWorkspace({ sqlite: db.sqlite, seed: SEED, nowMs: NOW });
+  result = seedDemoWorkspace({ store: createSqliteWorkspaceStore(db.sqlite), seed: SEED, nowMs: NOW });
 });
 afterAll(() => db.close());
 
@@ -26,7 +27,7 @@ describe("demo workspace", () => {
   it("is deterministic from the seed", () => {
     const again = createTestDb();
     try {
-      expect(seedDemoWorkspace({ sqlite: again.sqlite, seed: SEED, nowMs: NOW })).toEqual(result);
+      expect(seedDemoWorkspace({ store: createSqliteWorkspaceStore(again.sqlite), seed: SEED, nowMs: NOW })).toEqual(result);
       expect(fingerprint(again.sqlite)).toEqual(fingerprint(db.sqlite));
     } finally {
       again.close();
@@ -121,11 +122,11 @@ describe("demo workspace", () => {
         .prepare("select s.task_id as id from messages m join task_sessions s on s.id = m.session_id order by length(m.metadata) desc limit 1")
         .get() as { id: string }
     ).id;
-    const text = exportTask(db.sqlite, taskId);
+    const text = exportTask(createSqliteWorkspaceStore(db.sqlite), taskId);
     const copy = createTestDb();
     try {
-      importFixture(copy.sqlite, { file: "demo-task.json", text });
-      expect(exportTask(copy.sqlite, taskId)).toBe(text);
+      importFixture(createSqliteWorkspaceStore(copy.sqlite), { file: "demo-task.json", text });
+      expect(exportTask(createSqliteWorkspaceStore(copy.sqlite), taskId)).toBe(text);
     } finally {
       copy.close();
     }

@@ -2,14 +2,13 @@
 // normalized kind, a few multi-MB outputs, and a set of realistic tasks that
 // compaction must protect. Deterministic: same seed and nowMs, same rows.
 // Writes go through the workspace write modules like any other import.
-import type { Sqlite } from "@/server/db/client";
 import { DAY, OFFSETS } from "./demo-time";
 import { createRng } from "./prng";
 import { SCENARIOS } from "./scenarios";
 import { planTask, type PlannedTask, type ToolPick } from "./task-plan";
 import { httpRequest, readFile, shellExec } from "./tool-payloads";
 import { appendMessage } from "../message-writes";
-import { insertQueuedMessage, insertRun, insertSession, insertTask, insertTurn } from "../task-writes";
+import type { WorkspaceStore } from "../store";
 
 export const DEMO_TASK_COUNT = 200;
 const SPAN_MS = 548 * DAY; // 18 months
@@ -49,14 +48,14 @@ function planWorkspace(seed: number, nowMs: number): PlannedTask[] {
   return tasks;
 }
 
-function writeTask(sqlite: Sqlite, task: PlannedTask, totals: DemoSeedResult): void {
-  insertTask(sqlite, task);
+function writeTask(store: WorkspaceStore, task: PlannedTask, totals: DemoSeedResult): void {
+  store.insertTask(task);
   for (const session of task.sessions) {
-    insertSession(sqlite, { ...session, taskId: task.id });
-    for (const turn of session.turns) insertTurn(sqlite, { ...turn, sessionId: session.id });
+    store.insertSession({ ...session, taskId: task.id });
+    for (const turn of session.turns) store.insertTurn({ ...turn, sessionId: session.id });
     for (const m of session.messages) {
       const metadata = JSON.stringify(m.metadata);
-      appendMessage(sqlite, {
+      appendMessage(store, {
         id: m.id,
         sessionId: session.id,
         turnId: m.turnId,
@@ -70,19 +69,19 @@ function writeTask(sqlite: Sqlite, task: PlannedTask, totals: DemoSeedResult): v
       totals.messages++;
       totals.bytes += Buffer.byteLength(metadata, "utf8") + Buffer.byteLength(m.content, "utf8");
     }
-    for (const q of session.queuedMessages) insertQueuedMessage(sqlite, { ...q, sessionId: session.id });
-    for (const r of session.runs) insertRun(sqlite, { ...r, sessionId: session.id });
+    for (const q of session.queuedMessages) store.insertQueuedMessage({ ...q, sessionId: session.id });
+    for (const r of session.runs) store.insertRun({ ...r, sessionId: session.id });
   }
   totals.tasks++;
 }
 
 /** Seeds the demo workspace in one transaction; callers check the DB is empty. */
-export function seedDemoWorkspace(options: { sqlite: Sqlite; seed: number; nowMs: number }): DemoSeedResult {
+export function seedDemoWorkspace(options: { store: WorkspaceStore; seed: number; nowMs: number }): DemoSeedResult {
   const tasks = planWorkspace(options.seed, options.nowMs);
   const totals: DemoSeedResult = { tasks: 0, messages: 0, bytes: 0 };
-  options.sqlite.transaction(() => {
-    for (const task of tasks) writeTask(options.sqlite, task, totals);
-  }).immediate();
+  options.store.writeTransaction((tx) => {
+    for (const task of tasks) writeTask(tx, task, totals);
+  });
   return totals;
 }
 

@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { AppError } from "@/server/errors";
-import { fingerprint, sampleFixture, TRICKY_METADATA } from "../fixture/fixture-samples";
+import { fingerprint, sampleFixture, TRICKY_METADATA } from "../fixture/test-support";
 import { importFixture } from "../fixture/import-fixture";
 import { member, parseJsonTree, type JsonNode } from "../../json/json-tree";
 import { replaceMessageMetadata } from "../message-writes";
 import { exportTask } from "./export-task";
+import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 
 const dbs: TestDb[] = [];
 afterEach(() => dbs.splice(0).forEach((d) => d.close()));
@@ -35,8 +36,8 @@ function exportedMetadata(text: string): Record<string, string> {
 describe("task export", () => {
   it("[TPR-TX-09] [TPR-RED-10] splices each message's metadata exactly as stored", () => {
     const a = db();
-    importFixture(a.sqlite, { file: "in.json", text: sampleFixture() });
-    const text = exportTask(a.sqlite, "t1");
+    importFixture(createSqliteWorkspaceStore(a.sqlite), { file: "in.json", text: sampleFixture() });
+    const text = exportTask(createSqliteWorkspaceStore(a.sqlite), "t1");
     const stored = a.sqlite.prepare("select id, metadata from messages order by rowid").all() as { id: string; metadata: string }[];
     const exported = exportedMetadata(text);
     for (const row of stored) {
@@ -47,19 +48,19 @@ describe("task export", () => {
 
   it("[TPR-TX-09] export -> import into an empty database -> export is byte-identical", () => {
     const a = db();
-    importFixture(a.sqlite, { file: "in.json", text: sampleFixture() });
+    importFixture(createSqliteWorkspaceStore(a.sqlite), { file: "in.json", text: sampleFixture() });
     for (const taskId of ["t1", "t2"]) {
-      const first = exportTask(a.sqlite, taskId);
+      const first = exportTask(createSqliteWorkspaceStore(a.sqlite), taskId);
       const b = db();
-      importFixture(b.sqlite, { file: `${taskId}.json`, text: first });
-      expect(exportTask(b.sqlite, taskId)).toBe(first);
+      importFixture(createSqliteWorkspaceStore(b.sqlite), { file: `${taskId}.json`, text: first });
+      expect(exportTask(createSqliteWorkspaceStore(b.sqlite), taskId)).toBe(first);
     }
   });
 
   it("exports the document shape: format, version, one task with its sessions, turns, messages, queue and runs", () => {
     const a = db();
-    importFixture(a.sqlite, { file: "in.json", text: sampleFixture() });
-    const doc = JSON.parse(exportTask(a.sqlite, "t2"));
+    importFixture(createSqliteWorkspaceStore(a.sqlite), { file: "in.json", text: sampleFixture() });
+    const doc = JSON.parse(exportTask(createSqliteWorkspaceStore(a.sqlite), "t2"));
     expect(doc).toEqual({
       format: "workspace-fixture",
       version: 1,
@@ -91,35 +92,35 @@ describe("task export", () => {
 
   it("[TPR-TX-09] keeps a compaction marker and the absence of removed fields", () => {
     const a = db();
-    importFixture(a.sqlite, { file: "in.json", text: sampleFixture() });
+    importFixture(createSqliteWorkspaceStore(a.sqlite), { file: "in.json", text: sampleFixture() });
     const compacted =
       '{"tool_call_id":"c1","normalized":{"kind":"shell_exec","shell_exec":{"command":"npm test","work_dir":"/repo",' +
       '"output":{"exit_code":0,"truncated":false}}},"payload_retention":{"version":1,"removed_at":"2026-05-01T00:00:00Z",' +
       '"removed_fields":["normalized.shell_exec.output.stdout","normalized.shell_exec.output.stderr"],"removed_bytes":9007199254740993}}';
-    replaceMessageMetadata(a.sqlite, { messageId: "m2", metadata: compacted, updatedAt: "2026-01-02T10:02:00Z" });
-    const text = exportTask(a.sqlite, "t1");
+    replaceMessageMetadata(createSqliteWorkspaceStore(a.sqlite), { messageId: "m2", metadata: compacted, updatedAt: "2026-01-02T10:02:00Z" });
+    const text = exportTask(createSqliteWorkspaceStore(a.sqlite), "t1");
     expect(exportedMetadata(text).m2).toBe(compacted);
     const b = db();
-    importFixture(b.sqlite, { file: "again.json", text });
+    importFixture(createSqliteWorkspaceStore(b.sqlite), { file: "again.json", text });
     expect(b.sqlite.prepare("select metadata from messages where id = 'm2'").get()).toEqual({ metadata: compacted });
   });
 
   it("stores pretty-printed metadata in one canonical compact form so re-exports match", () => {
     const a = db();
-    importFixture(a.sqlite, { file: "in.json", text: sampleFixture() });
-    replaceMessageMetadata(a.sqlite, { messageId: "m1", metadata: '{ "a" : [ 1 , 1.10 ] ,\n "b" : "\\u00e9" }', updatedAt: "2026-01-02T10:02:00Z" });
-    expect(exportedMetadata(exportTask(a.sqlite, "t1")).m1).toBe('{"a":[1,1.10],"b":"\\u00e9"}');
+    importFixture(createSqliteWorkspaceStore(a.sqlite), { file: "in.json", text: sampleFixture() });
+    replaceMessageMetadata(createSqliteWorkspaceStore(a.sqlite), { messageId: "m1", metadata: '{ "a" : [ 1 , 1.10 ] ,\n "b" : "\\u00e9" }', updatedAt: "2026-01-02T10:02:00Z" });
+    expect(exportedMetadata(exportTask(createSqliteWorkspaceStore(a.sqlite), "t1")).m1).toBe('{"a":[1,1.10],"b":"\\u00e9"}');
   });
 
   it("answers not_found for an unknown task and refuses malformed stored metadata", () => {
     const a = db();
-    importFixture(a.sqlite, { file: "in.json", text: sampleFixture() });
-    expect(() => exportTask(a.sqlite, "nope")).toThrow(expect.objectContaining({ code: "not_found" }));
+    importFixture(createSqliteWorkspaceStore(a.sqlite), { file: "in.json", text: sampleFixture() });
+    expect(() => exportTask(createSqliteWorkspaceStore(a.sqlite), "nope")).toThrow(expect.objectContaining({ code: "not_found" }));
     a.sqlite.prepare("update messages set metadata = '{broken' where id = 'm1'").run();
     const before = fingerprint(a.sqlite);
     let error: unknown;
     try {
-      exportTask(a.sqlite, "t1");
+      exportTask(createSqliteWorkspaceStore(a.sqlite), "t1");
     } catch (e) {
       error = e;
     }

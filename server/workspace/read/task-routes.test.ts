@@ -3,8 +3,9 @@ import { GET as taskGet } from "@/app/api/v1/tasks/[id]/route";
 import { GET as tasksGet } from "@/app/api/v1/tasks/route";
 import { hashSessionToken } from "@/server/auth/current-user";
 import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
-import { sampleFixture } from "../fixture/fixture-samples";
+import { sampleFixture } from "../fixture/test-support";
 import { importFixture } from "../fixture/import-fixture";
+import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 
 const BASE = "http://localhost:3000";
 const VIEWER = "wsr_session=viewer-token";
@@ -19,7 +20,7 @@ describe("task routes", () => {
     const db = rt.handle.sqlite;
     db.prepare("insert into users (id, email, role, password_hash, created_at) values ('u1', 'v@example.com', 'viewer', 'x', '2026-01-01T00:00:00Z')").run();
     db.prepare("insert into auth_sessions (token_hash, user_id, created_at_ms, expires_at_ms) values (?, 'u1', 0, 9e15)").run(hashSessionToken("viewer-token"));
-    importFixture(db, { file: "in.json", text: sampleFixture() });
+    importFixture(createSqliteWorkspaceStore(db), { file: "in.json", text: sampleFixture() });
   });
   afterEach(() => rt.dispose());
 

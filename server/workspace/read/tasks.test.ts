@@ -1,17 +1,18 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { AppError } from "@/server/errors";
-import { sampleFixture } from "../fixture/fixture-samples";
+import { sampleFixture } from "../fixture/test-support";
 import { importFixture } from "../fixture/import-fixture";
 import { replaceMessageMetadata } from "../message-writes";
 import { listTasks, readTaskConversation } from "./tasks";
+import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 
 let t: TestDb | undefined;
 afterEach(() => t?.close());
 
 function setup(): TestDb {
   t = createTestDb();
-  importFixture(t.sqlite, { file: "in.json", text: sampleFixture() });
+  importFixture(createSqliteWorkspaceStore(t.sqlite), { file: "in.json", text: sampleFixture() });
   return t;
 }
 
@@ -23,7 +24,7 @@ const COMPACTED =
 describe("conversation read verbs", () => {
   it("lists tasks newest first with message counts", () => {
     const db = setup();
-    const list = listTasks(db.sqlite, { limit: 10, offset: 0 });
+    const list = listTasks(createSqliteWorkspaceStore(db.sqlite), { limit: 10, offset: 0 });
     expect(list.total).toBe(2);
     expect(list.tasks.map((task) => task.id).sort()).toEqual(["t1", "t2"]);
     expect(list.tasks.find((task) => task.id === "t1")).toMatchObject({ title: "Fix the flaky login test", messageCount: 2 });
@@ -31,7 +32,7 @@ describe("conversation read verbs", () => {
 
   it("reads a task's messages in order with tool summaries and never the output body", () => {
     const db = setup();
-    const view = readTaskConversation(db.sqlite, "t1");
+    const view = readTaskConversation(createSqliteWorkspaceStore(db.sqlite), "t1");
     expect(view.task).toMatchObject({ id: "t1", state: "COMPLETED" });
     expect(view.messages.map((m) => m.id)).toEqual(["m1", "m2"]);
     expect(view.messages[0]!.tool).toBeNull();
@@ -42,13 +43,13 @@ describe("conversation read verbs", () => {
 
   it("[TPR-TX-07] a compacted message carries its removal time so the view never offers the removed output", () => {
     const db = setup();
-    replaceMessageMetadata(db.sqlite, { messageId: "m2", metadata: COMPACTED, updatedAt: "2026-05-01T03:00:00Z" });
-    const tool = readTaskConversation(db.sqlite, "t1").messages[1]!.tool;
+    replaceMessageMetadata(createSqliteWorkspaceStore(db.sqlite), { messageId: "m2", metadata: COMPACTED, updatedAt: "2026-05-01T03:00:00Z" });
+    const tool = readTaskConversation(createSqliteWorkspaceStore(db.sqlite), "t1").messages[1]!.tool;
     expect(tool).toMatchObject({ command: "npm test", exitCode: 2, removedAt: "2026-05-01T03:00:00Z" });
   });
 
   it("answers not_found for an unknown task", () => {
     const db = setup();
-    expect(() => readTaskConversation(db.sqlite, "missing")).toThrow(AppError);
+    expect(() => readTaskConversation(createSqliteWorkspaceStore(db.sqlite), "missing")).toThrow(AppError);
   });
 });

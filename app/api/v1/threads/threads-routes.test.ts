@@ -14,6 +14,7 @@ import { startRun } from "@/server/checkpoints/runs";
 import { StampingSqliteSaver } from "@/server/checkpoints/stamping-saver";
 import { createThread } from "@/server/checkpoints/threads";
 import { sequentialIds, testRunDeps } from "@/server/checkpoints/test-support";
+import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
 import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
 
 const BASE = "http://localhost:3000";
@@ -25,8 +26,8 @@ let viewer: string;
 
 function cookieFor(email: string, role: "admin" | "viewer"): string {
   const sqlite = rt.handle.sqlite;
-  const { id } = createUser(sqlite, { email, role, password: "long-enough-password", nowMs: Date.now() });
-  const { token } = createSession(sqlite, { userId: id, nowMs: Date.now() });
+  const { id } = createUser(createSqliteAuthStore(sqlite), { email, role, password: "long-enough-password", nowMs: Date.now() });
+  const { token } = createSession(createSqliteAuthStore(sqlite), { userId: id, nowMs: Date.now() });
   return `${SESSION_COOKIE}=${token}`;
 }
 

@@ -1,5 +1,5 @@
 import { route } from "@/server/http/route";
-import { collectDatabaseStats } from "@/server/maintenance/stats";
+import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 
 // Footprint for the Database page: metadata only, never message bodies.
 export const GET = route({
@@ -7,7 +7,7 @@ export const GET = route({
   unsupportedRead: () => ({ capability: "unsupported" }),
   handler: async ({ rt }) => ({
     capability: "supported",
-    ...(await collectDatabaseStats({ sqlite: rt.handle.sqlite, dbFile: rt.handle.file })),
+    ...(await createSqliteMaintenanceStore(rt.handle).databaseStats()),
     maintenanceBusy: rt.guard.holder()?.kind ?? null,
   }),
 });

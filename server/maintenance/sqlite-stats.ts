@@ -2,10 +2,11 @@ import "server-only";
 import fs from "node:fs";
 import type { Sqlite } from "@/server/db/client";
 import type { DatabaseStats, TableStats } from "@/lib/api/database-maintenance";
+import { statement } from "@/server/db/statements";
 import { readInThread } from "./sqlite-thread";
 
 /**
- * Database footprint from metadata only.
+ * Database footprint from metadata only (MaintenanceStore.databaseStats).
  *
  * File-level numbers come from stat(2) and pragmas (O(1)). Per-table numbers
  * come from the `dbstat` virtual table restricted with `name = ?`, which
@@ -21,9 +22,7 @@ import { readInThread } from "./sqlite-thread";
  * next to messages. Without dbstat compiled in, only file-level numbers are
  * reported.
  */
-export const PAYLOAD_TABLE = "messages";
-
-export type { DatabaseStats, TableStats };
+const PAYLOAD_TABLE = "messages";
 
 type SchemaRow = { name: string; type: "table" | "index"; tbl_name: string };
 type BtreeUsage = { bytes: number; leafCells: number; allCells: number };
@@ -38,8 +37,8 @@ function fileSize(file: string): number {
   }
 }
 
-export function hasDbstat(sqlite: Sqlite): boolean {
-  return sqlite.prepare("select 1 from pragma_compile_options where compile_options = 'ENABLE_DBSTAT_VTAB'").get() !== undefined;
+function hasDbstat(sqlite: Sqlite): boolean {
+  return statement(sqlite, "select 1 from pragma_compile_options where compile_options = 'ENABLE_DBSTAT_VTAB'").get() !== undefined;
 }
 
 const PAGES_SQL = "select page_size as pageSize, page_count as pageCount, freelist_count as freePages from pragma_page_size, pragma_page_count, pragma_freelist_count";
@@ -51,12 +50,10 @@ const BTREE_SQL = `select coalesce(sum(pgsize), 0) as bytes,
 
 /** Which b-trees to walk: every one except the payload table's own. Cheap schema reads only. */
 function planWalk(sqlite: Sqlite): Plan {
-  const schema = sqlite
-    .prepare("select name, type, tbl_name from sqlite_schema where rootpage > 0 and type in ('table', 'index') order by name")
-    .all() as SchemaRow[];
+  const schema = statement(sqlite, "select name, type, tbl_name from sqlite_schema where rootpage > 0 and type in ('table', 'index') order by name").all() as SchemaRow[];
   const walked = ["sqlite_schema", ...schema.filter((row) => !(row.type === "table" && row.name === PAYLOAD_TABLE)).map((row) => row.name)];
   // A non-partial index has exactly one entry per row of its table.
-  const indexes = sqlite.prepare("select name, partial from pragma_index_list(?)").all(PAYLOAD_TABLE) as { name: string; partial: number }[];
+  const indexes = statement(sqlite, "select name, partial from pragma_index_list(?)").all(PAYLOAD_TABLE) as { name: string; partial: number }[];
   return { schema, walked, payloadRowsIndex: indexes.find((index) => index.partial === 0)?.name ?? null };
 }
 
@@ -86,7 +83,7 @@ function assemble(plan: Plan, usage: Map<string, BtreeUsage>, usedBytes: number)
  * read-only connection), so a walk over large indexes does not hold up
  * HTTP handling. The live connection only answers the cheap schema reads.
  */
-export async function collectDatabaseStats(options: { sqlite: Sqlite; dbFile: string }): Promise<DatabaseStats> {
+export async function readDatabaseStats(options: { sqlite: Sqlite; dbFile: string }): Promise<DatabaseStats> {
   const { sqlite, dbFile } = options;
   const dbstat = hasDbstat(sqlite);
   const plan = dbstat ? planWalk(sqlite) : null;

@@ -1,0 +1,29 @@
+// The maintenance domain's access to the database engine: footprint,
+// compaction, planner statistics, snapshots and integrity checks. Guards,
+// backup files and their bookkeeping stay in the domain (backups/, vacuum.ts);
+// the engine mechanics live in the implementation (sqlite-store.ts).
+//
+// Synchronous where the engine call is short (the SQLite driver is synchronous,
+// and a later PostgreSQL implementation satisfies the same interface through
+// a synchronous libpq binding); the long-running verbs are promises because
+// they run off the request thread.
+import type { DatabaseStats } from "@/lib/api/database-maintenance";
+
+export type MaintenanceStore = {
+  /** The database footprint from metadata only: no message body is read. */
+  databaseStats(): Promise<DatabaseStats>;
+  /** Bytes the database occupies on disk, its write-ahead log included. */
+  diskBytes(): number;
+  /**
+   * Rebuilds the database so freed space returns to the file system and
+   * waits up to busyTimeoutMs for other writers; "busy" when they kept it.
+   * Once started it runs to completion (no cancellation).
+   */
+  vacuum(options: { busyTimeoutMs: number }): Promise<"done" | "busy">;
+  /** Refreshes the query planner's statistics. */
+  optimize(): void;
+  /** Writes a consistent copy of the live database into the new file `file`, without holding up writers. */
+  snapshotInto(file: string): Promise<void>;
+  /** True when `file` holds a database that passes the engine's full integrity check; false for anything else. */
+  verifyFile(file: string): Promise<boolean>;
+};
