@@ -10,6 +10,7 @@ import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { createBackup } from "@/server/maintenance/backups/create";
 import { savePolicy } from "@/server/compaction/policy/policy-update";
 import { createRetentionWorker } from "@/server/compaction/worker/worker";
+import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
 
 const [file, mode] = process.argv.slice(2);
 if (!file || (mode !== "cleanup" && mode !== "backup")) {
@@ -21,8 +22,9 @@ const bus = createEventBus();
 bus.subscribe((event) => {
   if (event.type === "messages_changed") process.stdout.write(`batch ${event.messageIds.length}\n`);
 });
+const store = createSqliteCompactionStore(handle.sqlite);
 const worker = createRetentionWorker({
-  sqlite: handle.sqlite,
+  store,
   dbFile: file,
   clock: systemClock,
   timers: systemTimers,
@@ -42,7 +44,7 @@ const worker = createRetentionWorker({
     }),
 });
 worker.start();
-const { effects } = savePolicy(handle.sqlite, {
+const { effects } = savePolicy(store, {
   draft: { enabled: true, age: { value: 1, unit: "weeks" } },
   expectedRevision: 0,
   preparation: mode === "cleanup" ? "skip" : "backup",

@@ -15,7 +15,7 @@ import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { sweepStaleStaging } from "@/server/maintenance/backups/create";
 import { readRetentionRecord } from "./policy/record";
 import { reduceToolPayload } from "./reducer/reducer";
-import { insertMessage, insertSession, insertTask, insertTurn, shellMetadata } from "./test-support";
+import { insertMessage, insertSession, insertTask, insertTurn, shellMetadata, storeOf } from "./test-support";
 import { createRetentionWorker } from "./worker/worker";
 
 let t: TestDb;
@@ -78,7 +78,7 @@ function restartWorker() {
   Object.assign(t, { sqlite: handle.sqlite, db: handle.db });
   const timers = immediateTimers();
   const worker = createRetentionWorker({
-    sqlite: handle.sqlite,
+    store: storeOf(handle.sqlite),
     dbFile: t.file,
     clock: manualClock(Date.now()),
     timers,
@@ -92,7 +92,7 @@ function restartWorker() {
 }
 
 function record() {
-  const read = readRetentionRecord(t.sqlite);
+  const read = readRetentionRecord(storeOf(t.sqlite));
   if (read.state === "malformed") throw new Error("malformed");
   return read.record;
 }

@@ -10,6 +10,7 @@ import type { AnalyzeBody, CancelBody, PutPolicyBody, RunBody } from "@/lib/rete
 import { savePolicy } from "./policy/policy-update";
 import { readRetentionStatus, type RetentionStatus } from "./status";
 import { createRetentionWorker, type RetentionWorker } from "./worker/worker";
+import { createSqliteCompactionStore } from "./store/sqlite-store";
 
 const workerKey = Symbol.for("workspace-retention.retention-worker");
 type GlobalWithWorker = typeof globalThis & { [workerKey]?: RetentionWorker };
@@ -21,7 +22,7 @@ export function retentionWorker(rt: Runtime): RetentionWorker {
   if (!worker) {
     if (!rt.handle) throw new Error("retention worker needs a SQLite database");
     const created = createRetentionWorker({
-      sqlite: rt.handle.sqlite,
+      store: createSqliteCompactionStore(rt.handle.sqlite),
       dbFile: rt.handle.file,
       clock: rt.clock,
       timers: rt.timers,
@@ -47,12 +48,12 @@ export function retentionWorker(rt: Runtime): RetentionWorker {
 }
 
 export function getRetentionStatus(rt: Runtime): RetentionStatus {
-  return readRetentionStatus(rt.handle!.sqlite, rt.clock.now());
+  return readRetentionStatus(createSqliteCompactionStore(rt.handle!.sqlite), rt.clock.now());
 }
 
 export function putRetentionPolicy(rt: Runtime, body: PutPolicyBody): RetentionStatus {
   const worker = retentionWorker(rt);
-  const { effects } = savePolicy(rt.handle!.sqlite, {
+  const { effects } = savePolicy(createSqliteCompactionStore(rt.handle!.sqlite), {
     draft: body.policy,
     expectedRevision: body.expectedRevision,
     preparation: body.preparation,

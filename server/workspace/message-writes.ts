@@ -11,6 +11,7 @@
 import { AppError } from "@/server/errors";
 import type { Sqlite } from "@/server/db/client";
 import { guardMetadataWrite } from "@/server/compaction/write-guard/write-guard";
+import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
 import { statement } from "../db/statements";
 import { stampRequired } from "./timestamps";
 
@@ -75,7 +76,7 @@ function metadataToStore(
   write: { messageId: string; type: string; sessionId: string; previous: string | null; next: string },
 ): string {
   const toolCallId = write.previous === null ? toolCallIdOf(sqlite, write.next) : null;
-  return guardMetadataWrite(sqlite, { ...write, toolCallId });
+  return guardMetadataWrite(createSqliteCompactionStore(sqlite), { ...write, toolCallId });
 }
 
 /** The single path by which message metadata reaches the database. */
