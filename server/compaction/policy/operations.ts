@@ -9,6 +9,7 @@ import type { OperationEvent } from "@/lib/events/types";
 import type { OperationKind, OperationState, RetentionOperation, RetentionRecord } from "./policy-schema";
 import type { CompactionStore } from "../store";
 import { withRetentionRecordInTx } from "./record";
+import { createTally, operationCounts } from "../cleanup/tally";
 
 export function emptyOperation(options: {
   id: string;
@@ -24,12 +25,7 @@ export function emptyOperation(options: {
     startedAt: options.state === "queued" ? null : formatUtc(options.nowMs),
     finishedAt: null,
     cutoff: options.cutoffMs == null ? null : formatUtc(options.cutoffMs),
-    scannedRows: 0,
-    eligibleTasks: 0,
-    eligibleMessages: 0,
-    changedMessages: 0,
-    payloadBytes: 0,
-    skipped: {},
+    ...operationCounts(createTally()),
     stale: false,
   };
 }
