@@ -3,6 +3,8 @@
 // no background work; start() starts the compaction worker, stop() stops it
 // and closes the database. Everything below receives what it needs from here
 // as arguments: no module keeps process state of its own.
+import { createSqliteCompactionStore } from "./compaction/store/sqlite-store";
+import { createSqliteMaintenanceStore } from "./maintenance/sqlite-store";
 import { openDatabase, type DbHandle } from "./db/client";
 import { parseDatabaseUrl, type DatabaseTarget } from "./db/url";
 import { systemClock, systemTimers, type Clock, type Timers } from "./clock";
@@ -119,7 +121,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const buildWorker = (handle: DbHandle): RetentionWorker =>
     createRetentionWorker({
       ...options.worker,
-      sqlite: handle.sqlite,
+      store: createSqliteCompactionStore(handle.sqlite),
+      maintenance: createSqliteMaintenanceStore(handle),
       dbFile: handle.file,
       clock: rt.clock,
       timers: rt.timers,

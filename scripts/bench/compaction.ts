@@ -20,6 +20,7 @@ import { formatUtc } from "@/lib/time/rfc3339";
 import { checkTaskEligibility } from "@/server/compaction/eligibility/eligibility";
 import { runCleanupPass } from "@/server/compaction/cleanup/pass";
 import { updateRetentionRecord } from "@/server/compaction/policy/record";
+import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
 import { GEN_NOW_MS, generateWorkspace } from "../gen-large-workspace";
 import { percentile, startWriterLoad } from "./writer-load";
 
@@ -49,8 +50,9 @@ function prepareBase(file: string, messages: number) {
   const now = formatUtc(GEN_NOW_MS);
   sqlite.prepare("insert into tasks (id, title, state, created_at, created_at_ms, updated_at, updated_at_ms) values ('bench-writer', 'writer', 'IN_PROGRESS', ?, ?, ?, ?)").run(now, GEN_NOW_MS, now, GEN_NOW_MS);
   sqlite.prepare("insert into task_sessions (id, task_id, state, updated_at, updated_at_ms) values (?, 'bench-writer', 'RUNNING', ?, ?)").run(WRITER_SESSION, now, GEN_NOW_MS);
-  const { record } = updateRetentionRecord(sqlite, { nowMs: GEN_NOW_MS, mutate: (r) => ({ ...r, policy: { ...r.policy, enabled: true, age: { value: 3, unit: "months" } } }) });
-  updateRetentionRecord(sqlite, {
+  const store = createSqliteCompactionStore(sqlite);
+  const { record } = updateRetentionRecord(store, { nowMs: GEN_NOW_MS, mutate: (r) => ({ ...r, policy: { ...r.policy, enabled: true, age: { value: 3, unit: "months" } } }) });
+  updateRetentionRecord(store, {
     nowMs: GEN_NOW_MS,
     mutate: (r) => {
       r.runtime.preparation = { state: "ready", choice: "skip", revision: record.policy.revision, operationId: "bench-prep", receipt: { skippedAt: now }, errorCode: null };
@@ -83,7 +85,7 @@ async function phaseOurs(file: string, idsFile: string) {
   do {
     passes += 1;
     result = await runCleanupPass({
-      sqlite,
+      store: createSqliteCompactionStore(sqlite),
       clock,
       operationId: "bench-run",
       log,
@@ -168,9 +170,10 @@ function phaseProbes(file: string) {
   const ids = (sqlite.prepare("select id from tasks order by id").all() as Array<{ id: string }>).map((r) => r.id);
   const times: number[] = [];
   const reasons: Record<string, number> = {};
+  const store = createSqliteCompactionStore(sqlite);
   for (const taskId of ids) {
     const start = performance.now();
-    const verdict = checkTaskEligibility({ sqlite, taskId, cutoffMs, clock: systemClock });
+    const verdict = checkTaskEligibility({ store, taskId, cutoffMs, clock: systemClock });
     times.push(performance.now() - start);
     const key = verdict.eligible ? "eligible" : verdict.reason;
     reasons[key] = (reasons[key] ?? 0) + 1;

@@ -17,6 +17,7 @@ import { createRuntime, installProcessRuntime, openRuntime } from "@/server/runt
 import { GET } from "@/app/api/v1/system/database/tool-payload-retention/route";
 import { putRetentionPolicy } from "@/server/compaction/service";
 import { readRetentionRecord } from "@/server/compaction/policy/record";
+import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -98,7 +99,7 @@ async function main() {
   const rssBefore = process.memoryUsage().rss;
   putRetentionPolicy(rt, { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 0, preparation: "skip" });
   const during = await runLoad(url, cookie, rate, seconds);
-  const read = readRetentionRecord(sqlite);
+  const read = readRetentionRecord(createSqliteCompactionStore(sqlite));
   const active = read.state === "malformed" ? null : (read.record.runtime.activeOperation ?? read.record.runtime.latestRun);
   server.close();
   await rt.stop();

@@ -1,6 +1,7 @@
 // Child process for the crash tests: runs the real retention worker against
 // a database file and reports progress on stdout so the parent can SIGKILL
 // it at a chosen point. Usage: retention-child.ts <db-file> cleanup|backup
+import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 import { openDatabase } from "@/server/db/client";
 import { systemClock, systemTimers } from "@/server/clock";
 import { createEventBus } from "@/server/events/bus";
@@ -10,6 +11,7 @@ import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { createBackup } from "@/server/maintenance/backups/create";
 import { savePolicy } from "@/server/compaction/policy/policy-update";
 import { createRetentionWorker } from "@/server/compaction/worker/worker";
+import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
 
 const [file, mode] = process.argv.slice(2);
 if (!file || (mode !== "cleanup" && mode !== "backup")) {
@@ -21,8 +23,10 @@ const bus = createEventBus();
 bus.subscribe((event) => {
   if (event.type === "messages_changed") process.stdout.write(`batch ${event.messageIds.length}\n`);
 });
+const store = createSqliteCompactionStore(handle.sqlite);
 const worker = createRetentionWorker({
-  sqlite: handle.sqlite,
+  store,
+  maintenance: createSqliteMaintenanceStore(handle),
   dbFile: file,
   clock: systemClock,
   timers: systemTimers,
@@ -42,7 +46,7 @@ const worker = createRetentionWorker({
     }),
 });
 worker.start();
-const { effects } = savePolicy(handle.sqlite, {
+const { effects } = savePolicy(store, {
   draft: { enabled: true, age: { value: 1, unit: "weeks" } },
   expectedRevision: 0,
   preparation: mode === "cleanup" ? "skip" : "backup",

@@ -1,6 +1,7 @@
 // Fault tests (issue acceptance): SIGKILL the process that runs the worker
 // during a cleanup pass and during a backup, restart, and check what the
 // database and the backups folder say.
+import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -15,7 +16,7 @@ import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { sweepStaleStaging } from "@/server/maintenance/backups/create";
 import { readRetentionRecord } from "./policy/record";
 import { reduceToolPayload } from "./reducer/reducer";
-import { insertMessage, insertSession, insertTask, insertTurn, shellMetadata } from "./test-support";
+import { insertMessage, insertSession, insertTask, insertTurn, shellMetadata, storeOf } from "./test-support";
 import { createRetentionWorker } from "./worker/worker";
 
 let t: TestDb;
@@ -78,7 +79,8 @@ function restartWorker() {
   Object.assign(t, { sqlite: handle.sqlite });
   const timers = immediateTimers();
   const worker = createRetentionWorker({
-    sqlite: handle.sqlite,
+    store: storeOf(handle.sqlite),
+    maintenance: createSqliteMaintenanceStore(handle),
     dbFile: t.file,
     clock: manualClock(Date.now()),
     timers,
@@ -92,7 +94,7 @@ function restartWorker() {
 }
 
 function record() {
-  const read = readRetentionRecord(t.sqlite);
+  const read = readRetentionRecord(storeOf(t.sqlite));
   if (read.state === "malformed") throw new Error("malformed");
   return read.record;
 }

@@ -4,9 +4,9 @@ import { manualClock } from "@/server/clock";
 import { openDatabase, type DbHandle } from "@/server/db/client";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { GEN_NOW_MS, generateWorkspace } from "@/scripts/gen-large-workspace";
-import { PROBE_SQL } from "./eligibility/eligibility-sql";
+import { PROBE_SQL } from "./store/sqlite-eligibility";
 import { runCleanupPass } from "./cleanup/pass";
-import { armPolicy, countMarkedRows } from "./test-support";
+import { armPolicy, countMarkedRows, storeOf } from "./test-support";
 
 const MIB = 1024 * 1024;
 
@@ -29,7 +29,7 @@ describe("synthetic scale", () => {
   it("[TPR-BAT-09][TPR-BAT-05] a generated workspace is cleaned within the batch bounds, once", async () => {
     const batches: Array<{ rows: number; bytes: number }> = [];
     const first = await runCleanupPass({
-      sqlite: handle.sqlite,
+      store: storeOf(handle.sqlite),
       clock: manualClock(GEN_NOW_MS),
       operationId: "scale-1",
       wait: async () => {},
@@ -48,7 +48,7 @@ describe("synthetic scale", () => {
     expect(marked).toBeGreaterThan(1_000);
     expect(first.operation?.skipped).toMatchObject({ recent_activity: expect.any(Number), live_task: expect.any(Number) });
 
-    const second = await runCleanupPass({ sqlite: handle.sqlite, clock: manualClock(GEN_NOW_MS), operationId: "scale-2", wait: async () => {} });
+    const second = await runCleanupPass({ store: storeOf(handle.sqlite), clock: manualClock(GEN_NOW_MS), operationId: "scale-2", wait: async () => {} });
     expect(second.operation?.changedMessages).toBe(0);
     expect(second.operation?.skipped.already_removed).toBe(marked);
   });

@@ -1,12 +1,12 @@
 // The GET body of Messages compaction. It reads the one bounded settings
 // record and nothing else: no message scan, no write, no job start.
 import "server-only";
-import type { Sqlite } from "@/server/db/client";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { DAY_MS } from "@/server/jobs/schedule";
 import type { RetentionStatusBody } from "@/lib/retention/client/status-types";
 import { createDefaultRecord, type RetentionOperation } from "./policy/policy-schema";
 import { readRetentionRecord } from "./policy/record";
+import type { CompactionStore } from "./store";
 
 /** The GET body; one type shared with the browser. */
 export type RetentionStatus = RetentionStatusBody;
@@ -35,8 +35,8 @@ export function unsupportedStatus(): RetentionStatus {
   };
 }
 
-export function readRetentionStatus(sqlite: Sqlite, nowMs: number): RetentionStatus {
-  const read = readRetentionRecord(sqlite);
+export function readRetentionStatus(store: CompactionStore, nowMs: number): RetentionStatus {
+  const read = readRetentionRecord(store);
   if (read.state === "malformed") {
     return { ...unsupportedStatus(), capability: "supported", recordState: "malformed", lastErrorCode: read.errorCode };
   }

@@ -4,6 +4,8 @@ import type { Sqlite } from "@/server/db/client";
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
 import type { RetentionAge } from "@/lib/retention/policy";
 import { updateRetentionRecord } from "./policy/record";
+import type { CompactionStore } from "./store";
+import { createSqliteCompactionStore } from "./store/sqlite-store";
 
 export const OLD = "2025-01-01T00:00:00Z";
 export const CUTOFF_MS = Date.UTC(2025, 6, 1); // 2025-07-01T00:00:00Z
@@ -135,12 +137,13 @@ export function steppingClock(startMs: number, stepMs: number): { now(): number 
  * through the real record API (two writes: the first assigns the revision).
  */
 export function armPolicy(sqlite: Sqlite, age: RetentionAge = { value: 1, unit: "weeks" }, nowMs = NOW_MS): number {
-  const { record } = updateRetentionRecord(sqlite, {
+  const store = createSqliteCompactionStore(sqlite);
+  const { record } = updateRetentionRecord(store, {
     nowMs,
     mutate: (current) => ({ ...current, policy: { ...current.policy, enabled: true, age } }),
   });
   const revision = record.policy.revision;
-  updateRetentionRecord(sqlite, {
+  updateRetentionRecord(store, {
     nowMs,
     mutate: (current) => {
       current.runtime.preparation = {
@@ -161,4 +164,9 @@ export function armPolicy(sqlite: Sqlite, age: RetentionAge = { value: 1, unit: 
 /** Rows that carry the removal marker. */
 export function countMarkedRows(sqlite: Sqlite): number {
   return (sqlite.prepare("select count(*) as n from messages where json_extract(metadata, '$.payload_retention') is not null").get() as { n: number }).n;
+}
+
+/** The compaction store over a test database. */
+export function storeOf(sqlite: Sqlite): CompactionStore {
+  return createSqliteCompactionStore(sqlite);
 }

@@ -6,6 +6,7 @@
 import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
 import { guardMetadataWrite } from "@/server/compaction/write-guard/write-guard";
+import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
 import type { RecordKind, StoredMessage, WorkspaceStore } from "./store";
 import { listConversationRows, listTasks, readTaskHeader, readTaskTree } from "./sqlite-reads";
 import { stampOptional, stampRequired } from "./timestamps";
@@ -20,6 +21,8 @@ const TABLE_OF: Record<RecordKind, string> = {
 };
 
 export function createSqliteWorkspaceStore(sqlite: Sqlite): WorkspaceStore {
+  // The replacement-write guard reads tool-call rows through compaction's own store.
+  const compaction = createSqliteCompactionStore(sqlite);
   // Nested calls become savepoints of the outer transaction.
   const inTransaction = sqlite.transaction((fn: (tx: WorkspaceStore) => unknown) => fn(store));
 
@@ -120,7 +123,7 @@ export function createSqliteWorkspaceStore(sqlite: Sqlite): WorkspaceStore {
     },
 
     // The guard is the compaction domain's; it reads the rows it needs through this connection.
-    guardMetadata: (write) => guardMetadataWrite(sqlite, write),
+    guardMetadata: (write) => guardMetadataWrite(compaction, write),
 
     listTasks: (page) => listTasks(sqlite, page),
     readTaskHeader: (taskId) => readTaskHeader(sqlite, taskId),

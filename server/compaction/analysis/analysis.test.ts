@@ -5,7 +5,7 @@ import { formatUtc } from "@/lib/time/rfc3339";
 import { fingerprintAge, runAnalysis } from "./analysis";
 import { runCleanupPass } from "../cleanup/pass";
 import { reduceToolPayload } from "../reducer/reducer";
-import { CUTOFF_MS, NOW_MS, RECENT, armPolicy, insertMessage, seedOldTask, steppingClock } from "../test-support";
+import { CUTOFF_MS, NOW_MS, RECENT, armPolicy, insertMessage, seedOldTask, steppingClock, storeOf } from "../test-support";
 
 let t: TestDb;
 beforeEach(() => {
@@ -26,7 +26,7 @@ function seedMixed() {
 }
 
 const analyse = (extra: Partial<Parameters<typeof runAnalysis>[0]> = {}) =>
-  runAnalysis({ sqlite: t.sqlite, operationId: "an-1", age: WEEK, clock: manualClock(NOW_MS), pause: async () => {}, ...extra });
+  runAnalysis({ store: storeOf(t.sqlite), operationId: "an-1", age: WEEK, clock: manualClock(NOW_MS), pause: async () => {}, ...extra });
 
 describe("analysis", () => {
   it("[TPR-AN-01][TPR-AN-02] records fingerprint, cutoff, window, counts, skip reasons, net bytes and kinds as an estimate", async () => {
@@ -102,7 +102,7 @@ describe("analysis", () => {
     seedOldTask(t.sqlite, "d", 120, "é".repeat(700));
     const predicted = await analyse();
     armPolicy(t.sqlite, WEEK);
-    const pass = await runCleanupPass({ sqlite: t.sqlite, clock: manualClock(NOW_MS + 5_000), operationId: "run-1", wait: async () => {} });
+    const pass = await runCleanupPass({ store: storeOf(t.sqlite), clock: manualClock(NOW_MS + 5_000), operationId: "run-1", wait: async () => {} });
     expect(pass.state).toBe("succeeded");
     expect(pass.operation?.changedMessages).toBe(predicted.operation.eligibleMessages);
     expect(pass.operation?.payloadBytes).toBe(predicted.operation.payloadBytes);

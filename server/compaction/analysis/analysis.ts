@@ -6,10 +6,10 @@
 // loop breathe, and `shouldStop` (cancel) is honoured at page boundaries.
 import "server-only";
 import type { Clock } from "@/server/clock";
-import type { Sqlite } from "@/server/db/client";
 import { formatUtc } from "@/lib/time/rfc3339";
 import type { RetentionAge, RetentionOperation } from "@/lib/retention/policy";
-import { captureBounds, fetchBodies, PAGE_LIMITS } from "../cleanup/candidates";
+import { PAGE_LIMITS } from "../cleanup/candidates";
+import type { CompactionStore } from "../store";
 import { computeCutoff } from "../eligibility/cutoff";
 import { checkTaskEligibility } from "../eligibility/eligibility";
 import { reduceToolPayload } from "../reducer/reducer";
@@ -17,7 +17,7 @@ import { START_POSITION, scanCandidates } from "../cleanup/scan";
 import { createTally, kindOf, tallyOperation, type Tally } from "../cleanup/tally";
 
 export type AnalysisOptions = {
-  sqlite: Sqlite;
+  store: CompactionStore;
   operationId: string;
   /** The draft age being analysed (not necessarily the saved policy). */
   age: RetentionAge;
@@ -55,7 +55,7 @@ export function fingerprintAge(age: RetentionAge): string {
 const defaultPause = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function runAnalysis(options: AnalysisOptions): Promise<AnalysisResult> {
-  const { sqlite, clock, age } = options;
+  const { store, clock, age } = options;
   const pause = options.pause ?? defaultPause;
   const chunkMs = options.chunkMs ?? DEFAULT_CHUNK_MS;
   const budgetMs = options.workBudgetMs ?? DEFAULT_WORK_BUDGET_MS;
@@ -64,7 +64,7 @@ export async function runAnalysis(options: AnalysisOptions): Promise<AnalysisRes
   // Same removed_at form as cleanup: the marker's length is part of the net bytes.
   const removedAt = formatUtc(startedMs);
   const tally = createTally();
-  const bounds = captureBounds(sqlite);
+  const bounds = store.captureBounds();
   let workMs = 0;
   let chunkStart = clock.now();
   let partialReason: PartialReason | null = null;
@@ -82,13 +82,13 @@ export async function runAnalysis(options: AnalysisOptions): Promise<AnalysisRes
   };
 
   const outcome = await scanCandidates({
-    sqlite,
+    store,
     bounds,
     position: START_POSITION,
     handlers: {
       enterTask: (taskId) => {
         tally.processedTasks += 1;
-        const verdict = checkTaskEligibility({ sqlite, taskId, cutoffMs, clock });
+        const verdict = checkTaskEligibility({ store, taskId, cutoffMs, clock });
         if (verdict.eligible) {
           tally.eligibleTasks += 1;
           return true;
@@ -100,7 +100,7 @@ export async function runAnalysis(options: AnalysisOptions): Promise<AnalysisRes
       page: async ({ sessionId, page }) => {
         tally.scannedRows += page.rows.length + page.oversize.length;
         if (page.oversize.length > 0) tally.skipped.oversize = (tally.skipped.oversize ?? 0) + page.oversize.length;
-        for (const row of fetchBodies(sqlite, { sessionId, rows: page.rows })) {
+        for (const row of store.readToolRowBodies({ sessionId, rows: page.rows })) {
           const result = reduceToolPayload({ type: row.type, metadata: row.metadata, removedAt });
           if (result.outcome === "skipped") {
             countSkip(tally, result.reason);

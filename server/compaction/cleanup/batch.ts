@@ -1,4 +1,4 @@
-// One cleanup batch, all inside ONE SQLite writer transaction (IMMEDIATE):
+// One cleanup batch, all inside ONE writer transaction (IMMEDIATE on SQLite):
 //  1. take the writer lock first, THEN re-read the record and check policy
 //     revision, enablement, approval, the operation identity and the schema
 //     version, then re-check the task's activity and pending-work gates;
@@ -7,12 +7,11 @@
 //  3. persist the cursor and the committed counts in the same transaction.
 // updated_at/created_at are never touched: maintenance is not activity.
 import "server-only";
-import type { Statement } from "better-sqlite3";
 import type { Clock } from "@/server/clock";
-import type { Sqlite } from "@/server/db/client";
 import { formatUtc } from "@/lib/time/rfc3339";
 import type { RetentionRecord } from "../policy/policy-schema";
 import { withRetentionRecordInTx } from "../policy/record";
+import type { CompactionStore } from "../store";
 import { checkTaskEligibility, type IneligibleReason } from "../eligibility/eligibility";
 import type { ScanPosition } from "./scan";
 import { startDeadline } from "./statement-deadline";
@@ -56,7 +55,7 @@ export type BatchOutcome =
   | { outcome: "task_ineligible"; reason: IneligibleReason };
 
 export type BatchInput = {
-  sqlite: Sqlite;
+  store: CompactionStore;
   clock: Clock;
   pass: PassIdentity;
   taskId: string;
@@ -70,18 +69,14 @@ export type BatchInput = {
 };
 
 /** The gates every batch re-checks inside its writer transaction. */
-export function checkPassGates(sqlite: Sqlite, record: RetentionRecord, pass: PassIdentity): GateFailure | null {
+export function checkPassGates(tx: CompactionStore, record: RetentionRecord, pass: PassIdentity): GateFailure | null {
   const { policy, runtime } = record;
   if (!policy.enabled) return "disabled";
   if (policy.revision !== pass.revision) return "policy_changed";
   if (runtime.preparation.state !== "ready" || runtime.approvedRevision !== policy.revision) return "not_approved";
   if (runtime.activeOperation?.id !== pass.operationId) return "operation_replaced";
-  if (readSchemaVersion(sqlite) !== pass.schemaVersion) return "schema_changed";
+  if (tx.readSchemaVersion() !== pass.schemaVersion) return "schema_changed";
   return null;
-}
-
-export function readSchemaVersion(sqlite: Sqlite): number {
-  return sqlite.pragma("schema_version", { simple: true }) as number;
 }
 
 /** The cursor and running operation as stored after a commit. */
@@ -110,30 +105,16 @@ export function withProgress(record: RetentionRecord, pass: PassIdentity, positi
   return next;
 }
 
-type GuardedUpdate = Statement<[string, number, string]>;
-const updates = new WeakMap<Sqlite, GuardedUpdate>();
-
-// The guarded write: only when the stored text is still exactly what was read.
-function guardedUpdate(sqlite: Sqlite): GuardedUpdate {
-  let found = updates.get(sqlite);
-  if (!found) {
-    found = sqlite.prepare<[string, number, string]>("update messages set metadata = ? where rowid = ? and metadata = ?");
-    updates.set(sqlite, found);
-  }
-  return found;
-}
-
 /** Runs one batch; throws (after rollback) on a deadline overrun or SQLite error. */
 export function runBatch(input: BatchInput): BatchOutcome {
-  const { sqlite, clock, pass, rows } = input;
-  const update = guardedUpdate(sqlite);
-  const transaction = sqlite.transaction((): BatchOutcome => {
+  const { store, clock, pass, rows } = input;
+  return store.writeTransaction((tx): BatchOutcome => {
     const deadline = startDeadline({ clock, limitMs: input.deadlineMs });
-    return withRetentionRecordInTx(sqlite, ({ current, write }) => {
+    return withRetentionRecordInTx(tx, ({ current, write }) => {
       if (current.state === "malformed") return { outcome: "gated", reason: "settings_malformed" };
-      const gate = checkPassGates(sqlite, current.record, pass);
+      const gate = checkPassGates(tx, current.record, pass);
       if (gate) return { outcome: "gated", reason: gate };
-      const eligibility = checkTaskEligibility({ sqlite, taskId: input.taskId, cutoffMs: pass.cutoffMs, clock });
+      const eligibility = checkTaskEligibility({ store: tx, taskId: input.taskId, cutoffMs: pass.cutoffMs, clock });
       if (!eligibility.eligible) return { outcome: "task_ineligible", reason: eligibility.reason };
 
       const batch = createTally();
@@ -141,8 +122,7 @@ export function runBatch(input: BatchInput): BatchOutcome {
       let bytes = 0;
       for (const row of rows) {
         bytes += row.bytes;
-        const info = update.run(row.next, row.rowid, row.observed);
-        if (info.changes === 1) {
+        if (tx.replaceMetadataIfUnchanged(row)) {
           changedIds.push(row.id);
           batch.changedMessages += 1;
           batch.payloadBytes += row.removedBytes;
@@ -163,5 +143,4 @@ export function runBatch(input: BatchInput): BatchOutcome {
       return { outcome: "committed", changedIds, committed, rows: rows.length, bytes };
     });
   });
-  return transaction.immediate();
 }

@@ -1,9 +1,10 @@
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
-import { CANDIDATE_SQL, PAGE_LIMITS, captureBounds, fetchBodies, planMessagePage } from "./candidates";
+import { PAGE_LIMITS, planMessagePage } from "./candidates";
+import { CANDIDATE_SQL } from "../store/sqlite-candidates";
 import { START_POSITION, scanCandidates, type ScanHandlers, type ScanPosition } from "./scan";
-import { insertMessage, seedOldTask, shellMetadata } from "../test-support";
+import { insertMessage, seedOldTask, shellMetadata, storeOf } from "../test-support";
 
 let t: TestDb;
 beforeEach(() => {
@@ -20,10 +21,10 @@ function bigRow(id: string, bytes: number): number {
 
 /** Walks everything and records the pages it saw. */
 async function walk(position: ScanPosition = START_POSITION, extra: Partial<ScanHandlers> = {}) {
-  const bounds = captureBounds(t.sqlite);
+  const bounds = storeOf(t.sqlite).captureBounds();
   const pages: Array<{ taskId: string; sessionId: string; rowids: number[] }> = [];
   const outcome = await scanCandidates({
-    sqlite: t.sqlite,
+    store: storeOf(t.sqlite),
     bounds,
     position,
     handlers: {
@@ -55,12 +56,12 @@ describe("candidates: keyset pagination", () => {
 
   it("[TPR-BAT-01] rows and tasks added after the pass started are not chased", async () => {
     seedOldTask(t.sqlite, "a", 2);
-    const bounds = captureBounds(t.sqlite);
+    const bounds = storeOf(t.sqlite).captureBounds();
     insertMessage(t.sqlite, { id: "late", sessionId: "a-s1", turnId: "a-u1" });
     seedOldTask(t.sqlite, "z", 2);
     const seen: number[] = [];
     await scanCandidates({
-      sqlite: t.sqlite,
+      store: storeOf(t.sqlite),
       bounds,
       position: START_POSITION,
       handlers: {
@@ -118,11 +119,11 @@ describe("candidates: keyset pagination", () => {
 describe("candidates: page limits", () => {
   it("[TPR-BAT-05] at most 100 rows per page", () => {
     seedOldTask(t.sqlite, "t1", 150);
-    const bounds = captureBounds(t.sqlite);
-    const first = planMessagePage(t.sqlite, { sessionId: "t1-s1", afterRowid: null, bounds });
+    const bounds = storeOf(t.sqlite).captureBounds();
+    const first = planMessagePage(storeOf(t.sqlite), { sessionId: "t1-s1", afterRowid: null, bounds });
     expect(first.rows).toHaveLength(100);
     expect(first.exhausted).toBe(false);
-    const second = planMessagePage(t.sqlite, { sessionId: "t1-s1", afterRowid: first.lastRowid, bounds });
+    const second = planMessagePage(storeOf(t.sqlite), { sessionId: "t1-s1", afterRowid: first.lastRowid, bounds });
     expect(second.rows).toHaveLength(50);
     expect(second.exhausted).toBe(true);
   });
@@ -135,8 +136,8 @@ describe("candidates: page limits", () => {
     const r4 = bigRow("m4", 12 * MIB);
     const r5 = bigRow("m5", 33 * MIB);
     const r6 = bigRow("m6", 1 * MIB);
-    const bounds = captureBounds(t.sqlite);
-    const plan = (afterRowid: number | null) => planMessagePage(t.sqlite, { sessionId: "t1-s1", afterRowid, bounds });
+    const bounds = storeOf(t.sqlite).captureBounds();
+    const plan = (afterRowid: number | null) => planMessagePage(storeOf(t.sqlite), { sessionId: "t1-s1", afterRowid, bounds });
     const p1 = plan(null);
     expect(p1.rows.map((r) => r.rowid)).toEqual([r1, r2]);
     expect(p1.rows.every((r) => !("metadata" in r))).toBe(true);
@@ -148,7 +149,7 @@ describe("candidates: page limits", () => {
     expect(p4.oversize.map((r) => r.rowid)).toEqual([r5]);
     expect(p4.rows.map((r) => r.rowid)).toEqual([r6]);
     expect(p4.exhausted).toBe(true);
-    const bodies = fetchBodies(t.sqlite, { sessionId: "t1-s1", rows: p4.rows });
+    const bodies = storeOf(t.sqlite).readToolRowBodies({ sessionId: "t1-s1", rows: p4.rows });
     expect(bodies.map((b) => b.rowid)).toEqual([r6]);
     expect(bodies[0]!.metadata.length).toBe(1 * MIB);
   });
@@ -156,7 +157,7 @@ describe("candidates: page limits", () => {
   it("[TPR-BAT-05] non-tool messages are not candidates", () => {
     seedOldTask(t.sqlite, "t1", 1);
     insertMessage(t.sqlite, { id: "chat", sessionId: "t1-s1", turnId: "t1-u1", type: "message", metadata: "{}" });
-    const page = planMessagePage(t.sqlite, { sessionId: "t1-s1", afterRowid: null, bounds: captureBounds(t.sqlite) });
+    const page = planMessagePage(storeOf(t.sqlite), { sessionId: "t1-s1", afterRowid: null, bounds: storeOf(t.sqlite).captureBounds() });
     expect(page.rows.map((r) => r.type)).toEqual(["tool_execute"]);
   });
 });

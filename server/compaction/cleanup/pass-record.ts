@@ -4,13 +4,12 @@
 // from another schema version ends that pass partial and the caller starts
 // a fresh one later.
 import "server-only";
-import type { Sqlite } from "@/server/db/client";
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
 import type { OperationState, RetentionOperation } from "@/lib/retention/policy";
-import { captureBounds } from "./candidates";
 import { computeCutoff } from "../eligibility/cutoff";
-import { readSchemaVersion, withProgress, type GateFailure, type PassIdentity } from "./batch";
+import { withProgress, type GateFailure, type PassIdentity } from "./batch";
 import { withRetentionRecordInTx } from "../policy/record";
+import type { CompactionStore } from "../store";
 import { START_POSITION, type ScanPosition } from "./scan";
 import { createTally, tallyFromOperation, tallyOperation, type Tally } from "./tally";
 
@@ -20,10 +19,10 @@ export type PassStart =
   | { kind: "ended"; reason: "schema_changed"; operation: RetentionOperation };
 
 /** Opens (or resumes) the pass of `operationId`. */
-export function startPass(sqlite: Sqlite, options: { operationId: string; nowMs: number }): PassStart {
+export function startPass(store: CompactionStore, options: { operationId: string; nowMs: number }): PassStart {
   const { operationId, nowMs } = options;
-  const run = sqlite.transaction((): PassStart =>
-    withRetentionRecordInTx(sqlite, ({ current, write }): PassStart => {
+  return store.writeTransaction((tx): PassStart =>
+    withRetentionRecordInTx(tx, ({ current, write }): PassStart => {
       if (current.state === "malformed") return { kind: "blocked", reason: "settings_malformed" };
       const record = current.record;
       const { policy, runtime } = record;
@@ -33,7 +32,7 @@ export function startPass(sqlite: Sqlite, options: { operationId: string; nowMs:
       }
       const active = runtime.activeOperation;
       if (active && active.id !== operationId) return { kind: "blocked", reason: "operation_active" };
-      const schemaVersion = readSchemaVersion(sqlite);
+      const schemaVersion = tx.readSchemaVersion();
       const cursor = runtime.cursor;
       if (active && cursor && cursor.operationId === operationId) {
         if (runtime.schemaVersion !== schemaVersion) {
@@ -58,7 +57,7 @@ export function startPass(sqlite: Sqlite, options: { operationId: string; nowMs:
         const position = { afterTaskId: cursor.afterTaskId, afterSessionId: cursor.afterSessionId, afterMessageRowid: cursor.afterMessageRowid };
         return { kind: "ready", pass, position, committed: tallyFromOperation(active), resumed: true };
       }
-      const bounds = captureBounds(sqlite);
+      const bounds = tx.captureBounds();
       const pass: PassIdentity = {
         operationId,
         revision: policy.revision,
@@ -74,24 +73,22 @@ export function startPass(sqlite: Sqlite, options: { operationId: string; nowMs:
       return { kind: "ready", pass, position: { ...START_POSITION }, committed, resumed: false };
     }),
   );
-  return run.immediate();
 }
 
 /** Saves the cursor and counts of a pass that pauses for a continuation. */
-export function savePassProgress(sqlite: Sqlite, options: { pass: PassIdentity; position: ScanPosition; tally: Tally; nowMs: number }): void {
-  const run = sqlite.transaction(() =>
-    withRetentionRecordInTx(sqlite, ({ current, write }) => {
+export function savePassProgress(store: CompactionStore, options: { pass: PassIdentity; position: ScanPosition; tally: Tally; nowMs: number }): void {
+  store.writeTransaction((tx) =>
+    withRetentionRecordInTx(tx, ({ current, write }) => {
       if (current.state === "malformed") return;
       if (current.record.runtime.activeOperation?.id !== options.pass.operationId) return;
       write(withProgress(current.record, options.pass, options.position, options.tally), options.nowMs);
     }),
   );
-  run.immediate();
 }
 
 /** Ends a pass: stores it as the latest run, clears the cursor and the active operation (when still ours). */
 export function finishPass(
-  sqlite: Sqlite,
+  store: CompactionStore,
   options: { pass: PassIdentity; tally: Tally; state: OperationState; errorCode: string | null; nowMs: number },
 ): RetentionOperation {
   const { pass, tally, state, nowMs } = options;
@@ -106,8 +103,8 @@ export function finishPass(
     revision: pass.revision,
   });
   operation.errorCode = options.errorCode;
-  const run = sqlite.transaction(() =>
-    withRetentionRecordInTx(sqlite, ({ current, write }) => {
+  store.writeTransaction((tx) =>
+    withRetentionRecordInTx(tx, ({ current, write }) => {
       if (current.state === "malformed") return;
       const active = current.record.runtime.activeOperation;
       // Another operation took over (cancel then a new run): leave its state alone.
@@ -119,6 +116,5 @@ export function finishPass(
       write(next, nowMs);
     }),
   );
-  run.immediate();
   return operation;
 }

@@ -5,7 +5,7 @@ import { openDatabase } from "@/server/db/client";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { readRetentionRecord, updateRetentionRecord } from "../policy/record";
 import { runCleanupPass, type CleanupPassOptions } from "./pass";
-import { NOW_MS, armPolicy, countMarkedRows, insertMessage, seedOldTask, shellMetadata, steppingClock } from "../test-support";
+import { NOW_MS, armPolicy, countMarkedRows, insertMessage, seedOldTask, shellMetadata, steppingClock, storeOf } from "../test-support";
 
 let t: TestDb;
 beforeEach(() => {
@@ -17,11 +17,11 @@ afterEach(() => t.close());
 const MIB = 1024 * 1024;
 
 function run(extra: Partial<CleanupPassOptions> = {}) {
-  return runCleanupPass({ sqlite: t.sqlite, clock: manualClock(NOW_MS), operationId: "run-1", wait: async () => {}, ...extra });
+  return runCleanupPass({ store: storeOf(t.sqlite), clock: manualClock(NOW_MS), operationId: "run-1", wait: async () => {}, ...extra });
 }
 
 function record(sqlite = t.sqlite) {
-  const read = readRetentionRecord(sqlite);
+  const read = readRetentionRecord(storeOf(sqlite));
   if (read.state === "malformed") throw new Error("malformed");
   return read.record;
 }
@@ -118,7 +118,7 @@ describe("cleanup pass", () => {
       beforeBatch: () => {
         batches += 1;
         // Disabled by an administrator after the rows were read.
-        if (batches === 2) updateRetentionRecord(t.sqlite, { nowMs: NOW_MS, mutate: (r) => ({ ...r, policy: { ...r.policy, enabled: false } }) });
+        if (batches === 2) updateRetentionRecord(storeOf(t.sqlite), { nowMs: NOW_MS, mutate: (r) => ({ ...r, policy: { ...r.policy, enabled: false } }) });
       },
     });
     expect(result).toMatchObject({ state: "partial", reason: "disabled" });
@@ -172,7 +172,7 @@ describe("cleanup pass", () => {
     ).rejects.toThrow("simulated crash");
     t.sqlite.close();
     const reopened = openDatabase({ file: t.file });
-    const result = await runCleanupPass({ sqlite: reopened.sqlite, clock: manualClock(NOW_MS + 1000), operationId: "run-1", wait: async () => {} });
+    const result = await runCleanupPass({ store: storeOf(reopened.sqlite), clock: manualClock(NOW_MS + 1000), operationId: "run-1", wait: async () => {} });
     expect(result.state).toBe("succeeded");
     const marked = countMarkedRows(reopened.sqlite);
     expect(marked).toBe(250);
@@ -209,7 +209,7 @@ describe("cleanup pass", () => {
     expect(result.operation?.changedMessages).toBe(100);
     expect(countMarkedRows(t.sqlite)).toBe(100);
     expect(record().runtime.cursor).toBeNull();
-    const next = await runCleanupPass({ sqlite: t.sqlite, clock: manualClock(NOW_MS), operationId: "run-2", wait: async () => {} });
+    const next = await runCleanupPass({ store: storeOf(t.sqlite), clock: manualClock(NOW_MS), operationId: "run-2", wait: async () => {} });
     expect(next.state).toBe("succeeded");
     expect(next.operation).toMatchObject({ changedMessages: 150, skipped: { already_removed: 100 } });
   });
@@ -233,7 +233,7 @@ describe("cleanup pass", () => {
 
   it("[TPR-PREP-02] a pass does not start without an approved revision", async () => {
     seedOldTask(t.sqlite, "a", 3);
-    updateRetentionRecord(t.sqlite, { nowMs: NOW_MS, mutate: (r) => ({ ...r, runtime: { ...r.runtime, approvedRevision: null } }) });
+    updateRetentionRecord(storeOf(t.sqlite), { nowMs: NOW_MS, mutate: (r) => ({ ...r, runtime: { ...r.runtime, approvedRevision: null } }) });
     const result = await run();
     expect(result).toMatchObject({ state: "failed", reason: "not_approved" });
     expect(countMarkedRows(t.sqlite)).toBe(0);

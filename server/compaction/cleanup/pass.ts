@@ -7,17 +7,17 @@
 // a crash loses cursor and counts together and a resume never double counts.
 import "server-only";
 import type { Clock, Timers } from "@/server/clock";
-import type { Sqlite } from "@/server/db/client";
 import type { Logger } from "@/server/log";
 import { formatUtc } from "@/lib/time/rfc3339";
 import type { OperationState, RetentionOperation } from "@/lib/retention/policy";
-import { fetchBodies, PAGE_LIMITS, type PageLimits, type PlannedPage } from "./candidates";
+import { PAGE_LIMITS, type PageLimits, type PlannedPage } from "./candidates";
 import { runBatch, type GateFailure, type PreparedRow } from "./batch";
 import { checkTaskEligibility } from "../eligibility/eligibility";
 import { finishPass, savePassProgress, startPass } from "./pass-record";
 import { reduceToolPayload } from "../reducer/reducer";
 import { scanCandidates, type PageVerdict } from "./scan";
 import { StatementDeadlineError } from "./statement-deadline";
+import type { CompactionStore } from "../store";
 import { addTally, createTally, type Tally } from "./tally";
 
 export const PASS_LIMITS = { workBudgetMs: 30_000, yieldMs: 100, continueAfterMs: 60_000, maxConsecutiveFailures: 5 } as const;
@@ -25,7 +25,7 @@ export const PASS_LIMITS = { workBudgetMs: 30_000, yieldMs: 100, continueAfterMs
 export type BatchCommitted = { operationId: string; changedIds: string[]; rows: number; bytes: number };
 
 export type CleanupPassOptions = {
-  sqlite: Sqlite;
+  store: CompactionStore;
   clock: Clock;
   operationId: string;
   /** Waits between batches; build it from injected Timers with `waitWith`. */
@@ -67,8 +67,8 @@ export function waitWith(timers: Timers): (ms: number) => Promise<void> {
 }
 
 export async function runCleanupPass(options: CleanupPassOptions): Promise<CleanupPassResult> {
-  const { sqlite, clock, operationId } = options;
-  const start = startPass(sqlite, { operationId, nowMs: clock.now() });
+  const { store, clock, operationId } = options;
+  const start = startPass(store, { operationId, nowMs: clock.now() });
   if (start.kind === "blocked") return { state: "failed", reason: start.reason, continuation: false, continueAfterMs: null, operation: null };
   if (start.kind === "ended") return { state: "partial", reason: start.reason, continuation: false, continueAfterMs: null, operation: start.operation };
   const { pass } = start;
@@ -103,7 +103,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     const prepared: PreparedRow[] = [];
     const readable = page.rows.filter((row) => !overran.has(row.rowid));
     if (readable.length < page.rows.length) local.skipped.statement_deadline = page.rows.length - readable.length;
-    for (const row of fetchBodies(sqlite, { sessionId, rows: readable })) {
+    for (const row of store.readToolRowBodies({ sessionId, rows: readable })) {
       const result = reduceToolPayload({ type: row.type, metadata: row.metadata, removedAt });
       if (result.outcome === "skipped") {
         local.skipped[result.reason] = (local.skipped[result.reason] ?? 0) + 1;
@@ -131,7 +131,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     let result: ReturnType<typeof runBatch>;
     try {
       try {
-        result = runBatch({ sqlite, clock, pass, taskId, rows: prepared, committed, pending: carried, next, deadlineMs: options.deadlineMs });
+        result = runBatch({ store, clock, pass, taskId, rows: prepared, committed, pending: carried, next, deadlineMs: options.deadlineMs });
       } finally {
         lease.release();
       }
@@ -176,7 +176,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
   };
 
   const outcome = await scanCandidates({
-    sqlite,
+    store,
     bounds: { upperTaskId: pass.upperTaskId, upperMessageRowid: pass.upperMessageRowid },
     position: start.position,
     handlers: {
@@ -187,7 +187,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
         }
         resumedTaskId = null;
         pending.processedTasks += 1;
-        const verdict = checkTaskEligibility({ sqlite, taskId, cutoffMs: pass.cutoffMs, clock });
+        const verdict = checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
         if (verdict.eligible) {
           pending.eligibleTasks += 1;
           return true;
@@ -216,13 +216,13 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
   const stopped = stopReason as PassEndReason | null;
   const reason: PassEndReason = stopped ?? (outcome.finished ? "complete" : "cancelled");
   if (reason === "work_budget") {
-    savePassProgress(sqlite, { pass, position: outcome.position, tally: total, nowMs });
+    savePassProgress(store, { pass, position: outcome.position, tally: total, nowMs });
     return { state: "running", reason, continuation: true, continueAfterMs: PASS_LIMITS.continueAfterMs, operation: null };
   }
   if (reason === "operation_replaced") return { state: "partial", reason, continuation: false, continueAfterMs: null, operation: null };
   const state = endState(reason, budgetSkips, total);
   const errorCode = reason === "complete" ? (budgetSkips ? "eligibility_budget" : null) : reason;
-  const operation = finishPass(sqlite, { pass, tally: total, state, errorCode, nowMs });
+  const operation = finishPass(store, { pass, tally: total, state, errorCode, nowMs });
   options.log?.info({ operationId, state, changed: operation.changedMessages, bytes: operation.payloadBytes }, "retention pass ended");
   return { state, reason, continuation: false, continueAfterMs: null, operation };
 }

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
-import { captureBounds, PAGE_LIMITS } from "./candidates";
+import { PAGE_LIMITS } from "./candidates";
 import { START_POSITION, scanCandidates, type ScanPosition } from "./scan";
-import { insertMessage, insertSession, insertTask, insertTurn, shellMetadata } from "../test-support";
+import { insertMessage, insertSession, insertTask, insertTurn, shellMetadata, storeOf } from "../test-support";
 
 let t: TestDb;
 beforeEach(() => {
@@ -25,10 +25,10 @@ async function walkWithStops(stopAtSessionStart: boolean): Promise<string[]> {
   const seen: string[] = [];
   const stoppedBefore = new Set<string>();
   let position: ScanPosition = { ...START_POSITION };
-  const bounds = captureBounds(t.sqlite);
+  const bounds = storeOf(t.sqlite).captureBounds();
   for (let round = 0; round < 50; round += 1) {
     const outcome = await scanCandidates({
-      sqlite: t.sqlite,
+      store: storeOf(t.sqlite),
       bounds,
       position,
       handlers: {

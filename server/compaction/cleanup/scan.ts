@@ -6,8 +6,8 @@
 //   afterTaskId=T, afterSessionId=S, rowid=R    -> session S is done up to rowid R
 // A resumed walk re-enters T (fresh eligibility) and continues after S/R.
 import "server-only";
-import type { Sqlite } from "@/server/db/client";
-import { listSessionIds, listTaskIds, planMessagePage, type PageLimits, type PassBounds, type PlannedPage } from "./candidates";
+import type { CompactionStore, PassBounds } from "../store";
+import { planMessagePage, type PageLimits, type PlannedPage } from "./candidates";
 
 export type ScanPosition = { afterTaskId: string | null; afterSessionId: string | null; afterMessageRowid: number | null };
 
@@ -35,19 +35,17 @@ const SESSION_PAGE = 100;
 
 /** Walks from `position` to the captured bounds, or until a handler stops it. */
 export async function scanCandidates(options: {
-  sqlite: Sqlite;
+  store: CompactionStore;
   bounds: PassBounds;
   position: ScanPosition;
   handlers: ScanHandlers;
 }): Promise<ScanOutcome> {
-  const { sqlite, bounds, handlers } = options;
+  const { store, bounds, handlers } = options;
   let position = { ...options.position };
   // A position inside a task resumes that task first.
   let resumeTask = position.afterTaskId !== null && position.afterSessionId !== null;
   for (;;) {
-    const taskIds = resumeTask
-      ? [position.afterTaskId as string]
-      : listTaskIds(sqlite, { afterTaskId: position.afterTaskId, bounds, limit: TASK_PAGE });
+    const taskIds = resumeTask ? [position.afterTaskId as string] : nextTaskIds(store, bounds, position.afterTaskId);
     if (taskIds.length === 0) return { finished: true, position };
     for (const taskId of taskIds) {
       if (handlers.shouldStop()) return { finished: false, position };
@@ -56,7 +54,7 @@ export async function scanCandidates(options: {
       const verdict = await handlers.enterTask(taskId);
       if (verdict === "stop") return { finished: false, position };
       if (verdict) {
-        const walked = await walkTask({ sqlite, bounds, handlers, taskId, position: inside });
+        const walked = await walkTask({ store, bounds, handlers, taskId, position: inside });
         if (!walked.finished) return walked;
       }
       position = { afterTaskId: taskId, afterSessionId: null, afterMessageRowid: null };
@@ -65,14 +63,19 @@ export async function scanCandidates(options: {
   }
 }
 
+function nextTaskIds(store: CompactionStore, bounds: PassBounds, afterTaskId: string | null): string[] {
+  if (bounds.upperTaskId === null) return [];
+  return store.listTaskIds({ afterTaskId, upperTaskId: bounds.upperTaskId, limit: TASK_PAGE });
+}
+
 async function walkTask(options: {
-  sqlite: Sqlite;
+  store: CompactionStore;
   bounds: PassBounds;
   handlers: ScanHandlers;
   taskId: string;
   position: ScanPosition;
 }): Promise<ScanOutcome> {
-  const { sqlite, bounds, handlers, taskId } = options;
+  const { store, bounds, handlers, taskId } = options;
   let afterSessionId = options.position.afterSessionId;
   let resumeRowid = options.position.afterMessageRowid;
   // Resuming inside a session (rowid set) continues that session first.
@@ -80,7 +83,7 @@ async function walkTask(options: {
   for (;;) {
     const sessionIds = resumeSession
       ? [afterSessionId as string]
-      : listSessionIds(sqlite, { taskId, afterSessionId, limit: SESSION_PAGE });
+      : store.listSessionIds({ taskId, afterSessionId, limit: SESSION_PAGE });
     if (sessionIds.length === 0) return { finished: true, position: { afterTaskId: taskId, afterSessionId, afterMessageRowid: null } };
     for (const sessionId of sessionIds) {
       let afterRowid = resumeSession ? resumeRowid : null;
@@ -91,7 +94,7 @@ async function walkTask(options: {
         // read as "after this session" on resume and skip it.
         const here: ScanPosition = { afterTaskId: taskId, afterSessionId: sessionId, afterMessageRowid: afterRowid ?? 0 };
         if (handlers.shouldStop()) return { finished: false, position: here };
-        const page = planMessagePage(sqlite, { sessionId, afterRowid, bounds, limits: handlers.limits() });
+        const page = planMessagePage(store, { sessionId, afterRowid, bounds, limits: handlers.limits() });
         if (page.lastRowid === null) break;
         const next: ScanPosition = page.exhausted
           ? { afterTaskId: taskId, afterSessionId: sessionId, afterMessageRowid: null }

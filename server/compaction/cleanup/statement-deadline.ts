@@ -1,6 +1,6 @@
 // The 200 ms statement deadline of a cleanup batch.
 //
-// better-sqlite3 exposes neither sqlite3_progress_handler nor
+// The synchronous SQLite driver exposes neither sqlite3_progress_handler nor
 // sqlite3_interrupt, so a running statement cannot be stopped from inside.
 // Instead the batch checks elapsed time (injected clock) between its
 // statements and throws past the deadline: the synchronous transaction

@@ -73,6 +73,20 @@ export function tallyFromOperation(operation: RetentionOperation): Tally {
   };
 }
 
+type OperationCounts = Pick<RetentionOperation, "scannedRows" | "eligibleTasks" | "eligibleMessages" | "changedMessages" | "payloadBytes" | "skipped">;
+
+/** The counters an operation record carries (all zero for a fresh tally). */
+export function operationCounts(tally: Tally): OperationCounts {
+  return {
+    scannedRows: tally.scannedRows,
+    eligibleTasks: tally.eligibleTasks,
+    eligibleMessages: tally.eligibleMessages,
+    changedMessages: tally.changedMessages,
+    payloadBytes: tally.payloadBytes,
+    skipped: { ...tally.skipped },
+  };
+}
+
 export function tallyOperation(options: {
   tally: Tally;
   id: string;
@@ -92,12 +106,7 @@ export function tallyOperation(options: {
     startedAt: formatUtc(options.startedMs),
     finishedAt: options.finishedMs === null ? null : formatUtc(options.finishedMs),
     cutoff: formatUtc(options.cutoffMs),
-    scannedRows: tally.scannedRows,
-    eligibleTasks: tally.eligibleTasks,
-    eligibleMessages: tally.eligibleMessages,
-    changedMessages: tally.changedMessages,
-    payloadBytes: tally.payloadBytes,
-    skipped: { ...tally.skipped },
+    ...operationCounts(tally),
     stale: false,
     // Only a finished, complete walk knows its total; anything else never
     // claims one, so a partial result cannot look complete.

@@ -4,6 +4,7 @@
 // lexical order. A timestamp whose text is present but whose `_ms` is NULL
 // did not parse: the task is protected (invalid_timestamp).
 import "server-only";
+import type { SessionActivityRow, TaskActivityRow } from "../store";
 
 /** One stored timestamp: its text as written and its parsed instant. */
 export type StoredStamp = { text: string | null; ms: number | null };
@@ -38,28 +39,8 @@ export function laterOf(a: number, b: number | null | undefined): number {
   return typeof b === "number" && b > a ? b : a;
 }
 
-export type TaskRow = {
-  state: string;
-  createdAt: string;
-  createdAtMs: number | null;
-  updatedAt: string;
-  updatedAtMs: number | null;
-  queuedForStep: number;
-};
-
-export type SessionRow = {
-  id: string;
-  state: string;
-  startedAt: string | null;
-  startedAtMs: number | null;
-  updatedAt: string;
-  updatedAtMs: number | null;
-  completedAt: string | null;
-  completedAtMs: number | null;
-};
-
 /** Activity of the task row itself (a rename bumps updated_at and counts). */
-export function taskRowActivity(task: TaskRow): number | null {
+export function taskRowActivity(task: TaskActivityRow): number | null {
   return latestValid(Number.NEGATIVE_INFINITY, [
     { stamp: { text: task.createdAt, ms: task.createdAtMs }, required: true },
     { stamp: { text: task.updatedAt, ms: task.updatedAtMs }, required: true },
@@ -67,7 +48,7 @@ export function taskRowActivity(task: TaskRow): number | null {
 }
 
 /** Activity of one session row, or null when one of its stamps is invalid. */
-export function sessionRowActivity(session: SessionRow, current: number): number | null {
+export function sessionRowActivity(session: SessionActivityRow, current: number): number | null {
   return latestValid(current, [
     { stamp: { text: session.startedAt, ms: session.startedAtMs }, required: false },
     { stamp: { text: session.updatedAt, ms: session.updatedAtMs }, required: true },

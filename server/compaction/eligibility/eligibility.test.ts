@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { manualClock } from "@/server/clock";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { checkTaskEligibility } from "./eligibility";
-import { PROBE_SQL } from "./eligibility-sql";
+import { PROBE_SQL } from "../store/sqlite-eligibility";
 import {
   CUTOFF_MS,
   OLD,
@@ -12,8 +12,7 @@ import {
   insertTask,
   insertTurn,
   seedOldTask,
-  steppingClock,
-} from "../test-support";
+  steppingClock, storeOf } from "../test-support";
 
 let t: TestDb;
 beforeEach(() => {
@@ -22,7 +21,7 @@ beforeEach(() => {
 afterEach(() => t.close());
 
 const clock = manualClock(0);
-const check = (taskId = "t1", cutoffMs = CUTOFF_MS) => checkTaskEligibility({ sqlite: t.sqlite, taskId, cutoffMs, clock });
+const check = (taskId = "t1", cutoffMs = CUTOFF_MS) => checkTaskEligibility({ store: storeOf(t.sqlite), taskId, cutoffMs, clock });
 
 /** One old completed task t1 with session s1, turn u1 and message m1. */
 function seedBase() {
@@ -218,12 +217,12 @@ describe("eligibility: cost and side effects", () => {
     seedBase();
     // Each clock reading advances 30 ms: the probes together pass 200 ms.
     const slow = steppingClock(0, 30);
-    expect(checkTaskEligibility({ sqlite: t.sqlite, taskId: "t1", cutoffMs: CUTOFF_MS, clock: slow })).toEqual({
+    expect(checkTaskEligibility({ store: storeOf(t.sqlite), taskId: "t1", cutoffMs: CUTOFF_MS, clock: slow })).toEqual({
       eligible: false,
       reason: "eligibility_budget",
     });
     const single = steppingClock(0, 201);
-    expect(checkTaskEligibility({ sqlite: t.sqlite, taskId: "t1", cutoffMs: CUTOFF_MS, clock: single })).toEqual({
+    expect(checkTaskEligibility({ store: storeOf(t.sqlite), taskId: "t1", cutoffMs: CUTOFF_MS, clock: single })).toEqual({
       eligible: false,
       reason: "eligibility_budget",
     });

@@ -12,10 +12,9 @@
 //   injected clock, so a single slow probe and many medium ones both trip it.
 import "server-only";
 import type { Clock } from "@/server/clock";
-import type { Sqlite } from "@/server/db/client";
 import { isRetained } from "./cutoff";
-import { laterOf, sessionRowActivity, taskRowActivity, type SessionRow, type TaskRow } from "./activity";
-import { probeStatements } from "./eligibility-sql";
+import { laterOf, sessionRowActivity, taskRowActivity } from "./activity";
+import type { CompactionStore } from "../store";
 
 export const ELIGIBILITY_BUDGET_MS = 200;
 
@@ -31,7 +30,7 @@ const ACTIVE_SESSION_STATES = new Set(["CREATED", "STARTING", "RUNNING", "WAITIN
 const LIVE_RUN_STATES = new Set(["QUEUED", "RUNNING"]);
 
 export type EligibilityOptions = {
-  sqlite: Sqlite;
+  store: CompactionStore;
   taskId: string;
   cutoffMs: number;
   clock: Clock;
@@ -54,8 +53,7 @@ export function checkTaskEligibility(options: EligibilityOptions): Eligibility {
   }
 }
 
-function probeTask({ sqlite, taskId, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDGET_MS }: EligibilityOptions): number {
-  const sql = probeStatements(sqlite);
+function probeTask({ store, taskId, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDGET_MS }: EligibilityOptions): number {
   const startedMs = clock.now();
   // Every probe goes through here: the budget is checked after each one.
   const run = <T>(query: () => T): T => {
@@ -70,14 +68,14 @@ function probeTask({ sqlite, taskId, cutoffMs, clock, budgetMs = ELIGIBILITY_BUD
     return activity;
   };
 
-  const task = run(() => sql.task.get(taskId) as TaskRow | undefined);
+  const task = run(() => store.readTaskActivity(taskId));
   if (!task) throw new Ineligible("task_missing");
   if (LIVE_TASK_STATES.has(task.state)) throw new Ineligible("live_task");
   if (!IDLE_TASK_STATES.has(task.state)) throw new Ineligible("unknown_state");
   if (task.queuedForStep) throw new Ineligible("queued_admission");
   let activity = guardActivity(taskRowActivity(task));
 
-  const sessions = run(() => sql.sessions.all(taskId) as SessionRow[]);
+  const sessions = run(() => store.listSessionActivity(taskId));
   // Cheap row checks for every session first, so a live sibling session
   // rejects the task before any message index is touched.
   for (const session of sessions) {
@@ -85,37 +83,34 @@ function probeTask({ sqlite, taskId, cutoffMs, clock, budgetMs = ELIGIBILITY_BUD
     if (!TERMINAL_SESSION_STATES.has(session.state)) throw new Ineligible("unknown_state");
     activity = guardActivity(sessionRowActivity(session, activity));
   }
-  for (const session of sessions) activity = probeSession({ run, sql, sessionId: session.id, activity, guardActivity });
+  for (const session of sessions) activity = probeSession({ run, store, sessionId: session.id, activity, guardActivity });
   return activity;
 }
 
 type ProbeContext = {
   run: <T>(query: () => T) => T;
-  sql: ReturnType<typeof probeStatements>;
+  store: CompactionStore;
   sessionId: string;
   activity: number;
   guardActivity: (activity: number | null) => number;
 };
 
-function probeSession({ run, sql, sessionId, activity, guardActivity }: ProbeContext): number {
-  if (run(() => sql.queuedMessage.get(sessionId))) throw new Ineligible("queued_message");
-  const unfinished = run(() => sql.unfinishedRun.get(sessionId) as { state: string } | undefined);
-  if (unfinished) throw new Ineligible(LIVE_RUN_STATES.has(unfinished.state) ? "live_run" : "unknown_state");
+function probeSession({ run, store, sessionId, activity, guardActivity }: ProbeContext): number {
+  if (run(() => store.hasQueuedMessage(sessionId))) throw new Ineligible("queued_message");
+  const unfinished = run(() => store.findUnfinishedRunState(sessionId));
+  if (unfinished !== null) throw new Ineligible(LIVE_RUN_STATES.has(unfinished) ? "live_run" : "unknown_state");
 
-  const turns = run(
-    () =>
-      sql.turns.get(sessionId) as { open: number; invalid: number; maxStarted: number | null; maxCompleted: number | null },
-  );
+  const turns = run(() => store.summarizeTurns(sessionId));
   if (turns.open > 0) throw new Ineligible("open_turn");
   if (turns.invalid > 0) throw new Ineligible("invalid_timestamp");
   let latest = guardActivity(laterOf(laterOf(activity, turns.maxStarted), turns.maxCompleted));
 
-  if (run(() => sql.pendingInput.get(sessionId))) throw new Ineligible("pending_input");
-  if (run(() => sql.messageInvalidUpdated.get(sessionId))) throw new Ineligible("invalid_timestamp");
-  if (run(() => sql.messageInvalidCreated.get(sessionId))) throw new Ineligible("invalid_timestamp");
-  const updated = run(() => sql.messageMaxUpdated.get(sessionId) as { ms: number | null });
-  const created = run(() => sql.messageMaxCreated.get(sessionId) as { ms: number | null });
-  latest = guardActivity(laterOf(laterOf(latest, updated.ms), created.ms));
-  if (run(() => sql.foreignTurn.get(sessionId))) throw new Ineligible("missing_ownership");
+  if (run(() => store.hasPendingInput(sessionId))) throw new Ineligible("pending_input");
+  if (run(() => store.hasUnparsedMessageUpdate(sessionId))) throw new Ineligible("invalid_timestamp");
+  if (run(() => store.hasUnparsedMessageCreation(sessionId))) throw new Ineligible("invalid_timestamp");
+  const updated = run(() => store.latestMessageUpdate(sessionId));
+  const created = run(() => store.latestMessageCreation(sessionId));
+  latest = guardActivity(laterOf(laterOf(latest, updated), created));
+  if (run(() => store.hasForeignTurnMessage(sessionId))) throw new Ineligible("missing_ownership");
   return latest;
 }

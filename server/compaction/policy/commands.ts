@@ -2,7 +2,6 @@
 // Each check runs in the writer transaction that reserves the operation, so
 // two simultaneous requests cannot both pass (the second gets 409).
 import "server-only";
-import type { Sqlite } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import type { IdGenerator } from "@/server/ids";
 import { formatUtc } from "@/lib/time/rfc3339";
@@ -10,13 +9,14 @@ import { fingerprintAge } from "../analysis/analysis";
 import { computeCutoff } from "../eligibility/cutoff";
 import { editRecord, emptyOperation, reserveOperation } from "./operations";
 import type { RetentionAge } from "./policy-schema";
+import type { CompactionStore } from "../store";
 
-export type CommandContext = { sqlite: Sqlite; nowMs: number; newId: IdGenerator };
+export type CommandContext = { store: CompactionStore; nowMs: number; newId: IdGenerator };
 
 /** Accepts an analysis of a draft age; 409 while another operation is active. */
 export function acceptAnalysis(ctx: CommandContext, options: { age: RetentionAge }): { operationId: string } {
   const operationId = ctx.newId();
-  editRecord(ctx.sqlite, ctx.nowMs, (record) => {
+  editRecord(ctx.store, ctx.nowMs, (record) => {
     const operation = emptyOperation({ id: operationId, kind: "analysis", state: "queued", nowMs: ctx.nowMs });
     operation.fingerprint = fingerprintAge(options.age);
     operation.cutoff = formatUtc(computeCutoff({ nowMs: ctx.nowMs, age: options.age }));
@@ -31,7 +31,7 @@ export function acceptAnalysis(ctx: CommandContext, options: { age: RetentionAge
  */
 export function acceptCleanup(ctx: CommandContext, options: { expectedRevision: number; priority: "manual" | "scheduled" }): { operationId: string } {
   const operationId = ctx.newId();
-  editRecord(ctx.sqlite, ctx.nowMs, (record) => {
+  editRecord(ctx.store, ctx.nowMs, (record) => {
     const { policy, runtime } = record;
     if (policy.revision !== options.expectedRevision) {
       throw new AppError("conflict", "The policy changed since it was read; reload and try again.", { revision: policy.revision });
@@ -53,7 +53,7 @@ export type CancelOutcome = { kind: "analysis" | "cleanup" | "preparation"; queu
  * a backup that completes late can no longer arm cleanup.
  */
 export function acceptCancel(ctx: CommandContext, options: { operationId: string }): CancelOutcome {
-  return editRecord<CancelOutcome>(ctx.sqlite, ctx.nowMs, (record) => {
+  return editRecord<CancelOutcome>(ctx.store, ctx.nowMs, (record) => {
     const { runtime } = record;
     const prep = runtime.preparation;
     if (prep.operationId === options.operationId && (prep.state === "pending" || prep.state === "running")) {

@@ -3,12 +3,13 @@
 // restart finds what was in flight); preparation lives in
 // runtime.preparation and queues behind them in the one worker.
 import "server-only";
-import type { Sqlite } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { formatUtc } from "@/lib/time/rfc3339";
 import type { OperationEvent } from "@/lib/events/types";
 import type { OperationKind, OperationState, RetentionOperation, RetentionRecord } from "./policy-schema";
+import type { CompactionStore } from "../store";
 import { withRetentionRecordInTx } from "./record";
+import { createTally, operationCounts } from "../cleanup/tally";
 
 export function emptyOperation(options: {
   id: string;
@@ -24,24 +25,19 @@ export function emptyOperation(options: {
     startedAt: options.state === "queued" ? null : formatUtc(options.nowMs),
     finishedAt: null,
     cutoff: options.cutoffMs == null ? null : formatUtc(options.cutoffMs),
-    scannedRows: 0,
-    eligibleTasks: 0,
-    eligibleMessages: 0,
-    changedMessages: 0,
-    payloadBytes: 0,
-    skipped: {},
+    ...operationCounts(createTally()),
     stale: false,
   };
 }
 
 /** Runs `fn` on a private copy of the record inside one IMMEDIATE writer transaction. */
 export function editRecord<T>(
-  sqlite: Sqlite,
+  store: CompactionStore,
   nowMs: number,
   fn: (record: RetentionRecord) => { next: RetentionRecord | null; result: T },
 ): T {
-  const run = sqlite.transaction(() =>
-    withRetentionRecordInTx(sqlite, ({ current, write }) => {
+  return store.writeTransaction((tx) =>
+    withRetentionRecordInTx(tx, ({ current, write }) => {
       if (current.state === "malformed") {
         throw new AppError("settings_malformed", "The stored Messages compaction settings are malformed.");
       }
@@ -50,7 +46,6 @@ export function editRecord<T>(
       return result;
     }),
   );
-  return run.immediate();
 }
 
 /** Reserves the active slot, or 409 operation_active when another operation holds it. */
@@ -64,8 +59,8 @@ export function reserveOperation(record: RetentionRecord, operation: RetentionOp
 }
 
 /** Stores a finished analysis as the latest one and frees the slot if it still holds it. */
-export function finishAnalysisRecord(sqlite: Sqlite, options: { operation: RetentionOperation; nowMs: number }): void {
-  editRecord(sqlite, options.nowMs, (record) => {
+export function finishAnalysisRecord(store: CompactionStore, options: { operation: RetentionOperation; nowMs: number }): void {
+  editRecord(store, options.nowMs, (record) => {
     record.runtime.latestAnalysis = options.operation;
     if (record.runtime.activeOperation?.id === options.operation.id) record.runtime.activeOperation = null;
     return { next: record, result: undefined };
@@ -73,8 +68,8 @@ export function finishAnalysisRecord(sqlite: Sqlite, options: { operation: Reten
 }
 
 /** Updates the progress snapshot of the active operation (status reads show it). */
-export function saveActiveProgress(sqlite: Sqlite, options: { operation: RetentionOperation; nowMs: number }): void {
-  editRecord(sqlite, options.nowMs, (record) => {
+export function saveActiveProgress(store: CompactionStore, options: { operation: RetentionOperation; nowMs: number }): void {
+  editRecord(store, options.nowMs, (record) => {
     if (record.runtime.activeOperation?.id !== options.operation.id) return { next: null, result: undefined };
     record.runtime.activeOperation = options.operation;
     return { next: record, result: undefined };
@@ -86,8 +81,8 @@ export function saveActiveProgress(sqlite: Sqlite, options: { operation: Retenti
  * interrupted (distinguishable from success); a cleanup pass keeps its
  * cursor so it resumes. Returns what the worker should resume.
  */
-export function recoverInterrupted(sqlite: Sqlite, nowMs: number): { resumeCleanup: string | null; pendingPreparation: string | null } {
-  return editRecord(sqlite, nowMs, (record) => {
+export function recoverInterrupted(store: CompactionStore, nowMs: number): { resumeCleanup: string | null; pendingPreparation: string | null } {
+  return editRecord(store, nowMs, (record) => {
     const { runtime } = record;
     let changed = false;
     let resumeCleanup: string | null = null;
@@ -124,8 +119,8 @@ export function recoverInterrupted(sqlite: Sqlite, nowMs: number): { resumeClean
 }
 
 /** Moves the active operation from queued to running; returns it while it is still ours. */
-export function markActiveRunning(sqlite: Sqlite, options: { operationId: string; nowMs: number }): RetentionOperation | null {
-  return editRecord(sqlite, options.nowMs, (record) => {
+export function markActiveRunning(store: CompactionStore, options: { operationId: string; nowMs: number }): RetentionOperation | null {
+  return editRecord(store, options.nowMs, (record) => {
     const active = record.runtime.activeOperation;
     if (active?.id !== options.operationId) return { next: null, result: null };
     if (active.state !== "queued") return { next: null, result: active };
@@ -140,10 +135,10 @@ export function markActiveRunning(sqlite: Sqlite, options: { operationId: string
  * its committed counts and never claims a complete total.
  */
 export function endActiveOperation(
-  sqlite: Sqlite,
+  store: CompactionStore,
   options: { operationId: string; state: "failed" | "cancelled"; code: string; nowMs: number },
 ): RetentionOperation | null {
-  return editRecord(sqlite, options.nowMs, (record) => {
+  return editRecord(store, options.nowMs, (record) => {
     const active = record.runtime.activeOperation;
     if (active?.id !== options.operationId) return { next: null, result: null };
     const operation: RetentionOperation = { ...active, state: options.state, finishedAt: formatUtc(options.nowMs), errorCode: options.code };

@@ -4,6 +4,7 @@ import { sequentialIds } from "@/server/ids";
 import { savePolicy } from "./policy-update";
 import { readRetentionRecord } from "./record";
 import { readRetentionStatus } from "../status";
+import { storeOf } from "../test-support";
 
 const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);
 let t: TestDb;
@@ -13,7 +14,7 @@ beforeEach(() => {
 afterEach(() => t.close());
 
 function record() {
-  const read = readRetentionRecord(t.sqlite);
+  const read = readRetentionRecord(storeOf(t.sqlite));
   if (read.state === "malformed") throw new Error("malformed");
   return read.record;
 }
@@ -23,7 +24,7 @@ const weeks = (value: number) => ({ value, unit: "weeks" as const });
 
 describe("savePolicy", () => {
   it("[TPR-PREP-01] first enablement with backup stores a pending revision and does not arm deletion", () => {
-    const { record: saved, effects } = savePolicy(t.sqlite, {
+    const { record: saved, effects } = savePolicy(storeOf(t.sqlite), {
       draft: { enabled: true, age: months(3) },
       expectedRevision: 0,
       preparation: "backup",
@@ -34,18 +35,18 @@ describe("savePolicy", () => {
     expect(saved.runtime.preparation).toMatchObject({ state: "pending", choice: "backup", revision: 1, operationId: "prep-1" });
     expect(saved.runtime.approvedRevision).toBeNull();
     expect(effects).toEqual({ startPreparation: "prep-1", startInitialCleanup: false, stopOperations: [] });
-    expect(readRetentionStatus(t.sqlite, NOW).armed).toBe(false);
+    expect(readRetentionStatus(storeOf(t.sqlite), NOW).armed).toBe(false);
   });
 
   it("[TPR-API-08] enabling without a backup choice is refused and changes nothing", () => {
     expect(() =>
-      savePolicy(t.sqlite, { draft: { enabled: true, age: months(3) }, expectedRevision: 0, nowMs: NOW, newId: sequentialIds() }),
+      savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: months(3) }, expectedRevision: 0, nowMs: NOW, newId: sequentialIds() }),
     ).toThrow(expect.objectContaining({ code: "backup_choice_required" }));
-    expect(readRetentionRecord(t.sqlite).state).toBe("missing");
+    expect(readRetentionRecord(storeOf(t.sqlite)).state).toBe("missing");
   });
 
   it("[TPR-PREP-10] skip records the approval before any deletion and arms cleanup", () => {
-    const { record: saved, effects } = savePolicy(t.sqlite, {
+    const { record: saved, effects } = savePolicy(storeOf(t.sqlite), {
       draft: { enabled: true, age: months(3) },
       expectedRevision: 0,
       preparation: "skip",
@@ -55,23 +56,23 @@ describe("savePolicy", () => {
     expect(saved.runtime.preparation).toMatchObject({ state: "ready", choice: "skip", revision: 1, receipt: { skippedAt: "2026-11-29T12:00:00.000Z" } });
     expect(saved.runtime.approvedRevision).toBe(1);
     expect(effects.startInitialCleanup).toBe(true);
-    expect(readRetentionStatus(t.sqlite, NOW).armed).toBe(true);
+    expect(readRetentionStatus(storeOf(t.sqlite), NOW).armed).toBe(true);
   });
 
   it("[TPR-POL-03] a stale expected revision is a conflict and keeps the other administrator's choice", () => {
-    savePolicy(t.sqlite, { draft: { enabled: true, age: months(6) }, expectedRevision: 0, preparation: "skip", nowMs: NOW, newId: sequentialIds() });
+    savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: months(6) }, expectedRevision: 0, preparation: "skip", nowMs: NOW, newId: sequentialIds() });
     expect(() =>
-      savePolicy(t.sqlite, { draft: { enabled: false, age: months(1) }, expectedRevision: 0, nowMs: NOW, newId: sequentialIds() }),
+      savePolicy(storeOf(t.sqlite), { draft: { enabled: false, age: months(1) }, expectedRevision: 0, nowMs: NOW, newId: sequentialIds() }),
     ).toThrow(expect.objectContaining({ code: "conflict" }));
     expect(record().policy).toEqual({ enabled: true, age: months(6), revision: 1 });
   });
 
   it("[TPR-PREP-02] [TPR-PREP-11] shortening the period pauses cleanup and repeats preparation", () => {
-    savePolicy(t.sqlite, { draft: { enabled: true, age: months(6) }, expectedRevision: 0, preparation: "skip", nowMs: NOW, newId: sequentialIds() });
+    savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: months(6) }, expectedRevision: 0, preparation: "skip", nowMs: NOW, newId: sequentialIds() });
     expect(() =>
-      savePolicy(t.sqlite, { draft: { enabled: true, age: weeks(4) }, expectedRevision: 1, nowMs: NOW, newId: sequentialIds() }),
+      savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: weeks(4) }, expectedRevision: 1, nowMs: NOW, newId: sequentialIds() }),
     ).toThrow(expect.objectContaining({ code: "backup_choice_required" }));
-    const { record: saved } = savePolicy(t.sqlite, {
+    const { record: saved } = savePolicy(storeOf(t.sqlite), {
       draft: { enabled: true, age: weeks(4) },
       expectedRevision: 1,
       preparation: "backup",
@@ -81,12 +82,12 @@ describe("savePolicy", () => {
     expect(saved.policy.revision).toBe(2);
     expect(saved.runtime.approvedRevision).toBeNull();
     expect(saved.runtime.preparation.state).toBe("pending");
-    expect(readRetentionStatus(t.sqlite, NOW).armed).toBe(false);
+    expect(readRetentionStatus(storeOf(t.sqlite), NOW).armed).toBe(false);
   });
 
   it("lengthening an approved period carries the approval over", () => {
-    savePolicy(t.sqlite, { draft: { enabled: true, age: months(3) }, expectedRevision: 0, preparation: "skip", nowMs: NOW, newId: sequentialIds() });
-    const { record: saved, effects } = savePolicy(t.sqlite, {
+    savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: months(3) }, expectedRevision: 0, preparation: "skip", nowMs: NOW, newId: sequentialIds() });
+    const { record: saved, effects } = savePolicy(storeOf(t.sqlite), {
       draft: { enabled: true, age: months(12) },
       expectedRevision: 1,
       nowMs: NOW,
@@ -98,13 +99,13 @@ describe("savePolicy", () => {
   });
 
   it("[TPR-PREP-07] [TPR-PREP-11] disable invalidates the revision; re-enabling repeats preparation", () => {
-    savePolicy(t.sqlite, { draft: { enabled: true, age: months(3) }, expectedRevision: 0, preparation: "skip", nowMs: NOW, newId: sequentialIds() });
-    const off = savePolicy(t.sqlite, { draft: { enabled: false, age: months(3) }, expectedRevision: 1, nowMs: NOW, newId: sequentialIds() });
+    savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: months(3) }, expectedRevision: 0, preparation: "skip", nowMs: NOW, newId: sequentialIds() });
+    const off = savePolicy(storeOf(t.sqlite), { draft: { enabled: false, age: months(3) }, expectedRevision: 1, nowMs: NOW, newId: sequentialIds() });
     expect(off.record.policy.revision).toBe(2);
     expect(off.record.runtime.approvedRevision).toBeNull();
     expect(off.record.runtime.preparation.state).toBe("none");
     expect(() =>
-      savePolicy(t.sqlite, { draft: { enabled: true, age: months(3) }, expectedRevision: 2, nowMs: NOW, newId: sequentialIds() }),
+      savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: months(3) }, expectedRevision: 2, nowMs: NOW, newId: sequentialIds() }),
     ).toThrow(expect.objectContaining({ code: "backup_choice_required" }));
   });
 
@@ -113,17 +114,17 @@ describe("savePolicy", () => {
       insert into task_sessions (id,task_id,state,updated_at) values ('s','t','COMPLETED','2020-01-01T00:00:00Z');
       insert into messages (id,session_id,author_type,type,metadata,created_at,updated_at) values ('m','s','agent','tool_execute','{"a":1}','2020-01-01T00:00:00Z','2020-01-01T00:00:00Z');`);
     const before = t.sqlite.prepare("select metadata, updated_at from messages").all();
-    savePolicy(t.sqlite, { draft: { enabled: true, age: months(3) }, expectedRevision: 0, preparation: "skip", nowMs: NOW, newId: sequentialIds() });
+    savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: months(3) }, expectedRevision: 0, preparation: "skip", nowMs: NOW, newId: sequentialIds() });
     expect(t.sqlite.prepare("select metadata, updated_at from messages").all()).toEqual(before);
   });
 });
 
 describe("readRetentionStatus", () => {
   it("[TPR-POL-05] [TPR-API-06] missing settings read as disabled, malformed ones are reported, neither writes", () => {
-    const status = readRetentionStatus(t.sqlite, NOW);
+    const status = readRetentionStatus(storeOf(t.sqlite), NOW);
     expect(status).toMatchObject({ capability: "supported", recordState: "missing", policy: { enabled: false, age: months(3), revision: 0 }, armed: false });
     expect(t.sqlite.prepare("select count(*) c from settings").get()).toEqual({ c: 0 });
     t.sqlite.prepare("insert into settings (key, value, updated_at_ms) values ('tool_payload_retention', '{bad', 0)").run();
-    expect(readRetentionStatus(t.sqlite, NOW)).toMatchObject({ recordState: "malformed", lastErrorCode: "settings_malformed", armed: false });
+    expect(readRetentionStatus(storeOf(t.sqlite), NOW)).toMatchObject({ recordState: "malformed", lastErrorCode: "settings_malformed", armed: false });
   });
 });

@@ -8,13 +8,13 @@
 //   approval carries over to the new revision;
 // - disabling invalidates the approval and any preparation in flight.
 import "server-only";
-import type { Sqlite } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { formatUtc } from "@/lib/time/rfc3339";
 import type { IdGenerator } from "@/server/ids";
 import { computeCutoff } from "../eligibility/cutoff";
 import { updateRetentionRecord } from "./record";
 import type { PolicyDraft, RetentionRecord } from "./policy-schema";
+import type { CompactionStore } from "../store";
 
 export type SavePolicyOptions = {
   draft: PolicyDraft;
@@ -49,10 +49,10 @@ export function needsPreparation(options: { previous: RetentionRecord; draft: Po
   return newCutoff > oldCutoff;
 }
 
-export function savePolicy(sqlite: Sqlite, options: SavePolicyOptions): SavePolicyResult {
+export function savePolicy(store: CompactionStore, options: SavePolicyOptions): SavePolicyResult {
   const { draft, expectedRevision, preparation, nowMs, newId } = options;
   const effects: SavePolicyEffects = { startPreparation: null, startInitialCleanup: false, stopOperations: [] };
-  const { record } = updateRetentionRecord(sqlite, {
+  const { record } = updateRetentionRecord(store, {
     expectedRevision,
     nowMs,
     mutate(current) {

@@ -4,6 +4,7 @@ import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { AppError } from "@/server/errors";
 import { RETENTION_SETTINGS_KEY, createDefaultRecord, retentionRecordSchema, type RetentionRecord } from "./policy-schema";
 import { readRetentionRecord, updateRetentionRecord, withRetentionRecordInTx } from "./record";
+import { storeOf } from "../test-support";
 
 const NOW = Date.UTC(2026, 5, 1);
 
@@ -37,13 +38,13 @@ function expectCode(fn: () => unknown, code: string) {
 describe("retention settings record", () => {
   it("[TPR-POL-01] uses key tool_payload_retention, version 1, disabled, 3 months by default", () => {
     expect(RETENTION_SETTINGS_KEY).toBe("tool_payload_retention");
-    const read = readRetentionRecord(db.sqlite);
+    const read = readRetentionRecord(storeOf(db.sqlite));
     expect(read.state).toBe("missing");
     if (read.state === "malformed") throw new Error("unreachable");
     expect(read.record.version).toBe(1);
     expect(read.record.policy).toEqual({ enabled: false, age: { value: 3, unit: "months" }, revision: 0 });
 
-    updateRetentionRecord(db.sqlite, { mutate: enable, nowMs: NOW });
+    updateRetentionRecord(storeOf(db.sqlite), { mutate: enable, nowMs: NOW });
     const stored = db.sqlite.prepare("SELECT key, value, updated_at_ms AS at FROM settings").all() as {
       key: string;
       value: string;
@@ -92,19 +93,19 @@ describe("retention settings record", () => {
     for (const variant of variants) expect(retentionRecordSchema.safeParse(variant).success).toBe(false);
     // A mutation producing an invalid record writes nothing.
     expect(() =>
-      updateRetentionRecord(db.sqlite, {
+      updateRetentionRecord(storeOf(db.sqlite), {
         mutate: (r) => ({ ...r, policy: { ...r.policy, age: { value: 999, unit: "months" } } }),
         nowMs: NOW,
       }),
     ).toThrow();
-    expect(readRetentionRecord(db.sqlite).state).toBe("missing");
+    expect(readRetentionRecord(storeOf(db.sqlite)).state).toBe("missing");
   });
 
   it("[TPR-POL-03] revision increases by one per policy change and stays on runtime-only writes", () => {
-    const first = updateRetentionRecord(db.sqlite, { expectedRevision: 0, mutate: enable, nowMs: NOW });
+    const first = updateRetentionRecord(storeOf(db.sqlite), { expectedRevision: 0, mutate: enable, nowMs: NOW });
     expect(first.record.policy.revision).toBe(1);
     expect(first.policyChanged).toBe(true);
-    const runtimeOnly = updateRetentionRecord(db.sqlite, {
+    const runtimeOnly = updateRetentionRecord(storeOf(db.sqlite), {
       expectedRevision: 1,
       // A caller trying to set the revision itself is ignored.
       mutate: (r) => ({ ...r, policy: { ...r.policy, revision: 42 }, runtime: { ...r.runtime, lastErrorCode: "x" } }),
@@ -112,13 +113,13 @@ describe("retention settings record", () => {
     });
     expect(runtimeOnly.record.policy.revision).toBe(1);
     expect(runtimeOnly.policyChanged).toBe(false);
-    const weeks = updateRetentionRecord(db.sqlite, {
+    const weeks = updateRetentionRecord(storeOf(db.sqlite), {
       expectedRevision: 1,
       mutate: (r) => enable(r, { value: 6, unit: "weeks" }),
       nowMs: NOW,
     });
     expect(weeks.record.policy.revision).toBe(2);
-    const readBack = readRetentionRecord(db.sqlite);
+    const readBack = readRetentionRecord(storeOf(db.sqlite));
     expect(readBack.state === "ok" && readBack.record.policy).toEqual({
       enabled: true,
       age: { value: 6, unit: "weeks" },
@@ -127,11 +128,11 @@ describe("retention settings record", () => {
   });
 
   it("[TPR-POL-03] a stale expected revision is a 409 conflict and overwrites nothing", () => {
-    updateRetentionRecord(db.sqlite, { expectedRevision: 0, mutate: enable, nowMs: NOW });
+    updateRetentionRecord(storeOf(db.sqlite), { expectedRevision: 0, mutate: enable, nowMs: NOW });
     const before = db.sqlite.prepare("SELECT value FROM settings").pluck().get();
     expectCode(
       () =>
-        updateRetentionRecord(db.sqlite, {
+        updateRetentionRecord(storeOf(db.sqlite), {
           expectedRevision: 0,
           mutate: (r) => ({ ...r, policy: { ...r.policy, enabled: false } }),
           nowMs: NOW + 1,
@@ -144,7 +145,7 @@ describe("retention settings record", () => {
 
   it("[TPR-POL-03] the compare-and-swap runs inside an IMMEDIATE writer transaction", () => {
     let sawTransaction = false;
-    updateRetentionRecord(db.sqlite, {
+    updateRetentionRecord(storeOf(db.sqlite), {
       mutate: (r) => {
         sawTransaction = db.sqlite.inTransaction;
         return enable(r);
@@ -158,7 +159,7 @@ describe("retention settings record", () => {
     db.sqlite.pragma("busy_timeout = 0");
     other.prepare("BEGIN IMMEDIATE").run();
     try {
-      expect(() => updateRetentionRecord(db.sqlite, { mutate: (r) => r, nowMs: NOW })).toThrow(/busy|locked/i);
+      expect(() => updateRetentionRecord(storeOf(db.sqlite), { mutate: (r) => r, nowMs: NOW })).toThrow(/busy|locked/i);
     } finally {
       other.prepare("ROLLBACK").run();
       other.close();
@@ -166,11 +167,11 @@ describe("retention settings record", () => {
   });
 
   it("[TPR-POL-03] callers inside their own writer transaction read and write through withRetentionRecordInTx", () => {
-    expect(() => withRetentionRecordInTx(db.sqlite, () => 1)).toThrow(/transaction/);
-    updateRetentionRecord(db.sqlite, { mutate: enable, nowMs: NOW });
+    expect(() => withRetentionRecordInTx(storeOf(db.sqlite), () => 1)).toThrow(/transaction/);
+    updateRetentionRecord(storeOf(db.sqlite), { mutate: enable, nowMs: NOW });
     const result = db.sqlite
       .transaction(() =>
-        withRetentionRecordInTx(db.sqlite, ({ current, write }) => {
+        withRetentionRecordInTx(storeOf(db.sqlite), ({ current, write }) => {
           if (current.state !== "ok") throw new Error("expected ok");
           return write({ ...current.record, runtime: { ...current.record.runtime, approvedRevision: 1 } }, NOW);
         }),
@@ -197,16 +198,16 @@ describe("retention settings record", () => {
       stale: false,
       fingerprint: "months:3",
     };
-    updateRetentionRecord(db.sqlite, {
+    updateRetentionRecord(storeOf(db.sqlite), {
       mutate: (r) => ({ ...r, runtime: { ...r.runtime, latestAnalysis: op } }),
       nowMs: NOW,
     });
-    updateRetentionRecord(db.sqlite, {
+    updateRetentionRecord(storeOf(db.sqlite), {
       mutate: (r) => ({ ...r, runtime: { ...r.runtime, latestAnalysis: { ...op, id: "op-2" } } }),
       nowMs: NOW,
     });
     expect(db.sqlite.prepare("SELECT count(*) FROM settings").pluck().get()).toBe(1);
-    const read = readRetentionRecord(db.sqlite);
+    const read = readRetentionRecord(storeOf(db.sqlite));
     expect(read.state === "ok" && read.record.runtime.latestAnalysis?.id).toBe("op-2");
     expect(Object.keys(JSON.parse(db.sqlite.prepare("SELECT value FROM settings").pluck().get() as string))).toEqual([
       "version",
@@ -219,7 +220,7 @@ describe("retention settings record", () => {
   });
 
   it("[TPR-POL-05] a missing record reads as disabled defaults", () => {
-    const read = readRetentionRecord(db.sqlite);
+    const read = readRetentionRecord(storeOf(db.sqlite));
     expect(read).toEqual({ state: "missing", record: createDefaultRecord() });
     expect(read.state === "missing" && read.record.policy.enabled).toBe(false);
   });
@@ -235,13 +236,13 @@ describe("retention settings record", () => {
     ];
     for (const text of cases) {
       storeRaw(text);
-      expect(readRetentionRecord(db.sqlite)).toEqual({ state: "malformed", errorCode: "settings_malformed" });
-      expectCode(() => updateRetentionRecord(db.sqlite, { expectedRevision: 0, mutate: enable, nowMs: NOW }), "settings_malformed");
+      expect(readRetentionRecord(storeOf(db.sqlite))).toEqual({ state: "malformed", errorCode: "settings_malformed" });
+      expectCode(() => updateRetentionRecord(storeOf(db.sqlite), { expectedRevision: 0, mutate: enable, nowMs: NOW }), "settings_malformed");
     }
     // The last stored case had revision 7: replacing it continues above it.
-    const reset = updateRetentionRecord(db.sqlite, { mutate: (r) => r, nowMs: NOW, onMalformed: "reset" });
+    const reset = updateRetentionRecord(storeOf(db.sqlite), { mutate: (r) => r, nowMs: NOW, onMalformed: "reset" });
     expect(reset.record.policy).toEqual({ enabled: false, age: { value: 3, unit: "months" }, revision: 8 });
-    expect(readRetentionRecord(db.sqlite).state).toBe("ok");
+    expect(readRetentionRecord(storeOf(db.sqlite)).state).toBe("ok");
   });
 
   it("[TPR-POL-06] introducing the feature rewrites no message and backfills nothing", () => {
@@ -254,9 +255,9 @@ describe("retention settings record", () => {
     const snapshot = () => db.sqlite.prepare("SELECT * FROM messages").all();
     const before = snapshot();
     const changesBefore = db.sqlite.prepare("SELECT total_changes()").pluck().get() as number;
-    readRetentionRecord(db.sqlite);
+    readRetentionRecord(storeOf(db.sqlite));
     expect(db.sqlite.prepare("SELECT total_changes()").pluck().get()).toBe(changesBefore);
-    updateRetentionRecord(db.sqlite, { mutate: enable, nowMs: NOW });
+    updateRetentionRecord(storeOf(db.sqlite), { mutate: enable, nowMs: NOW });
     expect(snapshot()).toEqual(before);
     // Only the settings row was written.
     expect(db.sqlite.prepare("SELECT total_changes()").pluck().get()).toBe(changesBefore + 1);
@@ -272,10 +273,10 @@ describe("ready preparation consistency", () => {
       record.runtime.approvedRevision = 1;
       record.runtime.preparation = { state: "ready", choice: null, revision: 1, operationId: null, receipt: null, errorCode: null };
       t.sqlite.prepare("insert into settings (key, value, updated_at_ms) values ('tool_payload_retention', ?, 0)").run(JSON.stringify(record));
-      expect(readRetentionRecord(t.sqlite)).toEqual({ state: "malformed", errorCode: "settings_malformed" });
+      expect(readRetentionRecord(storeOf(t.sqlite))).toEqual({ state: "malformed", errorCode: "settings_malformed" });
       record.runtime.preparation = { state: "ready", choice: "backup", revision: 1, operationId: null, receipt: { skippedAt: "2026-01-01T00:00:00Z" }, errorCode: null };
       t.sqlite.prepare("update settings set value = ?").run(JSON.stringify(record));
-      expect(readRetentionRecord(t.sqlite).state).toBe("malformed");
+      expect(readRetentionRecord(storeOf(t.sqlite)).state).toBe("malformed");
     } finally {
       t.close();
     }

@@ -2,16 +2,14 @@
 //
 // Reads never throw on bad stored data: a malformed record is a typed state
 // that blocks every deletion and that status can show. Writes run inside the
-// SQLite writer transaction and compare-and-swap on policy.revision, so two
+// store's writer transaction and compare-and-swap on policy.revision, so two
 // administrators cannot silently overwrite each other, and so a cleanup
 // batch that re-reads the record in its own writer transaction sees every
 // committed policy change.
 import "server-only";
-import type { Statement } from "better-sqlite3";
-import type { Sqlite } from "@/server/db/client";
 import { AppError } from "@/server/errors";
+import type { CompactionStore } from "../store";
 import {
-  RETENTION_SETTINGS_KEY,
   createDefaultRecord,
   policyChoiceChanged,
   retentionRecordSchema,
@@ -41,24 +39,6 @@ export type UpdateOptions = {
 
 export type UpdateResult = { record: RetentionRecord; previous: RetentionRecord | null; policyChanged: boolean };
 
-type Statements = { select: Statement<unknown[], unknown>; upsert: Statement<unknown[], unknown> };
-const statementCache = new WeakMap<Sqlite, Statements>();
-
-function prepareStatements(sqlite: Sqlite): Statements {
-  let cached = statementCache.get(sqlite);
-  if (!cached) {
-    cached = {
-      select: sqlite.prepare("SELECT value FROM settings WHERE key = ?").pluck(),
-      upsert: sqlite.prepare(
-        `INSERT INTO settings (key, value, updated_at_ms) VALUES (?, ?, ?)
-         ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at_ms = excluded.updated_at_ms`,
-      ),
-    };
-    statementCache.set(sqlite, cached);
-  }
-  return cached;
-}
-
 /** The record in stored text, or null when it is not a valid version-1 record. */
 export function parseRetentionRecord(text: string): RetentionRecord | null {
   let raw: unknown;
@@ -73,25 +53,21 @@ export function parseRetentionRecord(text: string): RetentionRecord | null {
   return parsed.success ? parsed.data : null;
 }
 
-function loadStoredText(sqlite: Sqlite): string | undefined {
-  return prepareStatements(sqlite).select.get(RETENTION_SETTINGS_KEY) as string | undefined;
-}
-
-function readFromText(text: string | undefined): RetentionRead {
-  if (text === undefined) return { state: "missing", record: createDefaultRecord() };
+function readFromText(text: string | null): RetentionRead {
+  if (text === null) return { state: "missing", record: createDefaultRecord() };
   const record = parseRetentionRecord(text);
   return record ? { state: "ok", record } : { state: "malformed", errorCode: "settings_malformed" };
 }
 
 /** Reads the record. Missing means defaults (disabled); malformed is reported, never thrown. */
-export function readRetentionRecord(sqlite: Sqlite): RetentionRead {
-  return readFromText(loadStoredText(sqlite));
+export function readRetentionRecord(store: CompactionStore): RetentionRead {
+  return readFromText(store.readRecordText());
 }
 
 // A malformed record may still carry a readable revision; continuing above
 // it keeps revisions monotonic across a reset.
-function salvageRevision(text: string | undefined): number {
-  if (text === undefined) return 0;
+function salvageRevision(text: string | null): number {
+  if (text === null) return 0;
   try {
     const revision = (JSON.parse(text) as { policy?: { revision?: unknown } })?.policy?.revision;
     return Number.isSafeInteger(revision) && (revision as number) >= 0 ? (revision as number) : 0;
@@ -105,9 +81,9 @@ function salvageRevision(text: string | undefined): number {
  * the writer transaction (cleanup batches re-check revision and approval
  * here before touching messages).
  */
-export function withRetentionRecordInTx<T>(sqlite: Sqlite, fn: (ctx: RecordTxContext) => T): T {
-  if (!sqlite.inTransaction) throw new Error("withRetentionRecordInTx needs an open writer transaction");
-  const storedText = loadStoredText(sqlite);
+export function withRetentionRecordInTx<T>(tx: CompactionStore, fn: (ctx: RecordTxContext) => T): T {
+  if (!tx.inWriteTransaction()) throw new Error("withRetentionRecordInTx needs an open writer transaction");
+  const storedText = tx.readRecordText();
   const current = readFromText(storedText);
   const previous = current.state === "malformed" ? null : current.record;
   const baseRevision = previous ? previous.policy.revision : salvageRevision(storedText);
@@ -117,16 +93,16 @@ export function withRetentionRecordInTx<T>(sqlite: Sqlite, fn: (ctx: RecordTxCon
     // policy (or on replacing a malformed record), otherwise unchanged.
     const changed = current.state === "malformed" || (previous !== null && policyChoiceChanged(previous.policy, validated.policy));
     validated.policy.revision = changed ? baseRevision + 1 : baseRevision;
-    prepareStatements(sqlite).upsert.run(RETENTION_SETTINGS_KEY, JSON.stringify(validated), nowMs);
+    tx.writeRecordText({ text: JSON.stringify(validated), nowMs });
     return validated;
   };
   return fn({ current, write });
 }
 
 /** Compare-and-swap update of the record in its own IMMEDIATE writer transaction. */
-export function updateRetentionRecord(sqlite: Sqlite, options: UpdateOptions): UpdateResult {
-  const run = sqlite.transaction(() =>
-    withRetentionRecordInTx(sqlite, ({ current, write }) => {
+export function updateRetentionRecord(store: CompactionStore, options: UpdateOptions): UpdateResult {
+  return store.writeTransaction((tx) =>
+    withRetentionRecordInTx(tx, ({ current, write }) => {
       let base: RetentionRecord;
       if (current.state === "malformed") {
         if (options.onMalformed !== "reset") {
@@ -147,5 +123,4 @@ export function updateRetentionRecord(sqlite: Sqlite, options: UpdateOptions): U
       return { record, previous, policyChanged };
     }),
   );
-  return run.immediate();
 }

@@ -5,18 +5,20 @@
 // policy that committed meanwhile always wins over a late completion.
 import "server-only";
 import type { Clock } from "@/server/clock";
-import type { Sqlite } from "@/server/db/client";
 import { isAppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
 import type { MaintenanceGuard } from "@/server/maintenance/guard";
 import { createBackup } from "@/server/maintenance/backups/create";
-import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
+import type { MaintenanceStore } from "@/server/maintenance/store";
 import { verifyReceiptCached, type VerificationCache, type VerifyResult } from "@/server/maintenance/backups/verify";
 import { editRecord } from "../policy/operations";
 import type { BackupReceipt, RetentionRecord } from "../policy/policy-schema";
+import type { CompactionStore } from "../store";
 
 export type PreparationDeps = {
-  sqlite: Sqlite;
+  store: CompactionStore;
+  /** Snapshots and verifies the database file for the backup. */
+  maintenance: MaintenanceStore;
   dbFile: string;
   clock: Clock;
   guard: MaintenanceGuard;
@@ -42,8 +44,8 @@ function isCurrent(record: RetentionRecord, operationId: string, states: Array<R
 }
 
 export async function runPreparation(deps: PreparationDeps, operationId: string): Promise<PreparationOutcome> {
-  const { sqlite, clock, log } = deps;
-  const started = editRecord(sqlite, clock.now(), (record) => {
+  const { store, clock, log } = deps;
+  const started = editRecord(store, clock.now(), (record) => {
     if (!isCurrent(record, operationId, ["pending"])) return { next: null, result: false };
     record.runtime.preparation = { ...record.runtime.preparation, state: "running", errorCode: null };
     return { next: record, result: true };
@@ -61,7 +63,7 @@ export async function runPreparation(deps: PreparationDeps, operationId: string)
   let receipt: BackupReceipt;
   try {
     receipt = await (deps.createBackupFn ?? createBackup)({
-      store: createSqliteMaintenanceStore({ sqlite, file: deps.dbFile }),
+      store: deps.maintenance,
       dbFile: deps.dbFile,
       clock,
       label: "preparation",
@@ -78,7 +80,7 @@ export async function runPreparation(deps: PreparationDeps, operationId: string)
     lease.release();
   }
 
-  const armed = editRecord(sqlite, clock.now(), (record) => {
+  const armed = editRecord(store, clock.now(), (record) => {
     if (!isCurrent(record, operationId, ["running"])) return { next: null, result: false };
     record.runtime.preparation = { ...record.runtime.preparation, state: "ready", receipt, errorCode: null };
     // Approval is durable before the first deletion can start.
@@ -91,7 +93,7 @@ export async function runPreparation(deps: PreparationDeps, operationId: string)
 }
 
 function markFailed(deps: PreparationDeps, operationId: string, errorCode: string): PreparationOutcome {
-  editRecord(deps.sqlite, deps.clock.now(), (record) => {
+  editRecord(deps.store, deps.clock.now(), (record) => {
     if (record.runtime.preparation.operationId !== operationId || record.runtime.preparation.state === "failed") {
       return { next: null, result: undefined };
     }
@@ -109,15 +111,16 @@ function markFailed(deps: PreparationDeps, operationId: string, errorCode: strin
  * administrator prepares again: no daily failure loop.
  */
 export async function verifyBeforeCleanup(options: {
-  sqlite: Sqlite;
+  store: CompactionStore;
+  maintenance: MaintenanceStore;
   dbFile: string;
   clock: Clock;
   guard: MaintenanceGuard;
   cache: VerificationCache;
   log: Logger;
 }): Promise<{ ok: true } | { ok: false; code: string } | { ok: "deferred" }> {
-  const { sqlite, clock } = options;
-  const read = editRecord(sqlite, clock.now(), (record) => ({ next: null, result: record.runtime.preparation }));
+  const { store, clock } = options;
+  const read = editRecord(store, clock.now(), (record) => ({ next: null, result: record.runtime.preparation }));
   if (read.choice === "skip" && read.receipt && "skippedAt" in read.receipt) return { ok: true };
   if (read.choice !== "backup") return { ok: false, code: "preparation_missing" };
   const receipt = read.receipt;
@@ -127,7 +130,7 @@ export async function verifyBeforeCleanup(options: {
   let result: VerifyResult;
   try {
     result = await verifyReceiptCached({
-      store: createSqliteMaintenanceStore({ sqlite, file: options.dbFile }),
+      store: options.maintenance,
       dbFile: options.dbFile,
       receipt,
       cache: options.cache,
@@ -137,7 +140,7 @@ export async function verifyBeforeCleanup(options: {
   }
   if (result.ok) return { ok: true };
   const code = result.code;
-  editRecord(sqlite, clock.now(), (record) => {
+  editRecord(store, clock.now(), (record) => {
     record.runtime.preparation = { ...record.runtime.preparation, state: "failed", errorCode: code };
     record.runtime.approvedRevision = null;
     record.runtime.lastErrorCode = code;

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 import { manualClock, type Timers } from "@/server/clock";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { createEventBus } from "@/server/events/bus";
@@ -10,7 +11,7 @@ import type { SystemEvent } from "@/lib/events/types";
 import { savePolicy } from "../policy/policy-update";
 import { readRetentionRecord } from "../policy/record";
 import { readRetentionStatus } from "../status";
-import { NOW_MS, countMarkedRows, seedOldTask } from "../test-support";
+import { NOW_MS, countMarkedRows, seedOldTask, storeOf } from "../test-support";
 import { createRetentionWorker, type RetentionWorkerDeps } from "./worker";
 import { DAY_MS, MINUTE_MS } from "@/server/jobs/schedule";
 
@@ -50,7 +51,8 @@ function makeWorker(overrides: Partial<RetentionWorkerDeps> = {}) {
   const bus = createEventBus();
   bus.subscribe((e) => events.push(e));
   const deps: RetentionWorkerDeps = {
-    sqlite: t.sqlite,
+    store: storeOf(t.sqlite),
+    maintenance: createSqliteMaintenanceStore(t),
     dbFile: t.file,
     clock,
     timers,
@@ -65,7 +67,7 @@ function makeWorker(overrides: Partial<RetentionWorkerDeps> = {}) {
 }
 
 function record() {
-  const read = readRetentionRecord(t.sqlite);
+  const read = readRetentionRecord(storeOf(t.sqlite));
   if (read.state === "malformed") throw new Error("malformed");
   return read.record;
 }
@@ -84,7 +86,7 @@ async function startGatedPreparation() {
     },
   });
   worker.start();
-  const saved = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
+  const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
   worker.policySaved(saved.effects);
   await new Promise((r) => setTimeout(r, 0));
   return { worker, release };
@@ -112,7 +114,7 @@ describe("retention worker", () => {
     seedOldTask(t.sqlite, "task-a", 4);
     const { worker, parked } = makeWorker();
     worker.start();
-    const saved = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
     worker.policySaved(saved.effects);
     await worker.idle();
     expect(countMarkedRows(t.sqlite)).toBe(4);
@@ -130,7 +132,7 @@ describe("retention worker", () => {
     const { worker } = makeWorker();
     worker.start();
     expect(() => worker.requestRun(0)).toThrow(expect.objectContaining({ code: "cleanup_not_approved" }));
-    const saved = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
+    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
     expect(() => worker.requestRun(1)).toThrow(expect.objectContaining({ code: "cleanup_not_approved" }));
     expect(() => worker.requestRun(0)).toThrow(expect.objectContaining({ code: "conflict" }));
     expect(saved.record.runtime.preparation.state).toBe("pending");
@@ -141,8 +143,8 @@ describe("retention worker", () => {
     seedOldTask(t.sqlite, "task-a", 2);
     const { worker } = makeWorker();
     worker.start();
-    const saved = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
-    expect(readRetentionStatus(t.sqlite, NOW_MS).armed).toBe(false);
+    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
+    expect(readRetentionStatus(storeOf(t.sqlite), NOW_MS).armed).toBe(false);
     worker.policySaved(saved.effects);
     await worker.idle();
     const prep = record().runtime.preparation;
@@ -169,7 +171,7 @@ describe("retention worker", () => {
 
   it("[TPR-PREP-07] [TPR-PREP-08] a late backup completion after disable cannot arm cleanup (revision rechecked in the writer transaction)", async () => {
     const { worker, release } = await startGatedPreparation();
-    const off = savePolicy(t.sqlite, { draft: { enabled: false, age }, expectedRevision: 1, nowMs: NOW_MS, newId: sequentialIds("q") });
+    const off = savePolicy(storeOf(t.sqlite), { draft: { enabled: false, age }, expectedRevision: 1, nowMs: NOW_MS, newId: sequentialIds("q") });
     worker.policySaved(off.effects);
     release();
     await worker.idle();
@@ -190,13 +192,13 @@ describe("retention worker", () => {
       },
     });
     w2.start();
-    const saved = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
+    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
     w2.policySaved(saved.effects);
     await w2.idle();
     expect(record().runtime.preparation).toMatchObject({ state: "failed", errorCode: "backup_failed" });
-    expect(readRetentionStatus(t.sqlite, NOW_MS).armed).toBe(false);
+    expect(readRetentionStatus(storeOf(t.sqlite), NOW_MS).armed).toBe(false);
     fail = false;
-    const retry = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 1, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("retry") });
+    const retry = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 1, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("retry") });
     expect(retry.effects.startPreparation).toBe("retry-1");
     w2.policySaved(retry.effects);
     await w2.idle();
@@ -208,7 +210,7 @@ describe("retention worker", () => {
   it("[TPR-SCH-04] an overdue pass starts one minute after readiness, once", async () => {
     seedOldTask(t.sqlite, "task-a", 1);
     const first = makeWorker();
-    savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
     // Due three days ago: a restart must not replay the missed days.
     const rec = record();
     rec.runtime.nextDueAt = new Date(NOW_MS - 3 * DAY_MS).toISOString();
@@ -226,7 +228,7 @@ describe("retention worker", () => {
   it("[TPR-BAT-03] [TPR-PREP-10] a restart resumes an approved pass from its stored cursor", async () => {
     seedOldTask(t.sqlite, "task-a", 3);
     seedOldTask(t.sqlite, "task-b", 3);
-    savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
     // A pass that was running when the process died: active slot + no cursor yet.
     const rec = record();
     rec.runtime.activeOperation = { id: "op-crashed", kind: "cleanup", state: "running", startedAt: new Date(NOW_MS).toISOString(), finishedAt: null, cutoff: null, scannedRows: 0, eligibleTasks: 0, eligibleMessages: 0, changedMessages: 0, payloadBytes: 0, skipped: {}, stale: false, revision: 1 };
@@ -267,7 +269,7 @@ describe("retention worker and the maintenance guard", () => {
     const { worker, parked, fireNext } = makeWorker({ guard });
     worker.start();
     const vacuum = guard.tryAcquire({ owner: "test-vacuum", kind: "vacuum" })!;
-    const saved = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
     worker.policySaved(saved.effects);
     await worker.idle();
     // The slice ended with its cursor saved and a continuation at least a minute away.
@@ -291,7 +293,7 @@ describe("retention worker and the maintenance guard", () => {
     const { worker } = makeWorker({ guard });
     worker.start();
     const held = guard.tryAcquire({ owner: "test", kind: "backup" })!;
-    const saved = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
     worker.policySaved(saved.effects);
     for (let i = 0; i < 5; i += 1) await new Promise((r) => setTimeout(r, 0));
     const stopping = worker.stop();
@@ -311,7 +313,7 @@ describe("retention worker never leaves the active slot held", () => {
     const { worker, parked } = makeWorker({ guard });
     worker.start();
     const held = guard.tryAcquire({ owner: "test", kind: "vacuum" })!;
-    const saved = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
     worker.policySaved(saved.effects);
     await worker.idle();
     held.release();
@@ -347,13 +349,13 @@ describe("retention worker never leaves the active slot held", () => {
     const { worker, fireNext } = makeWorker({ guard });
     worker.start();
     const held = guard.tryAcquire({ owner: "test", kind: "vacuum" })!;
-    const first = savePolicy(t.sqlite, { draft: { enabled: true, age: { value: 2, unit: "weeks" } }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    const first = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: { value: 2, unit: "weeks" } }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
     worker.policySaved(first.effects);
     await worker.idle();
     const oldPass = record().runtime.activeOperation!.id;
     held.release();
     // Shortening the period with skip stops the old pass and re-approves.
-    const second = savePolicy(t.sqlite, { draft: { enabled: true, age }, expectedRevision: 1, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("q") });
+    const second = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 1, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("q") });
     expect(second.effects.stopOperations).toEqual([oldPass]);
     worker.policySaved(second.effects);
     await worker.idle();

@@ -4,7 +4,6 @@
 // event bus only carries live progress.
 import "server-only";
 import type { Clock, Timers } from "@/server/clock";
-import type { Sqlite } from "@/server/db/client";
 import { isAppError } from "@/server/errors";
 import type { EventBus } from "@/server/events/bus";
 import type { IdGenerator } from "@/server/ids";
@@ -23,9 +22,12 @@ import type { SavePolicyEffects } from "../policy/policy-update";
 import type { RetentionAge, RetentionOperation } from "../policy/policy-schema";
 import { runPreparation, verifyBeforeCleanup } from "./preparation";
 import { readRetentionRecord } from "../policy/record";
+import type { CompactionStore } from "../store";
+import type { MaintenanceStore } from "@/server/maintenance/store";
 
 export type RetentionWorkerDeps = {
-  sqlite: Sqlite;
+  store: CompactionStore;
+  maintenance: MaintenanceStore;
   dbFile: string;
   clock: Clock;
   timers: Timers;
@@ -57,7 +59,7 @@ export type RetentionWorker = {
 const PROGRESS_SAVE_EVERY_MS = 1000;
 
 export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorker {
-  const { sqlite, clock, timers, log, bus } = deps;
+  const { store, clock, timers, log, bus } = deps;
   const cache = deps.verificationCache ?? createVerificationCache();
   const queue = createSerialQueue({
     onError: (job, error) => log.error({ operationId: job.id, kind: job.kind, code: errorCode(error) }, "retention job failed"),
@@ -66,14 +68,14 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   let running = false;
   let readyAtMs = 0;
   let timer: { handle: unknown; at: number } | null = null;
-  const ctx = (): CommandContext => ({ sqlite, nowMs: clock.now(), newId: deps.newId });
+  const ctx = (): CommandContext => ({ store, nowMs: clock.now(), newId: deps.newId });
 
   const publish = (operation: RetentionOperation) => bus.publish(operationEvent(operation));
-  const markRunning = (operationId: string) => markActiveRunning(sqlite, { operationId, nowMs: clock.now() });
+  const markRunning = (operationId: string) => markActiveRunning(store, { operationId, nowMs: clock.now() });
 
   /** Ends whatever the slot holds for `operationId` without its job. */
   const endOrphan = (operationId: string, state: "failed" | "cancelled", code: string) => {
-    const ended = endActiveOperation(sqlite, { operationId, state, code, nowMs: clock.now() });
+    const ended = endActiveOperation(store, { operationId, state, code, nowMs: clock.now() });
     if (ended) publish(ended);
   };
 
@@ -118,7 +120,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
 
   const scheduleNextPass = () => {
     if (!running) return;
-    const read = readRetentionRecord(sqlite);
+    const read = readRetentionRecord(store);
     if (read.state === "malformed") return;
     const { policy, runtime } = read.record;
     const armed = policy.enabled && runtime.preparation.state === "ready" && runtime.approvedRevision === policy.revision;
@@ -126,7 +128,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     const at = scheduledStartAt({ nextDueAtMs: parseRfc3339(runtime.nextDueAt), readyAtMs, nowMs: clock.now() });
     setTimer(at, () => {
       try {
-        const current = readRetentionRecord(sqlite);
+        const current = readRetentionRecord(store);
         if (current.state === "malformed") return;
         const { operationId } = acceptCleanup(ctx(), { expectedRevision: current.record.policy.revision, priority: "scheduled" });
         enqueueCleanup(operationId, "scheduled");
@@ -146,7 +148,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         if (!markRunning(operationId)) return;
         let lastSave = clock.now();
         const result = await runAnalysis({
-          sqlite,
+          store,
           operationId,
           age,
           clock,
@@ -155,12 +157,12 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
             publish(operation);
             if (clock.now() - lastSave >= PROGRESS_SAVE_EVERY_MS) {
               lastSave = clock.now();
-              saveActiveProgress(sqlite, { operation, nowMs: lastSave });
+              saveActiveProgress(store, { operation, nowMs: lastSave });
             }
           },
         });
         const operation = job.stopReason() === "cancelled" ? { ...result.operation, state: "cancelled" as const } : result.operation;
-        finishAnalysisRecord(sqlite, { operation, nowMs: clock.now() });
+        finishAnalysisRecord(store, { operation, nowMs: clock.now() });
         publish(operation);
         log.info({ operationId, state: operation.state, scanned: operation.scannedRows, bytes: operation.payloadBytes }, "analysis finished");
       }),
@@ -176,7 +178,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         const started = markRunning(operationId);
         if (!started) return;
         publish(started);
-        const verified = await verifyBeforeCleanup({ sqlite, dbFile: deps.dbFile, clock, guard: deps.guard, cache, log });
+        const verified = await verifyBeforeCleanup({ store, maintenance: deps.maintenance, dbFile: deps.dbFile, clock, guard: deps.guard, cache, log });
         if (verified.ok === "deferred") {
           // Another maintenance operation owns the guard: deferral, not failure.
           setTimer(continuationAt({ finishedSliceAtMs: clock.now() }), () => enqueueCleanup(operationId, "scheduled"));
@@ -184,7 +186,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         }
         if (!verified.ok) return endOrphan(operationId, "failed", verified.code);
         const result = await runCleanupPass({
-          sqlite,
+          store,
           clock,
           operationId,
           wait: waitWith(timers),
@@ -197,7 +199,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
           yieldMs: deps.pass?.yieldMs,
           onBatch: (batch) => {
             bus.publish({ type: "messages_changed", operationId, messageIds: batch.changedIds });
-            const read = readRetentionRecord(sqlite);
+            const read = readRetentionRecord(store);
             const active = read.state === "malformed" ? null : read.record.runtime.activeOperation;
             if (active?.id === operationId) publish(active);
           },
@@ -217,7 +219,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         // Next due 24 h after this pass, complete or not: an ended pass is
         // never retried in a loop; a cancelled one waits for the next day.
         const finishedMs = parseRfc3339(result.operation.finishedAt) ?? clock.now();
-        editRecord(sqlite, clock.now(), (record) => {
+        editRecord(store, clock.now(), (record) => {
           record.runtime.nextDueAt = formatUtc(nextDueAfterCompletePass(finishedMs));
           return { next: record, result: undefined };
         });
@@ -237,7 +239,8 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         try {
           const outcome = await runPreparation(
             {
-              sqlite,
+              store,
+              maintenance: deps.maintenance,
               dbFile: deps.dbFile,
               clock,
               guard: deps.guard,
@@ -259,7 +262,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
 
   const startInitialCleanup = () => {
     try {
-      const read = readRetentionRecord(sqlite);
+      const read = readRetentionRecord(store);
       if (read.state === "malformed") return;
       const { operationId } = acceptCleanup(ctx(), { expectedRevision: read.record.policy.revision, priority: "manual" });
       enqueueCleanup(operationId, "manual");
@@ -278,7 +281,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       if (running) return;
       running = true;
       readyAtMs = clock.now();
-      const { resumeCleanup, pendingPreparation } = recoverInterrupted(sqlite, readyAtMs);
+      const { resumeCleanup, pendingPreparation } = recoverInterrupted(store, readyAtMs);
       if (pendingPreparation) enqueuePreparation(pendingPreparation);
       if (resumeCleanup) {
         // An ordinary restart resumes the stored cursor after readiness.

@@ -11,12 +11,11 @@
 // given. Creating a second row for a tool call whose row was compacted
 // would replay the removed payload under a new id, so it is refused.
 import "server-only";
-import type { Statement } from "better-sqlite3";
-import type { Sqlite } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { appendPosition, applyEdits, memberDeletionSpans } from "../../json/json-edit";
 import { readString, scanJson, type JsonObjectNode, type JsonSpan } from "../../json/json-scan";
 import { MARKER_KEY } from "../reducer/reducer";
+import type { CompactionStore } from "../store";
 import {
   KINDS_BY_MESSAGE_TYPE,
   REMOVAL_PATHS,
@@ -105,25 +104,8 @@ export function assertToolCallNotReplayed({ toolCallId, existing }: { toolCallId
   }
 }
 
-/**
- * Metadata rows of the same task that carry `toolCallId` and may hold a
- * marker. Uses the (session_id, tool_call_id) index per session of the task;
- * the instr() pre-filter keeps large unmarked bodies out of JavaScript.
- */
-const toolCallRowsSql = `SELECT m.metadata FROM task_sessions s
-    JOIN task_sessions peer ON peer.task_id = s.task_id
-    JOIN messages m ON m.session_id = peer.id AND m.tool_call_id = ?
-  WHERE s.id = ? AND instr(m.metadata, '"${MARKER_KEY}"') > 0`;
-const toolCallRowsStatements = new WeakMap<Sqlite, Statement<unknown[], unknown>>();
-
-export function loadToolCallRows(sqlite: Sqlite, { sessionId, toolCallId }: { sessionId: string; toolCallId: string }): string[] {
-  let prepared = toolCallRowsStatements.get(sqlite);
-  if (!prepared) {
-    prepared = sqlite.prepare(toolCallRowsSql).pluck();
-    toolCallRowsStatements.set(sqlite, prepared);
-  }
-  return prepared.all(toolCallId, sessionId) as string[];
-}
+/** The store verb the guard needs: metadata rows of the task's tool call that may hold a marker. */
+export type ToolCallRows = Pick<CompactionStore, "listToolCallMetadata">;
 
 /**
  * The one call the message write path makes inside its writer transaction:
@@ -131,12 +113,14 @@ export function loadToolCallRows(sqlite: Sqlite, { sessionId, toolCallId }: { se
  * tool call.
  */
 export function guardMetadataWrite(
-  sqlite: Sqlite,
+  rows: ToolCallRows,
   write: { type: string; sessionId: string; previous: string | null; next: string; toolCallId: string | null },
 ): string {
   if (write.previous !== null) return guardReplacementMetadata({ type: write.type, stored: write.previous, incoming: write.next });
   if (write.toolCallId !== null) {
-    assertToolCallNotReplayed({ toolCallId: write.toolCallId, existing: loadToolCallRows(sqlite, { sessionId: write.sessionId, toolCallId: write.toolCallId }) });
+    // Only rows whose text names the marker can have been compacted.
+    const existing = rows.listToolCallMetadata({ sessionId: write.sessionId, toolCallId: write.toolCallId, containing: `"${MARKER_KEY}"` });
+    assertToolCallNotReplayed({ toolCallId: write.toolCallId, existing });
   }
   return write.next;
 }

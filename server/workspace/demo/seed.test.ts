@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { manualClock } from "@/server/clock";
 import { checkTaskEligibility } from "@/server/compaction/eligibility/eligibility";
+import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
 import { exportTask } from "../export/export-task";
 import { fingerprint } from "../fixture/test-support";
 import { importFixture } from "../fixture/import-fixture";
@@ -137,8 +138,9 @@ describe("demo workspace", () => {
     const clock = manualClock(NOW);
     const reasons: Record<string, string> = {};
     let ordinaryOld = 0;
+    const store = createSqliteCompactionStore(db.sqlite);
     for (const task of planDemoWorkspace(SEED, NOW)) {
-      const verdict = checkTaskEligibility({ sqlite: db.sqlite, taskId: task.id, cutoffMs, clock, budgetMs: 60_000 });
+      const verdict = checkTaskEligibility({ store, taskId: task.id, cutoffMs, clock, budgetMs: 60_000 });
       if (task.scenario) {
         reasons[task.scenario] = verdict.eligible ? "eligible" : verdict.reason;
       } else if (task.lastActivityMs < cutoffMs - 2 * DAY) {

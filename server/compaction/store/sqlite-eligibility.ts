@@ -1,9 +1,10 @@
-// The SQL of every eligibility probe, in one place so a test can run
-// EXPLAIN QUERY PLAN on each and prove none of them scans `messages`.
-// Each probe is bounded by an index on (session_id, ...) or a primary key.
+// The eligibility probes for SQLite, in one table so a test can run EXPLAIN
+// QUERY PLAN on each and prove none of them scans `messages`. Each probe is
+// bounded by an index on (session_id, ...) or a primary key.
 import "server-only";
-import type { Statement } from "better-sqlite3";
 import type { Sqlite } from "@/server/db/client";
+import { statement } from "@/server/db/statements";
+import type { CompactionStore, SessionActivityRow, TaskActivityRow, TurnSummary } from "../store";
 
 export const PROBE_SQL = {
   task: `select state, created_at as createdAt, created_at_ms as createdAtMs,
@@ -47,20 +48,35 @@ export const PROBE_SQL = {
   unfinishedRun: `select state from runs where session_id = ? and state not in ('SUCCEEDED', 'FAILED', 'CANCELLED') limit 1`,
 } as const;
 
-export type ProbeName = keyof typeof PROBE_SQL;
+type EligibilityVerbs = Pick<
+  CompactionStore,
+  | "readTaskActivity"
+  | "listSessionActivity"
+  | "summarizeTurns"
+  | "latestMessageUpdate"
+  | "latestMessageCreation"
+  | "hasUnparsedMessageUpdate"
+  | "hasUnparsedMessageCreation"
+  | "hasPendingInput"
+  | "hasForeignTurnMessage"
+  | "hasQueuedMessage"
+  | "findUnfinishedRunState"
+>;
 
-type Statements = { [K in ProbeName]: Statement<unknown[], unknown> };
-
-const cache = new WeakMap<Sqlite, Statements>();
-
-/** Prepared probes for one connection (prepared once, reused by every task). */
-export function probeStatements(sqlite: Sqlite): Statements {
-  let found = cache.get(sqlite);
-  if (!found) {
-    found = Object.fromEntries(
-      Object.entries(PROBE_SQL).map(([name, sql]) => [name, sqlite.prepare(sql)]),
-    ) as Statements;
-    cache.set(sqlite, found);
-  }
-  return found;
+export function sqliteEligibilityVerbs(sqlite: Sqlite): EligibilityVerbs {
+  const hit = (sql: string, sessionId: string) => statement(sqlite, sql).get(sessionId) !== undefined;
+  const latest = (sql: string, sessionId: string) => (statement(sqlite, sql).get(sessionId) as { ms: number | null }).ms;
+  return {
+    readTaskActivity: (taskId) => (statement(sqlite, PROBE_SQL.task).get(taskId) as TaskActivityRow | undefined) ?? null,
+    listSessionActivity: (taskId) => statement(sqlite, PROBE_SQL.sessions).all(taskId) as SessionActivityRow[],
+    summarizeTurns: (sessionId) => statement(sqlite, PROBE_SQL.turns).get(sessionId) as TurnSummary,
+    latestMessageUpdate: (sessionId) => latest(PROBE_SQL.messageMaxUpdated, sessionId),
+    latestMessageCreation: (sessionId) => latest(PROBE_SQL.messageMaxCreated, sessionId),
+    hasUnparsedMessageUpdate: (sessionId) => hit(PROBE_SQL.messageInvalidUpdated, sessionId),
+    hasUnparsedMessageCreation: (sessionId) => hit(PROBE_SQL.messageInvalidCreated, sessionId),
+    hasPendingInput: (sessionId) => hit(PROBE_SQL.pendingInput, sessionId),
+    hasForeignTurnMessage: (sessionId) => hit(PROBE_SQL.foreignTurn, sessionId),
+    hasQueuedMessage: (sessionId) => hit(PROBE_SQL.queuedMessage, sessionId),
+    findUnfinishedRunState: (sessionId) => (statement(sqlite, PROBE_SQL.unfinishedRun).get(sessionId) as { state: string } | undefined)?.state ?? null,
+  };
 }

@@ -1,0 +1,94 @@
+// The one data-access contract of Messages compaction: every read and write
+// the domain needs, as typed verbs. The SQLite implementation lives in
+// ./store/ and owns every SQL statement; domain modules see only this type.
+//
+// Synchronous on purpose: the SQLite driver is synchronous, and a cleanup batch
+// must re-check its gates and write in ONE writer transaction without
+// yielding; a later PostgreSQL implementation satisfies it through a
+// synchronous libpq binding on the worker thread.
+//
+// `rowid` below is an opaque, ordered cursor value of a message (unique,
+// increasing with insertion); callers only compare and store it.
+import "server-only";
+
+/** Message types that can carry a compactable tool payload. */
+export const TOOL_MESSAGE_TYPES = ["tool_call", "tool_edit", "tool_read", "tool_execute", "tool_search"] as const;
+
+/** Upper cursors captured when a pass starts: rows written later are never chased. */
+export type PassBounds = { upperTaskId: string | null; upperMessageRowid: number | null };
+
+export type RowHeader = { rowid: number; id: string; type: string; bytes: number };
+export type RowBody = RowHeader & { metadata: string };
+
+/** A reduced row to write back only if its stored metadata still equals `observed`. */
+export type GuardedWrite = { rowid: number; observed: string; next: string };
+
+export type TaskActivityRow = {
+  state: string;
+  createdAt: string;
+  createdAtMs: number | null;
+  updatedAt: string;
+  updatedAtMs: number | null;
+  queuedForStep: number;
+};
+
+export type SessionActivityRow = {
+  id: string;
+  state: string;
+  startedAt: string | null;
+  startedAtMs: number | null;
+  updatedAt: string;
+  updatedAtMs: number | null;
+  completedAt: string | null;
+  completedAtMs: number | null;
+};
+
+/** One session's turns: open ones, unparseable stamps, latest start and completion. */
+export type TurnSummary = { open: number; invalid: number; maxStarted: number | null; maxCompleted: number | null };
+
+export type CompactionStore = {
+  /**
+   * Runs `fn` in one writer transaction (IMMEDIATE on SQLite: the writer lock
+   * is taken first). `fn` is synchronous; a throw rolls everything back. A
+   * call inside an open transaction joins it.
+   */
+  writeTransaction<T>(fn: (tx: CompactionStore) => T): T;
+  inWriteTransaction(): boolean;
+
+  /** The stored text of the compaction settings record, or null when absent. */
+  readRecordText(): string | null;
+  writeRecordText(options: { text: string; nowMs: number }): void;
+  /** Changes whenever the database schema changes (a migration, a rebuild): cursors from before are void. */
+  readSchemaVersion(): number;
+
+  captureBounds(): PassBounds;
+  /** Task ids after `afterTaskId` (null: from the first) up to `upperTaskId`, in id order. */
+  listTaskIds(options: { afterTaskId: string | null; upperTaskId: string; limit: number }): string[];
+  /** A task's session ids after `afterSessionId` (null: from the first), in id order. */
+  listSessionIds(options: { taskId: string; afterSessionId: string | null; limit: number }): string[];
+  /** Headers (stored byte length, no body) of a session's tool rows after `afterRowid` up to `upperRowid`. */
+  listToolRowHeaders(options: { sessionId: string; afterRowid: number | null; upperRowid: number; limit: number }): RowHeader[];
+  /** Bodies of `rows` still in the session; a row deleted meanwhile is absent. */
+  readToolRowBodies(options: { sessionId: string; rows: readonly RowHeader[] }): RowBody[];
+  /** Writes `row.next` when the stored metadata still equals `row.observed`; false when it does not. */
+  replaceMetadataIfUnchanged(row: GuardedWrite): boolean;
+
+  readTaskActivity(taskId: string): TaskActivityRow | null;
+  listSessionActivity(taskId: string): SessionActivityRow[];
+  summarizeTurns(sessionId: string): TurnSummary;
+  latestMessageUpdate(sessionId: string): number | null;
+  latestMessageCreation(sessionId: string): number | null;
+  /** A message whose updated_at text did not parse (its instant is missing). */
+  hasUnparsedMessageUpdate(sessionId: string): boolean;
+  hasUnparsedMessageCreation(sessionId: string): boolean;
+  /** A permission or clarification request still pending (unreadable metadata counts as pending). */
+  hasPendingInput(sessionId: string): boolean;
+  /** A message pointing at a turn of another session. */
+  hasForeignTurnMessage(sessionId: string): boolean;
+  hasQueuedMessage(sessionId: string): boolean;
+  /** The state of a run of the session that has not finished, or null. */
+  findUnfinishedRunState(sessionId: string): string | null;
+
+  /** Metadata of the task's rows (any session of it) for `toolCallId` whose text contains `containing`. */
+  listToolCallMetadata(options: { sessionId: string; toolCallId: string; containing: string }): string[];
+};

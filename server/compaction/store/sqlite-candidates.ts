@@ -1,0 +1,67 @@
+// Candidate rows for SQLite, read with keyset pagination only: tasks by id,
+// each task's sessions by id, each session's tool rows by rowid. No OFFSET;
+// every page is one complete statement (no reader transaction held between
+// pages). Headers use `octet_length`, which does not load the text, so bodies
+// are fetched only after a page has been planned within its byte limits.
+import "server-only";
+import type { Sqlite } from "@/server/db/client";
+import { statement } from "@/server/db/statements";
+import { TOOL_MESSAGE_TYPES, type CompactionStore, type PassBounds, type RowBody, type RowHeader } from "../store";
+
+const TYPE_LIST = TOOL_MESSAGE_TYPES.map((type) => `'${type}'`).join(", ");
+
+export const CANDIDATE_SQL = {
+  bounds: `select (select max(id) from tasks) as upperTaskId, (select max(rowid) from messages) as upperMessageRowid`,
+  tasks: `select id from tasks where id > ? and id <= ? order by id limit ?`,
+  firstTasks: `select id from tasks where id <= ? order by id limit ?`,
+  sessions: `select id from task_sessions where task_id = ? and id > ? order by id limit ?`,
+  headers: `select rowid, id, type, octet_length(metadata) as bytes
+            from messages indexed by messages_session_rowid_idx
+            where session_id = ? and rowid > ? and rowid <= ? and type in (${TYPE_LIST})
+            order by rowid limit ?`,
+  body: `select rowid, id, type, metadata, octet_length(metadata) as bytes from messages where rowid = ? and session_id = ?`,
+  // The guarded write: only when the stored text is still exactly what was read.
+  guardedUpdate: `update messages set metadata = ? where rowid = ? and metadata = ?`,
+} as const;
+
+type CandidateVerbs = Pick<
+  CompactionStore,
+  "captureBounds" | "listTaskIds" | "listSessionIds" | "listToolRowHeaders" | "readToolRowBodies" | "replaceMetadataIfUnchanged"
+>;
+
+const ids = (rows: unknown[]) => (rows as Array<{ id: string }>).map((row) => row.id);
+
+export function sqliteCandidateVerbs(sqlite: Sqlite): CandidateVerbs {
+  return {
+    captureBounds() {
+      const row = statement(sqlite, CANDIDATE_SQL.bounds).get() as PassBounds;
+      return { upperTaskId: row.upperTaskId, upperMessageRowid: row.upperMessageRowid };
+    },
+    listTaskIds({ afterTaskId, upperTaskId, limit }) {
+      return ids(
+        afterTaskId === null
+          ? statement(sqlite, CANDIDATE_SQL.firstTasks).all(upperTaskId, limit)
+          : statement(sqlite, CANDIDATE_SQL.tasks).all(afterTaskId, upperTaskId, limit),
+      );
+    },
+    listSessionIds({ taskId, afterSessionId, limit }) {
+      // "" sorts before every id: from the start.
+      return ids(statement(sqlite, CANDIDATE_SQL.sessions).all(taskId, afterSessionId ?? "", limit));
+    },
+    listToolRowHeaders({ sessionId, afterRowid, upperRowid, limit }) {
+      return statement(sqlite, CANDIDATE_SQL.headers).all(sessionId, afterRowid ?? 0, upperRowid, limit) as RowHeader[];
+    },
+    readToolRowBodies({ sessionId, rows }) {
+      const body = statement(sqlite, CANDIDATE_SQL.body);
+      const bodies: RowBody[] = [];
+      for (const header of rows) {
+        const row = body.get(header.rowid, sessionId) as RowBody | undefined;
+        if (row) bodies.push(row);
+      }
+      return bodies;
+    },
+    replaceMetadataIfUnchanged(row) {
+      return statement(sqlite, CANDIDATE_SQL.guardedUpdate).run(row.next, row.rowid, row.observed).changes === 1;
+    },
+  };
+}
