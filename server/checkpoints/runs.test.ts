@@ -1,18 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CheckpointAccessor } from "./accessor";
 import { isDurationOnly } from "./durations";
 import { startRun } from "./runs";
 import { createThread } from "./threads";
-import { createCheckpointTestEnv, sequentialIds, testRunDeps, type CheckpointTestEnv } from "./test-support";
+import { checkpointTestEnvPerTest, DELTA, FULL, sequentialIds, testRunDeps, type CheckpointTestEnv } from "./test-support";
 
-const FULL = { mode: "full" as const, snapshotFrequency: 10 };
-const DELTA = { mode: "delta" as const, snapshotFrequency: 3 };
-
-let env: CheckpointTestEnv;
-beforeEach(() => {
-  env = createCheckpointTestEnv();
-});
-afterEach(() => env.close());
+const env = checkpointTestEnvPerTest();
 
 function edges(env: CheckpointTestEnv, threadId: string): Map<string, string[]> {
   const rows = env.db.sqlite

@@ -9,11 +9,12 @@ import { modeFromEnv, processModeFreeze, resolveModeConfig } from "./mode";
 import { admissionHook } from "./cleanup/admission-cleanup";
 import { processRunHistoryCache } from "./cleanup/run-history";
 import type { RunDeps } from "./runs";
-import { StampingSqliteSaver } from "./stamping-saver";
+import { openSqliteCheckpoints } from "./sqlite-saver";
+import type { CheckpointStore } from "./store";
 import { processThreadLocks } from "./thread-lock";
 
 const DEFAULT_TOOL_PAYLOAD_BYTES = 256;
-const accessors = new WeakMap<object, CheckpointAccessor>();
+const accessors = new WeakMap<object, { accessor: CheckpointAccessor; store: CheckpointStore }>();
 
 function toolPayloadBytes(env: NodeJS.ProcessEnv): number {
   const n = Number(env.CHECKPOINT_AGENT_TOOL_PAYLOAD_BYTES ?? DEFAULT_TOOL_PAYLOAD_BYTES);
@@ -29,13 +30,13 @@ export function threadService(rt: Runtime, env: NodeJS.ProcessEnv = process.env)
   if (!rt.handle) throw new Error("thread service needs a SQLite handle");
   const config = resolveModeConfig({ freeze: processModeFreeze(), explicit: modeFromEnv(env) });
   const sqlite = rt.handle.sqlite;
-  let accessor = accessors.get(sqlite);
-  if (!accessor) {
-    const saver = new StampingSqliteSaver({ sqlite, mode: config.mode });
-    saver.setup();
-    accessor = createCheckpointAccessor({ saver, config });
-    accessors.set(sqlite, accessor);
+  let opened = accessors.get(sqlite);
+  if (!opened) {
+    const { saver, store } = openSqliteCheckpoints({ sqlite, mode: config.mode });
+    opened = { accessor: createCheckpointAccessor({ saver, config }), store };
+    accessors.set(sqlite, opened);
   }
+  const { accessor, store } = opened;
   return {
     accessor,
     clock: rt.clock,
@@ -44,6 +45,6 @@ export function threadService(rt: Runtime, env: NodeJS.ProcessEnv = process.env)
     toolPayloadBytes: toolPayloadBytes(env),
     log: rt.log,
     // Bounded retention at admission (checkpoint-retention-contract).
-    admit: admissionHook({ sqlite, cache: processRunHistoryCache(), log: rt.log }),
+    admit: admissionHook({ store, cache: processRunHistoryCache(), log: rt.log }),
   };
 }

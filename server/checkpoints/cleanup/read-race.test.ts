@@ -23,7 +23,7 @@ describe.each(MODES)("reads racing a reclaim (%s mode)", (_name, config) => {
     const expected = (await h.accessor.getState(shape.threadId))!.values.messages.map((m) => m.id);
     const saver = h.accessor.saver;
     let armed = true;
-    const sqlite = h.sqlite;
+    const store = h.store;
     // The reclaim lands right after the read resolved the head (the leaf).
     const racing = new Proxy(saver, {
       get(target, key, receiver) {
@@ -32,7 +32,7 @@ describe.each(MODES)("reads racing a reclaim (%s mode)", (_name, config) => {
             const tuple = await target.getTuple(cfg);
             if (armed && tuple && tuple.config.configurable?.checkpoint_id === shape.headId && (pinned || !cfg.configurable?.checkpoint_id)) {
               armed = false;
-              expect(cleanupAtAdmission({ sqlite, threadId: shape.threadId, selectors: [] }).action).toBe("deleted");
+              expect(cleanupAtAdmission({ store, threadId: shape.threadId, selectors: [] }).action).toBe("deleted");
             }
             return tuple;
           };

@@ -6,11 +6,14 @@ import { eventBus } from "@/server/events/bus";
 import { maintenanceGuard } from "@/server/maintenance/guard";
 import type { Runtime } from "@/server/runtime";
 import { modeFromEnv, processModeFreeze, type ModeConfig } from "../mode";
+import { createSqliteCheckpointStore } from "../sqlite-store";
 import { processThreadLocks } from "../thread-lock";
 import { activeCheckpointOperation, startOperation, type OperationDeps } from "./operations";
 import { readResult } from "./result-record";
 import { processRunHistoryCache } from "./run-history";
-import { largestThreads, tableUsage } from "./storage-stats";
+
+/** Rows of the largest threads the storage status lists. */
+const LARGEST_THREADS = 10;
 
 /** What the process runs with: the frozen mode, else the configured one (read-only here). */
 function displayedMode(env: NodeJS.ProcessEnv): ModeConfig | null {
@@ -38,15 +41,15 @@ export function unsupportedCheckpointStorage(): CheckpointStorageStatus {
 }
 
 export function getCheckpointStorage(rt: Runtime, env: NodeJS.ProcessEnv = process.env): CheckpointStorageStatus {
-  const sqlite = rt.handle!.sqlite;
+  const store = createSqliteCheckpointStore(rt.handle!.sqlite);
   const mode = displayedMode(env);
-  const stored = readResult(sqlite);
+  const stored = readResult(store);
   return {
     supported: true,
     mode: mode?.mode ?? null,
     snapshotFrequency: mode?.snapshotFrequency ?? null,
-    tables: tableUsage(sqlite),
-    largestThreads: largestThreads(sqlite),
+    tables: store.tableUsage(),
+    largestThreads: store.largestThreads(LARGEST_THREADS),
     operation: activeCheckpointOperation(),
     lastResult: stored.result,
     lastResultMalformed: stored.malformed,
@@ -55,7 +58,7 @@ export function getCheckpointStorage(rt: Runtime, env: NodeJS.ProcessEnv = proce
 
 export function operationDeps(rt: Runtime): OperationDeps {
   return {
-    sqlite: rt.handle!.sqlite,
+    store: createSqliteCheckpointStore(rt.handle!.sqlite),
     clock: rt.clock,
     log: rt.log,
     guard: maintenanceGuard(),
