@@ -19,7 +19,7 @@
 // rows) is refused.
 import type { CheckpointStore, Deleted } from "../store";
 import { bumpRetentionEpoch } from "./epoch";
-import { loadThreadGraph, type ThreadGraph } from "./thread-graph";
+import { loadThreadGraph, type CheckpointNode, type ThreadGraph } from "./thread-graph";
 
 export type ProtectionReason =
   | "explicit_resume_target"
@@ -58,15 +58,24 @@ export function headChain(graph: ThreadGraph): Set<string> | null {
   return chain;
 }
 
-/** Why a checkpoint may not be deleted by a plain joint delete, or which safe form it is. */
-export function judgeDeletion(options: JudgeOptions): Verdict {
-  const { store, graph, checkpointId: id, pins } = options;
-  const node = graph.nodes.get(id);
-  if (!node) return { deletable: false, reasons: ["not_found"] };
+/** The checkpoint and the thread-wide protections both judges start from; null when it is unknown. */
+function threadReasons(options: JudgeOptions): { node: CheckpointNode; chain: Set<string> | null; reasons: ProtectionReason[] } | null {
+  const { graph } = options;
+  const node = graph.nodes.get(options.checkpointId);
+  if (!node) return null;
   const reasons: ProtectionReason[] = [];
   if (graph.foreignNamespaceRows > 0) reasons.push("unknown_namespace");
   const chain = options.chain === undefined ? headChain(graph) : options.chain;
   if (!chain) reasons.push("broken_lineage");
+  return { node, chain, reasons };
+}
+
+/** Why a checkpoint may not be deleted by a plain joint delete, or which safe form it is. */
+export function judgeDeletion(options: JudgeOptions): Verdict {
+  const { store, graph, checkpointId: id, pins } = options;
+  const start = threadReasons(options);
+  if (!start) return { deletable: false, reasons: ["not_found"] };
+  const { node, chain, reasons } = start;
   if (pins?.has(id)) reasons.push("explicit_resume_target");
   if (node.writesCount > 0) reasons.push("pending_writes");
   const kids = graph.children.get(id) ?? [];
@@ -136,11 +145,10 @@ export type GraftVerdict = { graftable: true; parentId: string } | { graftable: 
  */
 export function judgeGraft(options: JudgeOptions): GraftVerdict {
   const { store, graph, checkpointId: id, pins } = options;
-  const node = graph.nodes.get(id);
-  if (!node) return { graftable: false, reasons: ["not_found"] };
-  const reasons: GraftReason[] = [];
-  if (graph.foreignNamespaceRows > 0) reasons.push("unknown_namespace");
-  if (!(options.chain === undefined ? headChain(graph) : options.chain)) reasons.push("broken_lineage");
+  const start = threadReasons(options);
+  if (!start) return { graftable: false, reasons: ["not_found"] };
+  const { node } = start;
+  const reasons: GraftReason[] = start.reasons;
   if (!node.durationOnly || (graph.children.get(id) ?? []).length === 0) reasons.push("not_a_link");
   if (pins?.has(id)) reasons.push("explicit_resume_target");
   if (node.writesCount > 0) reasons.push("pending_writes");
