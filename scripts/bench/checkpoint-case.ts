@@ -13,7 +13,7 @@ import { createCheckpointAccessor } from "@/server/checkpoints/accessor";
 import { digestValues } from "@/server/checkpoints/digest";
 import type { ModeConfig } from "@/server/checkpoints/mode";
 import { startRun } from "@/server/checkpoints/runs";
-import { StampingSqliteSaver } from "@/server/checkpoints/stamping-saver";
+import { openSqliteCheckpoints } from "@/server/checkpoints/sqlite-saver";
 import { createThreadLocks } from "@/server/checkpoints/thread-lock";
 import { createThread } from "@/server/checkpoints/threads";
 
@@ -48,8 +48,7 @@ export async function runCase(input: CaseInput): Promise<Record<string, unknown>
   const config: ModeConfig = { mode: input.mode, snapshotFrequency: input.snapshotFrequency };
   try {
     const handle = openDatabase({ file });
-    const saver = new StampingSqliteSaver({ sqlite: handle.sqlite, mode: config.mode });
-    saver.setup();
+    const { saver } = openSqliteCheckpoints({ sqlite: handle.sqlite, mode: config.mode });
     const accessor = createCheckpointAccessor({ saver, config });
     const deps = { accessor, clock: systemClock, newId: sequentialIds(), locks: createThreadLocks(), toolPayloadBytes: input.payloadBytes };
     const { threadId } = await createThread(deps);
@@ -78,7 +77,7 @@ export async function runCase(input: CaseInput): Promise<Record<string, unknown>
     // Cold read: a new connection, saver, accessor and compiled graph.
     const c0 = performance.now();
     const coldSqlite = new Database(file);
-    const coldSaver = new StampingSqliteSaver({ sqlite: coldSqlite, mode: config.mode });
+    const { saver: coldSaver } = openSqliteCheckpoints({ sqlite: coldSqlite, mode: config.mode });
     const cold = await createCheckpointAccessor({ saver: coldSaver, config }).getState(threadId);
     const coldReadMs = performance.now() - c0;
     const digest = digestValues(warm!.values);

@@ -13,22 +13,15 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { pairDigestFailures, planPairs, type BenchCase } from "./checkpoint-plan";
+import { pairDigestFailures, planPairs, type BenchCase, type PlanOptions } from "./checkpoint-plan";
 
 const SCHEMA = "checkpoint-channels/v1";
 const CASE_SCRIPT = path.join(path.dirname(new URL(import.meta.url).pathname), "checkpoint-case.ts");
 
-type Options = {
-  turns: number[];
-  payloadBytes: number;
-  frequencies: number[];
-  repetitions: number;
-  maxFullBytes: number;
-  allowLarge: boolean;
+type Options = Required<PlanOptions> & {
   timeoutSeconds: number;
   output: string | null;
   tmpdir: string | undefined;
-  modes: ("full" | "delta")[];
 };
 
 function csvInts(value: string, flag: string): number[] {

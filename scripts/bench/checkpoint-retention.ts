@@ -19,12 +19,12 @@ import { manualClock } from "@/server/clock";
 import { createCheckpointAccessor, type CheckpointAccessor } from "@/server/checkpoints/accessor";
 import type { ModeConfig } from "@/server/checkpoints/mode";
 import { startRun, type RunDeps } from "@/server/checkpoints/runs";
-import { StampingSqliteSaver } from "@/server/checkpoints/stamping-saver";
+import { openSqliteCheckpoints } from "@/server/checkpoints/sqlite-saver";
+import type { CheckpointStore, ThreadTotals } from "@/server/checkpoints/store";
 import { createThreadLocks } from "@/server/checkpoints/thread-lock";
 import { createThread, regenerate } from "@/server/checkpoints/threads";
 import { admissionHook, cleanupAtAdmission } from "@/server/checkpoints/cleanup/admission-cleanup";
 import { maintainThread } from "@/server/checkpoints/cleanup/maintenance";
-import { threadTotals, type ThreadTotals } from "@/server/checkpoints/cleanup/thread-rows";
 
 type Options = { turns: number; modes: ModeConfig["mode"][]; payloadBytes: number; frequency: number; regenerateEvery: number };
 
@@ -76,9 +76,9 @@ function bytes(t: ThreadTotals): number {
   return t.checkpointBytes + t.writesBytes;
 }
 
-function timeAdmission(sqlite: Parameters<typeof cleanupAtAdmission>[0]["sqlite"], threadId: string): number {
+function timeAdmission(store: CheckpointStore, threadId: string): number {
   const started = performance.now();
-  const outcome = cleanupAtAdmission({ sqlite, threadId, selectors: [] });
+  const outcome = cleanupAtAdmission({ store, threadId, selectors: [] });
   const ms = performance.now() - started;
   if (outcome.action !== "deleted") throw new Error(`admission did not reclaim (${outcome.reason})`);
   return ms;
@@ -89,32 +89,31 @@ async function runMode(o: Options, mode: ModeConfig["mode"]) {
   const handle = openDatabase({ file: path.join(dir, "bench.db") });
   try {
     const config: ModeConfig = { mode, snapshotFrequency: o.frequency };
-    const saver = new StampingSqliteSaver({ sqlite: handle.sqlite, mode });
-    saver.setup();
+    const { saver, store } = openSqliteCheckpoints({ sqlite: handle.sqlite, mode });
     const accessor = createCheckpointAccessor({ saver, config });
     const plain = deps(accessor, o.payloadBytes, "plain");
     const { threadId: baselineThread } = await createThread(plain);
     const started = performance.now();
     await script(plain, baselineThread, o, mode);
     const scriptMs = performance.now() - started;
-    const baseline = threadTotals(handle.sqlite, baselineThread);
+    const baseline = store.threadTotals(baselineThread);
 
-    const admitted = { ...deps(accessor, o.payloadBytes, "admit"), admit: admissionHook({ sqlite: handle.sqlite }) };
+    const admitted = { ...deps(accessor, o.payloadBytes, "admit"), admit: admissionHook({ store }) };
     const { threadId: admissionThread } = await createThread(admitted);
     await script(admitted, admissionThread, o, mode);
-    const withAdmission = threadTotals(handle.sqlite, admissionThread);
+    const withAdmission = store.threadTotals(admissionThread);
 
     // Flat cost: one admission on a 1-turn thread vs on the N-turn thread (same run).
     const small = deps(accessor, o.payloadBytes, "small");
     const { threadId: smallThread } = await createThread(small);
     await startRun(small, { threadId: smallThread, content: "one" });
-    const admissionSmallMs = timeAdmission(handle.sqlite, smallThread);
+    const admissionSmallMs = timeAdmission(store, smallThread);
     const before = await conversation(accessor, baselineThread);
-    const admissionLargeMs = timeAdmission(handle.sqlite, baselineThread);
-    const afterAdmission = threadTotals(handle.sqlite, baselineThread);
+    const admissionLargeMs = timeAdmission(store, baselineThread);
+    const afterAdmission = store.threadTotals(baselineThread);
 
     const engineStarted = performance.now();
-    const report = maintainThread({ sqlite: handle.sqlite, dryRun: false, graftLinks: true }, baselineThread);
+    const report = maintainThread({ store, dryRun: false, graftLinks: true }, baselineThread);
     const engineMs = performance.now() - engineStarted;
     const same = (await conversation(accessor, baselineThread)) === before;
     if (!same) throw new Error(`${mode}: head conversation changed`);

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemorySaver } from "@langchain/langgraph";
 import { isAppError } from "@/server/errors";
 import { createCheckpointAccessor } from "./accessor";
@@ -6,23 +6,16 @@ import { MODE_MARKER_KEY } from "./stamping-saver";
 import { startRun } from "./runs";
 import { createThread } from "./threads";
 import { viewValues } from "./view";
-import { countRows, createCheckpointTestEnv, sequentialIds, testRunDeps, type CheckpointTestEnv } from "./test-support";
+import { checkpointTestEnvPerTest, countRows, DELTA, FULL, sequentialIds, testRunDeps } from "./test-support";
 
-const FULL = { mode: "full" as const, snapshotFrequency: 10 };
-const DELTA = { mode: "delta" as const, snapshotFrequency: 3 };
-
-let env: CheckpointTestEnv;
-beforeEach(() => {
-  env = createCheckpointTestEnv();
-});
-afterEach(() => env.close());
+const env = checkpointTestEnvPerTest();
 
 async function seedThread(config: typeof FULL | typeof DELTA, turns: number, prefix: string) {
-  const { accessor, saver } = env.open(config);
+  const { accessor, saver, sqlite } = env.open(config);
   const deps = testRunDeps(accessor, sequentialIds(prefix));
   const { threadId } = await createThread(deps);
   for (let i = 0; i < turns; i += 1) await startRun(deps, { threadId, content: `question ${i}` });
-  return { threadId, accessor, saver, deps };
+  return { threadId, accessor, saver, sqlite, deps };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -36,8 +29,8 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 describe("checkpoint accessor", () => {
   it("[CCM-06] a full process opening a delta thread fails with a 409 mismatch naming the thread, before any read or write", async () => {
-    const { threadId, saver } = await seedThread(DELTA, 2, "d");
-    const before = countRows(saver.sqlite);
+    const { threadId, sqlite } = await seedThread(DELTA, 2, "d");
+    const before = countRows(sqlite);
     const full = env.open(FULL);
     const deps = testRunDeps(full.accessor, sequentialIds("f"));
     for (const attempt of [
@@ -50,7 +43,7 @@ describe("checkpoint accessor", () => {
       expect(isAppError(error) && error.code).toBe("checkpoint_mode_mismatch");
       expect((error as Error).message).toContain(threadId);
     }
-    expect(countRows(saver.sqlite)).toEqual(before);
+    expect(countRows(sqlite)).toEqual(before);
   });
 
   it("[CCM-07] a delta process reads full threads transparently and continues them", async () => {
@@ -95,11 +88,11 @@ describe("checkpoint accessor", () => {
   });
 
   it("[CCM-10] history(0) is empty without touching storage; undefined is unlimited", async () => {
-    const { threadId, accessor, saver } = await seedThread(FULL, 2, "f");
-    const total = countRows(saver.sqlite, threadId).checkpoints;
+    const { threadId, accessor, sqlite } = await seedThread(FULL, 2, "f");
+    const total = countRows(sqlite, threadId).checkpoints;
     expect((await accessor.history(threadId)).length).toBe(total);
     expect((await accessor.history(threadId, 3)).length).toBe(3);
-    saver.sqlite.close();
+    sqlite.close();
     // A closed connection would throw on any query.
     expect(await accessor.history(threadId, 0)).toEqual([]);
   });
@@ -144,8 +137,8 @@ describe("checkpoint accessor", () => {
 
   it("[CCM-18] the mutation graph schedules no pending tasks and writes an ordinary update checkpoint", async () => {
     for (const config of [FULL, DELTA]) {
-      const { threadId, accessor, saver } = await seedThread(config, 2, config.mode);
-      const before = countRows(saver.sqlite, threadId).checkpoints;
+      const { threadId, accessor, saver, sqlite } = await seedThread(config, 2, config.mode);
+      const before = countRows(sqlite, threadId).checkpoints;
       const id = await accessor.replace(threadId, { messages: [] });
       const state = (await accessor.getState(threadId))!;
       expect(state.checkpointId).toBe(id);
@@ -153,7 +146,7 @@ describe("checkpoint accessor", () => {
       expect(state.metadata.source).toBe("update");
       const tuple = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_id: id } });
       expect(tuple!.pendingWrites ?? []).toEqual([]);
-      expect(countRows(saver.sqlite, threadId).checkpoints).toBe(before + 1);
+      expect(countRows(sqlite, threadId).checkpoints).toBe(before + 1);
       // The thread stays idle: a run after it starts from the replaced state.
       await startRun(testRunDeps(accessor, sequentialIds(`${config.mode}x`)), { threadId, content: "fresh" });
       const types = (await accessor.getState(threadId))!.values.messages.map((m) => m.getType());

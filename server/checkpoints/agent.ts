@@ -8,7 +8,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { END, START, StateGraph } from "@langchain/langgraph";
 import { agentStateSchema, type AgentValues } from "./schema";
-import { modeKey, type ModeConfig } from "./mode";
+import { graphPerSaver } from "./graph-cache";
+import type { ModeConfig } from "./mode";
 
 export type AgentScript = {
   runId: string;
@@ -96,20 +97,5 @@ export function buildAgentGraph(config: ModeConfig, saver: BaseCheckpointSaver) 
 
 export type AgentGraph = ReturnType<typeof buildAgentGraph>;
 
-const graphCache = new WeakMap<BaseCheckpointSaver, Map<string, AgentGraph>>();
-
 /** Compiled agent graph per saver, keyed on (mode, snapshot frequency). */
-export function agentGraph(config: ModeConfig, saver: BaseCheckpointSaver): AgentGraph {
-  let bySaver = graphCache.get(saver);
-  if (!bySaver) {
-    bySaver = new Map();
-    graphCache.set(saver, bySaver);
-  }
-  const key = modeKey(config);
-  let graph = bySaver.get(key);
-  if (!graph) {
-    graph = buildAgentGraph(config, saver);
-    bySaver.set(key, graph);
-  }
-  return graph;
-}
+export const agentGraph = graphPerSaver(buildAgentGraph);

@@ -14,8 +14,8 @@ import {
   verifyFourWays,
   type Harness,
 } from "./cleanup/contract-support";
-import { deleteCheckpointSafely, deleteJointly, judgeDeletion } from "./cleanup/protected-set";
-import { countOrphanWrites, loadThreadGraph } from "./cleanup/thread-rows";
+import { deleteCheckpointSafely, judgeDeletion } from "./cleanup/protected-set";
+import { loadThreadGraph } from "./cleanup/thread-graph";
 
 let h: Harness | null = null;
 afterEach(() => {
@@ -24,14 +24,14 @@ afterEach(() => {
 });
 
 function parentOf(harness: Harness, threadId: string, checkpointId: string): string {
-  const node = loadThreadGraph(harness.sqlite, threadId).nodes.get(checkpointId);
+  const node = loadThreadGraph(harness.store, threadId).nodes.get(checkpointId);
   if (!node?.parentId) throw new Error("no parent");
   return node.parentId;
 }
 
 /** The unsafe path a naive policy takes: both tables, no protected-set check. */
 function forceDelete(harness: Harness, threadId: string, ids: string[]): void {
-  harness.sqlite.transaction(() => deleteJointly(harness.sqlite, threadId, ids)).immediate();
+  harness.store.transaction(() => harness.store.deleteCheckpoints(threadId, ids));
 }
 
 describe.each(MODES)("checkpoint retention contract (%s mode)", (_name, config) => {
@@ -41,11 +41,11 @@ describe.each(MODES)("checkpoint retention contract (%s mode)", (_name, config) 
     const target = shape.siblingLeafId;
     const pins = new Set([target]);
     // Otherwise a deletable leaf; the pin alone protects it.
-    expect(judgeDeletion({ sqlite: h.sqlite, graph: loadThreadGraph(h.sqlite, shape.threadId), checkpointId: target, pins })).toEqual({
+    expect(judgeDeletion({ store: h.store, graph: loadThreadGraph(h.store, shape.threadId), checkpointId: target, pins })).toEqual({
       deletable: false,
       reasons: ["explicit_resume_target"],
     });
-    expect(deleteCheckpointSafely({ sqlite: h.sqlite, threadId: shape.threadId, checkpointId: target, pins }).deleted).toBe(false);
+    expect(deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: target, pins }).deleted).toBe(false);
     const expectAfter = await captureExpect(h, shape.threadId, target);
     forceDelete(h, shape.threadId, [target]);
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual({ ...ALL_OK, explicit: "not_found" });
@@ -55,7 +55,7 @@ describe.each(MODES)("checkpoint retention contract (%s mode)", (_name, config) 
     h = openHarness(config);
     const shape = await buildLinear(h, 3);
     const ancestor = parentOf(h, shape.threadId, shape.runs[1]!);
-    const verdict = judgeDeletion({ sqlite: h.sqlite, graph: loadThreadGraph(h.sqlite, shape.threadId), checkpointId: ancestor });
+    const verdict = judgeDeletion({ store: h.store, graph: loadThreadGraph(h.store, shape.threadId), checkpointId: ancestor });
     expect(verdict).toMatchObject({ deletable: false });
     expect(verdict.deletable ? [] : verdict.reasons).toContain("branch_ancestor");
     const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
@@ -76,19 +76,19 @@ describe.each(MODES)("checkpoint retention contract (%s mode)", (_name, config) 
       },
     });
     expect(failed.status).toBe("error");
-    const graph = loadThreadGraph(h.sqlite, shape.threadId);
+    const graph = loadThreadGraph(h.store, shape.threadId);
     const head = graph.nodes.get(graph.headId!)!;
     expect(head.writesCount).toBeGreaterThan(0);
-    const verdict = judgeDeletion({ sqlite: h.sqlite, graph, checkpointId: head.id });
+    const verdict = judgeDeletion({ store: h.store, graph, checkpointId: head.id });
     expect(verdict.deletable ? [] : verdict.reasons).toContain("pending_writes");
     // Every checkpoint that has writes is protected by them.
     for (const node of graph.nodes.values()) {
       if (node.writesCount === 0) continue;
-      const v = judgeDeletion({ sqlite: h.sqlite, graph, checkpointId: node.id });
+      const v = judgeDeletion({ store: h.store, graph, checkpointId: node.id });
       expect(v.deletable ? [] : v.reasons).toContain("pending_writes");
     }
     // Writes of surviving checkpoints are not orphans.
-    expect(countOrphanWrites(h.sqlite, shape.threadId)).toBe(0);
+    expect(h.store.countOrphanWrites(shape.threadId)).toBe(0);
     // They are state: the failed task's error lives only there.
     const config0 = h.accessor.runConfig(shape.threadId);
     const before = await h.accessor.graph().getState(config0);
@@ -102,7 +102,7 @@ describe.each(MODES)("checkpoint retention contract (%s mode)", (_name, config) 
     h = openHarness(config);
     const shape = await buildLeafSibling(h);
     const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
-    const result = deleteCheckpointSafely({ sqlite: h.sqlite, threadId: shape.threadId, checkpointId: shape.siblingLeafId });
+    const result = deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.siblingLeafId });
     expect(result).toEqual({ deleted: true, verdict: { deletable: true, form: "leaf_sibling" } });
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
   });
@@ -111,7 +111,7 @@ describe.each(MODES)("checkpoint retention contract (%s mode)", (_name, config) 
     h = openHarness(config);
     const shape = await buildLinear(h, 3);
     const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
-    const result = deleteCheckpointSafely({ sqlite: h.sqlite, threadId: shape.threadId, checkpointId: shape.headId });
+    const result = deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.headId });
     expect(result).toEqual({ deleted: true, verdict: { deletable: true, form: "trailing_duration_leaf" } });
     expect(await h.accessor.getState(shape.threadId, shape.headId)).toBeNull();
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);

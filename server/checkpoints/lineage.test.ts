@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { HumanMessage, type AIMessage } from "@langchain/core/messages";
 import { isAppError } from "@/server/errors";
@@ -6,16 +6,9 @@ import type { CheckpointAccessor, ThreadSnapshot } from "./accessor";
 import { FALLBACK_RAW_LIMIT, fallbackCheckpointBefore, findCheckpointBeforeMessage, walkToCheckpointBefore } from "./lineage";
 import { startRun } from "./runs";
 import { branch, createThread, regenerate } from "./threads";
-import { createCheckpointTestEnv, sequentialIds, testRunDeps, type CheckpointTestEnv } from "./test-support";
+import { checkpointTestEnvPerTest, DELTA, FULL, sequentialIds, testRunDeps } from "./test-support";
 
-const FULL = { mode: "full" as const, snapshotFrequency: 10 };
-const DELTA = { mode: "delta" as const, snapshotFrequency: 3 };
-
-let env: CheckpointTestEnv;
-beforeEach(() => {
-  env = createCheckpointTestEnv();
-});
-afterEach(() => env.close());
+const env = checkpointTestEnvPerTest();
 
 type FakeNode = { id: string; parent?: string | null; parentNoId?: boolean; duration?: boolean; messages: string[]; next?: string[] };
 
@@ -86,7 +79,7 @@ describe("replay lineage", () => {
   });
 
   it("[CCM-12] only an explicitly missing legacy parent link enables the fallback scan", async () => {
-    const { accessor, saver } = env.open(FULL);
+    const { accessor, saver, sqlite } = env.open(FULL);
     const deps = testRunDeps(accessor, sequentialIds());
     const { threadId } = await createThread(deps);
     await startRun(deps, { threadId, content: "q0" });
@@ -97,11 +90,11 @@ describe("replay lineage", () => {
     // Sever the link of the newest non-leaf checkpoint (a legacy row).
     const head = await saver.getTuple({ configurable: { thread_id: threadId } });
     const headParent = String(head!.parentConfig!.configurable!.checkpoint_id);
-    saver.sqlite.prepare("update checkpoints set parent_checkpoint_id = NULL where checkpoint_id = ?").run(headParent);
+    sqlite.prepare("update checkpoints set parent_checkpoint_id = NULL where checkpoint_id = ?").run(headParent);
     await expect(walkToCheckpointBefore({ accessor, threadId, messageId: target })).rejects.toThrow("no parent link");
     expect(await findCheckpointBeforeMessage({ accessor, threadId, messageId: target })).toBe(viaWalk);
     // A dangling link is an integrity failure, not a fallback.
-    saver.sqlite.prepare("update checkpoints set parent_checkpoint_id = ? where checkpoint_id = ?").run("1f000000-dead-6000-8000-000000000000", headParent);
+    sqlite.prepare("update checkpoints set parent_checkpoint_id = ? where checkpoint_id = ?").run("1f000000-dead-6000-8000-000000000000", headParent);
     expect(await lineageError(findCheckpointBeforeMessage({ accessor, threadId, messageId: target }))).toContain("missing parent");
   });
 

@@ -4,7 +4,8 @@
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { END, START, StateGraph } from "@langchain/langgraph";
 import { agentStateSchema } from "./schema";
-import { modeKey, type ModeConfig } from "./mode";
+import { graphPerSaver } from "./graph-cache";
+import type { ModeConfig } from "./mode";
 
 export const MUTATION_NODE = "state_mutation";
 
@@ -18,19 +19,4 @@ export function buildMutationGraph(config: ModeConfig, saver: BaseCheckpointSave
 
 export type MutationGraph = ReturnType<typeof buildMutationGraph>;
 
-const cache = new WeakMap<BaseCheckpointSaver, Map<string, MutationGraph>>();
-
-export function mutationGraph(config: ModeConfig, saver: BaseCheckpointSaver): MutationGraph {
-  let bySaver = cache.get(saver);
-  if (!bySaver) {
-    bySaver = new Map();
-    cache.set(saver, bySaver);
-  }
-  const key = modeKey(config);
-  let graph = bySaver.get(key);
-  if (!graph) {
-    graph = buildMutationGraph(config, saver);
-    bySaver.set(key, graph);
-  }
-  return graph;
-}
+export const mutationGraph = graphPerSaver(buildMutationGraph);

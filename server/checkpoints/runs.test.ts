@@ -1,18 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CheckpointAccessor } from "./accessor";
 import { isDurationOnly } from "./durations";
-import { startRun } from "./runs";
+import type { ModeConfig } from "./mode";
+import { startRun, type RunDeps } from "./runs";
 import { createThread } from "./threads";
-import { createCheckpointTestEnv, sequentialIds, testRunDeps, type CheckpointTestEnv } from "./test-support";
+import { checkpointTestEnvPerTest, DELTA, FULL, sequentialIds, testRunDeps, type CheckpointTestEnv } from "./test-support";
 
-const FULL = { mode: "full" as const, snapshotFrequency: 10 };
-const DELTA = { mode: "delta" as const, snapshotFrequency: 3 };
-
-let env: CheckpointTestEnv;
-beforeEach(() => {
-  env = createCheckpointTestEnv();
-});
-afterEach(() => env.close());
+const env = checkpointTestEnvPerTest();
 
 function edges(env: CheckpointTestEnv, threadId: string): Map<string, string[]> {
   const rows = env.db.sqlite
@@ -21,6 +15,21 @@ function edges(env: CheckpointTestEnv, threadId: string): Map<string, string[]> 
   const children = new Map<string, string[]>();
   for (const r of rows) if (r.parent) children.set(r.parent, [...(children.get(r.parent) ?? []), r.id]);
   return children;
+}
+
+/** A thread with one finished run ("q0"). */
+async function threadAfterOneRun(config: ModeConfig) {
+  const opened = env.open(config);
+  const deps = testRunDeps(opened.accessor, sequentialIds());
+  const { threadId } = await createThread(deps);
+  const first = await startRun(deps, { threadId, content: "q0" });
+  return { ...opened, deps, threadId, first };
+}
+
+/** Starts a run with rollback on cancel and cancels it as the reply node begins. */
+function cancelAtReply(deps: RunDeps, threadId: string, content: string) {
+  const controller = new AbortController();
+  return startRun(deps, { threadId, content, signal: controller.signal, rollbackOnCancel: true, beforeNode: (node) => node === "reply" && controller.abort() });
 }
 
 async function messageIds(accessor: CheckpointAccessor, threadId: string): Promise<string[]> {
@@ -64,10 +73,7 @@ describe("agent runs", () => {
 
   for (const config of [FULL, DELTA]) {
     it(`[CCM-15] resuming an older checkpoint: ${config.mode === "delta" ? "delta linearizes onto the head, never forks" : "full forks"}`, async () => {
-      const { accessor } = env.open(config);
-      const deps = testRunDeps(accessor, sequentialIds());
-      const { threadId } = await createThread(deps);
-      const first = await startRun(deps, { threadId, content: "q0" });
+      const { accessor, deps, threadId, first } = await threadAfterOneRun(config);
       await startRun(deps, { threadId, content: "q1" });
       const afterFirst = (await accessor.getState(threadId, first.checkpointId!))!.values.messages.map((m) => String(m.id));
       const resumed = await startRun(deps, { threadId, content: "q1 again", checkpointId: first.checkpointId! });
@@ -83,21 +89,9 @@ describe("agent runs", () => {
     });
 
     it(`[CCM-16] cancel with rollback restores the captured pre-run state (${config.mode})`, async () => {
-      const { accessor } = env.open(config);
-      const deps = testRunDeps(accessor, sequentialIds());
-      const { threadId } = await createThread(deps);
-      await startRun(deps, { threadId, content: "q0" });
+      const { accessor, deps, threadId } = await threadAfterOneRun(config);
       const before = (await accessor.getState(threadId))!.values;
-      const controller = new AbortController();
-      const result = await startRun(deps, {
-        threadId,
-        content: "q1",
-        signal: controller.signal,
-        rollbackOnCancel: true,
-        beforeNode: (node) => {
-          if (node === "reply") controller.abort();
-        },
-      });
+      const result = await cancelAtReply(deps, threadId, "q1");
       expect(result.status).toBe("cancelled");
       const reopened = env.open(config).accessor;
       const after = (await reopened.getState(threadId))!;
@@ -111,30 +105,17 @@ describe("agent runs", () => {
   }
 
   it("[CCM-16] rollback reattaches only the captured pre-run pending writes", async () => {
-    const { accessor, saver } = env.open(DELTA);
-    const deps = testRunDeps(accessor, sequentialIds());
-    const { threadId } = await createThread(deps);
-    await startRun(deps, { threadId, content: "q0" });
+    const { saver, deps, threadId } = await threadAfterOneRun(DELTA);
     const head = await saver.getTuple({ configurable: { thread_id: threadId } });
     await saver.putWrites(head!.config, [["pending_marker", "captured"]], "00000000-0000-0000-0000-00000000beef");
-    const controller = new AbortController();
-    const result = await startRun(deps, {
-      threadId,
-      content: "q1",
-      signal: controller.signal,
-      rollbackOnCancel: true,
-      beforeNode: (node) => node === "reply" && controller.abort(),
-    });
+    const result = await cancelAtReply(deps, threadId, "q1");
     expect(result.status).toBe("cancelled");
     const restored = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_id: result.checkpointId! } });
     expect(restored!.pendingWrites).toEqual([["00000000-0000-0000-0000-00000000beef", "pending_marker", "captured"]]);
   });
 
   it("[CCM-16] a failed rollback capture disables rollback instead of restoring partial state", async () => {
-    const { accessor } = env.open(DELTA);
-    const deps = testRunDeps(accessor, sequentialIds());
-    const { threadId } = await createThread(deps);
-    await startRun(deps, { threadId, content: "q0" });
+    const { accessor, deps, threadId } = await threadAfterOneRun(DELTA);
     const before = await messageIds(accessor, threadId);
     let reads = 0;
     const flaky: CheckpointAccessor = {
@@ -145,11 +126,7 @@ describe("agent runs", () => {
         return accessor.getState(...args);
       },
     };
-    const controller = new AbortController();
-    const result = await startRun(
-      { ...deps, accessor: flaky },
-      { threadId, content: "q1", signal: controller.signal, rollbackOnCancel: true, beforeNode: (n) => n === "reply" && controller.abort() },
-    );
+    const result = await cancelAtReply({ ...deps, accessor: flaky }, threadId, "q1");
     expect(result.status).toBe("cancelled");
     const after = await messageIds(accessor, threadId);
     // Nothing was restored: the cancelled run's partial messages remain.

@@ -7,10 +7,11 @@ import { createCheckpointAccessor, type CheckpointAccessor } from "./accessor";
 import { modeFromEnv, resolveModeConfig } from "./mode";
 import { admissionHook } from "./cleanup/admission-cleanup";
 import type { RunDeps } from "./runs";
-import { StampingSqliteSaver } from "./stamping-saver";
+import { openSqliteCheckpoints } from "./sqlite-saver";
+import type { CheckpointStore } from "./store";
 
 const DEFAULT_TOOL_PAYLOAD_BYTES = 256;
-const accessors = new WeakMap<object, CheckpointAccessor>();
+const accessors = new WeakMap<object, { accessor: CheckpointAccessor; store: CheckpointStore }>();
 
 function toolPayloadBytes(env: NodeJS.ProcessEnv): number {
   const n = Number(env.CHECKPOINT_AGENT_TOOL_PAYLOAD_BYTES ?? DEFAULT_TOOL_PAYLOAD_BYTES);
@@ -26,13 +27,13 @@ export function threadService(rt: OpenRuntime, env: NodeJS.ProcessEnv = process.
   const { modeFreeze, locks, runHistory, epochs } = rt.checkpoints;
   const config = resolveModeConfig({ freeze: modeFreeze, explicit: modeFromEnv(env) });
   const sqlite = rt.handle.sqlite;
-  let accessor = accessors.get(sqlite);
-  if (!accessor) {
-    const saver = new StampingSqliteSaver({ sqlite, mode: config.mode });
-    saver.setup();
-    accessor = createCheckpointAccessor({ saver, config, epochs });
-    accessors.set(sqlite, accessor);
+  let opened = accessors.get(sqlite);
+  if (!opened) {
+    const { saver, store } = openSqliteCheckpoints({ sqlite, mode: config.mode });
+    opened = { accessor: createCheckpointAccessor({ saver, config, epochs }), store };
+    accessors.set(sqlite, opened);
   }
+  const { accessor, store } = opened;
   return {
     accessor,
     clock: rt.clock,
@@ -41,6 +42,6 @@ export function threadService(rt: OpenRuntime, env: NodeJS.ProcessEnv = process.
     toolPayloadBytes: toolPayloadBytes(env),
     log: rt.log,
     // Bounded retention at admission (checkpoint-retention-contract).
-    admit: admissionHook({ sqlite, cache: runHistory, log: rt.log, epochs }),
+    admit: admissionHook({ store, cache: runHistory, log: rt.log, epochs }),
   };
 }

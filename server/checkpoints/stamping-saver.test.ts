@@ -4,7 +4,8 @@ import { HumanMessage } from "@langchain/core/messages";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { agentGraph, SCRIPT_KEY } from "./agent";
 import { checkpointMode } from "./detect";
-import { MODE_MARKER_KEY, StampingSqliteSaver } from "./stamping-saver";
+import { openSqliteCheckpoints } from "./sqlite-saver";
+import { MODE_MARKER_KEY } from "./stamping-saver";
 import { createCheckpointTestEnv, sequentialIds, type CheckpointTestEnv } from "./test-support";
 
 let env: CheckpointTestEnv;
@@ -40,7 +41,7 @@ describe("stamping saver", () => {
 
   it("[CCM-05] every checkpoint a delta process writes carries the marker; full writes none (absence = full)", async () => {
     for (const mode of ["delta", "full"] as const) {
-      const { accessor, saver } = env.open({ mode, snapshotFrequency: 2 });
+      const { accessor, sqlite } = env.open({ mode, snapshotFrequency: 2 });
       const newId = sequentialIds(mode);
       await accessor.replace(`t-${mode}`, {});
       for (let i = 0; i < 3; i += 1) {
@@ -49,7 +50,7 @@ describe("stamping saver", () => {
           { configurable: { ...accessor.runConfig(`t-${mode}`).configurable, [SCRIPT_KEY]: { runId: `r${i}`, newId, toolPayloadBytes: 16 } } },
         );
       }
-      const rows = metadataRows(saver.sqlite, `t-${mode}`);
+      const rows = metadataRows(sqlite, `t-${mode}`);
       expect(rows.length).toBeGreaterThan(8);
       for (const m of rows) {
         if (mode === "delta") expect(m[MODE_MARKER_KEY]).toBe("delta");
@@ -70,7 +71,7 @@ describe("stamping saver", () => {
       // json_group_array then follows insertion order.
       sqlite.exec(`CREATE TABLE writes (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', checkpoint_id TEXT NOT NULL,
         task_id TEXT NOT NULL, idx INTEGER NOT NULL, channel TEXT NOT NULL, type TEXT, value BLOB)`);
-      const saver = new StampingSqliteSaver({ sqlite, mode: "delta" });
+      const { saver } = openSqliteCheckpoints({ sqlite, mode: "delta" });
       const raw = new SqliteSaver(sqlite);
       const cp = { v: 4, id: "1f000000-0000-6000-8000-000000000001", ts: "2026-01-01T00:00:00.000Z", channel_values: {}, channel_versions: {}, versions_seen: {} };
       const config = await saver.put({ configurable: { thread_id: "w", checkpoint_ns: "" } }, cp, { source: "loop", step: 0, parents: {} }, {});

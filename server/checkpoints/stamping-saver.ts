@@ -1,4 +1,5 @@
-// Our one saver wrapper around @langchain/langgraph-checkpoint-sqlite.
+// Our one saver wrapper around the engine's LangGraph saver (SqliteSaver from
+// @langchain/langgraph-checkpoint-sqlite; built by sqlite-saver.ts).
 // - LangGraph.js 1.7.3 builds checkpoint metadata from its own fields only
 //   (config.metadata is not copied), so the delta marker is stamped here on
 //   every checkpoint a delta process writes through its accessor (which
@@ -18,54 +19,48 @@ import {
   type CheckpointTuple,
   type PendingWrite,
 } from "@langchain/langgraph-checkpoint";
-import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import type Database from "better-sqlite3";
 import type { ChannelMode } from "./mode";
+import type { CheckpointStore } from "./store";
 
 export const MODE_MARKER_KEY = "checkpoint_channel_mode";
 
-type WriteRow = { task_id: string; channel: string; type: string | null; value: string | null };
-
 export type StampingSaverOptions = {
-  /** The workspace connection: checkpoints live in the same database file. */
-  sqlite: Database.Database;
+  /** The engine's saver, which owns the checkpoint tables. */
+  inner: BaseCheckpointSaver;
+  /** Creates the inner saver's tables (idempotent). */
+  setup: () => void;
+  /** Reads the inner saver's tables for what its API does not answer. */
+  store: CheckpointStore;
   /** The process mode: a delta process stamps every checkpoint it writes. */
   mode: ChannelMode;
 };
 
-export class StampingSqliteSaver extends BaseCheckpointSaver {
-  readonly inner: SqliteSaver;
+export class StampingSaver extends BaseCheckpointSaver {
+  readonly inner: BaseCheckpointSaver;
   readonly mode: ChannelMode;
-  readonly sqlite: Database.Database;
-  private orderedWrites: Database.Statement | null = null;
-  private latestMeta: Database.Statement | null = null;
+  private readonly store: CheckpointStore;
+  private readonly createTables: () => void;
 
   constructor(options: StampingSaverOptions) {
-    const inner = new SqliteSaver(options.sqlite);
-    super(inner.serde);
-    this.inner = inner;
+    super(options.inner.serde);
+    this.inner = options.inner;
     this.mode = options.mode;
-    this.sqlite = options.sqlite;
+    this.store = options.store;
+    this.createTables = options.setup;
   }
 
   /** Creates the saver's own tables (idempotent). */
   setup(): void {
-    // Protected upstream; every inner method calls it lazily anyway.
-    (this.inner as unknown as { setup(): void }).setup();
+    this.createTables();
   }
 
   private async sortWrites(tuple: CheckpointTuple): Promise<CheckpointTuple> {
     const writes = tuple.pendingWrites;
     if (!writes || writes.length < 2) return tuple;
     const c = tuple.config.configurable ?? {};
-    this.orderedWrites ??= this.sqlite.prepare(
-      `SELECT task_id, channel, type, CAST(value AS TEXT) AS value FROM writes
-       WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?
-       ORDER BY task_id, idx`,
-    );
-    const rows = this.orderedWrites.all(c.thread_id, c.checkpoint_ns ?? "", c.checkpoint_id) as WriteRow[];
+    const rows = this.store.orderedWrites({ threadId: String(c.thread_id), namespace: String(c.checkpoint_ns ?? ""), checkpointId: String(c.checkpoint_id) });
     const ordered: CheckpointPendingWrite[] = await Promise.all(
-      rows.map(async (row) => [row.task_id, row.channel, await this.serde.loadsTyped(row.type ?? "json", row.value ?? "")] as CheckpointPendingWrite),
+      rows.map(async (row) => [row.taskId, row.channel, await this.serde.loadsTyped(row.type ?? "json", row.value ?? "")] as CheckpointPendingWrite),
     );
     return { ...tuple, pendingWrites: ordered };
   }
@@ -76,12 +71,9 @@ export class StampingSqliteSaver extends BaseCheckpointSaver {
    */
   async latestMetadata(threadId: string): Promise<CheckpointMetadata | undefined> {
     this.setup();
-    this.latestMeta ??= this.sqlite.prepare(
-      `SELECT type, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`,
-    );
-    const row = this.latestMeta.get(threadId) as { type: string | null; metadata: Uint8Array | string } | undefined;
+    const row = this.store.latestMetadata(threadId);
     if (!row) return undefined;
-    return (await this.serde.loadsTyped(row.type ?? "json", row.metadata)) as CheckpointMetadata;
+    return (await this.serde.loadsTyped(row.type ?? "json", row.value ?? "")) as CheckpointMetadata;
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -101,8 +93,7 @@ export class StampingSqliteSaver extends BaseCheckpointSaver {
       throw new Error(`checkpoint written in ${String(injected)} mode through a ${this.mode}-mode saver`);
     }
     const stamped = injected === "delta" ? ({ ...metadata, [MODE_MARKER_KEY]: "delta" } as CheckpointMetadata) : metadata;
-    void newVersions; // SqliteSaver stores whole checkpoints; versions are inside.
-    return this.inner.put(config, checkpoint, stamped);
+    return this.inner.put(config, checkpoint, stamped, newVersions);
   }
 
   async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {

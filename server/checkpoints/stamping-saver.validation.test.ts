@@ -7,7 +7,8 @@ import Database from "better-sqlite3";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { StampingSqliteSaver } from "./stamping-saver";
+import { openSqliteCheckpoints } from "./sqlite-saver";
+import type { StampingSaver } from "./stamping-saver";
 import type { ChannelMode } from "./mode";
 
 const { validate, deltaChannelHistoryTests } = await import("@langchain/langgraph-checkpoint-validation");
@@ -15,21 +16,21 @@ const { validate, deltaChannelHistoryTests } = await import("@langchain/langgrap
 for (const mode of ["full", "delta"] as ChannelMode[]) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `ckpt-validate-${mode}-`));
   let n = 0;
-  const open = new Map<StampingSqliteSaver, Database.Database>();
-  vitest.describe(`[CCM-05] StampingSqliteSaver (${mode}) passes the checkpoint validation suite`, () => {
+  const open = new Map<StampingSaver, Database.Database>();
+  vitest.describe(`[CCM-05] StampingSaver (${mode}) passes the checkpoint validation suite`, () => {
   const initializer = {
     // The storage underneath is SqliteSaver: the suite's own skip list for it
     // applies ("SQLiteSaver doesn't store channel deltas" is an upstream
     // storage property the wrapper does not change).
     checkpointerName: "@langchain/langgraph-checkpoint-sqlite",
-    createCheckpointer(): StampingSqliteSaver {
+    createCheckpointer(): StampingSaver {
       // A fresh database file per instance keeps instances isolated.
       const sqlite = new Database(path.join(dir, `v${++n}.db`));
-      const saver = new StampingSqliteSaver({ sqlite, mode });
+      const { saver } = openSqliteCheckpoints({ sqlite, mode });
       open.set(saver, sqlite);
       return saver;
     },
-    destroyCheckpointer(saver: StampingSqliteSaver) {
+    destroyCheckpointer(saver: StampingSaver) {
       open.get(saver)?.close();
       open.delete(saver);
     },
@@ -37,8 +38,8 @@ for (const mode of ["full", "delta"] as ChannelMode[]) {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
-  validate<StampingSqliteSaver>(initializer);
+  validate<StampingSaver>(initializer);
   // Not part of validate() in 1.1.1; delta replay depends on it.
-  deltaChannelHistoryTests<StampingSqliteSaver>(initializer);
+  deltaChannelHistoryTests<StampingSaver>(initializer);
   });
 }

@@ -1,23 +1,38 @@
 // Test helpers for checkpoint code: a real temp SQLite file, a saver and an
 // accessor for a given mode, and a deterministic id generator.
 import Database from "better-sqlite3";
+import { afterEach, beforeEach } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { createCheckpointAccessor, type CheckpointAccessor } from "./accessor";
 import type { ModeConfig } from "./mode";
-import { StampingSqliteSaver } from "./stamping-saver";
+import { openSqliteCheckpoints } from "./sqlite-saver";
+import type { StampingSaver } from "./stamping-saver";
+import type { CheckpointStore } from "./store";
 import { manualClock } from "@/server/clock";
 import { createThreadLocks } from "./thread-lock";
 import type { RunDeps } from "./runs";
+
+export const FULL: ModeConfig = { mode: "full", snapshotFrequency: 10 };
+export const DELTA: ModeConfig = { mode: "delta", snapshotFrequency: 3 };
 
 export function sequentialIds(prefix = "id"): () => string {
   let n = 0;
   return () => `${prefix}-${String(++n).padStart(4, "0")}`;
 }
 
+export type OpenedCheckpoints = {
+  saver: StampingSaver;
+  store: CheckpointStore;
+  /** The connection, for tests that reshape rows by hand. */
+  sqlite: Database.Database;
+  accessor: CheckpointAccessor;
+  close(): void;
+};
+
 export type CheckpointTestEnv = {
   db: TestDb;
   /** Opens a saver + accessor on the same file (a fresh connection: a "reload"). */
-  open(config: ModeConfig): { saver: StampingSqliteSaver; accessor: CheckpointAccessor; close(): void };
+  open(config: ModeConfig): OpenedCheckpoints;
   close(): void;
 };
 
@@ -30,14 +45,30 @@ export function createCheckpointTestEnv(): CheckpointTestEnv {
       const sqlite = new Database(db.file);
       sqlite.pragma("busy_timeout = 5000");
       extra.push(sqlite);
-      const saver = new StampingSqliteSaver({ sqlite, mode: config.mode });
-      saver.setup();
-      return { saver, accessor: createCheckpointAccessor({ saver, config }), close: () => sqlite.close() };
+      const { saver, store } = openSqliteCheckpoints({ sqlite, mode: config.mode });
+      return { saver, store, sqlite, accessor: createCheckpointAccessor({ saver, config }), close: () => sqlite.close() };
     },
     close() {
       for (const s of extra) if (s.open) s.close();
       db.close();
     },
+  };
+}
+
+
+/** A fresh test environment for each test of the calling file (closed after it). */
+export function checkpointTestEnvPerTest(): CheckpointTestEnv {
+  let current: CheckpointTestEnv | null = null;
+  beforeEach(() => {
+    current = createCheckpointTestEnv();
+  });
+  afterEach(() => current?.close());
+  return {
+    get db() {
+      return current!.db;
+    },
+    open: (config) => current!.open(config),
+    close: () => current?.close(),
   };
 }
 

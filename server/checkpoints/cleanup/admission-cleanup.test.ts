@@ -1,11 +1,12 @@
 import type Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { startRun } from "../runs";
+import { createSqliteCheckpointStore } from "../sqlite-store";
 import { createThread, regenerate } from "../threads";
 import { admissionHook, cleanupAtAdmission } from "./admission-cleanup";
 import { ALL_OK, buildLinear, captureExpect, MODES, openHarness, replies, verifyFourWays, type Harness } from "./contract-support";
 import { createRunHistoryCache, readRunHistory } from "./run-history";
-import { countOrphanWrites, loadThreadGraph, threadTotals } from "./thread-rows";
+import { loadThreadGraph } from "./thread-graph";
 
 let h: Harness | null = null;
 afterEach(() => {
@@ -13,13 +14,13 @@ afterEach(() => {
   h = null;
 });
 
-function withAdmission(harness: Harness, sqlite: Pick<Database.Database, "prepare"> = harness.sqlite, cache = createRunHistoryCache()) {
-  harness.deps = { ...harness.deps, admit: admissionHook({ sqlite, cache }) };
+function withAdmission(harness: Harness, cache = createRunHistoryCache()) {
+  harness.deps = { ...harness.deps, admit: admissionHook({ store: harness.store, cache }) };
   return cache;
 }
 
-/** A connection view that records every statement execution and its SQL. */
-function countingSqlite(real: Database.Database) {
+/** A store on a connection view that records every statement execution and its SQL. */
+function countingStore(real: Database.Database) {
   const executed: string[] = [];
   const view = {
     prepare(sql: string) {
@@ -39,12 +40,12 @@ function countingSqlite(real: Database.Database) {
       });
     },
   };
-  return { view: view as unknown as Pick<Database.Database, "prepare">, executed };
+  return { store: createSqliteCheckpointStore(view as unknown as Database.Database), executed };
 }
 
 /** Pads a thread with `count` older checkpoints (and two writes each) under its root. */
 function padHistory(sqlite: Database.Database, threadId: string, count: number): void {
-  const graph = loadThreadGraph(sqlite, threadId);
+  const graph = loadThreadGraph(createSqliteCheckpointStore(sqlite), threadId);
   const root = [...graph.nodes.values()].find((n) => n.parentId === null)!;
   sqlite.transaction(() => {
     sqlite
@@ -71,17 +72,17 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
     h = openHarness(config);
     const shape = await buildLinear(h, 3);
     const leaf = await h.accessor.getState(shape.threadId, shape.headId);
-    const parentId = loadThreadGraph(h.sqlite, shape.threadId).nodes.get(shape.headId)!.parentId!;
-    const writesBefore = threadTotals(h.sqlite, shape.threadId).writes;
+    const parentId = loadThreadGraph(h.store, shape.threadId).nodes.get(shape.headId)!.parentId!;
+    const writesBefore = h.store.threadTotals(shape.threadId).writes;
     withAdmission(h);
     const run = await startRun(h.deps, { threadId: shape.threadId, content: "four" });
-    const graph = loadThreadGraph(h.sqlite, shape.threadId);
+    const graph = loadThreadGraph(h.store, shape.threadId);
     expect(graph.nodes.has(shape.headId)).toBe(false);
     // The parent now carries the run, with exactly the leaf's state.
     expect(graph.children.get(parentId)).toHaveLength(1);
     expect((await h.accessor.getState(shape.threadId, parentId))!.values).toEqual(leaf!.values);
-    expect(countOrphanWrites(h.sqlite, shape.threadId)).toBe(0);
-    expect(threadTotals(h.sqlite, shape.threadId).writes).toBeGreaterThan(writesBefore);
+    expect(h.store.countOrphanWrites(shape.threadId)).toBe(0);
+    expect(h.store.threadTotals(shape.threadId).writes).toBeGreaterThan(writesBefore);
     // The new leaf carries every run's duration, the reclaimed leaf's included.
     const history = await readRunHistory({ accessor: h.accessor, threadId: shape.threadId });
     expect(history?.source).toBe("latest");
@@ -93,24 +94,24 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
     h = openHarness(config);
     const failed = await buildLinear(h, 1);
     await startRun(h.deps, { threadId: failed.threadId, content: "x", beforeNode: (n) => { if (n === "reply") throw new Error("x"); } });
-    expect(cleanupAtAdmission({ sqlite: h.sqlite, threadId: failed.threadId, selectors: [] })).toEqual({ action: "noop", reason: "head_not_duration_leaf" });
+    expect(cleanupAtAdmission({ store: h.store, threadId: failed.threadId, selectors: [] })).toEqual({ action: "noop", reason: "head_not_duration_leaf" });
 
     const writes = await buildLinear(h, 1);
     await h.accessor.saver.putWrites(h.accessor.runConfig(writes.threadId, writes.headId), [["notes", "pending"]], "task-1");
-    expect(cleanupAtAdmission({ sqlite: h.sqlite, threadId: writes.threadId, selectors: [] })).toEqual({ action: "noop", reason: "pending_writes" });
+    expect(cleanupAtAdmission({ store: h.store, threadId: writes.threadId, selectors: [] })).toEqual({ action: "noop", reason: "pending_writes" });
 
     const changed = await buildLinear(h, 1);
     h.sqlite
       .prepare("UPDATE checkpoints SET checkpoint = json_set(CAST(checkpoint AS TEXT), '$.channel_versions.notes', 999) WHERE thread_id = ? AND checkpoint_id = ?")
       .run(changed.threadId, changed.headId);
-    expect(cleanupAtAdmission({ sqlite: h.sqlite, threadId: changed.threadId, selectors: [] })).toEqual({ action: "noop", reason: "versions_differ" });
+    expect(cleanupAtAdmission({ store: h.store, threadId: changed.threadId, selectors: [] })).toEqual({ action: "noop", reason: "versions_differ" });
 
     const orphaned = await buildLinear(h, 1);
-    const parent = loadThreadGraph(h.sqlite, orphaned.threadId).nodes.get(orphaned.headId)!.parentId!;
+    const parent = loadThreadGraph(h.store, orphaned.threadId).nodes.get(orphaned.headId)!.parentId!;
     h.sqlite.prepare("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?").run(orphaned.threadId, parent);
-    expect(cleanupAtAdmission({ sqlite: h.sqlite, threadId: orphaned.threadId, selectors: [] })).toEqual({ action: "noop", reason: "missing_parent" });
-    for (const t of [failed, writes, changed, orphaned]) expect(loadThreadGraph(h.sqlite, t.threadId).nodes.size).toBeGreaterThan(0);
-    expect(loadThreadGraph(h.sqlite, writes.threadId).nodes.has(writes.headId)).toBe(true);
+    expect(cleanupAtAdmission({ store: h.store, threadId: orphaned.threadId, selectors: [] })).toEqual({ action: "noop", reason: "missing_parent" });
+    for (const t of [failed, writes, changed, orphaned]) expect(loadThreadGraph(h.store, t.threadId).nodes.size).toBeGreaterThan(0);
+    expect(loadThreadGraph(h.store, writes.threadId).nodes.has(writes.headId)).toBe(true);
   });
 
   it("[CRC-14] cost is flat: the same statements for a short and a 10,000-checkpoint thread, all on the primary key", async () => {
@@ -118,11 +119,11 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
     const small = await buildLinear(h, 1);
     const large = await buildLinear(h, 1);
     padHistory(h.sqlite, large.threadId, 10_000);
-    expect(loadThreadGraph(h.sqlite, small.threadId).nodes.size).toBeLessThanOrEqual(10);
-    expect(loadThreadGraph(h.sqlite, large.threadId).nodes.size).toBeGreaterThan(10_000);
+    expect(loadThreadGraph(h.store, small.threadId).nodes.size).toBeLessThanOrEqual(10);
+    expect(loadThreadGraph(h.store, large.threadId).nodes.size).toBeGreaterThan(10_000);
     const counted = [small, large].map((t) => {
-      const { view, executed } = countingSqlite(h!.sqlite);
-      expect(cleanupAtAdmission({ sqlite: view, threadId: t.threadId, selectors: [] })).toMatchObject({ action: "deleted" });
+      const { store, executed } = countingStore(h!.sqlite);
+      expect(cleanupAtAdmission({ store, threadId: t.threadId, selectors: [] })).toMatchObject({ action: "deleted" });
       return executed;
     });
     expect(counted[0]).toHaveLength(4); // head lookup, parent lookup, write probe, deletion
@@ -142,20 +143,20 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
     // Resuming the leaf itself: it is selected, so it stays.
     const resumed = await startRun(h.deps, { threadId: shape.threadId, content: "resume leaf", checkpointId: shape.headId });
     expect(resumed.status).toBe("success");
-    expect(loadThreadGraph(h.sqlite, shape.threadId).nodes.has(shape.headId)).toBe(true);
+    expect(loadThreadGraph(h.store, shape.threadId).nodes.has(shape.headId)).toBe(true);
     // The cache entry for the current leaf is dropped before the leaf goes.
     const read = await readRunHistory({ accessor: h.accessor, threadId: shape.threadId, cache });
     expect(cache.get(shape.threadId, resumed.checkpointId!)).toEqual(read!.history);
-    expect(cleanupAtAdmission({ sqlite: h.sqlite, threadId: shape.threadId, selectors: [], cache })).toMatchObject({ action: "deleted" });
+    expect(cleanupAtAdmission({ store: h.store, threadId: shape.threadId, selectors: [], cache })).toMatchObject({ action: "deleted" });
     expect(cache.get(shape.threadId, resumed.checkpointId!)).toBeUndefined();
     // An invalidation failure leaves the leaf intact.
     const next = await startRun(h.deps, { threadId: shape.threadId, content: "again" });
     const broken = { ...createRunHistoryCache(), invalidate: () => { throw new Error("cache down"); } };
-    expect(cleanupAtAdmission({ sqlite: h.sqlite, threadId: shape.threadId, selectors: [], cache: broken })).toEqual({ action: "noop", reason: "invalidation_failed" });
-    expect(loadThreadGraph(h.sqlite, shape.threadId).headId).toBe(next.checkpointId);
+    expect(cleanupAtAdmission({ store: h.store, threadId: shape.threadId, selectors: [], cache: broken })).toEqual({ action: "noop", reason: "invalidation_failed" });
+    expect(loadThreadGraph(h.store, shape.threadId).headId).toBe(next.checkpointId);
     // A failing connection never fails admission.
-    const failing = { prepare: () => { throw new Error("database is locked"); } } as unknown as Pick<Database.Database, "prepare">;
-    h.deps = { ...h.deps, admit: admissionHook({ sqlite: failing }) };
+    const failing = { prepare: () => { throw new Error("database is locked"); } } as unknown as Database.Database;
+    h.deps = { ...h.deps, admit: admissionHook({ store: createSqliteCheckpointStore(failing) }) };
     expect((await startRun(h.deps, { threadId: shape.threadId, content: "still runs" })).status).toBe("success");
   });
 
@@ -170,12 +171,12 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
     expect(Object.keys(latest!.history.run_durations)).toHaveLength(3);
     // Admission reclaims the leaf, then the run fails: no carrier at the head.
     await startRun(h.deps, { threadId, content: "fails", beforeNode: (n) => { if (n === "reply") throw new Error("x"); } });
-    const rows = threadTotals(h.sqlite, threadId);
+    const rows = h.store.threadTotals(threadId);
     for (let i = 0; i < 3; i += 1) expect((await readRunHistory({ accessor: h.accessor, threadId, cache }))?.source).toBe("scan");
-    expect(threadTotals(h.sqlite, threadId)).toEqual(rows);
+    expect(h.store.threadTotals(threadId)).toEqual(rows);
     // Completion never cleans up: the next successful run's leaf stays the head.
     const ok = await startRun(h.deps, { threadId, content: "five" });
-    expect(loadThreadGraph(h.sqlite, threadId).headId).toBe(ok.checkpointId);
+    expect(loadThreadGraph(h.store, threadId).headId).toBe(ok.checkpointId);
     expect((await readRunHistory({ accessor: h.accessor, threadId, cache }))?.source).toBe("latest");
   });
 });
@@ -186,14 +187,14 @@ describe.each(MODES)("admission cleanup on every run (%s mode)", (_name, config)
     withAdmission(h);
     const shape = await buildLinear(h, 4);
     // Only the newest leaf survives; every earlier one was reclaimed at admission.
-    const graph = loadThreadGraph(h.sqlite, shape.threadId);
+    const graph = loadThreadGraph(h.store, shape.threadId);
     expect(shape.runs.slice(0, 3).some((id) => graph.nodes.has(id))).toBe(false);
     const explicit = graph.nodes.get(graph.nodes.get(shape.headId)!.parentId!)!.parentId!;
     const expectAfter = await captureExpect(h, shape.threadId, explicit);
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
     const [, second] = await replies(h, shape.threadId);
     expect((await regenerate(h.deps, shape.threadId, second!)).status).toBe("success");
-    expect(countOrphanWrites(h.sqlite, shape.threadId)).toBe(0);
+    expect(h.store.countOrphanWrites(shape.threadId)).toBe(0);
   });
 
   it("[CRC-13] concurrent runs on one thread: each admission runs under the thread lock, every run's duration survives in the newest leaf", async () => {
@@ -202,7 +203,7 @@ describe.each(MODES)("admission cleanup on every run (%s mode)", (_name, config)
     const { threadId } = await createThread(h.deps);
     const results = await Promise.all(["a", "b", "c", "d"].map((content) => startRun(h!.deps, { threadId, content })));
     expect(results.map((r) => r.status)).toEqual(["success", "success", "success", "success"]);
-    const graph = loadThreadGraph(h.sqlite, threadId);
+    const graph = loadThreadGraph(h.store, threadId);
     expect([...graph.nodes.values()].filter((n) => n.durationOnly).map((n) => n.id)).toEqual([graph.headId]);
     const history = await readRunHistory({ accessor: h.accessor, threadId });
     expect(Object.keys(history!.history.run_durations).sort()).toEqual(results.map((r) => r.runId).sort());

@@ -11,14 +11,10 @@
 // handed to the admitted run, which carries it onto its own new leaf.
 // Any failure is logged and leaves the thread as it was: admission goes on.
 import type { Logger } from "@/server/log";
+import type { CheckpointStore } from "../store";
 import { bumpRetentionEpoch, type RetentionEpochs } from "./epoch";
 import { judgeAdmission, type AdmissionFacts } from "./protected-set";
 import { parseRunHistoryText, type RunHistory, type RunHistoryCache } from "./run-history";
-import { DURATION_ONLY_SQL, ROOT_NS, type Sqlite } from "./thread-rows";
-
-// One parse per blob: a malformed checkpoint makes json_extract throw, which
-// the caller turns into a logged no-op (no separate json_valid pass).
-const VERSIONS_SQL = "CASE WHEN c.type = 'json' THEN json_extract(CAST(c.checkpoint AS TEXT), '$.channel_versions') END";
 
 export type AdmissionNoop =
   | "no_thread"
@@ -37,40 +33,27 @@ export type AdmissionOutcome =
   | { action: "noop"; reason: AdmissionNoop };
 
 export type AdmissionOptions = {
-  sqlite: Sqlite;
+  store: CheckpointStore;
   cache?: RunHistoryCache;
   log?: Logger;
   /** Bumped when the leaf is reclaimed, so concurrent reads retry. */
   epochs?: RetentionEpochs;
 };
 
-type HeadRow = { id: string; parentId: string | null; durationOnly: number; versions: string | null; durations: string | null; messageIds: string | null };
-
-const HEAD_SQL = `SELECT c.checkpoint_id AS id, c.parent_checkpoint_id AS parentId, ${DURATION_ONLY_SQL} AS durationOnly, ${VERSIONS_SQL} AS versions,
-  CASE WHEN json_valid(CAST(c.metadata AS TEXT)) THEN json_extract(CAST(c.metadata AS TEXT), '$.run_durations') END AS durations,
-  CASE WHEN json_valid(CAST(c.metadata AS TEXT)) THEN json_extract(CAST(c.metadata AS TEXT), '$.run_message_ids') END AS messageIds
-  FROM checkpoints c WHERE c.thread_id = ? AND c.checkpoint_ns = ? ORDER BY c.checkpoint_id DESC LIMIT 1`;
-const PARENT_SQL = `SELECT ${VERSIONS_SQL} AS versions FROM checkpoints c WHERE c.thread_id = ? AND c.checkpoint_ns = ? AND c.checkpoint_id = ?`;
-const PROBE_SQL = "SELECT EXISTS (SELECT 1 FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?) AS busy";
-// The guards repeat the proof inside the deletion: still no writes, still the newest.
-const DELETE_SQL = `DELETE FROM checkpoints WHERE thread_id = @thread AND checkpoint_ns = @ns AND checkpoint_id = @leaf
-  AND NOT EXISTS (SELECT 1 FROM writes WHERE thread_id = @thread AND checkpoint_ns = @ns AND checkpoint_id = @leaf)
-  AND NOT EXISTS (SELECT 1 FROM checkpoints k WHERE k.thread_id = @thread AND k.checkpoint_ns = @ns AND k.checkpoint_id > @leaf)`;
-
 function judge(options: AdmissionOptions & { threadId: string; selectors: readonly string[] }): AdmissionOutcome {
-  const { sqlite, threadId, selectors, cache } = options;
-  const row = sqlite.prepare(HEAD_SQL).get(threadId, ROOT_NS) as HeadRow | undefined;
+  const { store, threadId, selectors, cache } = options;
+  const row = store.admissionHead(threadId);
   if (!row) return { action: "noop", reason: "no_thread" };
-  const head = { id: row.id, parentId: row.parentId, durationOnly: row.durationOnly === 1, versions: row.versions };
+  const head = { id: row.id, parentId: row.parentId, durationOnly: row.durationOnly, versions: row.versions };
   // Each lookup happens only while the protected set has not yet answered.
   const facts: AdmissionFacts = { head, selectors };
   let reason = judgeAdmission(facts);
   if (reason === "missing_parent" && head.parentId) {
-    facts.parent = sqlite.prepare(PARENT_SQL).get(threadId, ROOT_NS, head.parentId) as { versions: string | null } | undefined;
+    facts.parent = store.channelVersions(threadId, head.parentId);
     reason = judgeAdmission(facts);
   }
   if (reason === "pending_writes") {
-    facts.headHasWrites = (sqlite.prepare(PROBE_SQL).get(threadId, ROOT_NS, head.id) as { busy: number }).busy === 1;
+    facts.headHasWrites = store.hasPendingWrites(threadId, head.id);
     reason = judgeAdmission(facts);
   }
   if (reason) return { action: "noop", reason };
@@ -81,8 +64,7 @@ function judge(options: AdmissionOptions & { threadId: string; selectors: readon
   } catch {
     return { action: "noop", reason: "invalidation_failed" };
   }
-  const { changes } = sqlite.prepare(DELETE_SQL).run({ thread: threadId, ns: ROOT_NS, leaf: head.id });
-  if (changes !== 1) return { action: "noop", reason: "raced" };
+  if (!store.deleteTrailingLeaf(threadId, head.id)) return { action: "noop", reason: "raced" };
   bumpRetentionEpoch(options.epochs, threadId);
   return { action: "deleted", leafId: head.id, parentId: head.parentId!, runHistory };
 }

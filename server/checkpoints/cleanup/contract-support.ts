@@ -7,13 +7,12 @@ import { isAppError } from "@/server/errors";
 import type { CheckpointAccessor } from "../accessor";
 import { findCheckpointBeforeMessage } from "../lineage";
 import type { ModeConfig } from "../mode";
+import type { CheckpointStore } from "../store";
 import { startRun, type RunDeps } from "../runs";
-import { createCheckpointTestEnv, sequentialIds, testRunDeps, type CheckpointTestEnv } from "../test-support";
+import { createCheckpointTestEnv, DELTA, FULL, sequentialIds, testRunDeps, type CheckpointTestEnv } from "../test-support";
 import { branch, createThread, regenerate } from "../threads";
-import { countOrphanWrites } from "./thread-rows";
 
-export const FULL: ModeConfig = { mode: "full", snapshotFrequency: 10 };
-export const DELTA: ModeConfig = { mode: "delta", snapshotFrequency: 3 };
+export { DELTA, FULL };
 export const MODES = [
   ["full", FULL],
   ["delta", DELTA],
@@ -23,6 +22,7 @@ export type Harness = {
   env: CheckpointTestEnv;
   config: ModeConfig;
   sqlite: Database.Database;
+  store: CheckpointStore;
   accessor: CheckpointAccessor;
   deps: RunDeps;
   newId: () => string;
@@ -38,14 +38,16 @@ export function openHarness(config: ModeConfig): Harness {
   const h: Harness = {
     env,
     config,
-    sqlite: first.saver.sqlite,
+    sqlite: first.sqlite,
+    store: first.store,
     accessor: first.accessor,
     deps: testRunDeps(first.accessor, newId),
     newId,
     reopen(next) {
       const o = env.open(next);
       h.config = next;
-      h.sqlite = o.saver.sqlite;
+      h.sqlite = o.sqlite;
+      h.store = o.store;
       h.accessor = o.accessor;
       h.deps = { ...testRunDeps(o.accessor, newId), locks: h.deps.locks };
     },
@@ -141,7 +143,7 @@ export async function captureExpect(h: Harness, threadId: string, explicitId: st
  */
 export async function verifyFourWays(h: Harness, threadId: string, expect: Expect): Promise<FourWays> {
   const { explicitId, conversation, olderReplyId } = expect;
-  const orphans = countOrphanWrites(h.sqlite, threadId);
+  const orphans = h.store.countOrphanWrites(threadId);
   const branchOutcome = await outcome(async () => {
     const humanAfter = conversation[conversation.indexOf(olderReplyId) + 1];
     if (humanAfter) await findCheckpointBeforeMessage({ accessor: h.accessor, threadId, messageId: humanAfter });

@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createThreadLocks } from "../thread-lock";
 import { ALL_OK, buildLeafSibling, buildLinear, captureExpect, MODES, openHarness, verifyFourWays, type Harness } from "./contract-support";
-import { deleteJointly } from "./protected-set";
 import { maintainThread, runEngine } from "./maintenance";
-import { loadThreadGraph, threadTotals } from "./thread-rows";
+import { loadThreadGraph } from "./thread-graph";
 
 let h: Harness | null = null;
 afterEach(() => {
@@ -24,12 +23,12 @@ describe.each(MODES)("maintenance engine (%s mode)", (_name, config) => {
     const b = await buildLinear(h, 2);
     const rows = snapshotRows(h);
     const locks = createThreadLocks();
-    const analysis = await runEngine({ sqlite: h.sqlite, locks, dryRun: true, graftLinks: true });
+    const analysis = await runEngine({ store: h.store, locks, dryRun: true, graftLinks: true });
     expect(snapshotRows(h)).toBe(rows);
-    const run = await runEngine({ sqlite: h.sqlite, locks, dryRun: false, graftLinks: true });
+    const run = await runEngine({ store: h.store, locks, dryRun: false, graftLinks: true });
     expect(run).toEqual(analysis);
     for (const t of run.threads) {
-      expect(t.after).toEqual(threadTotals(h.sqlite, t.threadId));
+      expect(t.after).toEqual(h.store.threadTotals(t.threadId));
       expect(t.after.checkpoints).toBeLessThan(t.before.checkpoints);
       expect(t.after.checkpointBytes).toBeLessThan(t.before.checkpointBytes);
     }
@@ -39,7 +38,7 @@ describe.each(MODES)("maintenance engine (%s mode)", (_name, config) => {
     expect(forA.deleted.leafSiblings).toBeGreaterThanOrEqual(1);
     expect(forA.deleted.graftedLinks).toBeGreaterThanOrEqual(1);
     // A second run finds nothing left to do.
-    const again = await runEngine({ sqlite: h.sqlite, locks, dryRun: false, graftLinks: true });
+    const again = await runEngine({ store: h.store, locks, dryRun: false, graftLinks: true });
     for (const t of again.threads) expect(t.after).toEqual(t.before);
   });
 
@@ -47,10 +46,10 @@ describe.each(MODES)("maintenance engine (%s mode)", (_name, config) => {
     h = openHarness(config);
     const shape = await buildLeafSibling(h);
     // The surviving main line: the explicit target is a checkpoint the pass keeps.
-    const graph = loadThreadGraph(h.sqlite, shape.threadId);
+    const graph = loadThreadGraph(h.store, shape.threadId);
     const explicit = graph.nodes.get(graph.nodes.get(graph.headId!)!.parentId!)!.id;
     const expectAfter = await captureExpect(h, shape.threadId, explicit);
-    const report = maintainThread({ sqlite: h.sqlite, dryRun: false, graftLinks: true }, shape.threadId);
+    const report = maintainThread({ store: h.store, dryRun: false, graftLinks: true }, shape.threadId);
     expect(report.skipped).toBeNull();
     expect(report.orphanWritesAfter).toBe(0);
     expect(report.after.writes).toBe(report.before.writes - report.deleted.writes);
@@ -61,17 +60,17 @@ describe.each(MODES)("maintenance engine (%s mode)", (_name, config) => {
     h = openHarness(config);
     const shape = await buildLinear(h, 2);
     await h.accessor.saver.putWrites(h.accessor.runConfig(shape.threadId, "ghost-checkpoint"), [["notes", "x"]], "task-ghost");
-    const report = maintainThread({ sqlite: h.sqlite, dryRun: false }, shape.threadId);
+    const report = maintainThread({ store: h.store, dryRun: false }, shape.threadId);
     expect(report.orphanWritesBefore).toBe(1);
     expect(report.orphanWritesAfter).toBe(1);
     expect(report.deleted.trailingLeaves).toBe(1);
 
     const broken = await buildLeafSibling(h);
-    const g = loadThreadGraph(h.sqlite, broken.threadId);
+    const g = loadThreadGraph(h.store, broken.threadId);
     const ancestor = g.nodes.get(g.nodes.get(g.headId!)!.parentId!)!.parentId!;
-    h.sqlite.transaction(() => deleteJointly(h!.sqlite, broken.threadId, [ancestor])).immediate();
+    h.store.transaction(() => h!.store.deleteCheckpoints(broken.threadId, [ancestor]));
     const before = snapshotRows(h);
-    const skipped = maintainThread({ sqlite: h.sqlite, dryRun: false, graftLinks: true }, broken.threadId);
+    const skipped = maintainThread({ store: h.store, dryRun: false, graftLinks: true }, broken.threadId);
     expect(skipped.skipped).toBe("broken_lineage");
     expect(skipped.after).toEqual(skipped.before);
     expect(snapshotRows(h)).toBe(before);

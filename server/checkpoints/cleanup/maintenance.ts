@@ -5,13 +5,12 @@
 // repeated to a fixed point (a pruned leaf can expose another). Analysis
 // runs the identical pass and rolls it back, so its "after" is exact.
 // Orphan writes are counted from the surviving set and never guessed at.
-import type Database from "better-sqlite3";
+import type { CheckpointStore, ThreadTotals } from "../store";
 import { withThreadLock, type ThreadLocks } from "../thread-lock";
 import type { RunHistoryCache } from "./run-history";
-import { checkpointTablesExist } from "./storage-stats";
 import { bumpRetentionEpoch, type RetentionEpochs } from "./epoch";
-import { deleteJointly, graftJointly, headChain, judgeDeletion, judgeGraft } from "./protected-set";
-import { countOrphanWrites, loadThreadGraph, threadTotals, type ThreadTotals } from "./thread-rows";
+import { graftJointly, headChain, judgeDeletion, judgeGraft } from "./protected-set";
+import { loadThreadGraph } from "./thread-graph";
 
 export type ThreadSkip = "unknown_namespace" | "broken_lineage";
 
@@ -28,7 +27,7 @@ export type ThreadReport = {
 };
 
 export type EngineOptions = {
-  sqlite: Database.Database;
+  store: CheckpointStore;
   /** Analysis: compute exactly, then roll back. */
   dryRun: boolean;
   /** Also remove duration-only chain links by proven grafting. */
@@ -51,9 +50,9 @@ class Rollback extends Error {}
 const MAX_ROUNDS = 1000;
 
 function prune(options: EngineOptions, threadId: string, report: ThreadReport): void {
-  const { sqlite, pins } = options;
+  const { store, pins } = options;
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
-    const graph = loadThreadGraph(sqlite, threadId);
+    const graph = loadThreadGraph(store, threadId);
     const chain = headChain(graph);
     if (graph.foreignNamespaceRows > 0 || !chain) {
       report.skipped = graph.foreignNamespaceRows > 0 ? "unknown_namespace" : "broken_lineage";
@@ -62,7 +61,7 @@ function prune(options: EngineOptions, threadId: string, report: ThreadReport): 
     const leaves: string[] = [];
     const grafts: Array<[string, string]> = [];
     for (const id of graph.nodes.keys()) {
-      const verdict = judgeDeletion({ sqlite, graph, checkpointId: id, pins, chain });
+      const verdict = judgeDeletion({ store, graph, checkpointId: id, pins, chain });
       if (verdict.deletable && verdict.form === "trailing_duration_leaf" && options.keepRunHistoryCarrier) {
         report.keptCarrier = true;
         continue;
@@ -74,51 +73,44 @@ function prune(options: EngineOptions, threadId: string, report: ThreadReport): 
         continue;
       }
       if (!options.graftLinks || !verdict.reasons.includes("duration_chain_link")) continue;
-      const graft = judgeGraft({ sqlite, graph, checkpointId: id, pins, chain });
+      const graft = judgeGraft({ store, graph, checkpointId: id, pins, chain });
       if (graft.graftable) grafts.push([id, graft.parentId]);
     }
     if (leaves.length === 0 && grafts.length === 0) return;
-    report.deleted.writes += deleteJointly(sqlite, threadId, leaves).writes;
-    for (const [link, parent] of grafts) report.deleted.writes += graftJointly(sqlite, threadId, link, parent).writes;
+    report.deleted.writes += store.deleteCheckpoints(threadId, leaves).writes;
+    for (const [link, parent] of grafts) report.deleted.writes += graftJointly(store, threadId, link, parent).writes;
     report.deleted.graftedLinks += grafts.length;
   }
 }
 
 /** One thread, one transaction (the caller holds the thread lock). */
 export function maintainThread(options: EngineOptions, threadId: string): ThreadReport {
-  const { sqlite } = options;
+  const { store } = options;
   let report: ThreadReport | null = null;
   try {
-    sqlite
-      .transaction(() => {
-        const before = threadTotals(sqlite, threadId);
-        const r: ThreadReport = {
-          threadId,
-          before,
-          after: before,
-          deleted: { trailingLeaves: 0, leafSiblings: 0, graftedLinks: 0, writes: 0 },
-          orphanWritesBefore: countOrphanWrites(sqlite, threadId),
-          orphanWritesAfter: 0,
-          keptCarrier: false,
-          skipped: null,
-        };
-        prune(options, threadId, r);
-        r.after = threadTotals(sqlite, threadId);
-        if (!options.dryRun && r.after.checkpoints !== r.before.checkpoints) bumpRetentionEpoch(options.epochs, threadId);
-        r.orphanWritesAfter = countOrphanWrites(sqlite, threadId);
-        report = r;
-        if (options.dryRun) throw new Rollback();
-      })
-      .immediate();
+    store.transaction(() => {
+      const before = store.threadTotals(threadId);
+      const r: ThreadReport = {
+        threadId,
+        before,
+        after: before,
+        deleted: { trailingLeaves: 0, leafSiblings: 0, graftedLinks: 0, writes: 0 },
+        orphanWritesBefore: store.countOrphanWrites(threadId),
+        orphanWritesAfter: 0,
+        keptCarrier: false,
+        skipped: null,
+      };
+      prune(options, threadId, r);
+      r.after = store.threadTotals(threadId);
+      if (!options.dryRun && r.after.checkpoints !== r.before.checkpoints) bumpRetentionEpoch(options.epochs, threadId);
+      r.orphanWritesAfter = store.countOrphanWrites(threadId);
+      report = r;
+      if (options.dryRun) throw new Rollback();
+    });
   } catch (error) {
     if (!(error instanceof Rollback)) throw error;
   }
   return report!;
-}
-
-export function listThreadIds(sqlite: Pick<Database.Database, "prepare">): string[] {
-  if (!checkpointTablesExist(sqlite)) return [];
-  return (sqlite.prepare("SELECT DISTINCT thread_id AS id FROM checkpoints ORDER BY thread_id").all() as { id: string }[]).map((r) => r.id);
 }
 
 export type EngineRun = EngineOptions & {
@@ -142,7 +134,7 @@ const ZERO: ThreadTotals = { checkpoints: 0, writes: 0, checkpointBytes: 0, writ
 
 /** Every thread in turn, each under its thread lock, yielding between threads. */
 export async function runEngine(options: EngineRun): Promise<EngineReport> {
-  const ids = options.threadIds ?? listThreadIds(options.sqlite);
+  const ids = options.threadIds ?? options.store.listThreadIds();
   const out: EngineReport = { threads: [], before: ZERO, after: ZERO, stopped: false };
   const around = options.around ?? (<T>(fn: () => Promise<T>) => fn());
   for (const threadId of ids) {

@@ -20,7 +20,7 @@ afterEach(async () => {
 
 function deps(harness: Harness, over: Partial<OperationDeps> = {}): OperationDeps {
   return {
-    sqlite: harness.sqlite,
+    store: harness.store,
     clock: manualClock(Date.UTC(2026, 0, 2)),
     log: createLogger({ level: "silent" }),
     guard: createMaintenanceGuard(),
@@ -50,7 +50,7 @@ it("[CRC-12] a held maintenance guard defers the cleanup until it is free; the a
   startOperation(d, "cleanup");
   await jobs.queue.idle();
   expect(waits).toBe(3);
-  const stored = readResult(h.sqlite).result!;
+  const stored = readResult(h.store).result!;
   expect(stored).toMatchObject({ kind: "cleanup", state: "succeeded", threadsScanned: 1, threadsChanged: 1 });
   expect(stored.after.checkpoints).toBeLessThan(stored.before.checkpoints);
   // The idle thread's trailing leaf stays: admission reclaims it.
@@ -74,6 +74,6 @@ it("[CRC-12] stopping while waiting for the guard cancels the operation and chan
   });
   id = startOperation(d, "cleanup").operationId;
   await jobs.queue.idle();
-  expect(readResult(h.sqlite).result).toMatchObject({ operationId: id, state: "cancelled" });
+  expect(readResult(h.store).result).toMatchObject({ operationId: id, state: "cancelled" });
   expect(h.sqlite.prepare("SELECT count(*) AS n FROM checkpoints").get()).toEqual(before);
 });

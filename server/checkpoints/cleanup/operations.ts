@@ -3,7 +3,6 @@ import "server-only";
 // each thread under the shared maintenance guard (kind "compaction"; a held
 // guard means waiting, not failing) and its thread lock. Progress goes to the
 // event bus; only the latest result is stored (settings `checkpoint_retention`).
-import type Database from "better-sqlite3";
 import type { ActiveOperation, CheckpointOperationKind, OperationAccepted, RetentionResult } from "@/lib/checkpoints/retention-api";
 import type { OperationState } from "@/lib/events/types";
 import type { Clock } from "@/server/clock";
@@ -12,6 +11,7 @@ import type { EventBus } from "@/server/events/bus";
 import { createSerialQueue, type JobContext, type SerialQueue } from "@/server/jobs/serial-queue";
 import type { Logger } from "@/server/log";
 import type { MaintenanceGuard } from "@/server/maintenance/guard";
+import type { CheckpointStore } from "../store";
 import type { ThreadLocks } from "../thread-lock";
 import type { RetentionEpochs } from "./epoch";
 import { runEngine, type EngineReport } from "./maintenance";
@@ -19,7 +19,7 @@ import { writeResult } from "./result-record";
 import type { RunHistoryCache } from "./run-history";
 
 export type OperationDeps = {
-  sqlite: Database.Database;
+  store: CheckpointStore;
   clock: Clock;
   log: Logger;
   guard: MaintenanceGuard;
@@ -116,7 +116,7 @@ async function runJob(deps: OperationDeps, id: string, kind: CheckpointOperation
   let errorCode: string | null = null;
   try {
     report = await runEngine({
-      sqlite: deps.sqlite,
+      store: deps.store,
       locks: deps.locks,
       cache: deps.cache,
       epochs: deps.epochs,
@@ -134,7 +134,7 @@ async function runJob(deps: OperationDeps, id: string, kind: CheckpointOperation
     deps.log.warn({ operationId: id, kind, err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "checkpoint operation ended early");
   }
   try {
-    writeResult(deps.sqlite, toResult(id, kind, startedAtMs, deps.clock.now(), report, state, errorCode), deps.clock.now());
+    writeResult(deps.store, toResult(id, kind, startedAtMs, deps.clock.now(), report, state, errorCode), deps.clock.now());
   } finally {
     active.delete(id);
     publish(deps, id, kind, state, report ?? undefined, report?.threads.length);

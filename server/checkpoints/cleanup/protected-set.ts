@@ -17,9 +17,9 @@
 //    the newest, with the same state).
 // Whatever cannot be proven (other namespaces, broken lineage, unreadable
 // rows) is refused.
-import type Database from "better-sqlite3";
+import type { CheckpointStore, Deleted } from "../store";
 import { bumpRetentionEpoch, type RetentionEpochs } from "./epoch";
-import { loadThreadGraph, proveSameState, ROOT_NS, type Sqlite, type ThreadGraph } from "./thread-rows";
+import { loadThreadGraph, type CheckpointNode, type ThreadGraph } from "./thread-graph";
 
 export type ProtectionReason =
   | "explicit_resume_target"
@@ -36,7 +36,7 @@ export type DeletionForm = "trailing_duration_leaf" | "leaf_sibling";
 export type Verdict = { deletable: true; form: DeletionForm } | { deletable: false; reasons: ProtectionReason[] };
 
 export type JudgeOptions = {
-  sqlite: Sqlite;
+  store: CheckpointStore;
   graph: ThreadGraph;
   checkpointId: string;
   pins?: ReadonlySet<string>;
@@ -58,22 +58,31 @@ export function headChain(graph: ThreadGraph): Set<string> | null {
   return chain;
 }
 
-/** Why a checkpoint may not be deleted by a plain joint delete, or which safe form it is. */
-export function judgeDeletion(options: JudgeOptions): Verdict {
-  const { sqlite, graph, checkpointId: id, pins } = options;
-  const node = graph.nodes.get(id);
-  if (!node) return { deletable: false, reasons: ["not_found"] };
+/** The checkpoint and the thread-wide protections both judges start from; null when it is unknown. */
+function threadReasons(options: JudgeOptions): { node: CheckpointNode; chain: Set<string> | null; reasons: ProtectionReason[] } | null {
+  const { graph } = options;
+  const node = graph.nodes.get(options.checkpointId);
+  if (!node) return null;
   const reasons: ProtectionReason[] = [];
   if (graph.foreignNamespaceRows > 0) reasons.push("unknown_namespace");
   const chain = options.chain === undefined ? headChain(graph) : options.chain;
   if (!chain) reasons.push("broken_lineage");
+  return { node, chain, reasons };
+}
+
+/** Why a checkpoint may not be deleted by a plain joint delete, or which safe form it is. */
+export function judgeDeletion(options: JudgeOptions): Verdict {
+  const { store, graph, checkpointId: id, pins } = options;
+  const start = threadReasons(options);
+  if (!start) return { deletable: false, reasons: ["not_found"] };
+  const { node, chain, reasons } = start;
   if (pins?.has(id)) reasons.push("explicit_resume_target");
   if (node.writesCount > 0) reasons.push("pending_writes");
   const kids = graph.children.get(id) ?? [];
   if (kids.length > 0) reasons.push(node.durationOnly ? "duration_chain_link" : "has_children");
   if (id === graph.headId) {
     const parent = node.parentId ? graph.nodes.get(node.parentId) : undefined;
-    const proof = parent && node.durationOnly ? proveSameState(sqlite, graph.threadId, id, parent.id) : null;
+    const proof = parent && node.durationOnly ? store.compareWithParent(graph.threadId, id, parent.id) : null;
     if (!proof?.versionsEqual) reasons.push("newest");
     if (reasons.length === 0) return { deletable: true, form: "trailing_duration_leaf" };
     return { deletable: false, reasons };
@@ -135,19 +144,18 @@ export type GraftVerdict = { graftable: true; parentId: string } | { graftable: 
  * the link (lineage, delta history) sees exactly what it saw before.
  */
 export function judgeGraft(options: JudgeOptions): GraftVerdict {
-  const { sqlite, graph, checkpointId: id, pins } = options;
-  const node = graph.nodes.get(id);
-  if (!node) return { graftable: false, reasons: ["not_found"] };
-  const reasons: GraftReason[] = [];
-  if (graph.foreignNamespaceRows > 0) reasons.push("unknown_namespace");
-  if (!(options.chain === undefined ? headChain(graph) : options.chain)) reasons.push("broken_lineage");
+  const { store, graph, checkpointId: id, pins } = options;
+  const start = threadReasons(options);
+  if (!start) return { graftable: false, reasons: ["not_found"] };
+  const { node } = start;
+  const reasons: GraftReason[] = start.reasons;
   if (!node.durationOnly || (graph.children.get(id) ?? []).length === 0) reasons.push("not_a_link");
   if (pins?.has(id)) reasons.push("explicit_resume_target");
   if (node.writesCount > 0) reasons.push("pending_writes");
   const parent = node.parentId ? graph.nodes.get(node.parentId) : undefined;
   if (!parent) reasons.push("broken_lineage");
   if (reasons.length === 0 && parent) {
-    const proof = proveSameState(sqlite, graph.threadId, id, parent.id);
+    const proof = store.compareWithParent(graph.threadId, id, parent.id);
     if (!proof || !proof.versionsEqual || !proof.valuesEqual) reasons.push("state_differs");
     else if (proof.parentHasTaskWrites) reasons.push("parent_has_task_writes");
   }
@@ -155,57 +163,41 @@ export function judgeGraft(options: JudgeOptions): GraftVerdict {
   return { graftable: false, reasons };
 }
 
-export type Deleted = { checkpoints: number; writes: number };
-
-/** Deletes checkpoints and their writes rows together (call inside a transaction). */
-export function deleteJointly(sqlite: Sqlite, threadId: string, ids: readonly string[]): Deleted {
-  const writes = sqlite.prepare("DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?");
-  const checkpoints = sqlite.prepare("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?");
-  const out = { checkpoints: 0, writes: 0 };
-  for (const id of ids) {
-    out.writes += writes.run(threadId, ROOT_NS, id).changes;
-    out.checkpoints += checkpoints.run(threadId, ROOT_NS, id).changes;
-  }
-  return out;
-}
-
 /** Re-parents the link's children onto its parent and deletes the link (call inside a transaction). */
-export function graftJointly(sqlite: Sqlite, threadId: string, linkId: string, parentId: string): Deleted {
-  sqlite
-    .prepare("UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_ns = ? AND parent_checkpoint_id = ?")
-    .run(parentId, threadId, ROOT_NS, linkId);
-  return deleteJointly(sqlite, threadId, [linkId]);
+export function graftJointly(store: CheckpointStore, threadId: string, linkId: string, parentId: string): Deleted {
+  store.reparentChildren(threadId, linkId, parentId);
+  return store.deleteCheckpoints(threadId, [linkId]);
 }
 
 export type SafeDeleteResult = { deleted: boolean; verdict: Verdict | GraftVerdict };
-export type SafeDeleteOptions = { sqlite: Database.Database; threadId: string; checkpointId: string; pins?: ReadonlySet<string>; epochs?: RetentionEpochs };
 
-/** Judges and deletes one checkpoint in one immediate transaction; protected ones are left alone. */
-export function deleteCheckpointSafely(options: SafeDeleteOptions): SafeDeleteResult {
-  const { sqlite, threadId, checkpointId, pins } = options;
-  return sqlite
-    .transaction((): SafeDeleteResult => {
-      const graph = loadThreadGraph(sqlite, threadId);
-      const verdict = judgeDeletion({ sqlite, graph, checkpointId, pins });
-      if (!verdict.deletable) return { deleted: false, verdict };
-      deleteJointly(sqlite, threadId, [checkpointId]);
-      bumpRetentionEpoch(options.epochs, threadId);
-      return { deleted: true, verdict };
-    })
-    .immediate();
+export type SafeDeleteOptions = { store: CheckpointStore; threadId: string; checkpointId: string; pins?: ReadonlySet<string>; epochs?: RetentionEpochs };
+
+/** Judges on a fresh graph and acts in one writer transaction; a refusal changes nothing. */
+function judgeThenAct<V extends Verdict | GraftVerdict>(options: SafeDeleteOptions, judge: (o: JudgeOptions) => V, act: (verdict: V) => boolean): SafeDeleteResult {
+  const { store, threadId } = options;
+  return store.transaction((): SafeDeleteResult => {
+    const verdict = judge({ ...options, graph: loadThreadGraph(store, threadId) });
+    if (!act(verdict)) return { deleted: false, verdict };
+    bumpRetentionEpoch(options.epochs, threadId);
+    return { deleted: true, verdict };
+  });
 }
 
-/** Proves and grafts one duration chain link in one immediate transaction; refuses otherwise. */
+/** Judges and deletes one checkpoint in one writer transaction; protected ones are left alone. */
+export function deleteCheckpointSafely(options: SafeDeleteOptions): SafeDeleteResult {
+  return judgeThenAct(options, judgeDeletion, (verdict) => {
+    if (!verdict.deletable) return false;
+    options.store.deleteCheckpoints(options.threadId, [options.checkpointId]);
+    return true;
+  });
+}
+
+/** Proves and grafts one duration chain link in one writer transaction; refuses otherwise. */
 export function graftAndDelete(options: SafeDeleteOptions): SafeDeleteResult {
-  const { sqlite, threadId, checkpointId, pins } = options;
-  return sqlite
-    .transaction((): SafeDeleteResult => {
-      const graph = loadThreadGraph(sqlite, threadId);
-      const verdict = judgeGraft({ sqlite, graph, checkpointId, pins });
-      if (!verdict.graftable) return { deleted: false, verdict };
-      graftJointly(sqlite, threadId, checkpointId, verdict.parentId);
-      bumpRetentionEpoch(options.epochs, threadId);
-      return { deleted: true, verdict };
-    })
-    .immediate();
+  return judgeThenAct(options, judgeGraft, (verdict) => {
+    if (!verdict.graftable) return false;
+    graftJointly(options.store, options.threadId, options.checkpointId, verdict.parentId);
+    return true;
+  });
 }

@@ -24,7 +24,7 @@ describe.each(MODES)("reads racing a reclaim (%s mode)", (_name, config) => {
     const expected = (await h.accessor.getState(shape.threadId))!.values.messages.map((m) => m.id);
     const saver = h.accessor.saver;
     let armed = true;
-    const sqlite = h.sqlite;
+    const store = h.store;
     // Reads and the reclaim share one counter, as they do in a runtime.
     const epochs = createRetentionEpochs();
     // The reclaim lands right after the read resolved the head (the leaf).
@@ -35,7 +35,7 @@ describe.each(MODES)("reads racing a reclaim (%s mode)", (_name, config) => {
             const tuple = await target.getTuple(cfg);
             if (armed && tuple && tuple.config.configurable?.checkpoint_id === shape.headId && (pinned || !cfg.configurable?.checkpoint_id)) {
               armed = false;
-              expect(cleanupAtAdmission({ sqlite, threadId: shape.threadId, selectors: [], epochs }).action).toBe("deleted");
+              expect(cleanupAtAdmission({ store, threadId: shape.threadId, selectors: [], epochs }).action).toBe("deleted");
             }
             return tuple;
           };

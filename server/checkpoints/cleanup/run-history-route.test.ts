@@ -2,7 +2,8 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { GET as runsGet, POST as runsPost } from "@/app/api/v1/threads/[id]/runs/route";
 import { POST as createPost } from "@/app/api/v1/threads/route";
 import { runHistoryResponse } from "@/lib/checkpoints/run-history-api";
-import { loadThreadGraph } from "@/server/checkpoints/cleanup/thread-rows";
+import { loadThreadGraph } from "@/server/checkpoints/cleanup/thread-graph";
+import { createSqliteCheckpointStore } from "@/server/checkpoints/sqlite-store";
 import { apiRequest, AS_ADMIN, AS_VIEWER, setUpRouteTestEnv, type RouteTestEnv } from "@/server/http/route-test-support";
 
 let env: RouteTestEnv;
@@ -23,7 +24,7 @@ it("[CRC-13] [CRC-15] over HTTP, admission reclaims each earlier leaf and GET /t
     runIds.push(((await res.json()) as { runId: string }).runId);
   }
   // The thread service wires admission cleanup: only the newest duration leaf is left.
-  const durationLeaves = [...loadThreadGraph(env.rt.handle.sqlite, id).nodes.values()].filter((n) => n.durationOnly);
+  const durationLeaves = [...loadThreadGraph(createSqliteCheckpointStore(env.rt.handle.sqlite), id).nodes.values()].filter((n) => n.durationOnly);
   expect(durationLeaves).toHaveLength(1);
   const rows = () => (env.rt.handle.sqlite.prepare("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ?").get(id) as { n: number }).n;
   const before = rows();

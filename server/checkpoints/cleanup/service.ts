@@ -3,9 +3,12 @@ import "server-only";
 import type { CheckpointOperationKind, CheckpointStorageStatus, OperationAccepted } from "@/lib/checkpoints/retention-api";
 import type { OpenRuntime, Runtime } from "@/server/runtime";
 import { modeFromEnv, type ModeConfig } from "../mode";
+import { createSqliteCheckpointStore } from "../sqlite-store";
 import { activeCheckpointOperation, startOperation, type OperationDeps } from "./operations";
 import { readResult } from "./result-record";
-import { largestThreads, tableUsage } from "./storage-stats";
+
+/** Rows of the largest threads the storage status lists. */
+const LARGEST_THREADS = 10;
 
 /** What the runtime runs with: the frozen mode, else the configured one (read-only here). */
 function displayedMode(rt: Runtime, env: NodeJS.ProcessEnv): ModeConfig | null {
@@ -33,15 +36,15 @@ export function unsupportedCheckpointStorage(rt: Runtime): CheckpointStorageStat
 }
 
 export function getCheckpointStorage(rt: OpenRuntime, env: NodeJS.ProcessEnv = process.env): CheckpointStorageStatus {
-  const sqlite = rt.handle.sqlite;
+  const store = createSqliteCheckpointStore(rt.handle.sqlite);
   const mode = displayedMode(rt, env);
-  const stored = readResult(sqlite);
+  const stored = readResult(store);
   return {
     supported: true,
     mode: mode?.mode ?? null,
     snapshotFrequency: mode?.snapshotFrequency ?? null,
-    tables: tableUsage(sqlite),
-    largestThreads: largestThreads(sqlite),
+    tables: store.tableUsage(),
+    largestThreads: store.largestThreads(LARGEST_THREADS),
     operation: activeCheckpointOperation(rt.checkpoints.jobs),
     lastResult: stored.result,
     lastResultMalformed: stored.malformed,
@@ -50,7 +53,7 @@ export function getCheckpointStorage(rt: OpenRuntime, env: NodeJS.ProcessEnv = p
 
 export function operationDeps(rt: OpenRuntime): OperationDeps {
   return {
-    sqlite: rt.handle.sqlite,
+    store: createSqliteCheckpointStore(rt.handle.sqlite),
     clock: rt.clock,
     log: rt.log,
     guard: rt.guard,

@@ -11,7 +11,7 @@ import { createUser } from "@/server/auth/users";
 import { SESSION_COOKIE } from "@/server/auth/current-user";
 import { createCheckpointAccessor } from "@/server/checkpoints/accessor";
 import { startRun } from "@/server/checkpoints/runs";
-import { StampingSqliteSaver } from "@/server/checkpoints/stamping-saver";
+import { openSqliteCheckpoints } from "@/server/checkpoints/sqlite-saver";
 import { createThread } from "@/server/checkpoints/threads";
 import { sequentialIds, testRunDeps } from "@/server/checkpoints/test-support";
 import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
@@ -143,7 +143,7 @@ describe("thread API", () => {
     // A delta process wrote this thread into the same database file.
     const sqlite = new Database(rt.handle.file);
     const config = { mode: "delta" as const, snapshotFrequency: 10 };
-    const accessor = createCheckpointAccessor({ saver: new StampingSqliteSaver({ sqlite, mode: "delta" }), config });
+    const accessor = createCheckpointAccessor({ saver: openSqliteCheckpoints({ sqlite, mode: "delta" }).saver, config });
     const deps = testRunDeps(accessor, sequentialIds("delta"));
     const { threadId } = await createThread(deps);
     await startRun(deps, { threadId, content: "written by delta" });

@@ -1,0 +1,28 @@
+// A thread's root-namespace checkpoints as a graph for retention decisions.
+// The store reads rows without decoding stored state; anything it cannot
+// read answers "unknown", which every caller treats as "cannot prove".
+import type { CheckpointRow, CheckpointStore } from "../store";
+
+export type CheckpointNode = CheckpointRow;
+
+export type ThreadGraph = {
+  threadId: string;
+  nodes: Map<string, CheckpointNode>;
+  children: Map<string, string[]>;
+  /** The newest checkpoint (what `getTuple` without an id answers). */
+  headId: string | null;
+  /** Rows outside the root namespace: the thread is left alone. */
+  foreignNamespaceRows: number;
+};
+
+/** Every root-namespace checkpoint of a thread with its writes tally. */
+export function loadThreadGraph(store: CheckpointStore, threadId: string): ThreadGraph {
+  const rows = store.listThreadCheckpoints(threadId);
+  const nodes = new Map<string, CheckpointNode>();
+  const children = new Map<string, string[]>();
+  for (const r of rows) {
+    nodes.set(r.id, r);
+    if (r.parentId) children.set(r.parentId, [...(children.get(r.parentId) ?? []), r.id]);
+  }
+  return { threadId, nodes, children, headId: rows.length ? rows[rows.length - 1]!.id : null, foreignNamespaceRows: store.foreignNamespaceRows(threadId) };
+}

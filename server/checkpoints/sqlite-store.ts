@@ -1,0 +1,153 @@
+// CheckpointStore on the SqliteSaver tables (`checkpoints`, `writes`) in the
+// workspace file and our `settings` row. SqliteSaver keeps each checkpoint's
+// channel values inside its row as a JSON blob, so proofs and sizes are
+// answered with SQLite's JSON functions and length() on the blob columns
+// (length() reads the record header, not the blob): nothing is decoded in JS,
+// and anything that is not valid `json`-typed data answers "unknown".
+// Statements come from the one per-connection cache.
+import { TASKS } from "@langchain/langgraph-checkpoint";
+import { CHECKPOINT_RETENTION_SETTINGS_KEY, type TableUsage, type ThreadUsage } from "@/lib/checkpoints/retention-api";
+import type { Sqlite } from "@/server/db/client";
+import { statement } from "@/server/db/statements";
+import type { AdmissionHead, CheckpointRow, CheckpointStore, PairProof, StoredWrite, ThreadTotals } from "./store";
+import {
+  ADMISSION_DELETE_SQL,
+  ADMISSION_HEAD_SQL,
+  ADMISSION_PROBE_SQL,
+  ADMISSION_VERSIONS_SQL,
+  COMPARE_SQL,
+  ROOT_NS,
+  THREAD_ROWS_SQL,
+} from "./sqlite-store-sql";
+
+type HeadRow = Omit<AdmissionHead, "durationOnly"> & { durationOnly: number };
+type NodeRow = Omit<CheckpointRow, "durationOnly"> & { durationOnly: number };
+type CompareRow = { childVersions: string | null; parentVersions: string | null; childValues: string | null; parentValues: string | null; parentTasks: number };
+
+const ZERO_USAGE: TableUsage = { rows: 0, bytes: 0 };
+
+export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
+  const get = <T>(sql: string, ...args: unknown[]) => statement(sqlite, sql).get(...args) as T;
+  const all = <T>(sql: string, ...args: unknown[]) => statement(sqlite, sql).all(...args) as T[];
+  const run = (sql: string, ...args: unknown[]) => statement(sqlite, sql).run(...args).changes;
+  // Before the saver's first write its tables do not exist yet (no statement on them can be prepared).
+  const tablesExist = () => get<{ n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('checkpoints', 'writes')").n === 2;
+
+  return {
+    transaction: (fn) => sqlite.transaction(fn).immediate(),
+
+    orderedWrites: ({ threadId, namespace, checkpointId }) =>
+      all<{ task_id: string; channel: string; type: string | null; value: string | null }>(
+        `SELECT task_id, channel, type, CAST(value AS TEXT) AS value FROM writes
+         WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?
+         ORDER BY task_id, idx`,
+        threadId,
+        namespace,
+        checkpointId,
+      ).map((r): StoredWrite => ({ taskId: r.task_id, channel: r.channel, type: r.type, value: r.value })),
+
+    latestMetadata: (threadId) => {
+      const row = get<{ type: string | null; metadata: Uint8Array | string } | undefined>(
+        `SELECT type, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`,
+        threadId,
+      );
+      return row ? { type: row.type, value: row.metadata } : undefined;
+    },
+
+    listThreadCheckpoints: (threadId) =>
+      all<NodeRow>(THREAD_ROWS_SQL, threadId, ROOT_NS).map((r) => ({ ...r, durationOnly: r.durationOnly === 1 })),
+
+    foreignNamespaceRows: (threadId) =>
+      get<{ n: number }>(
+        "SELECT (SELECT count(*) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns <> ?) + (SELECT count(*) FROM writes WHERE thread_id = ? AND checkpoint_ns <> ?) AS n",
+        threadId,
+        ROOT_NS,
+        threadId,
+        ROOT_NS,
+      ).n,
+
+    admissionHead: (threadId) => {
+      const row = get<HeadRow | undefined>(ADMISSION_HEAD_SQL, threadId, ROOT_NS);
+      return row ? { ...row, durationOnly: row.durationOnly === 1 } : undefined;
+    },
+
+    channelVersions: (threadId, checkpointId) => get<{ versions: string | null } | undefined>(ADMISSION_VERSIONS_SQL, threadId, ROOT_NS, checkpointId),
+
+    hasPendingWrites: (threadId, checkpointId) => get<{ busy: number }>(ADMISSION_PROBE_SQL, threadId, ROOT_NS, checkpointId).busy === 1,
+
+    compareWithParent: (threadId, childId, parentId): PairProof | null => {
+      const row = get<CompareRow>(COMPARE_SQL, { thread: threadId, child: childId, ns: ROOT_NS, parent: parentId, tasks: TASKS });
+      if (row.childVersions === null || row.parentVersions === null) return null;
+      return {
+        versionsEqual: row.childVersions === row.parentVersions,
+        valuesEqual: row.childValues !== null && row.childValues === row.parentValues,
+        parentHasTaskWrites: row.parentTasks === 1,
+      };
+    },
+
+    deleteTrailingLeaf: (threadId, leafId) => run(ADMISSION_DELETE_SQL, { thread: threadId, ns: ROOT_NS, leaf: leafId }) === 1,
+
+    deleteCheckpoints: (threadId, ids) => {
+      const out = { checkpoints: 0, writes: 0 };
+      for (const id of ids) {
+        out.writes += run("DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?", threadId, ROOT_NS, id);
+        out.checkpoints += run("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?", threadId, ROOT_NS, id);
+      }
+      return out;
+    },
+
+    reparentChildren: (threadId, fromId, toId) => {
+      run("UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_ns = ? AND parent_checkpoint_id = ?", toId, threadId, ROOT_NS, fromId);
+    },
+
+    listThreadIds: () => (tablesExist() ? all<{ id: string }>("SELECT DISTINCT thread_id AS id FROM checkpoints ORDER BY thread_id").map((r) => r.id) : []),
+
+    threadTotals: (threadId) =>
+      get<ThreadTotals>(
+        `SELECT
+           (SELECT count(*) FROM checkpoints WHERE thread_id = @thread) AS checkpoints,
+           (SELECT coalesce(sum(coalesce(length(checkpoint), 0) + coalesce(length(metadata), 0)), 0) FROM checkpoints WHERE thread_id = @thread) AS checkpointBytes,
+           (SELECT count(*) FROM writes WHERE thread_id = @thread) AS writes,
+           (SELECT coalesce(sum(length(value)), 0) FROM writes WHERE thread_id = @thread) AS writesBytes`,
+        { thread: threadId },
+      ),
+
+    countOrphanWrites: (threadId) => {
+      const orphan = `NOT EXISTS (
+         SELECT 1 FROM checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)`;
+      return threadId === undefined
+        ? get<{ n: number }>(`SELECT count(*) AS n FROM writes w WHERE ${orphan}`).n
+        : get<{ n: number }>(`SELECT count(*) AS n FROM writes w WHERE w.thread_id = ? AND ${orphan}`, threadId).n;
+    },
+
+    tableUsage: () => {
+      if (!tablesExist()) return { checkpoints: ZERO_USAGE, writes: ZERO_USAGE };
+      return {
+        checkpoints: get<TableUsage>("SELECT count(*) AS rows, coalesce(sum(coalesce(length(checkpoint), 0) + coalesce(length(metadata), 0)), 0) AS bytes FROM checkpoints"),
+        writes: get<TableUsage>("SELECT count(*) AS rows, coalesce(sum(coalesce(length(value), 0)), 0) AS bytes FROM writes"),
+      };
+    },
+
+    largestThreads: (limit) => {
+      if (!tablesExist()) return [];
+      return all<ThreadUsage>(
+        `WITH c AS (SELECT thread_id, count(*) AS n, sum(coalesce(length(checkpoint), 0) + coalesce(length(metadata), 0)) AS b FROM checkpoints GROUP BY thread_id),
+              w AS (SELECT thread_id, count(*) AS n, sum(coalesce(length(value), 0)) AS b FROM writes GROUP BY thread_id)
+         SELECT c.thread_id AS threadId, c.n AS checkpoints, coalesce(w.n, 0) AS writes, c.b + coalesce(w.b, 0) AS bytes
+         FROM c LEFT JOIN w ON w.thread_id = c.thread_id ORDER BY bytes DESC, threadId LIMIT ?`,
+        limit,
+      );
+    },
+
+    readResultRecord: () => get<{ value: string } | undefined>("SELECT value FROM settings WHERE key = ?", CHECKPOINT_RETENTION_SETTINGS_KEY)?.value,
+
+    writeResultRecord: (value, nowMs) => {
+      run(
+        "INSERT INTO settings (key, value, updated_at_ms) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at_ms = excluded.updated_at_ms",
+        CHECKPOINT_RETENTION_SETTINGS_KEY,
+        value,
+        nowMs,
+      );
+    },
+  };
+}
