@@ -3,7 +3,8 @@ import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { AppError } from "@/server/errors";
 import { fingerprint, sampleFixture, TRICKY_METADATA } from "../fixture/fixture-samples";
 import { importFixture } from "../fixture/import-fixture";
-import { member, parseJsonTree, type JsonNode } from "../../json/json-tree";
+import { member, type JsonNode } from "../../json/nodes";
+import { parseJsonTree } from "../../json/scan";
 import { replaceMessageMetadata } from "../message-writes";
 import { exportTask } from "./export-task";
 

@@ -3,7 +3,7 @@
 // imports again and export -> import -> export is byte-identical (TPR-TX-09).
 import type { Sqlite } from "@/server/db/client";
 import { AppError } from "@/server/errors";
-import { parseJsonTree } from "../../json/json-tree";
+import { parseJsonTree } from "../../json/scan";
 import { FIXTURE_FORMAT, FIXTURE_VERSION } from "../fixture/fixture-types";
 import { statement } from "../../db/statements";
 import { RawJson, writeJson, type Writable } from "./json-writer";

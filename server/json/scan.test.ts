@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { findMember, readString, scanJson } from "./json-scan";
+import { compactJsonText, toPlain } from "./compact";
+import { findMember, stringValue } from "./nodes";
+import { parseJsonTree, scanJson } from "./scan";
+import { formatPath, JsonSyntaxError } from "./syntax-error";
 
 // A tiny deterministic PRNG so the differential test is reproducible.
 function prng(seed: number) {
@@ -51,7 +54,7 @@ describe("scanJson", () => {
     if (!result.ok || result.root.kind !== "object") throw new Error("expected an object");
     const member = findMember(result.root, "kéy");
     if (!member || member === "duplicate") throw new Error("expected the member");
-    expect(readString(text, member.value)).toBe('v"x');
+    expect(stringValue(member.value)).toBe('v"x');
     const n = findMember(result.root, "n");
     if (!n || n === "duplicate") throw new Error("expected n");
     expect(text.slice(n.value.start, n.value.end)).toBe("9007199254740993");
@@ -66,5 +69,51 @@ describe("scanJson", () => {
   it("flags named keys at any depth, but never string contents", () => {
     const result = scanJson('{"x":{"y":[{"monitor":1}]},"s":"monitor"}', new Set(["monitor"]));
     expect(result.ok && result.flaggedKeys).toEqual([12]);
+  });
+});
+
+describe("lossless JSON tree", () => {
+  it("[TPR-RED-10] compacts without touching numbers, escapes or key order", () => {
+    const text = `{ "z": 1, "10": 9007199254740993, "2": 1.10,\n "neg": -0, "tiny": 1e-7, "big": 1E+400,
+      "s": "caf\\u00e9 \\ud83d\\ude00 汉字 😀 \\"q\\" \\/", "nested": { "unknown": [ {}, [], null, true, false ] } }`;
+    expect(compactJsonText(text)).toBe(
+      `{"z":1,"10":9007199254740993,"2":1.10,"neg":-0,"tiny":1e-7,"big":1E+400,` +
+        `"s":"caf\\u00e9 \\ud83d\\ude00 汉字 😀 \\"q\\" \\/","nested":{"unknown":[{},[],null,true,false]}}`,
+    );
+  });
+
+  it("decodes string values and keeps numbers lossless in the plain view", () => {
+    const plain = toPlain(parseJsonTree(`{"s":"caf\\u00e9","n":9007199254740993,"__proto__":{"x":1}}`)) as Record<string, unknown>;
+    expect(plain.s).toBe("café");
+    expect(String(plain.n)).toBe("9007199254740993");
+    expect(Object.getPrototypeOf(plain)).toBe(Object.prototype);
+    expect(Object.keys(plain)).toContain("__proto__");
+  });
+
+  it.each([
+    ['{"a":01}', "invalid number"],
+    ['{"a":1,}', "expected a quoted key"],
+    ['{"a":1 "b":2}', 'expected "," or "}"'],
+    ['{"a":"x\ny"}', "control character"],
+    ['{"a":1,"a":2}', "duplicate key"],
+    ['{"a":"\\x"}', "invalid escape"],
+    ["[1] 2", "after the end"],
+    ["", "expected a value"],
+    ["{'a':1}", "expected a quoted key"],
+    ["[NaN]", "expected a value"],
+  ])("rejects %j (%s)", (text, detail) => {
+    expect(() => parseJsonTree(text)).toThrow(detail);
+  });
+
+  it("reports line, column and the JSON path of a syntax error", () => {
+    try {
+      parseJsonTree('{\n  "tasks": [\n    {"id": "t1", "title": tru}\n  ]\n}');
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(JsonSyntaxError);
+      const err = e as JsonSyntaxError;
+      expect(err.line).toBe(3);
+      expect(formatPath(err.path)).toBe("tasks[0].title");
+    }
   });
 });
