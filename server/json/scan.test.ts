@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compactJsonText, toPlain } from "./compact";
-import { findMember, stringValue } from "./nodes";
+import { findMember, stringValue, type JsonNode } from "./nodes";
 import { parseJsonTree, scanJson } from "./scan";
 import { formatPath, JsonSyntaxError } from "./syntax-error";
 
@@ -13,16 +13,29 @@ function prng(seed: number) {
   };
 }
 
+function tokenSoups(seed: number, count: number): string[] {
+  const random = prng(seed);
+  return Array.from({ length: count }, () => {
+    const length = 1 + Math.floor(random() * 8);
+    let text = "";
+    for (let i = 0; i < length; i++) text += PIECES[Math.floor(random() * PIECES.length)];
+    return text;
+  });
+}
+
+function repeatsKey(node: JsonNode): boolean {
+  if (node.kind === "array") return node.items.some(repeatsKey);
+  if (node.kind !== "object") return false;
+  const keys = node.members.map((m) => m.key);
+  return new Set(keys).size !== keys.length || node.members.some((m) => repeatsKey(m.value));
+}
+
 const PIECES = ['{', '}', '[', ']', ',', ':', '"a"', '"\\n"', '"\\u00e9"', '"\\x"', '"\\u12"', "1", "-0", "01", "1.5e3", "1.", "true", "nul", "null", " ", "\n", '"', "\\", "\u0001", "é", "😀"];
 
 describe("scanJson", () => {
   it("[TPR-RED-10] accepts exactly what JSON.parse accepts (differential over random token soups)", () => {
-    const random = prng(42);
     let valid = 0;
-    for (let n = 0; n < 20_000; n++) {
-      const length = 1 + Math.floor(random() * 8);
-      let text = "";
-      for (let i = 0; i < length; i++) text += PIECES[Math.floor(random() * PIECES.length)];
+    for (const text of tokenSoups(42, 20_000)) {
       let expected = true;
       try {
         JSON.parse(text);
@@ -80,6 +93,20 @@ describe("lossless JSON tree", () => {
       `{"z":1,"10":9007199254740993,"2":1.10,"neg":-0,"tiny":1e-7,"big":1E+400,` +
         `"s":"caf\\u00e9 \\ud83d\\ude00 汉字 😀 \\"q\\" \\/","nested":{"unknown":[{},[],null,true,false]}}`,
     );
+  });
+
+  it("accepts what scanJson accepts except repeated keys, and names the fault of the rest (same token soups)", () => {
+    for (const text of tokenSoups(43, 20_000)) {
+      const scanned = scanJson(text);
+      let accepted = true;
+      try {
+        parseJsonTree(text);
+      } catch (error) {
+        expect(error, JSON.stringify(text)).toBeInstanceOf(JsonSyntaxError);
+        accepted = false;
+      }
+      expect(accepted, JSON.stringify(text)).toBe(scanned.ok && !repeatsKey(scanned.root));
+    }
   });
 
   it("decodes string values and keeps numbers lossless in the plain view", () => {

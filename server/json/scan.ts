@@ -18,6 +18,7 @@
 //   levels; throws JsonSyntaxError with line, column and JSON path.
 import { decodeString, JsonStringNode, type JsonArrayNode, type JsonMember, type JsonNode, type JsonObjectNode } from "./nodes";
 import { JsonSyntaxError } from "./syntax-error";
+import { continuesNumber, escapeLength, stringFault } from "./tokens";
 
 export type ScanResult = { ok: true; root: JsonNode; flaggedKeys: number[] } | { ok: false };
 
@@ -25,59 +26,27 @@ type Rules = { maxDepth: number; rejectDuplicateKeys: boolean; allowByteOrderMar
 
 const NO_KEYS: ReadonlySet<string> = new Set();
 const NUMBER_RE = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-const HEX4_RE = /[0-9a-fA-F]{4}/y;
 const CONTROL_RE = /[\u0000-\u001f]/g;
-// A run of characters that need no attention inside a string.
-const STRING_RUN_RE = /[^"\\\u0000-\u001f]*/y;
 const QUOTE = 34;
 const COLON = 58;
-const CHAR_U = 117;
 
-/** " \\ / b f n r t */
-function isSimpleEscape(code: number): boolean {
-  return code === 34 || code === 92 || code === 47 || code === 98 || code === 102 || code === 110 || code === 114 || code === 116;
-}
-
-/** Length of the valid escape sequence at `slash`, or 0 when it is invalid. */
-function escapeLength(text: string, slash: number): number {
-  const e = text.charCodeAt(slash + 1);
-  if (e !== CHAR_U) return isSimpleEscape(e) ? 2 : 0;
-  HEX4_RE.lastIndex = slash + 2;
-  return HEX4_RE.test(text) ? 6 : 0;
-}
-
-/** Characters that may not directly follow a number: 0-9 . e E + - */
-function continuesNumber(code: number): boolean {
-  return (code >= 48 && code <= 57) || code === 46 || code === 101 || code === 69 || code === 43 || code === 45;
-}
-
-/**
- * The first fault of the rejected string opening at `open`, found by walking
- * it in order (the fast scan checks escapes before control characters).
- */
-function stringFault(text: string, open: number): { detail: string; at: number } {
-  let pos = open + 1;
-  for (;;) {
-    STRING_RUN_RE.lastIndex = pos;
-    STRING_RUN_RE.test(text);
-    pos = STRING_RUN_RE.lastIndex;
-    const c = text.charCodeAt(pos);
-    // A closing quote here would mean the fast scan accepted the string.
-    if (pos >= text.length || c === QUOTE) return { detail: "unterminated string", at: open };
-    if (c < 0x20) return { detail: "control character in string (must be escaped)", at: pos };
-    const length = escapeLength(text, pos);
-    if (length === 0) return { detail: text.charCodeAt(pos + 1) === CHAR_U ? "invalid \\u escape" : "invalid escape sequence", at: pos };
-    pos += length;
-  }
-}
-
+// The JSON path is not tracked while scanning (the hot path pays nothing
+// for it): each enclosing member or item prepends its key or index while a
+// failure unwinds.
 class Malformed extends Error {
+  readonly path: (string | number)[] = [];
+
   constructor(
     readonly detail: string,
     readonly position: number,
-    readonly path: ReadonlyArray<string | number>,
   ) {
     super(detail);
+  }
+
+  /** Rethrows `error`, inside the value at `segment`, with that segment on its path. */
+  static within(error: unknown, segment: string | number): never {
+    if (error instanceof Malformed) error.path.unshift(segment);
+    throw error;
   }
 }
 
@@ -100,7 +69,6 @@ class Scanner {
   private quoteAt: number;
   private backslashAt: number;
   private controlAt: number;
-  private readonly path: (string | number)[] = [];
   readonly flaggedKeys: number[] = [];
 
   constructor(
@@ -121,7 +89,7 @@ class Scanner {
   }
 
   private fail(detail: string, at = this.pos): never {
-    throw new Malformed(detail, at, [...this.path]);
+    throw new Malformed(detail, at);
   }
 
   private describe(): string {
@@ -253,10 +221,11 @@ class Scanner {
     this.skipWhitespace();
     if (text.charCodeAt(this.pos) !== COLON) this.fail(`unexpected ${this.describe()}, expected ":"`);
     this.pos++;
-    this.path.push(key);
-    const value = this.parseValue(depth + 1);
-    this.path.pop();
-    return { key, keyStart, keyEnd, value };
+    try {
+      return { key, keyStart, keyEnd, value: this.parseValue(depth + 1) };
+    } catch (error) {
+      return Malformed.within(error, key);
+    }
   }
 
   private parseArray(depth: number): JsonArrayNode {
@@ -264,9 +233,11 @@ class Scanner {
     const items: JsonNode[] = [];
     if (!this.opensEmpty("]")) {
       do {
-        this.path.push(items.length);
-        items.push(this.parseValue(depth + 1));
-        this.path.pop();
+        try {
+          items.push(this.parseValue(depth + 1));
+        } catch (error) {
+          Malformed.within(error, items.length);
+        }
       } while (!this.closes("]"));
     }
     return { kind: "array", start, end: this.pos, items };
