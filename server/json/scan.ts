@@ -4,7 +4,8 @@
 // Import, export, the request bodies and the compaction reducer all keep
 // stored metadata byte-exact by cutting or copying the original text, so
 // every number literal, unknown field, key order and escape survives and
-// nothing is re-serialized. Strings (the multi-MiB payloads) are skipped with
+// nothing is re-serialized (lossless-json keeps number literals too, but it
+// builds JS objects, which move integer-like keys such as "2" first). Strings (the multi-MiB payloads) are skipped with
 // native indexOf searches whose results are cached: the scan is linear even
 // for strings with millions of escapes. Only when a string is rejected is it
 // walked again, in order, to name its first fault.
