@@ -16,7 +16,7 @@ import { openDatabase } from "@/server/db/client";
 import { seedDemoWorkspace } from "@/server/workspace/demo/seed";
 import { exportTask } from "@/server/workspace/export/export-task";
 import { importFixture } from "@/server/workspace/fixture/import-fixture";
-import { parseJsonTree } from "@/server/json/json-tree";
+import { parseJsonTree } from "@/server/json/scan";
 import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 
 const MiB = 1024 * 1024;

@@ -6,8 +6,10 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
 import { AppError } from "@/server/errors";
-import { compactJson, toPlain } from "../json/json-compact";
-import { JsonSyntaxError, member, parseJsonTree, type JsonNode } from "../json/json-tree";
+import { compactJson, toPlain } from "../json/compact";
+import { member, type JsonNode } from "../json/nodes";
+import { parseJsonTree } from "../json/scan";
+import { JsonSyntaxError } from "../json/syntax-error";
 import { appendMessage, replaceMessageMetadata } from "./message-writes";
 import type { WorkspaceStore } from "./store";
 

@@ -19,8 +19,9 @@ import type { RowSkipReason } from "@/lib/retention/skip-reasons";
 import "server-only";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { findControlTool } from "./control-tools";
-import { appendPosition, applyEdits, keptBytes, memberDeletionSpans, spanBytes } from "../../json/json-edit";
-import { findMember, readString, scanJson, type JsonObjectNode, type JsonSpan } from "../../json/json-scan";
+import { appendPosition, applyEdits, keptBytes, memberDeletionSpans, spanBytes } from "../../json/edit";
+import { findMember, stringValue, type JsonObjectNode, type JsonSpan } from "../../json/nodes";
+import { scanJson } from "../../json/scan";
 import {
   KINDS_BY_MESSAGE_TYPE,
   PROVENANCE_KEYS,
@@ -76,32 +77,32 @@ function readEnvelope(text: string, type: string): Envelope {
   const normalized = findMember(root, "normalized");
   if (!normalized || normalized === "duplicate" || normalized.value.kind !== "object") return { skip: "unsupported" };
   const kindMember = findMember(normalized.value, "kind");
-  const kind = kindMember && kindMember !== "duplicate" ? readString(text, kindMember.value) : null;
+  const kind = kindMember && kindMember !== "duplicate" ? stringValue(kindMember.value) : null;
   if (kind === null || !isCompactableKind(kind) || !allowed.includes(kind)) return { skip: "unsupported" };
   const span = normalized.value;
   const provenance =
     scan.flaggedKeys.some((at) => at > span.start && at < span.end) || root.members.some((m) => PROVENANCE_KEYS.has(m.key));
   if (provenance) return { skip: "unsupported" };
-  if (namesControlTool(text, root, normalized.value, kind)) return { skip: "unsupported" };
-  if (hasStructuredResult(text, root, normalized.value, kind)) return { skip: "unsupported" };
+  if (namesControlTool(root, normalized.value, kind)) return { skip: "unsupported" };
+  if (hasStructuredResult(root, normalized.value, kind)) return { skip: "unsupported" };
   return { root, kind, bytes: size.bytes };
 }
 
-function namesControlTool(text: string, root: JsonObjectNode, normalized: JsonObjectNode, kind: CompactableKind): boolean {
+function namesControlTool(root: JsonObjectNode, normalized: JsonObjectNode, kind: CompactableKind): boolean {
   const names: (string | null)[] = [];
   for (const member of root.members) {
-    if (member.key === "tool_name" || member.key === "toolName") names.push(readString(text, member.value));
+    if (member.key === "tool_name" || member.key === "toolName") names.push(stringValue(member.value));
   }
   const body = findMember(normalized, kind);
   if (body && body !== "duplicate" && body.value.kind === "object") {
     for (const member of body.value.members) {
-      if (member.key === "name" || member.key === "tool_name") names.push(readString(text, member.value));
+      if (member.key === "name" || member.key === "tool_name") names.push(stringValue(member.value));
     }
   }
   return names.some((name) => name !== null && findControlTool(name) !== null);
 }
 
-function hasStructuredResult(text: string, root: JsonObjectNode, normalized: JsonObjectNode, kind: CompactableKind): boolean {
+function hasStructuredResult(root: JsonObjectNode, normalized: JsonObjectNode, kind: CompactableKind): boolean {
   const results = root.members.filter((member) => member.key === "result").map((member) => member.value);
   if (kind === "generic") {
     const body = findMember(normalized, "generic");
@@ -109,7 +110,7 @@ function hasStructuredResult(text: string, root: JsonObjectNode, normalized: Jso
       for (const member of body.value.members) if (member.key === "output") results.push(member.value);
     }
   }
-  return results.some((node) => classifyResult(text, node) === "structured");
+  return results.some((node) => classifyResult(node) === "structured");
 }
 
 type Removal = { fields: string[]; spans: JsonSpan[]; rootRemoved: Set<number> } | { skip: SkipReason };

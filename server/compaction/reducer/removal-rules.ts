@@ -2,7 +2,7 @@
 // message type each kind must sit on. One table shared by the reducer, the
 // replacement-write guard and the docs: a path listed in a marker's
 // removed_fields always means the same field.
-import { findMember, type JsonArrayNode, type JsonNode, type JsonObjectNode } from "../../json/json-scan";
+import { findMember, type JsonArrayNode, type JsonNode, type JsonObjectNode } from "../../json/nodes";
 
 export type CompactableKind = "shell_exec" | "read_file" | "modify_file" | "code_search" | "http_request" | "generic";
 

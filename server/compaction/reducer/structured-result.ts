@@ -7,7 +7,7 @@
 // conversation's record of what a tool printed; images, audio, resources,
 // resource links, structuredContent and any envelope we do not recognize
 // are contracts (or may be), so the whole row is kept and counted skipped.
-import { readString, type JsonNode, type JsonObjectNode } from "../../json/json-scan";
+import { stringValue, type JsonNode, type JsonObjectNode } from "../../json/nodes";
 
 export type ResultClass = "plain" | "structured";
 
@@ -33,14 +33,14 @@ function isPlainMeta(node: JsonNode): boolean {
   return node.kind === "object" && !metaHasContractKeys(node);
 }
 
-function isTextPart(text: string, node: JsonNode): boolean {
+function isTextPart(node: JsonNode): boolean {
   if (node.kind !== "object" || !hasOnlyKeys(node, TEXT_PART_KEYS)) return false;
   let sawType = false;
   let sawText = false;
   for (const member of node.members) {
     const value = member.value;
     if (member.key === "type") {
-      if (sawType || readString(text, value) !== "text") return false;
+      if (sawType || stringValue(value) !== "text") return false;
       sawType = true;
     } else if (member.key === "text") {
       if (sawText || value.kind !== "string") return false;
@@ -54,18 +54,18 @@ function isTextPart(text: string, node: JsonNode): boolean {
   return sawType && sawText;
 }
 
-function isTextContent(text: string, node: JsonNode): boolean {
-  return node.kind === "array" && node.items.every((item) => isTextPart(text, item));
+function isTextContent(node: JsonNode): boolean {
+  return node.kind === "array" && node.items.every(isTextPart);
 }
 
-function isTextCallToolResult(text: string, node: JsonObjectNode): boolean {
+function isTextCallToolResult(node: JsonObjectNode): boolean {
   if (!hasOnlyKeys(node, RESULT_KEYS)) return false;
   const seen = new Set<string>();
   for (const member of node.members) {
     if (seen.has(member.key)) return false;
     seen.add(member.key);
-    if (member.key === "content" && !isTextContent(text, member.value)) return false;
-    if (member.key === "isError" && member.value.kind !== "true" && member.value.kind !== "false") return false;
+    if (member.key === "content" && !isTextContent(member.value)) return false;
+    if (member.key === "isError" && member.value.kind !== "boolean") return false;
     if (member.key === "_meta" && !isPlainMeta(member.value)) return false;
   }
   return seen.has("content");
@@ -76,17 +76,16 @@ function isTextCallToolResult(text: string, node: JsonObjectNode): boolean {
  * MCP text parts, or a CallToolResult whose content is only text parts.
  * Everything else is structured.
  */
-export function classifyResult(text: string, node: JsonNode): ResultClass {
+export function classifyResult(node: JsonNode): ResultClass {
   switch (node.kind) {
     case "string":
     case "number":
-    case "true":
-    case "false":
+    case "boolean":
     case "null":
       return "plain";
     case "array":
-      return isTextContent(text, node) ? "plain" : "structured";
+      return isTextContent(node) ? "plain" : "structured";
     case "object":
-      return isTextCallToolResult(text, node) ? "plain" : "structured";
+      return isTextCallToolResult(node) ? "plain" : "structured";
   }
 }

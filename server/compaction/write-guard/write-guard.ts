@@ -12,8 +12,9 @@
 // would replay the removed payload under a new id, so it is refused.
 import "server-only";
 import { AppError } from "@/server/errors";
-import { appendPosition, applyEdits, memberDeletionSpans } from "../../json/json-edit";
-import { readString, scanJson, type JsonObjectNode, type JsonSpan } from "../../json/json-scan";
+import { appendPosition, applyEdits, memberDeletionSpans } from "../../json/edit";
+import { stringValue, type JsonObjectNode, type JsonSpan } from "../../json/nodes";
+import { scanJson } from "../../json/scan";
 import { MARKER_KEY } from "../reducer/reducer";
 import type { CompactionStore } from "../store";
 import {
@@ -42,7 +43,7 @@ export function readRemovalMarker(metadata: string): StoredMarker | null {
   if (member.value.kind === "object") {
     const list = member.value.members.find((m) => m.key === "removed_fields")?.value;
     if (list?.kind === "array") {
-      const names = list.items.map((item) => readString(metadata, item));
+      const names = list.items.map(stringValue);
       if (names.every((name): name is string => name !== null)) fields = names;
     }
   }

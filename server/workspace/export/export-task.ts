@@ -2,7 +2,7 @@
 // spliced in exactly as stored, compaction markers included, so an export
 // imports again and export -> import -> export is byte-identical (TPR-TX-09).
 import { AppError } from "@/server/errors";
-import { parseJsonTree } from "../../json/json-tree";
+import { parseJsonTree } from "../../json/scan";
 import { FIXTURE_FORMAT, FIXTURE_VERSION } from "../fixture/fixture-types";
 import type { TaskTree, WorkspaceStore } from "../store";
 import { RawJson, writeJson, type Writable } from "./json-writer";

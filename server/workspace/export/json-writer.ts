@@ -11,37 +11,26 @@ export type Writable = string | number | boolean | null | RawJson | Writable[] |
 
 export function writeJson(value: Writable, indent = "  "): string {
   const out: string[] = [];
-  const emit = (v: Writable, pad: string) => {
-    if (v instanceof RawJson) {
-      out.push(v.text);
-    } else if (Array.isArray(v)) {
-      if (v.length === 0) {
-        out.push("[]");
-        return;
-      }
-      const inner = pad + indent;
-      out.push("[");
-      v.forEach((item, i) => {
-        out.push(i === 0 ? "\n" : ",\n", inner);
-        emit(item, inner);
-      });
-      out.push("\n", pad, "]");
-    } else if (v !== null && typeof v === "object") {
-      const keys = Object.keys(v);
-      if (keys.length === 0) {
-        out.push("{}");
-        return;
-      }
-      const inner = pad + indent;
-      out.push("{");
-      keys.forEach((key, i) => {
-        out.push(i === 0 ? "\n" : ",\n", inner, JSON.stringify(key), ": ");
-        emit(v[key]!, inner);
-      });
-      out.push("\n", pad, "}");
-    } else {
-      out.push(JSON.stringify(v));
+  // Arrays and objects share one layout: an entry a line, `prefix` (an
+  // object's key) before each value.
+  const emitEntries = (open: string, close: string, entries: [prefix: string, value: Writable][], pad: string) => {
+    if (entries.length === 0) {
+      out.push(open, close);
+      return;
     }
+    const inner = pad + indent;
+    out.push(open);
+    entries.forEach(([prefix, item], i) => {
+      out.push(i === 0 ? "\n" : ",\n", inner, prefix);
+      emit(item, inner);
+    });
+    out.push("\n", pad, close);
+  };
+  const emit = (v: Writable, pad: string): void => {
+    if (v instanceof RawJson) out.push(v.text);
+    else if (Array.isArray(v)) emitEntries("[", "]", v.map((item) => ["", item]), pad);
+    else if (v !== null && typeof v === "object") emitEntries("{", "}", Object.keys(v).map((key) => [`${JSON.stringify(key)}: `, v[key]!]), pad);
+    else out.push(JSON.stringify(v));
   };
   emit(value, "");
   return out.join("");

@@ -3,7 +3,8 @@
 // literals and key order are copied from the source text unchanged, so
 // 9007199254740993, 1.10, -0 and "\u00e9" stay exactly as written.
 import { LosslessNumber } from "lossless-json";
-import { parseJsonTree, type JsonNode } from "./json-tree";
+import type { JsonNode } from "./nodes";
+import { parseJsonTree } from "./scan";
 
 /** Re-emits `node` (parsed from `source`) without insignificant whitespace. */
 export function compactJson(source: string, node: JsonNode): string {
@@ -12,7 +13,7 @@ export function compactJson(source: string, node: JsonNode): string {
     switch (n.kind) {
       case "object":
         out.push("{");
-        n.entries.forEach((e, i) => {
+        n.members.forEach((e, i) => {
           if (i > 0) out.push(",");
           out.push(source.slice(e.keyStart, e.keyEnd), ":");
           emit(e.value);
@@ -49,7 +50,7 @@ export function toPlain(node: JsonNode): unknown {
   switch (node.kind) {
     case "object": {
       const obj: Record<string, unknown> = {};
-      for (const e of node.entries) {
+      for (const e of node.members) {
         Object.defineProperty(obj, e.key, { value: toPlain(e.value), enumerable: true, writable: true, configurable: true });
       }
       return obj;

@@ -1,7 +1,7 @@
 // Byte-exact edits on JSON text: delete object members (with the comma and
 // whitespace that separated them) and insert text, leaving every other
 // character of the document untouched.
-import type { JsonObjectNode, JsonSpan } from "./json-scan";
+import type { JsonObjectNode, JsonSpan } from "./nodes";
 
 export type Insertion = { at: number; text: string };
 
