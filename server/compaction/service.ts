@@ -6,7 +6,7 @@ import { eventBus } from "@/server/events/bus";
 import { maintenanceGuard } from "@/server/maintenance/guard";
 import { registerQuiescer } from "@/server/maintenance/quiescence";
 import type { Runtime } from "@/server/runtime";
-import type { AnalyzeBody, CancelBody, PutPolicyBody, RunBody } from "@/lib/retention/api";
+import type { AnalyzeBody, CancelBody, PutPolicyBody, RunBody } from "@/lib/compaction/api";
 import { savePolicy } from "./policy/policy-update";
 import { readRetentionStatus, type RetentionStatus } from "./status";
 import { createRetentionWorker, type RetentionWorker } from "./worker/worker";

@@ -4,7 +4,7 @@ import "server-only";
 import type { Sqlite } from "@/server/db/client";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { DAY_MS } from "@/server/jobs/schedule";
-import type { RetentionStatusBody } from "@/lib/retention/client/status-types";
+import type { RetentionStatusBody } from "@/lib/compaction/api";
 import { createDefaultRecord, type RetentionOperation } from "./policy/policy-schema";
 import { readRetentionRecord } from "./policy/record";
 

@@ -8,7 +8,7 @@ import "server-only";
 import type { Clock } from "@/server/clock";
 import type { Sqlite } from "@/server/db/client";
 import { formatUtc } from "@/lib/time/rfc3339";
-import type { RetentionAge, RetentionOperation } from "@/lib/retention/policy";
+import type { RetentionAge, RetentionOperation } from "@/lib/compaction/policy";
 import { captureBounds, fetchBodies, PAGE_LIMITS } from "../cleanup/candidates";
 import { computeCutoff } from "../eligibility/cutoff";
 import { checkTaskEligibility } from "../eligibility/eligibility";

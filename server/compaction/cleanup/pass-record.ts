@@ -6,7 +6,7 @@
 import "server-only";
 import type { Sqlite } from "@/server/db/client";
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
-import type { OperationState, RetentionOperation } from "@/lib/retention/policy";
+import type { OperationState, RetentionOperation } from "@/lib/compaction/policy";
 import { captureBounds } from "./candidates";
 import { computeCutoff } from "../eligibility/cutoff";
 import { readSchemaVersion, withProgress, type GateFailure, type PassIdentity } from "./batch";

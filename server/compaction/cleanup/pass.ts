@@ -10,7 +10,7 @@ import type { Clock, Timers } from "@/server/clock";
 import type { Sqlite } from "@/server/db/client";
 import type { Logger } from "@/server/log";
 import { formatUtc } from "@/lib/time/rfc3339";
-import type { OperationState, RetentionOperation } from "@/lib/retention/policy";
+import type { OperationState, RetentionOperation } from "@/lib/compaction/policy";
 import { fetchBodies, PAGE_LIMITS, type PageLimits, type PlannedPage } from "./candidates";
 import { runBatch, type GateFailure, type PreparedRow } from "./batch";
 import { checkTaskEligibility } from "../eligibility/eligibility";

@@ -1,0 +1,54 @@
+// Wire types of the Messages compaction API (/tool-payload-retention), shared
+// by the route handlers and the browser. Request bodies are strict: unknown
+// fields are 400.
+import { z } from "zod";
+import {
+  ageSchema,
+  backupReceiptSchema,
+  countSchema,
+  operationSchema,
+  policyDraftSchema,
+  policySchema,
+  preparationChoiceSchema,
+  preparationStateSchema,
+  skipReceiptSchema,
+} from "./policy";
+
+export const putPolicyBodySchema = z.strictObject({
+  policy: policyDraftSchema,
+  expectedRevision: countSchema,
+  preparation: preparationChoiceSchema.optional(),
+});
+
+export const analyzeBodySchema = z.strictObject({ age: ageSchema });
+export const runBodySchema = z.strictObject({ expectedRevision: countSchema });
+export const cancelBodySchema = z.strictObject({ operationId: z.string().min(1).max(128) });
+
+export type PutPolicyBody = z.infer<typeof putPolicyBodySchema>;
+export type AnalyzeBody = z.infer<typeof analyzeBodySchema>;
+export type RunBody = z.infer<typeof runBodySchema>;
+export type CancelBody = z.infer<typeof cancelBodySchema>;
+
+export const acceptedOperationSchema = z.looseObject({ operationId: z.string().min(1) });
+export type AcceptedOperation = z.infer<typeof acceptedOperationSchema>;
+
+/** The GET body (also the answer of PUT and cancel); server/compaction/status.ts builds it. */
+export const retentionStatusBodySchema = z.strictObject({
+  capability: z.enum(["supported", "unsupported"]),
+  recordState: z.enum(["ok", "missing", "malformed"]),
+  policy: policySchema,
+  preparation: z.strictObject({
+    state: preparationStateSchema,
+    choice: preparationChoiceSchema.nullable(),
+    receipt: z.union([backupReceiptSchema, skipReceiptSchema]).nullable(),
+    errorCode: z.string().nullable(),
+    operationId: z.string().nullable(),
+  }),
+  armed: z.boolean(),
+  latestAnalysis: operationSchema.nullable(),
+  latestRun: operationSchema.nullable(),
+  activeOperation: operationSchema.nullable(),
+  nextDueAt: z.string().nullable(),
+  lastErrorCode: z.string().nullable(),
+});
+export type RetentionStatusBody = z.infer<typeof retentionStatusBodySchema>;
