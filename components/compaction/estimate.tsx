@@ -3,7 +3,7 @@
 // result labelled an estimate over its scan, with explicit "stale" (older
 // than 24 h or made for another age) and "partial" (progress, no total).
 import { useTranslations } from "next-intl";
-import type { OperationEvent } from "@/lib/events/types";
+import type { OperationEvent } from "@/lib/events/api";
 import type { RetentionAge, RetentionOperation } from "@/lib/compaction/policy";
 import { fingerprintOf } from "@/lib/compaction/client/draft-model";
 import { KindChart } from "./kind-chart";

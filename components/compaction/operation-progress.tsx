@@ -3,7 +3,7 @@
 // polled record otherwise. Without a known total the bar is indeterminate and
 // the text gives counts so far, never a complete-looking total.
 import { useTranslations } from "next-intl";
-import type { OperationEvent } from "@/lib/events/types";
+import type { OperationEvent } from "@/lib/events/api";
 import type { RetentionOperation } from "@/lib/compaction/policy";
 import type { RetentionFormat } from "./use-retention-format";
 import styles from "./retention-card.module.css";

@@ -2,7 +2,7 @@
 // Last and next run, "Compact messages now", and the active run's progress.
 // The outcome, its time and any error sit outside the expandable details.
 import { useTranslations } from "next-intl";
-import type { OperationEvent } from "@/lib/events/types";
+import type { OperationEvent } from "@/lib/events/api";
 import type { RetentionStatusBody } from "@/lib/compaction/api";
 import type { RetentionOperation } from "@/lib/compaction/policy";
 import { OperationDetails } from "./operation-details";

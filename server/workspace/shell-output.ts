@@ -4,19 +4,13 @@ import "server-only";
 // answer is 410 tool_payload_removed with the removal time and the retained
 // summary (TPR-TX-06), never a stale or partial body.
 import { isLosslessNumber, parse } from "lossless-json";
+import type { ShellOutputResponse } from "@/lib/conversation/api";
 import type { Sqlite } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { statement } from "../db/statements";
 
-export type ShellOutput = {
-  messageId: string;
-  command: string | null;
-  workDir: string | null;
-  exitCode: number | null;
-  stdout: string;
-  stderr: string;
-  truncated: boolean;
-};
+/** The 200 body; the wire type lives with the conversation API. */
+export type ShellOutput = ShellOutputResponse;
 
 type Obj = Record<string, unknown>;
 

@@ -5,7 +5,7 @@ import "server-only";
 // event bus; only the latest result is stored (settings `checkpoint_retention`).
 import type Database from "better-sqlite3";
 import type { ActiveOperation, CheckpointOperationKind, OperationAccepted, RetentionResult } from "@/lib/checkpoints/retention-api";
-import type { OperationState } from "@/lib/events/types";
+import type { OperationState } from "@/lib/events/api";
 import type { Clock } from "@/server/clock";
 import { AppError, isAppError } from "@/server/errors";
 import type { EventBus } from "@/server/events/bus";

@@ -6,7 +6,7 @@ import "server-only";
 import type { Sqlite } from "@/server/db/client";
 import { AppError } from "@/server/errors";
 import { formatUtc } from "@/lib/time/rfc3339";
-import type { OperationEvent } from "@/lib/events/types";
+import type { OperationEvent } from "@/lib/events/api";
 import type { OperationKind, OperationState, RetentionOperation, RetentionRecord } from "./policy-schema";
 import { withRetentionRecordInTx } from "./record";
 
