@@ -1,8 +1,8 @@
 "use client";
 
 import { useLocale, useTranslations } from "next-intl";
-import { databaseBackupUrl, type BackupEntry, type RestoreResult } from "@/lib/api/database-maintenance";
-import { useDeleteBackup } from "@/lib/database/client/queries";
+import { databaseBackupUrl, type BackupEntry, type RestoreResult } from "@/lib/database/api";
+import { useDeleteBackup } from "@/lib/database/client/use-delete-backup";
 import { formatBytes, formatDateTime } from "@/lib/i18n/format";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { ErrorSummary } from "./error-summary";

@@ -3,7 +3,7 @@
 import { useLocale, useTranslations } from "next-intl";
 import { useId, useState } from "react";
 import type { LogEntry, LogLevel } from "@/lib/logs/api";
-import { useLogs } from "@/lib/database/client/queries";
+import { useLogs } from "@/lib/database/client/use-logs";
 import { formatCount, formatDateTime } from "@/lib/i18n/format";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { ErrorSummary } from "./error-summary";

@@ -2,8 +2,8 @@
 
 import { useTranslations } from "next-intl";
 import { useId, useState, type FormEvent } from "react";
-import type { RestoreResult } from "@/lib/api/database-maintenance";
-import { useRestoreBackup } from "@/lib/database/client/queries";
+import type { RestoreResult } from "@/lib/database/api";
+import { useRestoreBackup } from "@/lib/database/client/use-restore-backup";
 import { ErrorSummary } from "./error-summary";
 import { useErrorMessage } from "./use-error-message";
 import styles from "./cards.module.css";

@@ -1,5 +1,5 @@
 import "server-only";
-import type { VacuumResult } from "@/lib/api/database-maintenance";
+import type { VacuumResult } from "@/lib/database/api";
 import fs from "node:fs";
 import type { Clock } from "@/server/clock";
 import type { Sqlite } from "@/server/db/client";
