@@ -3,7 +3,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { NextIntlClientProvider } from "next-intl";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { CheckpointStorageStatus, RetentionResult } from "@/lib/checkpoints/retention-api";
+import type { CheckpointStorageStatus, RetentionResult } from "@/lib/checkpoints/api";
 import en from "@/messages/checkpoints/en.json";
 import zhHk from "@/messages/checkpoints/zh-hk.json";
 import { CheckpointStorageCard } from "./checkpoint-storage-card";

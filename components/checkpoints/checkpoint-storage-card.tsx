@@ -1,9 +1,9 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import type { CheckpointOperationKind, CheckpointStorageStatus } from "@/lib/checkpoints/retention-api";
-import { useCheckpointStorage } from "@/lib/checkpoints/use-checkpoint-storage";
-import { useStartCheckpointOperation } from "@/lib/checkpoints/use-start-checkpoint-operation";
+import type { CheckpointOperationKind, CheckpointStorageStatus } from "@/lib/checkpoints/api";
+import { useCheckpointStorage } from "@/lib/checkpoints/client/use-checkpoint-storage";
+import { useStartCheckpointOperation } from "@/lib/checkpoints/client/use-start-checkpoint-operation";
 import { isApiError } from "@/lib/query/fetch-json";
 import { LargestThreads } from "./largest-threads";
 import { OperationResult } from "./operation-result";

@@ -4,7 +4,7 @@ import "server-only";
 // guard means waiting, not failing) and its thread lock. Progress goes to the
 // event bus; only the latest result is stored (settings `checkpoint_retention`).
 import type Database from "better-sqlite3";
-import type { ActiveOperation, CheckpointOperationKind, OperationAccepted, RetentionResult } from "@/lib/checkpoints/retention-api";
+import type { ActiveOperation, CheckpointOperationKind, OperationAccepted, RetentionResult } from "@/lib/checkpoints/api";
 import type { OperationState } from "@/lib/events/api";
 import type { Clock } from "@/server/clock";
 import { AppError, isAppError } from "@/server/errors";

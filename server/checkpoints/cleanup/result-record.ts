@@ -1,7 +1,7 @@
 // The latest checkpoint analysis/cleanup result, one settings row (strict).
 import type Database from "better-sqlite3";
 import { parse } from "lossless-json";
-import { CHECKPOINT_RETENTION_SETTINGS_KEY, retentionResult, type RetentionResult } from "@/lib/checkpoints/retention-api";
+import { CHECKPOINT_RETENTION_SETTINGS_KEY, retentionResult, type RetentionResult } from "@/lib/checkpoints/api";
 
 export type StoredResult = { result: RetentionResult | null; malformed: boolean };
 

@@ -1,7 +1,7 @@
 import "server-only";
 // Composition for the checkpoint maintenance routes.
 import { randomUUID } from "node:crypto";
-import type { CheckpointOperationKind, CheckpointStorageStatus, OperationAccepted } from "@/lib/checkpoints/retention-api";
+import type { CheckpointOperationKind, CheckpointStorageStatus, OperationAccepted } from "@/lib/checkpoints/api";
 import { eventBus } from "@/server/events/bus";
 import { maintenanceGuard } from "@/server/maintenance/guard";
 import type { Runtime } from "@/server/runtime";

@@ -1,7 +1,7 @@
 // Rows and payload bytes per checkpoint table and the largest threads. Sizes
 // come from length() on the blob columns, which SQLite answers from the
 // record header without loading blob content; nothing is decoded.
-import type { TableUsage, ThreadUsage } from "@/lib/checkpoints/retention-api";
+import type { TableUsage, ThreadUsage } from "@/lib/checkpoints/api";
 import type { Sqlite } from "./thread-rows";
 
 export const LARGEST_THREADS = 10;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { checkpointStorageStatus, CHECKPOINT_RETENTION_SETTINGS_KEY } from "@/lib/checkpoints/retention-api";
+import { checkpointStorageStatus, CHECKPOINT_RETENTION_SETTINGS_KEY } from "@/lib/checkpoints/api";
 import type { SystemEvent } from "@/lib/events/api";
 import { startRun } from "@/server/checkpoints/runs";
 import { checkpointQueue } from "@/server/checkpoints/cleanup/operations";

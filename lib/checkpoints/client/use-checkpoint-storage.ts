@@ -1,7 +1,7 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { fetchCheckpointStorage } from "./fetchers";
-import { checkpointKeys } from "./query-keys";
+import { checkpointKeys } from "./keys";
 
 const ACTIVE_POLL_MS = 1500;
 

@@ -1,8 +1,8 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { startCheckpointOperation } from "./fetchers";
-import { checkpointKeys } from "./query-keys";
-import type { CheckpointOperationKind } from "./retention-api";
+import { checkpointKeys } from "./keys";
+import type { CheckpointOperationKind } from "@/lib/checkpoints/api";
 
 /** Queues an analysis or cleanup (202); the status query then shows it running. */
 export function useStartCheckpointOperation() {
