@@ -5,24 +5,8 @@
 import { useTranslations } from "next-intl";
 import { useEffect, useRef } from "react";
 import type { RetentionError } from "@/lib/compaction/client/errors";
+import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./retention-card.module.css";
-
-const KNOWN_CODES = [
-  "conflict",
-  "operation_active",
-  "cleanup_not_approved",
-  "backup_choice_required",
-  "invalid_request",
-  "forbidden",
-  "cross_origin",
-  "unauthenticated",
-  "unsupported_engine",
-  "maintenance_busy",
-  "settings_malformed",
-  "network_error",
-  "internal_error",
-  "too_many_requests",
-] as const;
 
 export function errorKey(error: RetentionError | null): string {
   return error ? `${error.channel}:${error.action ?? ""}:${error.status}:${error.code}` : "";
@@ -31,13 +15,14 @@ export function errorKey(error: RetentionError | null): string {
 export function ErrorSummary(props: { error: RetentionError; onRefresh: () => void; onDismiss: () => void }) {
   const { error, onRefresh, onDismiss } = props;
   const t = useTranslations("compaction.errors");
+  const errorMessage = useErrorMessage("compaction");
   const ref = useRef<HTMLDivElement>(null);
   const key = errorKey(error);
   useEffect(() => {
     ref.current?.focus();
   }, [key]);
   const title = error.channel === "status" ? t("statusTitle") : t(`actionTitle.${error.action ?? "save"}`);
-  const detail = (KNOWN_CODES as readonly string[]).includes(error.code) ? t(`codes.${error.code}`) : t("codes.other", { status: error.status, code: error.code });
+  const detail = errorMessage(error.code);
   return (
     <div ref={ref} className={styles.errorSummary} role="alert" tabIndex={-1} data-testid={`retention-error-${error.channel}`} data-status={error.status}>
       <p className={styles.errorTitle}>{title}</p>

@@ -4,6 +4,7 @@ import { NextIntlClientProvider } from "next-intl";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import core from "@/messages/en.json";
 import feature from "@/messages/compaction/en.json";
+import apiErrors from "@/messages/api-errors/en.json";
 import type { RetentionOperation } from "@/lib/compaction/policy";
 import { errorBody, PUT_KEY, scriptedFetch, STATUS_KEY, statusBody, withClient } from "@/lib/compaction/client/test-support";
 import type { RetentionStatusBody } from "@/lib/compaction/api";
@@ -11,7 +12,7 @@ import { SaveBar } from "@/components/settings/save-bar/save-bar";
 import { createSaveBarStore } from "@/components/settings/save-bar/save-bar-store";
 import { SAVE_CONTRIBUTOR_ID, ToolPayloadRetentionCard } from "./tool-payload-retention-card";
 
-const messages = { ...core, ...feature };
+const messages = { ...core, ...feature, ...apiErrors };
 
 afterEach(() => {
   cleanup();

@@ -7,7 +7,7 @@ import { formatBytes, formatDateTime } from "@/lib/i18n/format";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { ErrorSummary } from "./error-summary";
 import { RestorePanel } from "./restore-panel";
-import { useErrorMessage } from "./use-error-message";
+import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./cards.module.css";
 
 export type OpenPanel = { name: string; mode: "delete" | "restore" } | null;

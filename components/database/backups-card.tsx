@@ -7,7 +7,7 @@ import { useBackups } from "@/lib/database/client/use-backups";
 import { useCreateBackup } from "@/lib/database/client/use-create-backup";
 import { BackupRow, type OpenPanel } from "./backup-row";
 import { ErrorSummary } from "./error-summary";
-import { useErrorMessage } from "./use-error-message";
+import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./cards.module.css";
 
 /**

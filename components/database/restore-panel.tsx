@@ -5,7 +5,7 @@ import { useId, useState, type FormEvent } from "react";
 import type { RestoreResult } from "@/lib/database/api";
 import { useRestoreBackup } from "@/lib/database/client/use-restore-backup";
 import { ErrorSummary } from "./error-summary";
-import { useErrorMessage } from "./use-error-message";
+import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./cards.module.css";
 
 /** Restore needs the backup's exact name typed in; the server checks it again. */

@@ -6,7 +6,7 @@ import { useDatabaseStats } from "@/lib/database/client/use-database-stats";
 import { formatBytes, formatCount } from "@/lib/i18n/format";
 import { ErrorSummary } from "./error-summary";
 import { TableSizes } from "./table-sizes";
-import { useErrorMessage } from "./use-error-message";
+import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import { VacuumPanel } from "./vacuum-panel";
 import styles from "./cards.module.css";
 
