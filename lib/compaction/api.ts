@@ -52,3 +52,17 @@ export const retentionStatusBodySchema = z.strictObject({
   lastErrorCode: z.string().nullable(),
 });
 export type RetentionStatusBody = z.infer<typeof retentionStatusBodySchema>;
+
+/** A status with nothing prepared, analysed or run yet (a fresh or unsupported record). */
+export function idleStatusBody(options: Pick<RetentionStatusBody, "capability" | "recordState" | "policy">): RetentionStatusBody {
+  return {
+    ...options,
+    preparation: { state: "none", choice: null, receipt: null, errorCode: null, operationId: null },
+    armed: false,
+    latestAnalysis: null,
+    latestRun: null,
+    activeOperation: null,
+    nextDueAt: null,
+    lastErrorCode: null,
+  };
+}

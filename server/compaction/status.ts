@@ -4,7 +4,7 @@ import "server-only";
 import type { Sqlite } from "@/server/db/client";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { DAY_MS } from "@/server/jobs/schedule";
-import type { RetentionStatusBody } from "@/lib/compaction/api";
+import { idleStatusBody, type RetentionStatusBody } from "@/lib/compaction/api";
 import { createDefaultRecord, type RetentionOperation } from "./policy/policy-schema";
 import { readRetentionRecord } from "./policy/record";
 
@@ -20,19 +20,7 @@ export function markStale(operation: RetentionOperation | null, nowMs: number): 
 }
 
 export function unsupportedStatus(): RetentionStatus {
-  const defaults = createDefaultRecord();
-  return {
-    capability: "unsupported",
-    recordState: "missing",
-    policy: defaults.policy,
-    preparation: { state: "none", choice: null, receipt: null, errorCode: null, operationId: null },
-    armed: false,
-    latestAnalysis: null,
-    latestRun: null,
-    activeOperation: null,
-    nextDueAt: null,
-    lastErrorCode: null,
-  };
+  return idleStatusBody({ capability: "unsupported", recordState: "missing", policy: createDefaultRecord().policy });
 }
 
 export function readRetentionStatus(sqlite: Sqlite, nowMs: number): RetentionStatus {

@@ -2,13 +2,8 @@
 // signal through and reject with ApiError (typed codes) on any failure,
 // including an answer that does not match the documented shape.
 import { fetchParsed } from "@/lib/query/fetch-json";
-import {
-  checkpointStorageStatus,
-  operationAccepted,
-  type CheckpointOperationKind,
-  type CheckpointStorageStatus,
-  type OperationAccepted,
-} from "@/lib/checkpoints/api";
+import { checkpointStorageStatus, operationAccepted } from "@/lib/checkpoints/api";
+import type { CheckpointOperationKind, CheckpointStorageStatus, OperationAccepted } from "@/lib/checkpoints/api";
 
 export const CHECKPOINTS_URL = "/api/v1/system/database/checkpoints";
 

@@ -2,16 +2,8 @@
 // checks the answer against its schema and rejects with ApiError (code +
 // status) on any non-2xx or unexpected answer.
 import { fetchParsed } from "@/lib/query/fetch-json";
-import {
-  acceptedOperationSchema,
-  retentionStatusBodySchema,
-  type AcceptedOperation,
-  type AnalyzeBody,
-  type CancelBody,
-  type PutPolicyBody,
-  type RetentionStatusBody,
-  type RunBody,
-} from "@/lib/compaction/api";
+import { acceptedOperationSchema, retentionStatusBodySchema } from "@/lib/compaction/api";
+import type { AcceptedOperation, AnalyzeBody, CancelBody, PutPolicyBody, RetentionStatusBody, RunBody } from "@/lib/compaction/api";
 
 export const RETENTION_PATH = "/api/v1/system/database/tool-payload-retention";
 

@@ -4,7 +4,7 @@ import { QueryClientProvider, type QueryClient } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { vi } from "vitest";
 import { createQueryClient } from "@/lib/query/client";
-import type { RetentionStatusBody } from "@/lib/compaction/api";
+import { idleStatusBody, type RetentionStatusBody } from "@/lib/compaction/api";
 
 type Answer = { status: number; body: unknown };
 type Pending = { answer: Answer; gate: Promise<void> | null };
@@ -44,19 +44,8 @@ export const RUN_KEY = "POST /api/v1/system/database/tool-payload-retention/run"
 export const ANALYZE_KEY = "POST /api/v1/system/database/tool-payload-retention/analyze";
 
 export function statusBody(patch: Partial<RetentionStatusBody> = {}, revision = 1): RetentionStatusBody {
-  return {
-    capability: "supported",
-    recordState: "ok",
-    policy: { enabled: false, age: { value: 3, unit: "months" }, revision },
-    preparation: { state: "none", choice: null, receipt: null, errorCode: null, operationId: null },
-    armed: false,
-    latestAnalysis: null,
-    latestRun: null,
-    activeOperation: null,
-    nextDueAt: null,
-    lastErrorCode: null,
-    ...patch,
-  };
+  const policy = { enabled: false, age: { value: 3, unit: "months" as const }, revision };
+  return { ...idleStatusBody({ capability: "supported", recordState: "ok", policy }), ...patch };
 }
 
 export function errorBody(code: string, message = code) {

@@ -22,6 +22,30 @@ async function mountLoaded(server: ReturnType<typeof scriptedFetch>, body: Reten
   return { hook, client };
 }
 
+type Failure = { status: number; code: string };
+
+/** Mounts loaded, then a run fails and the following status read fails too. */
+async function mountWithFailedRunAndRead(failures: { run: Failure; read: Failure }) {
+  const server = scriptedFetch();
+  const mounted = await mountLoaded(server);
+  server.answer(RUN_KEY, { status: failures.run.status, body: errorBody(failures.run.code) });
+  server.answer(STATUS_KEY, { status: failures.read.status, body: errorBody(failures.read.code) });
+  await act(() => mounted.hook.result.current.run(1));
+  await waitFor(() => expect(mounted.hook.result.current.statusError?.code).toBe(failures.read.code));
+  return { server, ...mounted };
+}
+
+/** Mounts loaded, then a run is refused with 409 operation_active (the read after it succeeds). */
+async function mountWithRefusedRun() {
+  const server = scriptedFetch();
+  const mounted = await mountLoaded(server);
+  server.answer(RUN_KEY, { status: 409, body: errorBody("operation_active") });
+  server.answer(STATUS_KEY, { status: 200, body: statusBody() });
+  await act(() => mounted.hook.result.current.run(1));
+  expect(mounted.hook.result.current.actionError?.code).toBe("operation_active");
+  return { server, ...mounted };
+}
+
 describe("useToolPayloadRetention error channels", () => {
   it("[TPR-UI-02] a failed read sets only the status error, and a current successful read clears it", async () => {
     const server = scriptedFetch();
@@ -39,12 +63,10 @@ describe("useToolPayloadRetention error channels", () => {
   });
 
   it("[TPR-UI-02] a successful read clears the status error but not the action error", async () => {
-    const server = scriptedFetch();
-    const { hook, client } = await mountLoaded(server);
-    server.answer(RUN_KEY, { status: 409, body: errorBody("cleanup_not_approved") });
-    server.answer(STATUS_KEY, { status: 503, body: errorBody("maintenance_busy") });
-    await act(() => hook.result.current.run(1));
-    await waitFor(() => expect(hook.result.current.statusError?.code).toBe("maintenance_busy"));
+    const { server, hook, client } = await mountWithFailedRunAndRead({
+      run: { status: 409, code: "cleanup_not_approved" },
+      read: { status: 503, code: "maintenance_busy" },
+    });
     expect(hook.result.current.actionError?.code).toBe("cleanup_not_approved");
 
     server.answer(STATUS_KEY, { status: 200, body: statusBody() });
@@ -54,12 +76,10 @@ describe("useToolPayloadRetention error channels", () => {
   });
 
   it("[TPR-UI-03] an action error takes display precedence and survives background reads", async () => {
-    const server = scriptedFetch();
-    const { hook, client } = await mountLoaded(server);
-    server.answer(RUN_KEY, { status: 409, body: errorBody("operation_active") });
-    server.answer(STATUS_KEY, { status: 500, body: errorBody("internal_error") });
-    await act(() => hook.result.current.run(1));
-    await waitFor(() => expect(hook.result.current.statusError?.code).toBe("internal_error"));
+    const { server, hook, client } = await mountWithFailedRunAndRead({
+      run: { status: 409, code: "operation_active" },
+      read: { status: 500, code: "internal_error" },
+    });
     expect(hook.result.current.error?.channel).toBe("action");
     expect(hook.result.current.error?.code).toBe("operation_active");
 
@@ -72,12 +92,7 @@ describe("useToolPayloadRetention error channels", () => {
   });
 
   it("[TPR-UI-03] Refresh dismisses the action error", async () => {
-    const server = scriptedFetch();
-    const { hook } = await mountLoaded(server);
-    server.answer(RUN_KEY, { status: 409, body: errorBody("operation_active") });
-    server.answer(STATUS_KEY, { status: 200, body: statusBody() });
-    await act(() => hook.result.current.run(1));
-    expect(hook.result.current.actionError?.code).toBe("operation_active");
+    const { server, hook } = await mountWithRefusedRun();
     server.answer(STATUS_KEY, { status: 200, body: statusBody() });
     await act(() => hook.result.current.refresh());
     expect(hook.result.current.actionError).toBeNull();
@@ -85,12 +100,7 @@ describe("useToolPayloadRetention error channels", () => {
   });
 
   it("[TPR-UI-03] a new action dismisses the previous action error", async () => {
-    const server = scriptedFetch();
-    const { hook } = await mountLoaded(server);
-    server.answer(RUN_KEY, { status: 409, body: errorBody("operation_active") });
-    server.answer(STATUS_KEY, { status: 200, body: statusBody() });
-    await act(() => hook.result.current.run(1));
-    expect(hook.result.current.actionError?.code).toBe("operation_active");
+    const { server, hook } = await mountWithRefusedRun();
     const release = server.hold(PUT_KEY, { status: 200, body: statusBody({}, 2) });
     server.answer(STATUS_KEY, { status: 200, body: statusBody({}, 2) });
     let pending: Promise<unknown> = Promise.resolve();

@@ -19,11 +19,11 @@ export type SystemEventSubscriber = { onEvent: (event: SystemEvent) => void; onL
 export type SystemEventStream = { subscribe: (subscriber: SystemEventSubscriber) => () => void };
 
 export function parseSystemEvent(data: string): SystemEvent | null {
-  let raw: unknown;
+  let raw: unknown = null;
   try {
     raw = JSON.parse(data);
   } catch {
-    return null;
+    // Unreadable text fails the schema check below like any unknown event.
   }
   const parsed = systemEventSchema.safeParse(raw);
   return parsed.success ? parsed.data : null;
