@@ -5,7 +5,7 @@
 import { useTranslations } from "next-intl";
 import type { RetentionStatusBody } from "@/lib/compaction/api";
 import type { BackupChoice } from "@/lib/compaction/client/draft-model";
-import type { RetentionFormat } from "./use-retention-format";
+import type { RetentionFormat } from "./use-compaction-format";
 import styles from "./retention-card.module.css";
 
 type ChoiceProps = {

@@ -4,7 +4,7 @@
 import { useTranslations } from "next-intl";
 import type { RetentionPolicy } from "@/lib/compaction/policy";
 import type { PolicyDraftForm } from "@/lib/compaction/client/draft-model";
-import type { RetentionFormat } from "./use-retention-format";
+import type { RetentionFormat } from "./use-compaction-format";
 import styles from "./retention-card.module.css";
 
 export function ConflictNotice(props: { server: RetentionPolicy; mine: PolicyDraftForm; format: RetentionFormat; onUseServer: () => void; onKeepMine: () => void }) {

@@ -4,15 +4,15 @@
 // status is shown as it came, 503 included: the card never hides it.
 import { useTranslations } from "next-intl";
 import { useEffect, useRef } from "react";
-import type { RetentionError } from "@/lib/compaction/client/errors";
+import type { CompactionError } from "@/lib/compaction/client/errors";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./retention-card.module.css";
 
-export function errorKey(error: RetentionError | null): string {
+export function errorKey(error: CompactionError | null): string {
   return error ? `${error.channel}:${error.action ?? ""}:${error.status}:${error.code}` : "";
 }
 
-export function ErrorSummary(props: { error: RetentionError; onRefresh: () => void; onDismiss: () => void }) {
+export function ErrorSummary(props: { error: CompactionError; onRefresh: () => void; onDismiss: () => void }) {
   const { error, onRefresh, onDismiss } = props;
   const t = useTranslations("compaction.errors");
   const errorMessage = useErrorMessage("compaction");

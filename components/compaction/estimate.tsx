@@ -9,7 +9,7 @@ import { fingerprintOf } from "@/lib/compaction/client/draft-model";
 import { KindChart } from "./kind-chart";
 import { OperationDetails } from "./operation-details";
 import { OperationProgress } from "./operation-progress";
-import type { RetentionFormat } from "./use-retention-format";
+import type { RetentionFormat } from "./use-compaction-format";
 import styles from "./retention-card.module.css";
 
 export type StaleReason = "age" | "draft" | null;

@@ -3,7 +3,7 @@
 // assistive technology (each row reads as "kind: bytes, messages"). Label and
 // value share a line and the bar runs full width below, so a phone reads it.
 import { useTranslations } from "next-intl";
-import type { RetentionFormat } from "./use-retention-format";
+import type { RetentionFormat } from "./use-compaction-format";
 import styles from "./retention-card.module.css";
 
 export function KindChart(props: { byKind: Record<string, { messages: number; payloadBytes: number }>; format: RetentionFormat }) {

@@ -3,7 +3,7 @@
 // and localized skip reasons. Outcomes, times and errors stay outside.
 import { useTranslations } from "next-intl";
 import type { RetentionOperation } from "@/lib/compaction/policy";
-import type { RetentionFormat } from "./use-retention-format";
+import type { RetentionFormat } from "./use-compaction-format";
 import styles from "./retention-card.module.css";
 
 export function OperationDetails(props: { operation: RetentionOperation; format: RetentionFormat; testId: string }) {

@@ -5,7 +5,7 @@
 import { useTranslations } from "next-intl";
 import type { OperationEvent } from "@/lib/events/api";
 import type { RetentionOperation } from "@/lib/compaction/policy";
-import type { RetentionFormat } from "./use-retention-format";
+import type { RetentionFormat } from "./use-compaction-format";
 import styles from "./retention-card.module.css";
 
 export function OperationProgress(props: {

@@ -7,7 +7,7 @@ import type { RetentionStatusBody } from "@/lib/compaction/api";
 import type { RetentionOperation } from "@/lib/compaction/policy";
 import { OperationDetails } from "./operation-details";
 import { OperationProgress } from "./operation-progress";
-import type { RetentionFormat } from "./use-retention-format";
+import type { RetentionFormat } from "./use-compaction-format";
 import styles from "./retention-card.module.css";
 
 export type RunControls = { starting: boolean; cancelling: boolean; onRun: () => void; onCancel: () => void } | null;

@@ -2,11 +2,11 @@
 // channel says where it came from: a status read or an administrator's action.
 import { isApiError } from "@/lib/query/fetch-json";
 
-export type RetentionAction = "save" | "analyze" | "run" | "cancel";
+export type CompactionAction = "save" | "analyze" | "run" | "cancel";
 
-export type RetentionError = {
+export type CompactionError = {
   channel: "status" | "action";
-  action: RetentionAction | null;
+  action: CompactionAction | null;
   /** The API's error code, or network_error / unknown_error. */
   code: string;
   /** HTTP status; 0 for a network failure. */
@@ -16,7 +16,7 @@ export type RetentionError = {
   body: unknown;
 };
 
-export function toRetentionError(options: { error: unknown; channel: RetentionError["channel"]; action?: RetentionAction }): RetentionError {
+export function toCompactionError(options: { error: unknown; channel: CompactionError["channel"]; action?: CompactionAction }): CompactionError {
   const { error, channel, action = null } = options;
   if (isApiError(error)) {
     return { channel, action, code: error.code, status: error.status, message: error.message, body: error.body };

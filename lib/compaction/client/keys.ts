@@ -1,5 +1,5 @@
 // Query keys of Messages compaction, one factory so reads and invalidations agree.
-export const retentionKeys = {
-  all: ["tool-payload-retention"] as const,
-  status: () => [...retentionKeys.all, "status"] as const,
+export const compactionKeys = {
+  all: ["compaction"] as const,
+  status: () => [...compactionKeys.all, "status"] as const,
 };

@@ -7,7 +7,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
 import type { OperationEvent, SystemEvent } from "@/lib/events/api";
 import { useSystemEvents } from "@/lib/events/client/use-system-events";
-import { retentionKeys } from "./keys";
+import { compactionKeys } from "./keys";
 
 const COMPACTION_KINDS = new Set<OperationEvent["kind"]>(["analysis", "preparation", "cleanup"]);
 const TERMINAL = new Set<OperationEvent["state"]>(["succeeded", "partial", "failed", "cancelled"]);
@@ -26,7 +26,7 @@ export function useOperationEvents(options: { enabled: boolean }): { latest: Ope
       if (!operation) return;
       setLatest(operation);
       // A start or an end changes the status record: read it now instead of at the next poll.
-      if (operation.state === "queued" || TERMINAL.has(operation.state)) void queryClient.invalidateQueries({ queryKey: retentionKeys.status() });
+      if (operation.state === "queued" || TERMINAL.has(operation.state)) void queryClient.invalidateQueries({ queryKey: compactionKeys.status() });
     },
     [queryClient],
   );

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
 import styles from "@/components/database/database-page.module.css";
-import { ToolPayloadRetentionCard } from "@/components/compaction/tool-payload-retention-card";
+import { CompactionCard } from "@/components/compaction/compaction-card";
 import { SaveBar } from "@/components/settings/save-bar/save-bar";
 import { BackupsCardMount, LogViewerMount, StatsCardMount } from "@/components/database/mounted-cards";
 import { CheckpointStorageCardMount } from "@/components/checkpoints/checkpoint-storage-card-mount";
@@ -48,7 +48,7 @@ export default async function DatabasePage({ params }: Props) {
         <StatsCardMount />
       </Section>
       <Section id="compaction">
-        <ToolPayloadRetentionCard isAdmin={isAdmin} />
+        <CompactionCard isAdmin={isAdmin} />
         <CheckpointStorageCardMount />
       </Section>
       <Section id="backups">

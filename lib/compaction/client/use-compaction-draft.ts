@@ -7,7 +7,7 @@
 // - 409 conflict keeps the draft and shows the server's policy beside it.
 import { useCallback, useMemo, useState } from "react";
 import type { AgeUnit, RetentionPolicy } from "@/lib/compaction/policy";
-import type { ActionResult } from "./use-tool-payload-retention";
+import type { ActionResult } from "./use-compaction";
 import type { RetentionStatusBody } from "@/lib/compaction/api";
 import type { PutPolicyBody } from "@/lib/compaction/api";
 import { buildPutBody, draftFromPolicy, parseDraftAge, sameDraft, type BackupChoice, type PolicyDraftForm } from "./draft-model";
@@ -34,7 +34,7 @@ function adoptServerPolicy(current: DraftState, serverPolicy: RetentionPolicy): 
   return { ...current, base: serverPolicy, draft: draftFromPolicy(serverPolicy) };
 }
 
-export function useToolPayloadRetentionDraft(options: { serverPolicy: RetentionPolicy | undefined; preparationFailed?: boolean }) {
+export function useCompactionDraft(options: { serverPolicy: RetentionPolicy | undefined; preparationFailed?: boolean }) {
   const { serverPolicy, preparationFailed = false } = options;
   const [state, setState] = useState<DraftState>(INITIAL);
 
@@ -140,4 +140,4 @@ export function useToolPayloadRetentionDraft(options: { serverPolicy: RetentionP
   );
 }
 
-export type ToolPayloadRetentionDraft = ReturnType<typeof useToolPayloadRetentionDraft>;
+export type ToolPayloadRetentionDraft = ReturnType<typeof useCompactionDraft>;

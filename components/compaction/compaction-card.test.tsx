@@ -10,7 +10,7 @@ import { errorBody, PUT_KEY, scriptedFetch, STATUS_KEY, statusBody, withClient }
 import type { RetentionStatusBody } from "@/lib/compaction/api";
 import { SaveBar } from "@/components/settings/save-bar/save-bar";
 import { createSaveBarStore } from "@/components/settings/save-bar/save-bar-store";
-import { SAVE_CONTRIBUTOR_ID, ToolPayloadRetentionCard } from "./tool-payload-retention-card";
+import { SAVE_CONTRIBUTOR_ID, CompactionCard } from "./compaction-card";
 
 const messages = { ...core, ...feature, ...apiErrors };
 
@@ -48,7 +48,7 @@ async function renderCard(options: { role?: "admin" | "viewer"; status?: Retenti
   render(
     <NextIntlClientProvider locale="en" messages={messages} timeZone="UTC">
       <Wrapper>
-        <ToolPayloadRetentionCard isAdmin={(options.role ?? "admin") === "admin"} saveBarStore={store} />
+        <CompactionCard isAdmin={(options.role ?? "admin") === "admin"} saveBarStore={store} />
         <SaveBar store={store} />
       </Wrapper>
     </NextIntlClientProvider>,

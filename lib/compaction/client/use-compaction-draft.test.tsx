@@ -3,11 +3,11 @@ import { act, cleanup, renderHook } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RetentionPolicy } from "@/lib/compaction/policy";
 import type { PutPolicyBody } from "@/lib/compaction/api";
-import { toRetentionError } from "./errors";
+import { toCompactionError } from "./errors";
 import { ApiError } from "@/lib/query/fetch-json";
 import { statusBody } from "./test-support";
-import type { ActionResult } from "./use-tool-payload-retention";
-import { useToolPayloadRetentionDraft } from "./use-tool-payload-retention-draft";
+import type { ActionResult } from "./use-compaction";
+import { useCompactionDraft } from "./use-compaction-draft";
 import type { RetentionStatusBody } from "@/lib/compaction/api";
 
 afterEach(cleanup);
@@ -16,7 +16,7 @@ const policy = (revision: number, patch: Partial<RetentionPolicy> = {}): Retenti
 
 function failure(status: number, code: string): ActionResult<RetentionStatusBody> {
   const error = new ApiError({ status, code: code as ApiError["code"], message: code, body: null, retryAfterSeconds: null });
-  return { ok: false, error: toRetentionError({ error, channel: "action", action: "save" }) };
+  return { ok: false, error: toCompactionError({ error, channel: "action", action: "save" }) };
 }
 
 function deferred<T>() {
@@ -26,10 +26,10 @@ function deferred<T>() {
 }
 
 function mount(initial: RetentionPolicy) {
-  return renderHook(({ serverPolicy }) => useToolPayloadRetentionDraft({ serverPolicy }), { initialProps: { serverPolicy: initial } });
+  return renderHook(({ serverPolicy }) => useCompactionDraft({ serverPolicy }), { initialProps: { serverPolicy: initial } });
 }
 
-describe("useToolPayloadRetentionDraft", () => {
+describe("useCompactionDraft", () => {
   it("[TPR-UI-07] enabling requires the inline backup choice, and skip needs the acknowledgement", () => {
     const { result } = mount(policy(1));
     act(() => result.current.setEnabled(true));
@@ -137,10 +137,10 @@ describe("useToolPayloadRetentionDraft", () => {
   });
 });
 
-describe("useToolPayloadRetentionDraft after a failed backup", () => {
+describe("useCompactionDraft after a failed backup", () => {
   it("[TPR-UI-08] a failed preparation is retried by saving the same policy with a new choice", async () => {
     const enabled = policy(3, { enabled: true });
-    const { result } = renderHook(() => useToolPayloadRetentionDraft({ serverPolicy: enabled, preparationFailed: true }));
+    const { result } = renderHook(() => useCompactionDraft({ serverPolicy: enabled, preparationFailed: true }));
     expect(result.current.dirty).toBe(false);
     expect(result.current.needsChoice).toBe(true);
     expect(result.current.pendingRetry).toBe(false);

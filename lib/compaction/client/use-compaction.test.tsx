@@ -1,11 +1,11 @@
 // @vitest-environment jsdom
 import { act, cleanup, renderHook, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { retentionKeys } from "./keys";
+import { compactionKeys } from "./keys";
 import type { RetentionStatusBody } from "@/lib/compaction/api";
 import { ACTIVE_POLL_MS, IDLE_POLL_MS, pollIntervalFor } from "./polling";
 import { errorBody, PUT_KEY, RUN_KEY, scriptedFetch, STATUS_KEY, statusBody, withClient } from "./test-support";
-import { useToolPayloadRetention } from "./use-tool-payload-retention";
+import { useCompaction } from "./use-compaction";
 
 const PUT_BODY = { policy: { enabled: false, age: { value: 3, unit: "months" as const } }, expectedRevision: 1 };
 
@@ -17,7 +17,7 @@ afterEach(() => {
 async function mountLoaded(server: ReturnType<typeof scriptedFetch>, body: RetentionStatusBody = statusBody()) {
   server.answer(STATUS_KEY, { status: 200, body });
   const { wrapper, client } = withClient();
-  const hook = renderHook(() => useToolPayloadRetention(), { wrapper });
+  const hook = renderHook(() => useCompaction(), { wrapper });
   await waitFor(() => expect(hook.result.current.status).toBeDefined());
   return { hook, client };
 }
@@ -46,12 +46,12 @@ async function mountWithRefusedRun() {
   return { server, ...mounted };
 }
 
-describe("useToolPayloadRetention error channels", () => {
+describe("useCompaction error channels", () => {
   it("[TPR-UI-02] a failed read sets only the status error, and a current successful read clears it", async () => {
     const server = scriptedFetch();
     server.answer(STATUS_KEY, { status: 503, body: errorBody("maintenance_busy") });
     const { wrapper } = withClient();
-    const { result } = renderHook(() => useToolPayloadRetention(), { wrapper });
+    const { result } = renderHook(() => useCompaction(), { wrapper });
     await waitFor(() => expect(result.current.statusError?.status).toBe(503));
     expect(result.current.actionError).toBeNull();
     expect(result.current.error?.channel).toBe("status");
@@ -70,7 +70,7 @@ describe("useToolPayloadRetention error channels", () => {
     expect(hook.result.current.actionError?.code).toBe("cleanup_not_approved");
 
     server.answer(STATUS_KEY, { status: 200, body: statusBody() });
-    await act(() => client.invalidateQueries({ queryKey: retentionKeys.status() }));
+    await act(() => client.invalidateQueries({ queryKey: compactionKeys.status() }));
     await waitFor(() => expect(hook.result.current.statusError).toBeNull());
     expect(hook.result.current.actionError?.code).toBe("cleanup_not_approved");
   });
@@ -85,7 +85,7 @@ describe("useToolPayloadRetention error channels", () => {
 
     for (let i = 0; i < 2; i++) {
       server.answer(STATUS_KEY, { status: 200, body: statusBody() });
-      await act(() => client.invalidateQueries({ queryKey: retentionKeys.status() }));
+      await act(() => client.invalidateQueries({ queryKey: compactionKeys.status() }));
     }
     expect(server.count(STATUS_KEY)).toBe(4);
     expect(hook.result.current.error?.code).toBe("operation_active");
@@ -115,12 +115,12 @@ describe("useToolPayloadRetention error channels", () => {
   });
 });
 
-describe("useToolPayloadRetention stale reads", () => {
+describe("useCompaction stale reads", () => {
   it("[TPR-UI-04] a read that started before a mutation cannot overwrite the mutation result", async () => {
     const server = scriptedFetch();
     const { hook, client } = await mountLoaded(server);
     const releaseRead = server.hold(STATUS_KEY, { status: 200, body: statusBody({}, 1) });
-    act(() => void client.refetchQueries({ queryKey: retentionKeys.status() }));
+    act(() => void client.refetchQueries({ queryKey: compactionKeys.status() }));
     await waitFor(() => expect(server.count(STATUS_KEY)).toBe(2));
 
     server.answer(PUT_KEY, { status: 200, body: statusBody({}, 5) });
@@ -161,14 +161,14 @@ describe("useToolPayloadRetention stale reads", () => {
     });
     await waitFor(() => expect(server.count(PUT_KEY)).toBe(1));
     first.hook.unmount();
-    first.client.setQueryData(retentionKeys.status(), statusBody({}, 7));
+    first.client.setQueryData(compactionKeys.status(), statusBody({}, 7));
     release();
     await pending;
-    expect(first.client.getQueryData<RetentionStatusBody>(retentionKeys.status())?.policy.revision).toBe(7);
+    expect(first.client.getQueryData<RetentionStatusBody>(compactionKeys.status())?.policy.revision).toBe(7);
   });
 });
 
-describe("useToolPayloadRetention cadence and retries", () => {
+describe("useCompaction cadence and retries", () => {
   it("[TPR-UI-05] polls at a steady cadence, faster while an operation or preparation is active", () => {
     expect(pollIntervalFor(undefined)).toBe(IDLE_POLL_MS);
     expect(pollIntervalFor(statusBody())).toBe(IDLE_POLL_MS);

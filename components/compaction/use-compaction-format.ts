@@ -32,7 +32,7 @@ function known<T extends string>(list: readonly T[], value: string): value is T 
   return (list as readonly string[]).includes(value);
 }
 
-export function useRetentionFormat() {
+export function useCompactionFormat() {
   const locale = useLocale();
   const t = useTranslations("compaction");
   return useMemo(
@@ -55,4 +55,4 @@ export function useRetentionFormat() {
   );
 }
 
-export type RetentionFormat = ReturnType<typeof useRetentionFormat>;
+export type RetentionFormat = ReturnType<typeof useCompactionFormat>;

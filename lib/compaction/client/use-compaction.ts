@@ -17,22 +17,22 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { RetentionAge } from "@/lib/compaction/policy";
 import type { PutPolicyBody, RetentionStatusBody } from "@/lib/compaction/api";
-import { isAbortError, toRetentionError, type RetentionAction, type RetentionError } from "./errors";
+import { isAbortError, toCompactionError, type CompactionAction, type CompactionError } from "./errors";
 import { fetchRetentionStatus, postAnalyze, postCancel, postRun, putRetentionPolicy } from "./fetchers";
-import { retentionKeys } from "./keys";
+import { compactionKeys } from "./keys";
 import { pollIntervalFor } from "./polling";
 
-export type ActionResult<T> = { ok: true; value: T } | { ok: false; error: RetentionError };
+export type ActionResult<T> = { ok: true; value: T } | { ok: false; error: CompactionError };
 
-export type UseToolPayloadRetention = {
+export type UseCompaction = {
   status: RetentionStatusBody | undefined;
   isLoading: boolean;
   isFetching: boolean;
-  statusError: RetentionError | null;
-  actionError: RetentionError | null;
+  statusError: CompactionError | null;
+  actionError: CompactionError | null;
   /** What the card shows: the action error wins over the status-read error. */
-  error: RetentionError | null;
-  busy: RetentionAction | null;
+  error: CompactionError | null;
+  busy: CompactionAction | null;
   refresh: () => Promise<void>;
   dismissActionError: () => void;
   save: (body: PutPolicyBody) => Promise<ActionResult<RetentionStatusBody>>;
@@ -41,15 +41,15 @@ export type UseToolPayloadRetention = {
   cancel: (operationId: string) => Promise<ActionResult<unknown>>;
 };
 
-export function useToolPayloadRetention(options: { enabled?: boolean } = {}): UseToolPayloadRetention {
+export function useCompaction(options: { enabled?: boolean } = {}): UseCompaction {
   const queryClient = useQueryClient();
   const epochRef = useRef(0);
   const generationRef = useRef(0);
   const readSeqRef = useRef(0);
   const actionSeqRef = useRef(0);
-  const [statusError, setStatusError] = useState<RetentionError | null>(null);
-  const [actionError, setActionError] = useState<RetentionError | null>(null);
-  const [busy, setBusy] = useState<RetentionAction | null>(null);
+  const [statusError, setStatusError] = useState<CompactionError | null>(null);
+  const [actionError, setActionError] = useState<CompactionError | null>(null);
+  const [busy, setBusy] = useState<CompactionAction | null>(null);
 
   useEffect(() => {
     const epochAtMount = epochRef.current;
@@ -60,7 +60,7 @@ export function useToolPayloadRetention(options: { enabled?: boolean } = {}): Us
   }, []);
 
   const query = useQuery<RetentionStatusBody>({
-    queryKey: retentionKeys.status(),
+    queryKey: compactionKeys.status(),
     enabled: options.enabled ?? true,
     retry: false,
     staleTime: 1_000,
@@ -77,16 +77,16 @@ export function useToolPayloadRetention(options: { enabled?: boolean } = {}): Us
           return data;
         }
         // Stale: keep whatever a newer read or a mutation already stored.
-        return queryClient.getQueryData<RetentionStatusBody>(retentionKeys.status()) ?? data;
+        return queryClient.getQueryData<RetentionStatusBody>(compactionKeys.status()) ?? data;
       } catch (error) {
-        if (!isAbortError(error) && isCurrent()) setStatusError(toRetentionError({ error, channel: "status" }));
+        if (!isAbortError(error) && isCurrent()) setStatusError(toCompactionError({ error, channel: "status" }));
         throw error;
       }
     },
   });
 
   const runAction = useCallback(
-    async <T>(action: RetentionAction, call: () => Promise<T>, onSuccess?: (value: T) => void): Promise<ActionResult<T>> => {
+    async <T>(action: CompactionAction, call: () => Promise<T>, onSuccess?: (value: T) => void): Promise<ActionResult<T>> => {
       const epoch = epochRef.current;
       const seq = ++actionSeqRef.current;
       generationRef.current += 1;
@@ -102,12 +102,12 @@ export function useToolPayloadRetention(options: { enabled?: boolean } = {}): Us
           onSuccess?.(value);
         }
       } catch (error) {
-        result = { ok: false, error: toRetentionError({ error, channel: "action", action }) };
+        result = { ok: false, error: toCompactionError({ error, channel: "action", action }) };
         if (epochRef.current === epoch) generationRef.current += 1;
         if (latest()) setActionError(result.error);
       }
       if (latest()) setBusy(null);
-      if (epochRef.current === epoch) void queryClient.invalidateQueries({ queryKey: retentionKeys.status() });
+      if (epochRef.current === epoch) void queryClient.invalidateQueries({ queryKey: compactionKeys.status() });
       return result;
     },
     [queryClient],
@@ -115,7 +115,7 @@ export function useToolPayloadRetention(options: { enabled?: boolean } = {}): Us
 
   const save = useCallback(
     (body: PutPolicyBody) =>
-      runAction("save", () => putRetentionPolicy(body), (data) => queryClient.setQueryData(retentionKeys.status(), data)),
+      runAction("save", () => putRetentionPolicy(body), (data) => queryClient.setQueryData(compactionKeys.status(), data)),
     [runAction, queryClient],
   );
   const analyze = useCallback((age: RetentionAge) => runAction("analyze", () => postAnalyze({ age })), [runAction]);
@@ -124,7 +124,7 @@ export function useToolPayloadRetention(options: { enabled?: boolean } = {}): Us
 
   const refresh = useCallback(async () => {
     setActionError(null);
-    await queryClient.refetchQueries({ queryKey: retentionKeys.status(), exact: true });
+    await queryClient.refetchQueries({ queryKey: compactionKeys.status(), exact: true });
   }, [queryClient]);
 
   const dismissActionError = useCallback(() => setActionError(null), []);

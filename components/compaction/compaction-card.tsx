@@ -9,8 +9,8 @@ import { useCallback } from "react";
 import { useSaveContributor } from "@/components/settings/save-bar/use-save-contributor";
 import type { SaveBarStore } from "@/components/settings/save-bar/save-bar-store";
 import { useOperationEvents } from "@/lib/compaction/client/use-operation-events";
-import { useToolPayloadRetention } from "@/lib/compaction/client/use-tool-payload-retention";
-import { useToolPayloadRetentionDraft } from "@/lib/compaction/client/use-tool-payload-retention-draft";
+import { useCompaction } from "@/lib/compaction/client/use-compaction";
+import { useCompactionDraft } from "@/lib/compaction/client/use-compaction-draft";
 import type { RetentionStatusBody } from "@/lib/compaction/api";
 import { AgeControls } from "./age-controls";
 import { AutomaticSwitch } from "./automatic-switch";
@@ -20,20 +20,20 @@ import { ErrorSummary } from "./error-summary";
 import { Estimate } from "./estimate";
 import { RunPanel } from "./run-panel";
 import { policyState } from "./status-state";
-import { useRetentionFormat } from "./use-retention-format";
+import { useCompactionFormat } from "./use-compaction-format";
 import styles from "./retention-card.module.css";
 
 export const SAVE_CONTRIBUTOR_ID = "system:tool-payload-retention";
 
 /** isAdmin comes from the session on the server, like every Database card; the API still checks each mutation. */
-export function ToolPayloadRetentionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; saveBarStore?: SaveBarStore }) {
+export function CompactionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; saveBarStore?: SaveBarStore }) {
   const t = useTranslations("compaction.card");
-  const format = useRetentionFormat();
-  const retention = useToolPayloadRetention();
+  const format = useCompactionFormat();
+  const retention = useCompaction();
   const { status } = retention;
   const supported = status?.capability === "supported" && status.recordState !== "malformed";
   const events = useOperationEvents({ enabled: !!status && status.capability === "supported" });
-  const draft = useToolPayloadRetentionDraft({
+  const draft = useCompactionDraft({
     serverPolicy: supported ? status?.policy : undefined,
     preparationFailed: status?.preparation.state === "failed",
   });
@@ -107,10 +107,10 @@ function StateBadge({ status }: { status: RetentionStatusBody }) {
 type BodyProps = {
   status: RetentionStatusBody;
   isAdmin: boolean;
-  retention: ReturnType<typeof useToolPayloadRetention>;
-  draft: ReturnType<typeof useToolPayloadRetentionDraft>;
+  retention: ReturnType<typeof useCompaction>;
+  draft: ReturnType<typeof useCompactionDraft>;
   events: ReturnType<typeof useOperationEvents>;
-  format: ReturnType<typeof useRetentionFormat>;
+  format: ReturnType<typeof useCompactionFormat>;
 };
 
 function CardBody({ status, isAdmin, retention, draft, events, format }: BodyProps) {
