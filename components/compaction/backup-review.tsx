@@ -3,7 +3,7 @@
 // first, or skip it with an acknowledgement), then the preparation state and
 // receipt. The copy never promises a backup saves space or undoes one message.
 import { useTranslations } from "next-intl";
-import type { RetentionStatusBody } from "@/lib/compaction/api";
+import type { CompactionStatusBody } from "@/lib/compaction/api";
 import type { BackupChoice } from "@/lib/compaction/client/draft-model";
 import type { RetentionFormat } from "./use-compaction-format";
 import styles from "./retention-card.module.css";
@@ -15,7 +15,7 @@ type ChoiceProps = {
   onAcknowledged: (value: boolean) => void;
 };
 
-export function BackupReview(props: { status: RetentionStatusBody; format: RetentionFormat; choiceProps: ChoiceProps | null }) {
+export function BackupReview(props: { status: CompactionStatusBody; format: RetentionFormat; choiceProps: ChoiceProps | null }) {
   const { status, format, choiceProps } = props;
   const t = useTranslations("compaction.backup");
   const prep = status.preparation;

@@ -7,7 +7,7 @@ import feature from "@/messages/compaction/en.json";
 import apiErrors from "@/messages/api-errors/en.json";
 import type { RetentionOperation } from "@/lib/compaction/policy";
 import { errorBody, PUT_KEY, scriptedFetch, STATUS_KEY, statusBody, withClient } from "@/lib/compaction/client/test-support";
-import type { RetentionStatusBody } from "@/lib/compaction/api";
+import type { CompactionStatusBody } from "@/lib/compaction/api";
 import { SaveBar } from "@/components/settings/save-bar/save-bar";
 import { createSaveBarStore } from "@/components/settings/save-bar/save-bar-store";
 import { SAVE_CONTRIBUTOR_ID, CompactionCard } from "./compaction-card";
@@ -40,7 +40,7 @@ function operation(patch: Partial<RetentionOperation>): RetentionOperation {
   };
 }
 
-async function renderCard(options: { role?: "admin" | "viewer"; status?: RetentionStatusBody; statusAnswer?: { status: number; body: unknown } }) {
+async function renderCard(options: { role?: "admin" | "viewer"; status?: CompactionStatusBody; statusAnswer?: { status: number; body: unknown } }) {
   const server = scriptedFetch();
   server.answer(STATUS_KEY, options.statusAnswer ?? { status: 200, body: options.status ?? statusBody() });
   const store = createSaveBarStore();

@@ -11,7 +11,7 @@ import type { SaveBarStore } from "@/components/settings/save-bar/save-bar-store
 import { useOperationEvents } from "@/lib/compaction/client/use-operation-events";
 import { useCompaction } from "@/lib/compaction/client/use-compaction";
 import { useCompactionDraft } from "@/lib/compaction/client/use-compaction-draft";
-import type { RetentionStatusBody } from "@/lib/compaction/api";
+import type { CompactionStatusBody } from "@/lib/compaction/api";
 import { AgeControls } from "./age-controls";
 import { AutomaticSwitch } from "./automatic-switch";
 import { BackupReview } from "./backup-review";
@@ -94,7 +94,7 @@ function Notice(props: { testId: string; title: string; body: string }) {
   );
 }
 
-function StateBadge({ status }: { status: RetentionStatusBody }) {
+function StateBadge({ status }: { status: CompactionStatusBody }) {
   const t = useTranslations("compaction.state");
   const state = policyState(status);
   return (
@@ -105,7 +105,7 @@ function StateBadge({ status }: { status: RetentionStatusBody }) {
 }
 
 type BodyProps = {
-  status: RetentionStatusBody;
+  status: CompactionStatusBody;
   isAdmin: boolean;
   retention: ReturnType<typeof useCompaction>;
   draft: ReturnType<typeof useCompactionDraft>;

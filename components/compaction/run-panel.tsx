@@ -3,7 +3,7 @@
 // The outcome, its time and any error sit outside the expandable details.
 import { useTranslations } from "next-intl";
 import type { OperationEvent } from "@/lib/events/api";
-import type { RetentionStatusBody } from "@/lib/compaction/api";
+import type { CompactionStatusBody } from "@/lib/compaction/api";
 import type { RetentionOperation } from "@/lib/compaction/policy";
 import { OperationDetails } from "./operation-details";
 import { OperationProgress } from "./operation-progress";
@@ -12,7 +12,7 @@ import styles from "./retention-card.module.css";
 
 export type RunControls = { starting: boolean; cancelling: boolean; onRun: () => void; onCancel: () => void } | null;
 
-export function RunPanel(props: { status: RetentionStatusBody; live: OperationEvent | null; format: RetentionFormat; controls: RunControls }) {
+export function RunPanel(props: { status: CompactionStatusBody; live: OperationEvent | null; format: RetentionFormat; controls: RunControls }) {
   const { status, format, controls } = props;
   const t = useTranslations("compaction.run");
   const active = status.activeOperation;
@@ -53,7 +53,7 @@ export function RunPanel(props: { status: RetentionStatusBody; live: OperationEv
 }
 
 /** The stored last error, unless a later run succeeded or it only records a cancellation. */
-function showLastError(status: RetentionStatusBody): boolean {
+function showLastError(status: CompactionStatusBody): boolean {
   const code = status.lastErrorCode;
   if (!code || code === "cancelled") return false;
   return status.latestRun?.state !== "succeeded" || status.preparation.state === "failed";

@@ -1,10 +1,10 @@
 // What the card calls the saved policy's state. "Preparing" (a backup still
 // pending or running) is never "Enabled".
-import type { RetentionStatusBody } from "@/lib/compaction/api";
+import type { CompactionStatusBody } from "@/lib/compaction/api";
 
 export type PolicyState = "off" | "preparing" | "failed" | "enabled" | "awaiting";
 
-export function policyState(status: RetentionStatusBody): PolicyState {
+export function policyState(status: CompactionStatusBody): PolicyState {
   if (!status.policy.enabled) return "off";
   const prep = status.preparation.state;
   if (prep === "pending" || prep === "running") return "preparing";

@@ -33,7 +33,7 @@ export const acceptedOperationSchema = z.looseObject({ operationId: z.string().m
 export type AcceptedOperation = z.infer<typeof acceptedOperationSchema>;
 
 /** The GET body (also the answer of PUT and cancel); server/compaction/status.ts builds it. */
-export const retentionStatusBodySchema = z.strictObject({
+export const compactionStatusBodySchema = z.strictObject({
   capability: z.enum(["supported", "unsupported"]),
   recordState: z.enum(["ok", "missing", "malformed"]),
   policy: policySchema,
@@ -51,10 +51,10 @@ export const retentionStatusBodySchema = z.strictObject({
   nextDueAt: z.string().nullable(),
   lastErrorCode: z.string().nullable(),
 });
-export type RetentionStatusBody = z.infer<typeof retentionStatusBodySchema>;
+export type CompactionStatusBody = z.infer<typeof compactionStatusBodySchema>;
 
 /** A status with nothing prepared, analysed or run yet (a fresh or unsupported record). */
-export function idleStatusBody(options: Pick<RetentionStatusBody, "capability" | "recordState" | "policy">): RetentionStatusBody {
+export function idleStatusBody(options: Pick<CompactionStatusBody, "capability" | "recordState" | "policy">): CompactionStatusBody {
   return {
     ...options,
     preparation: { state: "none", choice: null, receipt: null, errorCode: null, operationId: null },

@@ -4,12 +4,12 @@ import "server-only";
 import type { Sqlite } from "@/server/db/client";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { DAY_MS } from "@/server/jobs/schedule";
-import { idleStatusBody, type RetentionStatusBody } from "@/lib/compaction/api";
+import { idleStatusBody, type CompactionStatusBody } from "@/lib/compaction/api";
 import { createDefaultRecord, type RetentionOperation } from "./policy/policy-schema";
 import { readRetentionRecord } from "./policy/record";
 
 /** The GET body; one type shared with the browser. */
-export type RetentionStatus = RetentionStatusBody;
+export type RetentionStatus = CompactionStatusBody;
 
 /** A finished result older than 24 hours is stale. */
 export function markStale(operation: RetentionOperation | null, nowMs: number): RetentionOperation | null {

@@ -1,8 +1,8 @@
 // Polling cadence of the Messages compaction status (client only).
-import type { RetentionStatusBody } from "@/lib/compaction/api";
+import type { CompactionStatusBody } from "@/lib/compaction/api";
 
 /** True while something is moving on the server: poll faster then. */
-export function isBusyStatus(status: RetentionStatusBody | undefined): boolean {
+export function isBusyStatus(status: CompactionStatusBody | undefined): boolean {
   if (!status) return false;
   return status.activeOperation !== null || status.preparation.state === "pending" || status.preparation.state === "running";
 }
@@ -11,6 +11,6 @@ export const IDLE_POLL_MS = 15_000;
 export const ACTIVE_POLL_MS = 2_000;
 
 /** Polling cadence: steady, faster while an operation or preparation is active. */
-export function pollIntervalFor(status: RetentionStatusBody | undefined): number {
+export function pollIntervalFor(status: CompactionStatusBody | undefined): number {
   return isBusyStatus(status) ? ACTIVE_POLL_MS : IDLE_POLL_MS;
 }

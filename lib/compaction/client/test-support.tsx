@@ -4,7 +4,7 @@ import { QueryClientProvider, type QueryClient } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { vi } from "vitest";
 import { createQueryClient } from "@/lib/query/client";
-import { idleStatusBody, type RetentionStatusBody } from "@/lib/compaction/api";
+import { idleStatusBody, type CompactionStatusBody } from "@/lib/compaction/api";
 
 type Answer = { status: number; body: unknown };
 type Pending = { answer: Answer; gate: Promise<void> | null };
@@ -43,7 +43,7 @@ export const PUT_KEY = "PUT /api/v1/system/database/tool-payload-retention";
 export const RUN_KEY = "POST /api/v1/system/database/tool-payload-retention/run";
 export const ANALYZE_KEY = "POST /api/v1/system/database/tool-payload-retention/analyze";
 
-export function statusBody(patch: Partial<RetentionStatusBody> = {}, revision = 1): RetentionStatusBody {
+export function statusBody(patch: Partial<CompactionStatusBody> = {}, revision = 1): CompactionStatusBody {
   const policy = { enabled: false, age: { value: 3, unit: "months" as const }, revision };
   return { ...idleStatusBody({ capability: "supported", recordState: "ok", policy }), ...patch };
 }

@@ -8,13 +8,13 @@ import { ApiError } from "@/lib/query/fetch-json";
 import { statusBody } from "./test-support";
 import type { ActionResult } from "./use-compaction";
 import { useCompactionDraft } from "./use-compaction-draft";
-import type { RetentionStatusBody } from "@/lib/compaction/api";
+import type { CompactionStatusBody } from "@/lib/compaction/api";
 
 afterEach(cleanup);
 
 const policy = (revision: number, patch: Partial<RetentionPolicy> = {}): RetentionPolicy => ({ enabled: false, age: { value: 3, unit: "months" }, revision, ...patch });
 
-function failure(status: number, code: string): ActionResult<RetentionStatusBody> {
+function failure(status: number, code: string): ActionResult<CompactionStatusBody> {
   const error = new ApiError({ status, code: code as ApiError["code"], message: code, body: null, retryAfterSeconds: null });
   return { ok: false, error: toCompactionError({ error, channel: "action", action: "save" }) };
 }
@@ -67,7 +67,7 @@ describe("useCompactionDraft", () => {
   it("[TPR-UI-07] edits made while a save is in flight survive it", async () => {
     const { result } = mount(policy(1, { enabled: true }));
     act(() => result.current.setAgeValue("6"));
-    const answer = deferred<ActionResult<RetentionStatusBody>>();
+    const answer = deferred<ActionResult<CompactionStatusBody>>();
     let saving: Promise<boolean> = Promise.resolve(false);
     act(() => {
       saving = result.current.save(() => answer.promise);

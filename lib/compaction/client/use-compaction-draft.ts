@@ -8,11 +8,11 @@
 import { useCallback, useMemo, useState } from "react";
 import type { AgeUnit, RetentionPolicy } from "@/lib/compaction/policy";
 import type { ActionResult } from "./use-compaction";
-import type { RetentionStatusBody } from "@/lib/compaction/api";
+import type { CompactionStatusBody } from "@/lib/compaction/api";
 import type { PutPolicyBody } from "@/lib/compaction/api";
 import { buildPutBody, draftFromPolicy, parseDraftAge, sameDraft, type BackupChoice, type PolicyDraftForm } from "./draft-model";
 
-type SaveFn = (body: PutPolicyBody) => Promise<ActionResult<RetentionStatusBody>>;
+type SaveFn = (body: PutPolicyBody) => Promise<ActionResult<CompactionStatusBody>>;
 
 type DraftState = {
   base: RetentionPolicy | null;

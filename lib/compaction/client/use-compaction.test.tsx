@@ -2,7 +2,7 @@
 import { act, cleanup, renderHook, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { compactionKeys } from "./keys";
-import type { RetentionStatusBody } from "@/lib/compaction/api";
+import type { CompactionStatusBody } from "@/lib/compaction/api";
 import { ACTIVE_POLL_MS, IDLE_POLL_MS, pollIntervalFor } from "./polling";
 import { errorBody, PUT_KEY, RUN_KEY, scriptedFetch, STATUS_KEY, statusBody, withClient } from "./test-support";
 import { useCompaction } from "./use-compaction";
@@ -14,7 +14,7 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-async function mountLoaded(server: ReturnType<typeof scriptedFetch>, body: RetentionStatusBody = statusBody()) {
+async function mountLoaded(server: ReturnType<typeof scriptedFetch>, body: CompactionStatusBody = statusBody()) {
   server.answer(STATUS_KEY, { status: 200, body });
   const { wrapper, client } = withClient();
   const hook = renderHook(() => useCompaction(), { wrapper });
@@ -164,7 +164,7 @@ describe("useCompaction stale reads", () => {
     first.client.setQueryData(compactionKeys.status(), statusBody({}, 7));
     release();
     await pending;
-    expect(first.client.getQueryData<RetentionStatusBody>(compactionKeys.status())?.policy.revision).toBe(7);
+    expect(first.client.getQueryData<CompactionStatusBody>(compactionKeys.status())?.policy.revision).toBe(7);
   });
 });
 

@@ -16,16 +16,16 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { RetentionAge } from "@/lib/compaction/policy";
-import type { PutPolicyBody, RetentionStatusBody } from "@/lib/compaction/api";
+import type { PutPolicyBody, CompactionStatusBody } from "@/lib/compaction/api";
 import { isAbortError, toCompactionError, type CompactionAction, type CompactionError } from "./errors";
-import { fetchRetentionStatus, postAnalyze, postCancel, postRun, putRetentionPolicy } from "./fetchers";
+import { fetchCompactionStatus, postAnalyze, postCancel, postRun, putCompactionPolicy } from "./fetchers";
 import { compactionKeys } from "./keys";
 import { pollIntervalFor } from "./polling";
 
 export type ActionResult<T> = { ok: true; value: T } | { ok: false; error: CompactionError };
 
 export type UseCompaction = {
-  status: RetentionStatusBody | undefined;
+  status: CompactionStatusBody | undefined;
   isLoading: boolean;
   isFetching: boolean;
   statusError: CompactionError | null;
@@ -35,7 +35,7 @@ export type UseCompaction = {
   busy: CompactionAction | null;
   refresh: () => Promise<void>;
   dismissActionError: () => void;
-  save: (body: PutPolicyBody) => Promise<ActionResult<RetentionStatusBody>>;
+  save: (body: PutPolicyBody) => Promise<ActionResult<CompactionStatusBody>>;
   analyze: (age: RetentionAge) => Promise<ActionResult<{ operationId: string }>>;
   run: (expectedRevision: number) => Promise<ActionResult<{ operationId: string }>>;
   cancel: (operationId: string) => Promise<ActionResult<unknown>>;
@@ -59,7 +59,7 @@ export function useCompaction(options: { enabled?: boolean } = {}): UseCompactio
     };
   }, []);
 
-  const query = useQuery<RetentionStatusBody>({
+  const query = useQuery<CompactionStatusBody>({
     queryKey: compactionKeys.status(),
     enabled: options.enabled ?? true,
     retry: false,
@@ -71,13 +71,13 @@ export function useCompaction(options: { enabled?: boolean } = {}): UseCompactio
       const generation = generationRef.current;
       const isCurrent = () => epochRef.current === epoch && generationRef.current === generation && readSeqRef.current === seq;
       try {
-        const data = await fetchRetentionStatus(signal);
+        const data = await fetchCompactionStatus(signal);
         if (isCurrent()) {
           setStatusError(null);
           return data;
         }
         // Stale: keep whatever a newer read or a mutation already stored.
-        return queryClient.getQueryData<RetentionStatusBody>(compactionKeys.status()) ?? data;
+        return queryClient.getQueryData<CompactionStatusBody>(compactionKeys.status()) ?? data;
       } catch (error) {
         if (!isAbortError(error) && isCurrent()) setStatusError(toCompactionError({ error, channel: "status" }));
         throw error;
@@ -115,7 +115,7 @@ export function useCompaction(options: { enabled?: boolean } = {}): UseCompactio
 
   const save = useCallback(
     (body: PutPolicyBody) =>
-      runAction("save", () => putRetentionPolicy(body), (data) => queryClient.setQueryData(compactionKeys.status(), data)),
+      runAction("save", () => putCompactionPolicy(body), (data) => queryClient.setQueryData(compactionKeys.status(), data)),
     [runAction, queryClient],
   );
   const analyze = useCallback((age: RetentionAge) => runAction("analyze", () => postAnalyze({ age })), [runAction]);
