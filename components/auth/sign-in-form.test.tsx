@@ -1,6 +1,8 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { QueryClientProvider } from "@tanstack/react-query";
 import { NextIntlClientProvider } from "next-intl";
+import { createQueryClient } from "@/lib/query/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import en from "@/messages/en.json";
 import zhHk from "@/messages/zh-hk.json";
@@ -13,7 +15,9 @@ function answer(status: number, body: unknown, headers: Record<string, string> =
 function renderForm(locale: string, messages: typeof en) {
   render(
     <NextIntlClientProvider locale={locale} messages={messages} timeZone="UTC">
-      <SignInForm next="/en/settings/data-logs/database" />
+      <QueryClientProvider client={createQueryClient()}>
+        <SignInForm next="/en/settings/data-logs/database" />
+      </QueryClientProvider>
     </NextIntlClientProvider>,
   );
   fireEvent.change(screen.getByLabelText(messages.signIn.email), { target: { value: "a@example.com" } });
@@ -46,7 +50,9 @@ describe("sign-in form", () => {
     vi.stubGlobal("fetch", fetchSpy);
     render(
       <NextIntlClientProvider locale="en" messages={en} timeZone="UTC">
-        <SignInForm next="/en" />
+        <QueryClientProvider client={createQueryClient()}>
+          <SignInForm next="/en" />
+        </QueryClientProvider>
       </NextIntlClientProvider>,
     );
     fireEvent.click(screen.getByRole("button", { name: en.signIn.submit }));

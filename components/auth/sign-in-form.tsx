@@ -2,8 +2,9 @@
 
 import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import type { LoginBody } from "@/lib/api/auth";
-import { fetchJson, isApiError } from "@/lib/query/fetch-json";
+import type { LoginBody } from "@/lib/auth/api";
+import { useSignIn } from "@/lib/auth/client/use-sign-in";
+import { isApiError } from "@/lib/query/fetch-json";
 import styles from "./sign-in.module.css";
 
 type FormError = { kind: "invalid" } | { kind: "throttled"; minutes: number } | { kind: "input" } | { kind: "unavailable" };
@@ -20,6 +21,7 @@ function toFormError(error: unknown): FormError {
 
 export function SignInForm({ next }: { next: string }) {
   const t = useTranslations("signIn");
+  const signIn = useSignIn();
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<FormError | null>(null);
   const summary = useRef<HTMLDivElement>(null);
@@ -40,7 +42,7 @@ export function SignInForm({ next }: { next: string }) {
     setPending(true);
     setError(null);
     try {
-      await fetchJson("/api/v1/auth/login", { method: "POST", body });
+      await signIn.mutateAsync(body);
       // A full navigation so every server component renders with the new session.
       window.location.assign(next);
     } catch (caught) {

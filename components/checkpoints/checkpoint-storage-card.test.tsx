@@ -3,9 +3,11 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { NextIntlClientProvider } from "next-intl";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { CheckpointStorageStatus, RetentionResult } from "@/lib/checkpoints/retention-api";
+import type { CheckpointStorageStatus, RetentionResult } from "@/lib/checkpoints/api";
 import en from "@/messages/checkpoints/en.json";
 import zhHk from "@/messages/checkpoints/zh-hk.json";
+import apiErrorsEn from "@/messages/api-errors/en.json";
+import apiErrorsZhHk from "@/messages/api-errors/zh-hk.json";
 import { CheckpointStorageCard } from "./checkpoint-storage-card";
 
 const totals = (checkpoints: number, bytes: number) => ({ checkpoints, writes: 10, checkpointBytes: bytes, writesBytes: 500 });
@@ -53,7 +55,7 @@ function renderCard(isAdmin: boolean, locale = "en", messages: object = en) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   render(
     <QueryClientProvider client={client}>
-      <NextIntlClientProvider locale={locale} messages={messages} timeZone="UTC">
+      <NextIntlClientProvider locale={locale} messages={{ ...messages, ...(locale === "zh-hk" ? apiErrorsZhHk : apiErrorsEn) }} timeZone="UTC">
         <CheckpointStorageCard isAdmin={isAdmin} />
       </NextIntlClientProvider>
     </QueryClientProvider>,

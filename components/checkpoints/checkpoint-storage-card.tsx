@@ -1,24 +1,14 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import type { CheckpointOperationKind, CheckpointStorageStatus } from "@/lib/checkpoints/retention-api";
-import { useCheckpointStorage } from "@/lib/checkpoints/use-checkpoint-storage";
-import { useStartCheckpointOperation } from "@/lib/checkpoints/use-start-checkpoint-operation";
-import { isApiError } from "@/lib/query/fetch-json";
+import type { CheckpointOperationKind, CheckpointStorageStatus } from "@/lib/checkpoints/api";
+import { useCheckpointStorage } from "@/lib/checkpoints/client/use-checkpoint-storage";
+import { useStartCheckpointOperation } from "@/lib/checkpoints/client/use-start-checkpoint-operation";
+import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import { LargestThreads } from "./largest-threads";
 import { OperationResult } from "./operation-result";
 import { TableUsageTable } from "./table-usage";
 import styles from "./checkpoint-storage-card.module.css";
-
-const KNOWN_ERRORS = new Set(["operation_active", "forbidden", "unauthenticated", "network_error", "unsupported_engine", "maintenance_busy"]);
-
-function useErrorText() {
-  const t = useTranslations("checkpoints.errors");
-  return (error: unknown) => {
-    const code = isApiError(error) ? error.code : "unknown";
-    return KNOWN_ERRORS.has(code) ? t(code) : t("generic");
-  };
-}
 
 function Facts({ status }: { status: CheckpointStorageStatus }) {
   const t = useTranslations("checkpoints.card");
@@ -41,7 +31,7 @@ function Facts({ status }: { status: CheckpointStorageStatus }) {
 
 function Actions({ status, isAdmin }: { status: CheckpointStorageStatus; isAdmin: boolean }) {
   const t = useTranslations("checkpoints.actions");
-  const errorText = useErrorText();
+  const errorText = useErrorMessage("checkpoints");
   const start = useStartCheckpointOperation();
   if (!isAdmin) return <p className={styles.muted} data-testid="checkpoint-admin-only">{t("adminOnly")}</p>;
   const active = status.operation;
@@ -94,7 +84,7 @@ function Body({ status, isAdmin }: { status: CheckpointStorageStatus; isAdmin: b
 /** Agent checkpoint storage: mode, table usage, largest threads, analysis and cleanup. */
 export function CheckpointStorageCard({ isAdmin }: { isAdmin: boolean }) {
   const t = useTranslations("checkpoints.card");
-  const errorText = useErrorText();
+  const errorText = useErrorMessage("checkpoints");
   const query = useCheckpointStorage();
   return (
     <article className={styles.card} aria-labelledby="checkpoint-card-title" aria-busy={query.isFetching} data-testid="checkpoint-storage-card">

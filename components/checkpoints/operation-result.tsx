@@ -1,7 +1,7 @@
 "use client";
 
 import { useLocale, useTranslations } from "next-intl";
-import type { RetentionResult, Totals } from "@/lib/checkpoints/retention-api";
+import type { RetentionResult, Totals } from "@/lib/checkpoints/api";
 import { formatBytes, formatCount, formatDateTime } from "@/lib/i18n/format";
 import styles from "./checkpoint-storage-card.module.css";
 

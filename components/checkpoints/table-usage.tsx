@@ -1,7 +1,7 @@
 "use client";
 
 import { useLocale, useTranslations } from "next-intl";
-import type { TableUsage } from "@/lib/checkpoints/retention-api";
+import type { TableUsage } from "@/lib/checkpoints/api";
 import { formatBytes, formatCount } from "@/lib/i18n/format";
 import styles from "./checkpoint-storage-card.module.css";
 

@@ -1,8 +1,9 @@
 "use client";
 
 import { useLocale, useTranslations } from "next-intl";
-import { useMessagesChangedEvents, type EventSourceFactory } from "@/lib/conversation/events";
-import { useTaskConversation } from "@/lib/conversation/queries";
+import type { EventSourceFactory } from "@/lib/events/client/event-stream";
+import { useMessagesChangedEvents } from "@/lib/conversation/client/use-messages-changed-events";
+import { useTaskConversation } from "@/lib/conversation/client/use-task-conversation";
 import { formatCount, formatDateTime } from "@/lib/i18n/format";
 import { Link } from "@/lib/i18n/navigation";
 import { parseRfc3339 } from "@/lib/time/rfc3339";

@@ -4,8 +4,10 @@ import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-libra
 import { NextIntlClientProvider } from "next-intl";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ConversationMessage } from "@/lib/conversation/api";
-import { applySystemEvent, useMessagesChangedEvents, type EventSourceLike } from "@/lib/conversation/events";
-import { conversationKeys, type ShellOutputState } from "@/lib/conversation/queries";
+import type { EventSourceLike } from "@/lib/events/client/event-stream";
+import { applySystemEvent, useMessagesChangedEvents } from "@/lib/conversation/client/use-messages-changed-events";
+import type { ShellOutputState } from "@/lib/conversation/client/fetchers";
+import { conversationKeys } from "@/lib/conversation/client/keys";
 import conversationEn from "@/messages/conversation/en.json";
 import databaseEn from "@/messages/database/en.json";
 import { MessageItem } from "./message-item";

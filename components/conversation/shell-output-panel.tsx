@@ -1,7 +1,7 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useShellOutput } from "@/lib/conversation/queries";
+import { useShellOutput } from "@/lib/conversation/client/use-shell-output";
 import { ErrorSummary } from "@/components/database/error-summary";
 import cards from "@/components/database/cards.module.css";
 import { RemovedNotice } from "./removed-notice";

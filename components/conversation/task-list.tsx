@@ -2,7 +2,7 @@
 
 import { useLocale, useTranslations } from "next-intl";
 import { useState } from "react";
-import { useTaskList } from "@/lib/conversation/queries";
+import { useTaskList } from "@/lib/conversation/client/use-task-list";
 import { formatDateTime } from "@/lib/i18n/format";
 import { Link } from "@/lib/i18n/navigation";
 import { parseRfc3339 } from "@/lib/time/rfc3339";

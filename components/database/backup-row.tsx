@@ -1,13 +1,13 @@
 "use client";
 
 import { useLocale, useTranslations } from "next-intl";
-import { databaseBackupUrl, type BackupEntry, type RestoreResult } from "@/lib/api/database-maintenance";
-import { useDeleteBackup } from "@/lib/database/client/queries";
+import { databaseBackupUrl, type BackupEntry, type RestoreResult } from "@/lib/database/api";
+import { useDeleteBackup } from "@/lib/database/client/use-delete-backup";
 import { formatBytes, formatDateTime } from "@/lib/i18n/format";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { ErrorSummary } from "./error-summary";
 import { RestorePanel } from "./restore-panel";
-import { useErrorMessage } from "./use-error-message";
+import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./cards.module.css";
 
 export type OpenPanel = { name: string; mode: "delete" | "restore" } | null;

@@ -2,11 +2,12 @@
 
 import { useTranslations } from "next-intl";
 import { useState } from "react";
-import type { RestoreResult } from "@/lib/api/database-maintenance";
-import { useBackups, useCreateBackup } from "@/lib/database/client/queries";
+import type { RestoreResult } from "@/lib/database/api";
+import { useBackups } from "@/lib/database/client/use-backups";
+import { useCreateBackup } from "@/lib/database/client/use-create-backup";
 import { BackupRow, type OpenPanel } from "./backup-row";
 import { ErrorSummary } from "./error-summary";
-import { useErrorMessage } from "./use-error-message";
+import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./cards.module.css";
 
 /**

@@ -4,6 +4,7 @@ import { cleanup, fireEvent, render, screen, within } from "@testing-library/rea
 import { NextIntlClientProvider } from "next-intl";
 import type { ReactNode } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import apiErrorsEn from "@/messages/api-errors/en.json";
 import databaseEn from "@/messages/database/en.json";
 import { BackupsCard } from "./backups-card";
 import { StatsCard } from "./stats-card";
@@ -44,7 +45,7 @@ function mount(children: ReactNode) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   render(
     <QueryClientProvider client={client}>
-      <NextIntlClientProvider locale="en" messages={databaseEn} timeZone="UTC">
+      <NextIntlClientProvider locale="en" messages={{ ...databaseEn, ...apiErrorsEn }} timeZone="UTC">
         {children}
       </NextIntlClientProvider>
     </QueryClientProvider>,
@@ -67,7 +68,7 @@ describe("stats card", () => {
     fireEvent.click(screen.getByRole("button", { name: t.vacuum.run }));
     const alert = await screen.findByTestId("vacuum-error");
     expect(alert.textContent).toContain("503 · maintenance_busy");
-    expect(alert.textContent).toContain(t.errors.maintenance_busy);
+    expect(alert.textContent).toContain(apiErrorsEn.apiErrors.codes.maintenance_busy);
     expect(document.activeElement).toBe(alert);
     expect(screen.getByTestId("stat-file-size").textContent).toBe("4 MB");
   });

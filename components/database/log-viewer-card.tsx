@@ -3,11 +3,11 @@
 import { useLocale, useTranslations } from "next-intl";
 import { useId, useState } from "react";
 import type { LogEntry, LogLevel } from "@/lib/logs/api";
-import { useLogs } from "@/lib/database/client/queries";
+import { useLogs } from "@/lib/database/client/use-logs";
 import { formatCount, formatDateTime } from "@/lib/i18n/format";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { ErrorSummary } from "./error-summary";
-import { useErrorMessage } from "./use-error-message";
+import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./cards.module.css";
 
 const LEVELS: LogLevel[] = ["debug", "info", "warn", "error"];

@@ -2,10 +2,10 @@
 
 import { useTranslations } from "next-intl";
 import { useId, useState, type FormEvent } from "react";
-import type { RestoreResult } from "@/lib/api/database-maintenance";
-import { useRestoreBackup } from "@/lib/database/client/queries";
+import type { RestoreResult } from "@/lib/database/api";
+import { useRestoreBackup } from "@/lib/database/client/use-restore-backup";
 import { ErrorSummary } from "./error-summary";
-import { useErrorMessage } from "./use-error-message";
+import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./cards.module.css";
 
 /** Restore needs the backup's exact name typed in; the server checks it again. */

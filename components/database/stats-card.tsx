@@ -1,12 +1,12 @@
 "use client";
 
 import { useLocale, useTranslations } from "next-intl";
-import type { DatabaseStats } from "@/lib/api/database-maintenance";
-import { useDatabaseStats } from "@/lib/database/client/queries";
+import type { DatabaseStats } from "@/lib/database/api";
+import { useDatabaseStats } from "@/lib/database/client/use-database-stats";
 import { formatBytes, formatCount } from "@/lib/i18n/format";
 import { ErrorSummary } from "./error-summary";
 import { TableSizes } from "./table-sizes";
-import { useErrorMessage } from "./use-error-message";
+import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import { VacuumPanel } from "./vacuum-panel";
 import styles from "./cards.module.css";
 

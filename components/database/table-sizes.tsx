@@ -1,7 +1,7 @@
 "use client";
 
 import { useLocale, useTranslations } from "next-intl";
-import type { TableStats } from "@/lib/api/database-maintenance";
+import type { TableStats } from "@/lib/database/api";
 import { formatBytes, formatCount } from "@/lib/i18n/format";
 import styles from "./cards.module.css";
 

@@ -1,10 +1,10 @@
 "use client";
 
 import { useLocale, useTranslations } from "next-intl";
-import { useVacuum } from "@/lib/database/client/queries";
+import { useVacuum } from "@/lib/database/client/use-vacuum";
 import { formatBytes, formatCount } from "@/lib/i18n/format";
 import { ErrorSummary } from "./error-summary";
-import { useErrorMessage } from "./use-error-message";
+import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./cards.module.css";
 
 /**

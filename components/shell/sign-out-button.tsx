@@ -3,12 +3,13 @@
 import { useLocale, useTranslations } from "next-intl";
 import { useState } from "react";
 import { getPathname } from "@/lib/i18n/navigation";
-import { fetchJson, isApiError } from "@/lib/query/fetch-json";
+import { useSignOut } from "@/lib/auth/client/use-sign-out";
 import styles from "./shell.module.css";
 
 export function SignOutButton() {
   const t = useTranslations("shell");
   const locale = useLocale();
+  const mutation = useSignOut();
   const [pending, setPending] = useState(false);
   const [failed, setFailed] = useState(false);
 
@@ -16,14 +17,11 @@ export function SignOutButton() {
     setPending(true);
     setFailed(false);
     try {
-      await fetchJson("/api/v1/auth/logout", { method: "POST" });
-    } catch (error) {
-      // Already signed out (401) is the outcome we wanted.
-      if (!(isApiError(error) && error.status === 401)) {
-        setFailed(true);
-        setPending(false);
-        return;
-      }
+      await mutation.mutateAsync();
+    } catch {
+      setFailed(true);
+      setPending(false);
+      return;
     }
     // Full navigation: drops every cached query of the old session.
     window.location.assign(getPathname({ href: "/sign-in", locale }));

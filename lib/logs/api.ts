@@ -8,16 +8,18 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const LOG_LEVEL_VALUES: Record<LogLevel, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 
 /** One recorded line: level, time, message and allowlisted id/number fields only. */
-export type LogEntry = {
-  seq: number;
-  level: LogLevel;
-  time: string;
-  msg: string;
-  fields: Record<string, string | number | boolean>;
-};
+export const logEntrySchema = z.object({
+  seq: z.number(),
+  level: z.enum(LOG_LEVELS),
+  time: z.string(),
+  msg: z.string(),
+  fields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+});
+export type LogEntry = z.infer<typeof logEntrySchema>;
 
 /** Entries newest first, at or above `level`. */
-export type LogsResponse = { level: LogLevel; capacity: number; entries: LogEntry[] };
+export const logsResponseSchema = z.object({ level: z.enum(LOG_LEVELS), capacity: z.number(), entries: z.array(logEntrySchema) });
+export type LogsResponse = z.infer<typeof logsResponseSchema>;
 
 export const logsQuerySchema = z.strictObject({
   level: z.enum(LOG_LEVELS).default("info"),

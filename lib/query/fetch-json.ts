@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { isErrorCode, type ErrorCode } from "@/lib/api/error-codes";
 
 /** A non-2xx API answer, carrying the server's error code and the parsed body. */
@@ -56,4 +57,18 @@ export async function fetchJson<T>(path: string, init: { method?: string; body?:
   }
   if (!response.ok) throw readError(response.status, body, response.headers.get("retry-after"));
   return body as T;
+}
+
+/** fetchJson, then the documented shape: an answer that does not match rejects with ApiError unknown_error. */
+export async function fetchParsed<S extends z.ZodType>(
+  schema: S,
+  path: string,
+  init: { method?: string; body?: unknown; signal?: AbortSignal } = {},
+): Promise<z.output<S>> {
+  const body = await fetchJson<unknown>(path, init);
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    throw new ApiError({ status: 200, code: "unknown_error", message: "Unexpected answer from the server", body, retryAfterSeconds: null });
+  }
+  return parsed.data;
 }

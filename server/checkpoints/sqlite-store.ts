@@ -6,7 +6,7 @@
 // and anything that is not valid `json`-typed data answers "unknown".
 // Statements come from the one per-connection cache.
 import { TASKS } from "@langchain/langgraph-checkpoint";
-import { CHECKPOINT_RETENTION_SETTINGS_KEY, type TableUsage, type ThreadUsage } from "@/lib/checkpoints/retention-api";
+import { CHECKPOINT_RETENTION_SETTINGS_KEY, type TableUsage, type ThreadUsage } from "@/lib/checkpoints/api";
 import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
 import type { AdmissionHead, CheckpointRow, CheckpointStore, PairProof, StoredWrite, ThreadTotals } from "./store";

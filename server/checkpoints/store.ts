@@ -10,7 +10,7 @@
 // deletion paths judge and delete inside one writer transaction with a
 // synchronous callback, and a later PostgreSQL implementation satisfies it
 // through a synchronous libpq binding. The LangGraph saver API stays async.
-import type { TableUsage, ThreadUsage } from "@/lib/checkpoints/retention-api";
+import type { TableUsage, ThreadUsage } from "@/lib/checkpoints/api";
 
 /** A serialized value as the saver's serde stores it. */
 export type SerializedValue = { type: string | null; value: Uint8Array | string | null };

@@ -3,7 +3,7 @@
 import "server-only";
 import type { OpenRuntime } from "@/server/runtime";
 import { createSqliteCompactionStore } from "./store/sqlite-store";
-import type { AnalyzeBody, CancelBody, PutPolicyBody, RunBody } from "@/lib/retention/api";
+import type { AnalyzeBody, CancelBody, PutPolicyBody, RunBody } from "@/lib/compaction/api";
 import { savePolicy } from "./policy/policy-update";
 import { readRetentionStatus, type RetentionStatus } from "./status";
 

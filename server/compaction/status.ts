@@ -3,13 +3,13 @@
 import "server-only";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { DAY_MS } from "@/server/jobs/schedule";
-import type { RetentionStatusBody } from "@/lib/retention/client/status-types";
+import { idleStatusBody, type CompactionStatusBody } from "@/lib/compaction/api";
 import { createDefaultRecord, type RetentionOperation } from "./policy/policy-schema";
 import { readRetentionRecord } from "./policy/record";
 import type { CompactionStore } from "./store";
 
 /** The GET body; one type shared with the browser. */
-export type RetentionStatus = RetentionStatusBody;
+export type RetentionStatus = CompactionStatusBody;
 
 /** A finished result older than 24 hours is stale. */
 export function markStale(operation: RetentionOperation | null, nowMs: number): RetentionOperation | null {
@@ -20,19 +20,7 @@ export function markStale(operation: RetentionOperation | null, nowMs: number): 
 }
 
 export function unsupportedStatus(): RetentionStatus {
-  const defaults = createDefaultRecord();
-  return {
-    capability: "unsupported",
-    recordState: "missing",
-    policy: defaults.policy,
-    preparation: { state: "none", choice: null, receipt: null, errorCode: null, operationId: null },
-    armed: false,
-    latestAnalysis: null,
-    latestRun: null,
-    activeOperation: null,
-    nextDueAt: null,
-    lastErrorCode: null,
-  };
+  return idleStatusBody({ capability: "unsupported", recordState: "missing", policy: createDefaultRecord().policy });
 }
 
 export function readRetentionStatus(store: CompactionStore, nowMs: number): RetentionStatus {

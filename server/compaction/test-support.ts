@@ -2,7 +2,7 @@
 // file (no mocks). Timestamps get their `_ms` companion from the one parser.
 import type { Sqlite } from "@/server/db/client";
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
-import type { RetentionAge } from "@/lib/retention/policy";
+import type { RetentionAge } from "@/lib/compaction/policy";
 import { updateRetentionRecord } from "./policy/record";
 import type { CompactionStore } from "./store";
 import { createSqliteCompactionStore } from "./store/sqlite-store";

@@ -1,4 +1,4 @@
-import type { SystemEvent } from "@/lib/events/types";
+import type { SystemEvent } from "@/lib/events/api";
 
 // In-process fan-out for live progress. Durable state lives in the records
 // the events describe; a subscriber that misses an event re-reads status.

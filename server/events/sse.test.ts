@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SystemEvent } from "@/lib/events/types";
+import type { SystemEvent } from "@/lib/events/api";
 import { createEventBus } from "./bus";
 import { encodeSse, sseStream } from "./sse";
 import type { Timers } from "@/server/clock";

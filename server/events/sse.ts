@@ -1,4 +1,4 @@
-import type { SystemEvent } from "@/lib/events/types";
+import type { SystemEvent } from "@/lib/events/api";
 import type { EventBus } from "./bus";
 import type { Timers } from "@/server/clock";
 

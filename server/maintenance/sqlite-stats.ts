@@ -1,7 +1,7 @@
 import "server-only";
 import fs from "node:fs";
 import type { Sqlite } from "@/server/db/client";
-import type { DatabaseStats, TableStats } from "@/lib/api/database-maintenance";
+import type { DatabaseStats, TableStats } from "@/lib/database/api";
 import { statement } from "@/server/db/statements";
 import { readInThread } from "./sqlite-thread";
 

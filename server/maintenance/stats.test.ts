@@ -4,7 +4,7 @@ import { openDatabase, type DbHandle } from "@/server/db/client";
 import type { TestDb } from "@/server/db/test-db";
 import { createMaintenanceGuard } from "./guard";
 import { seededDb, silentLog, testClock } from "./test-support/fixtures";
-import type { TableStats } from "@/lib/api/database-maintenance";
+import type { TableStats } from "@/lib/database/api";
 import { optimizeDatabase, vacuumDatabase } from "./vacuum";
 import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 

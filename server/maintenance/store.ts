@@ -7,7 +7,7 @@
 // and a later PostgreSQL implementation satisfies the same interface through
 // a synchronous libpq binding); the long-running verbs are promises because
 // they run off the request thread.
-import type { DatabaseStats } from "@/lib/api/database-maintenance";
+import type { DatabaseStats } from "@/lib/database/api";
 
 export type MaintenanceStore = {
   /** The database footprint from metadata only: no message body is read. */

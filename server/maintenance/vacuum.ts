@@ -1,5 +1,5 @@
 import "server-only";
-import type { VacuumResult } from "@/lib/api/database-maintenance";
+import type { VacuumResult } from "@/lib/database/api";
 import type { Clock } from "@/server/clock";
 import type { Logger } from "@/server/log";
 import type { MaintenanceGuard } from "./guard";

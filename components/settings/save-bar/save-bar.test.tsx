@@ -2,7 +2,7 @@
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { NextIntlClientProvider } from "next-intl";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import feature from "@/messages/retention/en.json";
+import feature from "@/messages/compaction/en.json";
 import { SaveBar } from "./save-bar";
 import { createSaveBarStore, type SaveContributor } from "./save-bar-store";
 

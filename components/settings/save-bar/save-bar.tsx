@@ -8,7 +8,7 @@ import { EMPTY_CONTRIBUTORS, saveBarStore, type SaveBarStore } from "./save-bar-
 import styles from "./save-bar.module.css";
 
 export function SaveBar({ store = saveBarStore }: { store?: SaveBarStore }) {
-  const t = useTranslations("retention.saveBar");
+  const t = useTranslations("compaction.saveBar");
   const contributors = useSyncExternalStore(store.subscribe, store.getSnapshot, () => EMPTY_CONTRIBUTORS);
   const dirty = contributors.filter((contributor) => contributor.dirty);
   const saving = dirty.some((contributor) => contributor.saving);

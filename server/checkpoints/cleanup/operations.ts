@@ -3,8 +3,8 @@ import "server-only";
 // each thread under the shared maintenance guard (kind "compaction"; a held
 // guard means waiting, not failing) and its thread lock. Progress goes to the
 // event bus; only the latest result is stored (settings `checkpoint_retention`).
-import type { ActiveOperation, CheckpointOperationKind, OperationAccepted, RetentionResult } from "@/lib/checkpoints/retention-api";
-import type { OperationState } from "@/lib/events/types";
+import type { ActiveOperation, CheckpointOperationKind, OperationAccepted, RetentionResult } from "@/lib/checkpoints/api";
+import type { OperationState } from "@/lib/events/api";
 import type { Clock } from "@/server/clock";
 import { AppError, isAppError } from "@/server/errors";
 import type { EventBus } from "@/server/events/bus";

@@ -1,6 +1,6 @@
 // The latest checkpoint analysis/cleanup result, one settings row (strict).
 import { parse } from "lossless-json";
-import { retentionResult, type RetentionResult } from "@/lib/checkpoints/retention-api";
+import { retentionResult, type RetentionResult } from "@/lib/checkpoints/api";
 import type { CheckpointStore } from "../store";
 
 export type StoredResult = { result: RetentionResult | null; malformed: boolean };

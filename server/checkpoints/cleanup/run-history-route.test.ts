@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { GET as runsGet, POST as runsPost } from "@/app/api/v1/threads/[id]/runs/route";
 import { POST as createPost } from "@/app/api/v1/threads/route";
-import { runHistoryResponse } from "@/lib/checkpoints/run-history-api";
+import { runHistoryResponse } from "@/lib/checkpoints/api";
 import { loadThreadGraph } from "@/server/checkpoints/cleanup/thread-graph";
 import { createSqliteCheckpointStore } from "@/server/checkpoints/sqlite-store";
 import { apiRequest, AS_ADMIN, AS_VIEWER, setUpRouteTestEnv, type RouteTestEnv } from "@/server/http/route-test-support";

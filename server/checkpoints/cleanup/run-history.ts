@@ -5,7 +5,7 @@
 // back (cleanup runs only at admission, never from a completion callback).
 import { parse } from "lossless-json";
 import { z } from "zod";
-import type { RunHistoryResponse } from "@/lib/checkpoints/run-history-api";
+import type { RunHistoryResponse } from "@/lib/checkpoints/api";
 import { AppError } from "@/server/errors";
 import type { CheckpointAccessor } from "../accessor";
 import { isDurationOnly } from "../durations";

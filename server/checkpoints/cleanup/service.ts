@@ -1,6 +1,6 @@
 import "server-only";
 // Composition for the checkpoint maintenance routes.
-import type { CheckpointOperationKind, CheckpointStorageStatus, OperationAccepted } from "@/lib/checkpoints/retention-api";
+import type { CheckpointOperationKind, CheckpointStorageStatus, OperationAccepted } from "@/lib/checkpoints/api";
 import type { OpenRuntime, Runtime } from "@/server/runtime";
 import { modeFromEnv, type ModeConfig } from "../mode";
 import { createSqliteCheckpointStore } from "../sqlite-store";

@@ -7,7 +7,7 @@
 import "server-only";
 import type { Clock } from "@/server/clock";
 import { formatUtc } from "@/lib/time/rfc3339";
-import type { RetentionAge, RetentionOperation } from "@/lib/retention/policy";
+import type { RetentionAge, RetentionOperation } from "@/lib/compaction/policy";
 import { PAGE_LIMITS } from "../cleanup/candidates";
 import type { CompactionStore } from "../store";
 import { computeCutoff } from "../eligibility/cutoff";

@@ -5,7 +5,7 @@
 // a fresh one later.
 import "server-only";
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
-import type { OperationState, RetentionOperation } from "@/lib/retention/policy";
+import type { OperationState, RetentionOperation } from "@/lib/compaction/policy";
 import { computeCutoff } from "../eligibility/cutoff";
 import { withProgress, type GateFailure, type PassIdentity } from "./batch";
 import { withRetentionRecordInTx } from "../policy/record";

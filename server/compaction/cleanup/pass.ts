@@ -9,7 +9,7 @@ import "server-only";
 import type { Clock, Timers } from "@/server/clock";
 import type { Logger } from "@/server/log";
 import { formatUtc } from "@/lib/time/rfc3339";
-import type { OperationState, RetentionOperation } from "@/lib/retention/policy";
+import type { OperationState, RetentionOperation } from "@/lib/compaction/policy";
 import { PAGE_LIMITS, type PageLimits, type PlannedPage } from "./candidates";
 import { runBatch, type GateFailure, type PreparedRow } from "./batch";
 import { checkTaskEligibility } from "../eligibility/eligibility";

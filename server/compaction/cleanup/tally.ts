@@ -4,7 +4,7 @@
 // TASKS, row-level reasons (reducer skips, oversize, conflict) count MESSAGES.
 import "server-only";
 import { formatUtc } from "@/lib/time/rfc3339";
-import type { OperationKind, OperationState, RetentionOperation } from "@/lib/retention/policy";
+import type { OperationKind, OperationState, RetentionOperation } from "@/lib/compaction/policy";
 
 export type Tally = {
   processedTasks: number;

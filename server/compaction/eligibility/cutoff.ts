@@ -3,7 +3,7 @@
 // and computes the cutoff once per pass, so every task in the pass is judged
 // against the same instant.
 import "server-only";
-import type { RetentionAge } from "@/lib/retention/policy";
+import type { RetentionAge } from "@/lib/compaction/policy";
 
 const DAY_MS = 86_400_000;
 

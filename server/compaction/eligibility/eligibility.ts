@@ -18,8 +18,8 @@ import type { CompactionStore } from "../store";
 
 export const ELIGIBILITY_BUDGET_MS = 200;
 
-export { INELIGIBLE_REASONS, type IneligibleReason } from "@/lib/retention/skip-reasons";
-import type { IneligibleReason } from "@/lib/retention/skip-reasons";
+export { INELIGIBLE_REASONS, type IneligibleReason } from "@/lib/compaction/skip-reasons";
+import type { IneligibleReason } from "@/lib/compaction/skip-reasons";
 
 export type Eligibility = { eligible: true; activityMs: number } | { eligible: false; reason: IneligibleReason };
 

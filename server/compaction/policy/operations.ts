@@ -5,7 +5,7 @@
 import "server-only";
 import { AppError } from "@/server/errors";
 import { formatUtc } from "@/lib/time/rfc3339";
-import type { OperationEvent } from "@/lib/events/types";
+import type { OperationEvent } from "@/lib/events/api";
 import type { OperationKind, OperationState, RetentionOperation, RetentionRecord } from "./policy-schema";
 import type { CompactionStore } from "../store";
 import { withRetentionRecordInTx } from "./record";

@@ -12,9 +12,9 @@ import {
   policySchema,
   preparationSchema,
   type RetentionPolicy,
-} from "@/lib/retention/policy";
+} from "@/lib/compaction/policy";
 
-export * from "@/lib/retention/policy";
+export * from "@/lib/compaction/policy";
 
 export const RETENTION_SETTINGS_KEY = "tool_payload_retention";
 export const RETENTION_RECORD_VERSION = 1;

@@ -15,7 +15,7 @@
 // at 10, 100, 1000..., exactly one cut size per digit boundary has no
 // compact solution; there the marker is written as `"removed_bytes": N`
 // (one insignificant space) so the count is still exact.
-import type { RowSkipReason } from "@/lib/retention/skip-reasons";
+import type { RowSkipReason } from "@/lib/compaction/skip-reasons";
 import "server-only";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { findControlTool } from "./control-tools";

@@ -7,7 +7,7 @@ import { sequentialIds } from "@/server/ids";
 import { createLogger } from "@/server/log";
 import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { listBackups } from "@/server/maintenance/backups/catalog";
-import type { SystemEvent } from "@/lib/events/types";
+import type { SystemEvent } from "@/lib/events/api";
 import { savePolicy } from "../policy/policy-update";
 import { readRetentionRecord } from "../policy/record";
 import { readRetentionStatus } from "../status";

@@ -1,5 +1,5 @@
 import "server-only";
-import type { BackupEntry } from "@/lib/api/database-maintenance";
+import type { BackupEntry } from "@/lib/database/api";
 import { constants, type Stats } from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";

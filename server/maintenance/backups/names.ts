@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { AppError } from "@/server/errors";
 import { backupsDirFor } from "@/server/db/url";
-import { BACKUP_NAME_PATTERN } from "@/lib/api/database-maintenance";
+import { BACKUP_NAME_PATTERN } from "@/lib/database/api";
 
 /**
  * Backup file names are generated here and nowhere else, and every name that

@@ -1,5 +1,5 @@
 import "server-only";
-import type { RestoreResult } from "@/lib/api/database-maintenance";
+import type { RestoreResult } from "@/lib/database/api";
 import { constants } from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";

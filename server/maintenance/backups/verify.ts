@@ -1,5 +1,5 @@
 import "server-only";
-import type { BackupReceipt } from "@/lib/api/database-maintenance";
+import type { BackupReceipt } from "@/lib/database/api";
 import type { Stats } from "node:fs";
 import fsp from "node:fs/promises";
 import { backupsDirFor } from "@/server/db/url";

@@ -2,10 +2,11 @@ import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
 import styles from "@/components/database/database-page.module.css";
-import { ToolPayloadRetentionCard } from "@/components/retention/tool-payload-retention-card";
+import { CompactionCard } from "@/components/compaction/compaction-card";
 import { SaveBar } from "@/components/settings/save-bar/save-bar";
 import { BackupsCardMount, LogViewerMount, StatsCardMount } from "@/components/database/mounted-cards";
 import { CheckpointStorageCardMount } from "@/components/checkpoints/checkpoint-storage-card-mount";
+import { currentPageUser } from "@/server/auth/page-user";
 
 type Props = { params: Promise<{ locale: string }> };
 
@@ -35,6 +36,8 @@ async function Section({ id, children }: { id: SectionId; children?: ReactNode }
 export default async function DatabasePage({ params }: Props) {
   const { locale } = await params;
   const t = await getTranslations({ locale, namespace: "database" });
+  // The role reaches every card as a prop, read from the session on the server.
+  const isAdmin = (await currentPageUser())?.role === "admin";
   return (
     <div className={styles.page}>
       <div className={styles.intro}>
@@ -45,7 +48,7 @@ export default async function DatabasePage({ params }: Props) {
         <StatsCardMount />
       </Section>
       <Section id="compaction">
-        <ToolPayloadRetentionCard />
+        <CompactionCard isAdmin={isAdmin} />
         <CheckpointStorageCardMount />
       </Section>
       <Section id="backups">

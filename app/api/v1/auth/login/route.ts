@@ -1,4 +1,4 @@
-import { loginBodySchema } from "@/lib/api/auth";
+import { loginBodySchema } from "@/lib/auth/api";
 import { clientKey, isSecureRequest, sessionCookie } from "@/server/auth/cookie";
 import { login } from "@/server/auth/login";
 import { errorResponse, route } from "@/server/http/route";

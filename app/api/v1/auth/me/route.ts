@@ -1,4 +1,4 @@
-import type { MeResponse } from "@/lib/api/auth";
+import type { MeResponse } from "@/lib/auth/api";
 import { route } from "@/server/http/route";
 
 export const GET = route({

@@ -1,4 +1,4 @@
-import { emptyBodySchema } from "@/lib/api/database-maintenance";
+import { emptyBodySchema } from "@/lib/database/api";
 import { route } from "@/server/http/route";
 import { listBackups, MANUAL_BACKUPS_KEPT } from "@/server/maintenance/backups/catalog";
 import { createBackup } from "@/server/maintenance/backups/create";

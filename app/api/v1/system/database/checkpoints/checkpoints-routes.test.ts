@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { checkpointStorageStatus, CHECKPOINT_RETENTION_SETTINGS_KEY } from "@/lib/checkpoints/retention-api";
-import type { SystemEvent } from "@/lib/events/types";
+import { checkpointStorageStatus, CHECKPOINT_RETENTION_SETTINGS_KEY } from "@/lib/checkpoints/api";
+import type { SystemEvent } from "@/lib/events/api";
 import { startRun } from "@/server/checkpoints/runs";
 import { threadService } from "@/server/checkpoints/service";
 import { createThread, regenerate } from "@/server/checkpoints/threads";

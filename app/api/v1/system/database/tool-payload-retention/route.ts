@@ -1,5 +1,5 @@
 import { route } from "@/server/http/route";
-import { putPolicyBodySchema } from "@/lib/retention/api";
+import { putPolicyBodySchema } from "@/lib/compaction/api";
 import { getRetentionStatus, putRetentionPolicy } from "@/server/compaction/service";
 import { unsupportedStatus } from "@/server/compaction/status";
 

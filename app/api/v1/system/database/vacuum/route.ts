@@ -1,4 +1,4 @@
-import { emptyBodySchema } from "@/lib/api/database-maintenance";
+import { emptyBodySchema } from "@/lib/database/api";
 import { route } from "@/server/http/route";
 import { vacuumDatabase } from "@/server/maintenance/vacuum";
 import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";

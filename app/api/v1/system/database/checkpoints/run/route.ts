@@ -1,5 +1,5 @@
 import { route } from "@/server/http/route";
-import { startOperationBody } from "@/lib/checkpoints/retention-api";
+import { startOperationBody } from "@/lib/checkpoints/api";
 import { startCheckpointOperation } from "@/server/checkpoints/cleanup/service";
 
 export const POST = route({

@@ -1,5 +1,5 @@
 import { route } from "@/server/http/route";
-import { analyzeBodySchema } from "@/lib/retention/api";
+import { analyzeBodySchema } from "@/lib/compaction/api";
 import { analyzeRetention } from "@/server/compaction/service";
 
 export const POST = route({

@@ -1,5 +1,5 @@
 import { route } from "@/server/http/route";
-import { cancelBodySchema } from "@/lib/retention/api";
+import { cancelBodySchema } from "@/lib/compaction/api";
 import { cancelRetention } from "@/server/compaction/service";
 
 export const POST = route({

@@ -1,5 +1,5 @@
 import { route } from "@/server/http/route";
-import { runBodySchema } from "@/lib/retention/api";
+import { runBodySchema } from "@/lib/compaction/api";
 import { runRetention } from "@/server/compaction/service";
 
 export const POST = route({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { restoreBodySchema } from "@/lib/api/database-maintenance";
+import { restoreBodySchema } from "@/lib/database/api";
 import { route } from "@/server/http/route";
 import { restoreBackup } from "@/server/maintenance/backups/restore";
 import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";

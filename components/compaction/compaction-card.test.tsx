@@ -1,0 +1,184 @@
+// @vitest-environment jsdom
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { NextIntlClientProvider } from "next-intl";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import core from "@/messages/en.json";
+import feature from "@/messages/compaction/en.json";
+import apiErrors from "@/messages/api-errors/en.json";
+import type { RetentionOperation } from "@/lib/compaction/policy";
+import { errorBody, PUT_KEY, scriptedFetch, STATUS_KEY, statusBody, withClient } from "@/lib/compaction/client/test-support";
+import type { CompactionStatusBody } from "@/lib/compaction/api";
+import { SaveBar } from "@/components/settings/save-bar/save-bar";
+import { createSaveBarStore } from "@/components/settings/save-bar/save-bar-store";
+import { SAVE_CONTRIBUTOR_ID, CompactionCard } from "./compaction-card";
+
+const messages = { ...core, ...feature, ...apiErrors };
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+function operation(patch: Partial<RetentionOperation>): RetentionOperation {
+  return {
+    id: "op-1",
+    kind: "analysis",
+    state: "succeeded",
+    startedAt: "2026-11-29T10:00:00Z",
+    finishedAt: "2026-11-29T10:05:00Z",
+    cutoff: "2026-08-29T10:00:00Z",
+    scannedRows: 1200,
+    eligibleTasks: 12,
+    eligibleMessages: 340,
+    changedMessages: 0,
+    payloadBytes: 5 * 1024 * 1024,
+    skipped: { recent_activity: 4, live_run: 1, brand_new_reason: 2 },
+    stale: false,
+    fingerprint: "months:3",
+    byKind: { shell_exec: { messages: 300, payloadBytes: 4 * 1024 * 1024 }, read_file: { messages: 40, payloadBytes: 1024 * 1024 } },
+    ...patch,
+  };
+}
+
+async function renderCard(options: { role?: "admin" | "viewer"; status?: CompactionStatusBody; statusAnswer?: { status: number; body: unknown } }) {
+  const server = scriptedFetch();
+  server.answer(STATUS_KEY, options.statusAnswer ?? { status: 200, body: options.status ?? statusBody() });
+  const store = createSaveBarStore();
+  const { wrapper: Wrapper } = withClient();
+  render(
+    <NextIntlClientProvider locale="en" messages={messages} timeZone="UTC">
+      <Wrapper>
+        <CompactionCard isAdmin={(options.role ?? "admin") === "admin"} saveBarStore={store} />
+        <SaveBar store={store} />
+      </Wrapper>
+    </NextIntlClientProvider>,
+  );
+  const card = await screen.findByTestId("retention-card");
+  return { server, store, card };
+}
+
+const follows = (a: Element, b: Element) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0;
+
+describe("Messages compaction card", () => {
+  it("[TPR-UI-09] [TPR-UI-10] is titled Messages compaction, keeps the control order and shows the 24-hour check", async () => {
+    const { card } = await renderCard({});
+    await screen.findByRole("switch", { name: "Automatic compaction" });
+    expect(within(card).getByRole("heading", { level: 3 }).textContent).toBe("Messages compaction");
+    const order = [
+      within(card).getByText(feature.compaction.card.description),
+      within(card).getByTestId("retention-age"),
+      within(card).getByRole("button", { name: "Analyze savings" }),
+      within(card).getByTestId("retention-estimate"),
+      within(card).getByTestId("retention-automatic"),
+      within(card).getByTestId("retention-backup"),
+      within(card).getByTestId("retention-run"),
+    ];
+    for (let i = 1; i < order.length; i++) expect(follows(order[i - 1]!, order[i]!), `control ${i}`).toBe(true);
+    expect(within(card).getByTestId("retention-schedule").textContent).toMatch(/24 hours.*server is running/);
+    expect(within(card).queryByRole("button", { name: /save/i })).toBeNull();
+  });
+
+  it("[TPR-AN-05] shows Not analyzed without an analysis", async () => {
+    const { card } = await renderCard({});
+    expect((await within(card).findByTestId("retention-not-analyzed")).textContent).toContain("Not analyzed");
+  });
+
+  it("[TPR-AN-02] [TPR-UI-11] labels the result an estimate over its scan; counts and localized skip reasons sit in details", async () => {
+    const { card } = await renderCard({ status: statusBody({ latestAnalysis: operation({}) }) });
+    const result = await within(card).findByTestId("retention-analysis-result");
+    expect(result.textContent).toContain("Estimate");
+    expect(result.textContent).toMatch(/scan that finished/);
+    const details = within(result).getByTestId("retention-analysis-details");
+    expect(details.tagName).toBe("DETAILS");
+    expect(details.textContent).toContain("Recent activity");
+    expect(details.textContent).toContain("Agent run in progress");
+    expect(details.textContent).toContain("Other reason (brand_new_reason)");
+    expect(details.textContent).toContain("Rows scanned");
+    // The outcome stays outside the details.
+    const outcome = within(result).getByText(/About 5 MB/);
+    expect(details.contains(outcome)).toBe(false);
+    expect(within(result).getByTestId("retention-kind-chart").textContent).toContain("Shell output");
+  });
+
+  it("[TPR-AN-04] marks the estimate stale when older than 24 h or made for another age", async () => {
+    const { card } = await renderCard({ status: statusBody({ latestAnalysis: operation({ stale: true }) }) });
+    expect((await within(card).findByTestId("retention-analysis-result")).dataset.stale).toBe("age");
+    fireEvent.change(within(card).getByLabelText("Age"), { target: { value: "5" } });
+    expect(within(card).getByTestId("retention-analysis-result").dataset.stale).toBe("draft");
+    expect(within(card).getByTestId("retention-analysis-result").textContent).toContain("Stale");
+  });
+
+  it("[TPR-AN-03] a partial result shows progress and never a complete-looking total", async () => {
+    const partial = operation({ state: "partial", progress: { processedTasks: 40, totalTasks: null, processedMessages: 900 }, errorCode: "work_budget" });
+    const { card } = await renderCard({ status: statusBody({ latestAnalysis: partial }) });
+    const result = await within(card).findByTestId("retention-analysis-result");
+    expect(result.textContent).toContain("Partial");
+    expect(result.textContent).toContain("At least 5 MB");
+    expect(result.textContent).not.toContain("About 5 MB");
+    expect(within(result).getByTestId("retention-partial").textContent).toContain("40 tasks");
+  });
+
+  it("[TPR-UI-08] a pending backup reads Preparing, not Enabled, and the switch can still turn it off", async () => {
+    const preparing = statusBody({
+      policy: { enabled: true, age: { value: 3, unit: "months" }, revision: 2 },
+      preparation: { state: "running", choice: "backup", receipt: null, errorCode: null, operationId: "p1" },
+    });
+    const { card } = await renderCard({ status: preparing });
+    expect((await within(card).findByTestId("retention-state")).textContent).toBe("Preparing");
+    expect(within(card).getByTestId("retention-preparing")).toBeTruthy();
+    const toggle = within(card).getByRole("switch", { name: "Automatic compaction" });
+    expect(toggle.getAttribute("aria-checked")).toBe("true");
+    expect(toggle.hasAttribute("disabled")).toBe(false);
+    fireEvent.click(toggle);
+    expect(toggle.getAttribute("aria-checked")).toBe("false");
+  });
+
+  it("[TPR-UI-07] registers system:tool-payload-retention with the save bar; enabling asks for the inline backup choice", async () => {
+    const { card, store, server } = await renderCard({});
+    fireEvent.click(await within(card).findByRole("switch", { name: "Automatic compaction" }));
+    expect(store.getSnapshot().map((c) => c.id)).toEqual([SAVE_CONTRIBUTOR_ID]);
+    const bar = await screen.findByTestId("save-bar");
+    const save = within(bar).getByRole("button", { name: "Save changes" }) as HTMLButtonElement;
+    expect(save.disabled).toBe(true);
+    fireEvent.click(within(card).getByLabelText(/Create a backup first/));
+    expect(save.disabled).toBe(false);
+    server.answer(PUT_KEY, { status: 200, body: statusBody({ policy: { enabled: true, age: { value: 3, unit: "months" }, revision: 2 }, preparation: { state: "pending", choice: "backup", receipt: null, errorCode: null, operationId: "p" } }, 2) });
+    server.answer(STATUS_KEY, { status: 200, body: statusBody({ policy: { enabled: true, age: { value: 3, unit: "months" }, revision: 2 }, preparation: { state: "pending", choice: "backup", receipt: null, errorCode: null, operationId: "p" } }, 2) });
+    await act(async () => fireEvent.click(save));
+    await waitFor(() => expect(screen.queryByTestId("save-bar")).toBeNull());
+    expect(within(card).getByTestId("retention-state").textContent).toBe("Preparing");
+  });
+
+  it("[TPR-UI-07] the save bar guards navigation while changes are unsaved", async () => {
+    const { card } = await renderCard({});
+    fireEvent.change(await within(card).findByLabelText("Age"), { target: { value: "4" } });
+    const event = new Event("beforeunload", { cancelable: true });
+    window.dispatchEvent(event);
+    expect(event.defaultPrevented).toBe(true);
+  });
+
+  it("[TPR-UI-06] [TPR-UI-14] a 503 status read is shown as a focused inline summary", async () => {
+    const { card } = await renderCard({ statusAnswer: { status: 503, body: errorBody("maintenance_busy") } });
+    const summary = await within(card).findByTestId("retention-error-status");
+    expect(summary.textContent).toContain("503");
+    await waitFor(() => expect(document.activeElement).toBe(summary));
+  });
+
+  it("viewers see status read-only with an explanation and no controls", async () => {
+    const { card } = await renderCard({ role: "viewer", status: statusBody({ latestRun: operation({ kind: "cleanup", changedMessages: 20 }) }) });
+    expect(await within(card).findByTestId("retention-read-only")).toBeTruthy();
+    await within(card).findByTestId("retention-run-outcome");
+    expect(within(card).queryByRole("switch")).toBeNull();
+    expect(within(card).queryByRole("spinbutton")).toBeNull();
+    // Refresh is the one control a viewer gets: it reads, it never changes anything.
+    expect(within(card).getAllByRole("button").map((b) => b.textContent)).toEqual(["Refresh"]);
+    expect(within(card).getByTestId("retention-automatic-readonly").textContent).toContain("Off");
+  });
+
+  it("an unsupported engine shows a clear state and no actions", async () => {
+    const { card } = await renderCard({ status: statusBody({ capability: "unsupported" }) });
+    expect(await within(card).findByTestId("retention-unsupported")).toBeTruthy();
+    expect(within(card).queryAllByRole("button").map((b) => b.textContent)).toEqual(["Refresh"]);
+    expect(within(card).queryByRole("switch")).toBeNull();
+  });
+});

@@ -1,0 +1,58 @@
+"use client";
+// Locale-aware formatting for the card: dates, bytes, counts, ages, and the
+// localized names of skip reasons, tool kinds and error codes (with a
+// generic fallback for codes this build does not know yet).
+import { useLocale, useTranslations } from "next-intl";
+import { useMemo } from "react";
+import { formatBytes, formatCount, formatDateTime } from "@/lib/i18n/format";
+import { parseRfc3339 } from "@/lib/time/rfc3339";
+import type { RetentionAge } from "@/lib/compaction/policy";
+import { SKIP_REASONS } from "@/lib/compaction/skip-reasons";
+
+export { SKIP_REASONS };
+
+export const TOOL_KINDS = ["shell_exec", "read_file", "modify_file", "code_search", "http_request", "generic"] as const;
+
+export const OPERATION_ERROR_CODES = [
+  "cancelled",
+  "work_budget",
+  "eligibility_budget",
+  "backup_failed",
+  "settings_malformed",
+  "disabled",
+  "policy_changed",
+  "not_approved",
+  "operation_replaced",
+  "schema_changed",
+  "statement_deadline",
+  "shutdown",
+] as const;
+
+function known<T extends string>(list: readonly T[], value: string): value is T {
+  return (list as readonly string[]).includes(value);
+}
+
+export function useCompactionFormat() {
+  const locale = useLocale();
+  const t = useTranslations("compaction");
+  return useMemo(
+    () => ({
+      locale,
+      bytes: (value: number) => formatBytes(value, locale),
+      count: (value: number) => formatCount(value, locale),
+      percent: (fraction: number) => new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 0 }).format(fraction),
+      /** An RFC 3339 instant in the locale's words, or null when absent or unreadable. */
+      time: (text: string | null | undefined) => {
+        const ms = parseRfc3339(text ?? null);
+        return ms === null ? null : formatDateTime(ms, locale);
+      },
+      age: (age: RetentionAge) => t(`age.amount.${age.unit}`, { count: age.value }),
+      skipReason: (reason: string) => (known(SKIP_REASONS, reason) ? t(`reasons.${reason}`) : t("reasons.other", { reason })),
+      toolKind: (kind: string) => (known(TOOL_KINDS, kind) ? t(`kinds.${kind}`) : t("kinds.other", { kind })),
+      operationError: (code: string) => (known(OPERATION_ERROR_CODES, code) ? t(`operationErrors.${code}`) : t("operationErrors.other", { code })),
+    }),
+    [locale, t],
+  );
+}
+
+export type RetentionFormat = ReturnType<typeof useCompactionFormat>;

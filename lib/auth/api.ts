@@ -1,0 +1,15 @@
+// Wire types of the sign-in API (/api/v1/auth), shared by the routes and the browser.
+import { z } from "zod";
+
+export const loginBodySchema = z.strictObject({
+  email: z.string().trim().min(1).max(320),
+  password: z.string().min(1).max(1024),
+});
+export type LoginBody = z.infer<typeof loginBodySchema>;
+
+export const authUserSchema = z.object({ id: z.string(), email: z.string(), role: z.enum(["admin", "viewer"]) });
+export type AuthUser = z.infer<typeof authUserSchema>;
+
+/** GET /me and POST /login answer with the signed-in member. */
+export const meResponseSchema = z.object({ user: authUserSchema });
+export type MeResponse = z.infer<typeof meResponseSchema>;

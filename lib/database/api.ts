@@ -1,0 +1,68 @@
+// Wire types of the Database page API (/api/v1/system/database/{stats,vacuum,backups}),
+// shared by the server verbs and the browser fetchers.
+import { z } from "zod";
+
+const count = z.number().int().nonnegative();
+
+export const tableStatsSchema = z.object({
+  name: z.string(),
+  rows: count,
+  tableBytes: count,
+  indexBytes: count,
+  totalBytes: count,
+  /** How tableBytes was obtained: walking the b-tree, or as the remainder of used pages. */
+  bytesMethod: z.enum(["dbstat", "remainder"]),
+});
+export type TableStats = z.infer<typeof tableStatsSchema>;
+
+export const databaseStatsSchema = z.object({
+  fileBytes: count,
+  walBytes: count,
+  pageSize: count,
+  pageCount: count,
+  freePages: count,
+  freeBytes: count,
+  /** Null when the SQLite build has no dbstat virtual table. */
+  tables: z.array(tableStatsSchema).nullable(),
+});
+export type DatabaseStats = z.infer<typeof databaseStatsSchema>;
+
+/** GET stats. maintenanceBusy names the operation holding the maintenance guard. */
+export const databaseStatsResponseSchema = z.union([
+  databaseStatsSchema.extend({ capability: z.literal("supported"), maintenanceBusy: z.string().nullable() }),
+  z.object({ capability: z.literal("unsupported") }),
+]);
+export type DatabaseStatsResponse = z.infer<typeof databaseStatsResponseSchema>;
+
+export const vacuumResultSchema = z.object({ beforeBytes: count, afterBytes: count, freedBytes: count, durationMs: z.number().nonnegative() });
+export type VacuumResult = z.infer<typeof vacuumResultSchema>;
+
+export const backupReceiptSchema = z.object({ name: z.string(), sizeBytes: count, completedAt: z.string(), sha256: z.string() });
+export type BackupReceipt = z.infer<typeof backupReceiptSchema>;
+
+export const backupEntrySchema = z.object({ name: z.string(), sizeBytes: count, createdAt: z.string() });
+export type BackupEntry = z.infer<typeof backupEntrySchema>;
+
+/** GET backups: newest first; `keep` is the retention rule (newest N kept). */
+export const backupsResponseSchema = z.object({ capability: z.enum(["supported", "unsupported"]), backups: z.array(backupEntrySchema), keep: count });
+export type BackupsResponse = z.infer<typeof backupsResponseSchema>;
+
+export const restoreResultSchema = z.object({ restored: z.string(), restartRequired: z.literal(true) });
+export type RestoreResult = z.infer<typeof restoreResultSchema>;
+
+/** DELETE backups/{name}. */
+export const deletedBackupSchema = z.object({ deleted: z.string() });
+export type DeletedBackup = z.infer<typeof deletedBackupSchema>;
+
+/** POST backups/{name}/restore: the typed confirmation must equal the backup name. */
+export const restoreBodySchema = z.strictObject({ confirm: z.string().max(200) });
+export type RestoreBody = z.infer<typeof restoreBodySchema>;
+
+/** POST vacuum and POST backups take an empty JSON object (or no body). */
+export const emptyBodySchema = z.strictObject({});
+
+export const BACKUP_NAME_PATTERN = /^workspace-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z-[0-9a-f]{8}\.db$/;
+
+export function databaseBackupUrl(name: string): string {
+  return `/api/v1/system/database/backups/${encodeURIComponent(name)}`;
+}

@@ -1,0 +1,51 @@
+// Fetchers of the Database page API (stats, vacuum, backups, restore, logs).
+// Each passes the abort signal on, checks the answer against its schema and
+// rejects with ApiError on any non-2xx or unexpected answer.
+import {
+  backupReceiptSchema,
+  backupsResponseSchema,
+  databaseBackupUrl,
+  databaseStatsResponseSchema,
+  deletedBackupSchema,
+  restoreResultSchema,
+  vacuumResultSchema,
+  type BackupReceipt,
+  type BackupsResponse,
+  type DatabaseStatsResponse,
+  type DeletedBackup,
+  type RestoreResult,
+  type VacuumResult,
+} from "@/lib/database/api";
+import { logsResponseSchema, type LogLevel, type LogsResponse } from "@/lib/logs/api";
+import { fetchParsed } from "@/lib/query/fetch-json";
+
+const DATABASE_PATH = "/api/v1/system/database";
+
+export function fetchDatabaseStats(signal?: AbortSignal): Promise<DatabaseStatsResponse> {
+  return fetchParsed(databaseStatsResponseSchema, `${DATABASE_PATH}/stats`, { signal });
+}
+
+export function postVacuum(signal?: AbortSignal): Promise<VacuumResult> {
+  return fetchParsed(vacuumResultSchema, `${DATABASE_PATH}/vacuum`, { method: "POST", body: {}, signal });
+}
+
+export function fetchBackups(signal?: AbortSignal): Promise<BackupsResponse> {
+  return fetchParsed(backupsResponseSchema, `${DATABASE_PATH}/backups`, { signal });
+}
+
+export function postBackup(signal?: AbortSignal): Promise<BackupReceipt> {
+  return fetchParsed(backupReceiptSchema, `${DATABASE_PATH}/backups`, { method: "POST", body: {}, signal });
+}
+
+export function deleteBackup(name: string, signal?: AbortSignal): Promise<DeletedBackup> {
+  return fetchParsed(deletedBackupSchema, databaseBackupUrl(name), { method: "DELETE", signal });
+}
+
+export function postRestore(options: { name: string; confirm: string; signal?: AbortSignal }): Promise<RestoreResult> {
+  const { name, confirm, signal } = options;
+  return fetchParsed(restoreResultSchema, `${databaseBackupUrl(name)}/restore`, { method: "POST", body: { confirm }, signal });
+}
+
+export function fetchLogs(level: LogLevel, signal?: AbortSignal): Promise<LogsResponse> {
+  return fetchParsed(logsResponseSchema, `/api/v1/system/logs?level=${level}`, { signal });
+}

@@ -1,0 +1,7 @@
+"use client";
+import { postBackup } from "./fetchers";
+import { useBackupAction } from "./use-backup-action";
+
+export function useCreateBackup() {
+  return useBackupAction(() => postBackup());
+}
