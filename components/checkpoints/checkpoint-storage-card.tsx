@@ -10,13 +10,14 @@ import { OperationResult } from "./operation-result";
 import { TableUsageTable } from "./table-usage";
 import styles from "./checkpoint-storage-card.module.css";
 
-const KNOWN_ERRORS = new Set(["operation_active", "forbidden", "unauthenticated", "network_error", "unsupported_engine", "maintenance_busy"]);
+const KNOWN_ERRORS = ["operation_active", "forbidden", "unauthenticated", "network_error", "unsupported_engine", "maintenance_busy"] as const;
+const isKnownError = (code: string): code is (typeof KNOWN_ERRORS)[number] => (KNOWN_ERRORS as readonly string[]).includes(code);
 
 function useErrorText() {
   const t = useTranslations("checkpoints.errors");
   return (error: unknown) => {
     const code = isApiError(error) ? error.code : "unknown";
-    return KNOWN_ERRORS.has(code) ? t(code) : t("generic");
+    return isKnownError(code) ? t(code) : t("generic");
   };
 }
 

@@ -10,7 +10,7 @@ import { ErrorSummary } from "./error-summary";
 import { useErrorMessage } from "./use-error-message";
 import styles from "./cards.module.css";
 
-const LEVELS: LogLevel[] = ["debug", "info", "warn", "error"];
+const LEVELS = ["debug", "info", "warn", "error"] as const satisfies readonly LogLevel[];
 const TONE: Record<LogLevel, string> = { trace: "", debug: "", info: "info", warn: "warn", error: "error", fatal: "error" };
 
 function Entry({ entry }: { entry: LogEntry }) {

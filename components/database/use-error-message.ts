@@ -3,7 +3,7 @@
 import { useTranslations } from "next-intl";
 import { errorCodeOf } from "./error-summary";
 
-const KNOWN = new Set([
+const KNOWN = [
   "maintenance_busy",
   "forbidden",
   "unauthenticated",
@@ -14,13 +14,14 @@ const KNOWN = new Set([
   "backup_failed",
   "unsupported_engine",
   "cross_origin",
-]);
+] as const;
+const isKnown = (code: string): code is (typeof KNOWN)[number] => (KNOWN as readonly string[]).includes(code);
 
 /** A localized sentence for an API error code; unknown codes get the generic one. */
 export function useErrorMessage(): (error: unknown) => string {
   const t = useTranslations("databaseCards.errors");
   return (error) => {
     const { code } = errorCodeOf(error);
-    return KNOWN.has(code) ? t(code) : t("generic");
+    return isKnown(code) ? t(code) : t("generic");
   };
 }

@@ -23,6 +23,7 @@ const KNOWN_CODES = [
   "internal_error",
   "too_many_requests",
 ] as const;
+const isKnownCode = (code: string): code is (typeof KNOWN_CODES)[number] => (KNOWN_CODES as readonly string[]).includes(code);
 
 export function errorKey(error: RetentionError | null): string {
   return error ? `${error.channel}:${error.action ?? ""}:${error.status}:${error.code}` : "";
@@ -37,7 +38,8 @@ export function ErrorSummary(props: { error: RetentionError; onRefresh: () => vo
     ref.current?.focus();
   }, [key]);
   const title = error.channel === "status" ? t("statusTitle") : t(`actionTitle.${error.action ?? "save"}`);
-  const detail = (KNOWN_CODES as readonly string[]).includes(error.code) ? t(`codes.${error.code}`) : t("codes.other", { status: error.status, code: error.code });
+  const code = error.code;
+  const detail = isKnownCode(code) ? t(`codes.${code}`) : t("codes.other", { status: error.status, code });
   return (
     <div ref={ref} className={styles.errorSummary} role="alert" tabIndex={-1} data-testid={`retention-error-${error.channel}`} data-status={error.status}>
       <p className={styles.errorTitle}>{title}</p>
