@@ -8,6 +8,7 @@ import { Link } from "@/lib/i18n/navigation";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { ErrorSummary } from "@/components/database/error-summary";
 import cards from "@/components/database/cards.module.css";
+import { PageIntro } from "@/components/ui/page-intro";
 import styles from "./conversation.module.css";
 import { TaskStateBadge } from "./task-state-badge";
 
@@ -22,10 +23,7 @@ export function TaskList() {
   const data = query.data;
   return (
     <div className={styles.page}>
-      <div className={styles.intro}>
-        <h1>{t("title")}</h1>
-        <p className={cards.muted}>{t("description")}</p>
-      </div>
+      <PageIntro title={t("title")} description={t("description")} descriptionClassName={cards.muted} />
       {query.isPending && <div className={cards.skeleton} role="status" aria-label={t("loading")} />}
       {query.isError && <ErrorSummary title={t("loadFailed")} message={t("loadFailedBody")} error={query.error} focusOnMount />}
       {data && data.tasks.length === 0 && <p className={cards.muted}>{t("empty")}</p>}

@@ -13,6 +13,7 @@ import { useOperationEvents } from "@/lib/retention/client/use-operation-events"
 import { useToolPayloadRetention } from "@/lib/retention/client/use-tool-payload-retention";
 import { useToolPayloadRetentionDraft } from "@/lib/retention/client/use-tool-payload-retention-draft";
 import type { RetentionStatusBody } from "@/lib/retention/client/status-types";
+import { Card } from "@/components/ui/card";
 import { AgeControls } from "./age-controls";
 import { AutomaticSwitch } from "./automatic-switch";
 import { BackupReview } from "./backup-review";
@@ -53,11 +54,14 @@ export function ToolPayloadRetentionCard({ saveBarStore }: { saveBarStore?: Save
   }, saveBarStore);
 
   return (
-    <article className={styles.card} aria-labelledby="retention-card-title" aria-busy={retention.isFetching} data-testid="retention-card">
-      <header className={styles.header}>
-        <h3 id="retention-card-title" className={styles.title}>
-          {t("title")}
-        </h3>
+    <Card
+      classes={styles}
+      titleId="retention-card-title"
+      title={t("title")}
+      testId="retention-card"
+      busy={retention.isFetching}
+      headerElement="header"
+      header={
         <div className={styles.headerActions}>
           {status && supported && <StateBadge status={status} />}
           {status && !retention.error && (
@@ -66,7 +70,8 @@ export function ToolPayloadRetentionCard({ saveBarStore }: { saveBarStore?: Save
             </button>
           )}
         </div>
-      </header>
+      }
+    >
       <p className={styles.description}>{t("description")}</p>
       <p className={styles.muted} data-testid="retention-schedule">
         {t("schedule")}
@@ -83,7 +88,7 @@ export function ToolPayloadRetentionCard({ saveBarStore }: { saveBarStore?: Save
         <Notice testId="retention-malformed" title={t("malformedTitle")} body={t("malformedBody", { code: status.lastErrorCode ?? "settings_malformed" })} />
       )}
       {status && supported && <CardBody status={status} isAdmin={isAdmin} retention={retention} draft={draft} events={events} format={format} />}
-    </article>
+    </Card>
   );
 }
 

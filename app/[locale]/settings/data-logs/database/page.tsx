@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import styles from "@/components/database/database-page.module.css";
 import { ToolPayloadRetentionCard } from "@/components/retention/tool-payload-retention-card";
 import { SaveBar } from "@/components/settings/save-bar/save-bar";
+import { PageIntro } from "@/components/ui/page-intro";
 import { BackupsCard } from "@/components/database/backups-card";
 import { LogViewerCard } from "@/components/database/log-viewer-card";
 import { StatsCard } from "@/components/database/stats-card";
@@ -43,10 +44,7 @@ export default async function DatabasePage({ params }: Props) {
   const t = await getTranslations({ locale, namespace: "database" });
   return (
     <div className={styles.page}>
-      <div className={styles.intro}>
-        <h1>{t("title")}</h1>
-        <p className={styles.lead}>{t("description")}</p>
-      </div>
+      <PageIntro title={t("title")} description={t("description")} descriptionClassName={styles.lead} />
       <Section id="overview">
         <StatsCard isAdmin={isAdmin} />
       </Section>
