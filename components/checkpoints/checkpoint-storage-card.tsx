@@ -99,14 +99,7 @@ export function CheckpointStorageCard({ isAdmin }: { isAdmin: boolean }) {
   const errorText = useErrorText();
   const query = useCheckpointStorage();
   return (
-    <Card
-      classes={styles}
-      titleId="checkpoint-card-title"
-      title={t("title")}
-      testId="checkpoint-storage-card"
-      busy={query.isFetching}
-      header={<p className={styles.muted}>{t("description")}</p>}
-    >
+    <Card classes={styles} titleId="checkpoint-card-title" title={t("title")} header={<p className={styles.muted}>{t("description")}</p>} busy={query.isFetching} testId="checkpoint-storage-card">
       {query.isPending && <div className={styles.skeleton} role="status" aria-label={t("loading")} />}
       {query.isError && (
         <div className={styles.error} role="alert" data-testid="checkpoint-error">

@@ -3,7 +3,7 @@
 import { useLocale, useTranslations } from "next-intl";
 import type { ThreadUsage } from "@/lib/checkpoints/retention-api";
 import { formatBytes, formatCount } from "@/lib/i18n/format";
-import { DataTable } from "@/components/ui/data-table";
+import { RegionTable } from "./region-table";
 import styles from "./checkpoint-storage-card.module.css";
 
 /** The heaviest threads by stored bytes: ids and counts only, never content. */
@@ -12,20 +12,17 @@ export function LargestThreads({ threads }: { threads: ThreadUsage[] }) {
   const locale = useLocale();
   if (threads.length === 0) return null;
   return (
-    <div className={styles.tableWrap} tabIndex={0} role="region" aria-label={t("largestThreads")}>
-      <DataTable
-        classes={styles}
-        testId="checkpoint-largest-threads"
-        caption={t("largestThreads")}
-        rows={threads}
-        rowKey={(thread) => thread.threadId}
-        columns={[
-          { key: "thread", header: t("thread"), className: styles.mono, cell: (thread) => thread.threadId },
-          { key: "checkpoints", header: t("checkpointRows"), numeric: true, cell: (thread) => formatCount(thread.checkpoints, locale) },
-          { key: "writes", header: t("writeRows"), numeric: true, cell: (thread) => formatCount(thread.writes, locale) },
-          { key: "size", header: t("size"), numeric: true, cell: (thread) => formatBytes(thread.bytes, locale) },
-        ]}
-      />
-    </div>
+    <RegionTable
+      label={t("largestThreads")}
+      testId="checkpoint-largest-threads"
+      rows={threads}
+      rowKey={(thread) => thread.threadId}
+      columns={[
+        { key: "thread", header: t("thread"), className: styles.mono, cell: (thread) => thread.threadId },
+        { key: "checkpoints", header: t("checkpointRows"), numeric: true, cell: (thread) => formatCount(thread.checkpoints, locale) },
+        { key: "writes", header: t("writeRows"), numeric: true, cell: (thread) => formatCount(thread.writes, locale) },
+        { key: "size", header: t("size"), numeric: true, cell: (thread) => formatBytes(thread.bytes, locale) },
+      ]}
+    />
   );
 }

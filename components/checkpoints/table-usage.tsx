@@ -3,8 +3,8 @@
 import { useLocale, useTranslations } from "next-intl";
 import type { TableUsage } from "@/lib/checkpoints/retention-api";
 import { formatBytes, formatCount } from "@/lib/i18n/format";
-import { DataTable } from "@/components/ui/data-table";
-import styles from "./checkpoint-storage-card.module.css";
+import type { Column } from "@/components/ui/data-table";
+import { RegionTable } from "./region-table";
 
 type Row = { key: string; label: string; usage: TableUsage };
 
@@ -16,20 +16,12 @@ export function TableUsageTable({ tables }: { tables: { checkpoints: TableUsage;
     { key: "checkpoints", label: t("checkpointsTable"), usage: tables.checkpoints },
     { key: "writes", label: t("writesTable"), usage: tables.writes },
   ];
+  const columns: Column<Row>[] = [
+    { key: "table", header: t("table"), rowHeader: true, cell: (row) => row.label },
+    { key: "rows", header: t("rows"), numeric: true, cell: (row) => formatCount(row.usage.rows, locale) },
+    { key: "size", header: t("size"), numeric: true, cell: (row) => formatBytes(row.usage.bytes, locale) },
+  ];
   return (
-    <div className={styles.tableWrap} tabIndex={0} role="region" aria-label={t("tables")}>
-      <DataTable
-        classes={styles}
-        testId="checkpoint-tables"
-        caption={t("tables")}
-        rows={rows}
-        rowKey={(row) => row.key}
-        columns={[
-          { key: "table", header: t("table"), rowHeader: true, cell: (row) => row.label },
-          { key: "rows", header: t("rows"), numeric: true, cell: (row) => formatCount(row.usage.rows, locale) },
-          { key: "size", header: t("size"), numeric: true, cell: (row) => formatBytes(row.usage.bytes, locale) },
-        ]}
-      />
-    </div>
+    <RegionTable label={t("tables")} testId="checkpoint-tables" rows={rows} rowKey={(row) => row.key} columns={columns} />
   );
 }

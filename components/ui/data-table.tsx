@@ -35,7 +35,7 @@ export function TableHead({ cells, classes }: { cells: HeaderCell[]; classes: Ta
   );
 }
 
-type Props<Row> = {
+export type DataTableProps<Row> = {
   columns: Column<Row>[];
   rows: readonly Row[];
   rowKey: (row: Row) => string;
@@ -48,7 +48,7 @@ type Props<Row> = {
 };
 
 /** A table of rows by columns: numeric columns right-aligned, a row-header column as <th>. */
-export function DataTable<Row>({ columns, rows, rowKey, classes, caption, testId, rowTestId, labelCells }: Props<Row>) {
+export function DataTable<Row>({ columns, rows, rowKey, classes, caption, testId, rowTestId, labelCells }: DataTableProps<Row>) {
   return (
     <table className={classes.table} data-testid={testId}>
       {caption !== undefined && <caption>{caption}</caption>}
