@@ -11,38 +11,40 @@ beforeAll(() => {
   eslint = new ESLint({ cwd: path.resolve(import.meta.dirname, "..") });
 });
 
-async function boundaryErrors(filePath: string, code: string): Promise<string[]> {
+async function boundaryErrors(filePath: string, code: string): Promise<number> {
   const [result] = await eslint.lintText(code, { filePath });
-  return (result?.messages ?? []).filter((m) => m.ruleId === RULE).map((m) => m.message);
+  return (result?.messages ?? []).filter((m) => m.ruleId === RULE).length;
 }
 
+const source = (...imports: string[]): string => `${imports.join("\n")}\nexport {};\n`;
+
+const cases: { name: string; file: string; code: string; errors: number }[] = [
+  { name: "a component importing server/ fails", file: "components/boundary/fixture.tsx", code: source(`import { currentPageUser } from "@/server/auth/page-user";`), errors: 1 },
+  {
+    name: "a component importing a server type, or server/ by a relative path, fails",
+    file: "components/boundary/fixture.tsx",
+    code: source(`import type { SessionUser } from "@/server/auth/current-user";`, `import { runtime } from "../../server/runtime";`),
+    errors: 2,
+  },
+  { name: "lib/ importing server/ fails", file: "lib/boundary/fixture.ts", code: source(`import { runtime } from "@/server/runtime";`), errors: 1 },
+  {
+    name: "server/ importing lib/*/client fails",
+    file: "server/boundary/fixture.ts",
+    code: source(`import type { Fixture } from "@/lib/feature/client/fixture-types";`, `import { poll } from "../../lib/feature/client/poll";`),
+    errors: 2,
+  },
+  { name: "a component may take wire types from lib/", file: "components/boundary/fixture.tsx", code: source(`import type { AuthUser } from "@/lib/api/auth";`), errors: 0 },
+  {
+    name: "server/ may import server-only and lib/ outside client/",
+    file: "server/boundary/fixture.ts",
+    code: source(`import "server-only";`, `import type { AuthUser } from "@/lib/api/auth";`, `import { routing } from "@/lib/i18n/routing";`),
+    errors: 0,
+  },
+  { name: "app/ may read the server", file: "app/boundary/fixture.tsx", code: source(`import { currentPageUser } from "@/server/auth/page-user";`), errors: 0 },
+];
+
 describe("import boundaries", () => {
-  it("a component importing server/ fails", async () => {
-    const code = `import { currentPageUser } from "@/server/auth/page-user";\nexport const user = currentPageUser;\n`;
-    expect(await boundaryErrors("components/boundary/fixture.tsx", code)).toHaveLength(1);
-  });
-
-  it("a component importing a server type, or server/ by a relative path, fails", async () => {
-    const code = `import type { SessionUser } from "@/server/auth/current-user";\nimport { runtime } from "../../server/runtime";\nexport type U = SessionUser;\nexport const rt = runtime;\n`;
-    expect(await boundaryErrors("components/boundary/fixture.tsx", code)).toHaveLength(2);
-  });
-
-  it("lib/ importing server/ fails", async () => {
-    const code = `import { runtime } from "@/server/runtime";\nexport const rt = runtime;\n`;
-    expect(await boundaryErrors("lib/boundary/fixture.ts", code)).toHaveLength(1);
-  });
-
-  it("server/ importing lib/*/client fails", async () => {
-    const code = `import type { Fixture } from "@/lib/feature/client/fixture-types";\nimport { poll } from "../../lib/feature/client/poll";\nexport type F = Fixture;\nexport const p = poll;\n`;
-    expect(await boundaryErrors("server/boundary/fixture.ts", code)).toHaveLength(2);
-  });
-
-  it("allowed imports pass: wire types from lib/<feature>/api.ts, server-only, app/ reading the server", async () => {
-    const component = `import type { AuthUser } from "@/lib/api/auth";\nexport type U = AuthUser;\n`;
-    const server = `import "server-only";\nimport type { AuthUser } from "@/lib/api/auth";\nimport { routing } from "@/lib/i18n/routing";\nexport type U = AuthUser;\nexport const r = routing;\n`;
-    const page = `import { currentPageUser } from "@/server/auth/page-user";\nexport const user = currentPageUser;\n`;
-    expect(await boundaryErrors("components/boundary/fixture.tsx", component)).toEqual([]);
-    expect(await boundaryErrors("server/boundary/fixture.ts", server)).toEqual([]);
-    expect(await boundaryErrors("app/boundary/fixture.tsx", page)).toEqual([]);
+  it.each(cases)("$name", async ({ file, code, errors }) => {
+    expect(await boundaryErrors(file, code)).toBe(errors);
   });
 });
