@@ -1,6 +1,18 @@
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
+// Import boundaries between the rooms. The browser bundle must never pull in
+// server code (database, secrets), and the server must not depend on client
+// state (hooks, polling cadence), so wire types live in lib/<feature>/api.ts.
+const noServerImports = {
+  regex: "^(@/server|(\\.\\./)+server)(/|$)",
+  message: "components/ and lib/ never import server/: take wire types from lib/<feature>/api.ts and read server data in app/ (page, layout or app/[locale]/_mounts).",
+};
+const noClientImports = {
+  regex: "^(@/lib|(\\.\\./)+lib)/[^/]+/client(/|$)",
+  message: "server/ never imports lib/*/client: share wire types through lib/<feature>/api.ts.",
+};
+
 const config = [
   ...nextVitals,
   ...nextTs,
@@ -12,6 +24,14 @@ const config = [
       "@typescript-eslint/consistent-type-imports": "error",
       "@typescript-eslint/consistent-type-definitions": ["error", "type"],
     },
+  },
+  {
+    files: ["components/**", "lib/**"],
+    rules: { "no-restricted-imports": ["error", { patterns: [noServerImports] }] },
+  },
+  {
+    files: ["server/**"],
+    rules: { "no-restricted-imports": ["error", { patterns: [noClientImports] }] },
   },
 ];
 

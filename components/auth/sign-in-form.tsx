@@ -72,11 +72,11 @@ export function SignInForm({ next }: { next: string }) {
       )}
       <div className={styles.field}>
         <label htmlFor="email">{t("email")}</label>
-        <input id="email" name="email" type="email" autoComplete="username" inputMode="email" required spellCheck={false} />
+        <input id="email" className={styles.input} name="email" type="email" autoComplete="username" inputMode="email" required spellCheck={false} />
       </div>
       <div className={styles.field}>
         <label htmlFor="password">{t("password")}</label>
-        <input id="password" name="password" type="password" autoComplete="current-password" required />
+        <input id="password" className={styles.input} name="password" type="password" autoComplete="current-password" required />
       </div>
       <button type="submit" className={styles.submit} disabled={pending} aria-busy={pending}>
         {pending ? t("submitting") : t("submit")}

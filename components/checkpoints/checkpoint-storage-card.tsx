@@ -5,6 +5,7 @@ import type { CheckpointOperationKind, CheckpointStorageStatus } from "@/lib/che
 import { useCheckpointStorage } from "@/lib/checkpoints/client/use-checkpoint-storage";
 import { useStartCheckpointOperation } from "@/lib/checkpoints/client/use-start-checkpoint-operation";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
+import { Card } from "@/components/ui/card";
 import { LargestThreads } from "./largest-threads";
 import { OperationResult } from "./operation-result";
 import { TableUsageTable } from "./table-usage";
@@ -87,13 +88,7 @@ export function CheckpointStorageCard({ isAdmin }: { isAdmin: boolean }) {
   const errorText = useErrorMessage("checkpoints");
   const query = useCheckpointStorage();
   return (
-    <article className={styles.card} aria-labelledby="checkpoint-card-title" aria-busy={query.isFetching} data-testid="checkpoint-storage-card">
-      <div className={styles.header}>
-        <h3 id="checkpoint-card-title" className={styles.title}>
-          {t("title")}
-        </h3>
-        <p className={styles.muted}>{t("description")}</p>
-      </div>
+    <Card classes={styles} titleId="checkpoint-card-title" title={t("title")} header={<p className={styles.muted}>{t("description")}</p>} busy={query.isFetching} testId="checkpoint-storage-card">
       {query.isPending && <div className={styles.skeleton} role="status" aria-label={t("loading")} />}
       {query.isError && (
         <div className={styles.error} role="alert" data-testid="checkpoint-error">
@@ -107,6 +102,6 @@ export function CheckpointStorageCard({ isAdmin }: { isAdmin: boolean }) {
         </div>
       )}
       {query.data && <Body status={query.data} isAdmin={isAdmin} />}
-    </article>
+    </Card>
   );
 }

@@ -3,6 +3,7 @@
 import { useLocale, useTranslations } from "next-intl";
 import type { ThreadUsage } from "@/lib/checkpoints/api";
 import { formatBytes, formatCount } from "@/lib/i18n/format";
+import { RegionTable } from "./region-table";
 import styles from "./checkpoint-storage-card.module.css";
 
 /** The heaviest threads by stored bytes: ids and counts only, never content. */
@@ -11,28 +12,17 @@ export function LargestThreads({ threads }: { threads: ThreadUsage[] }) {
   const locale = useLocale();
   if (threads.length === 0) return null;
   return (
-    <div className={styles.tableWrap} tabIndex={0} role="region" aria-label={t("largestThreads")}>
-      <table className={styles.table} data-testid="checkpoint-largest-threads">
-        <caption>{t("largestThreads")}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t("thread")}</th>
-            <th scope="col" className={styles.num}>{t("checkpointRows")}</th>
-            <th scope="col" className={styles.num}>{t("writeRows")}</th>
-            <th scope="col" className={styles.num}>{t("size")}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {threads.map((thread) => (
-            <tr key={thread.threadId}>
-              <td className={styles.mono}>{thread.threadId}</td>
-              <td className={styles.num}>{formatCount(thread.checkpoints, locale)}</td>
-              <td className={styles.num}>{formatCount(thread.writes, locale)}</td>
-              <td className={styles.num}>{formatBytes(thread.bytes, locale)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <RegionTable
+      label={t("largestThreads")}
+      testId="checkpoint-largest-threads"
+      rows={threads}
+      rowKey={(thread) => thread.threadId}
+      columns={[
+        { key: "thread", header: t("thread"), className: styles.mono, cell: (thread) => thread.threadId },
+        { key: "checkpoints", header: t("checkpointRows"), numeric: true, cell: (thread) => formatCount(thread.checkpoints, locale) },
+        { key: "writes", header: t("writeRows"), numeric: true, cell: (thread) => formatCount(thread.writes, locale) },
+        { key: "size", header: t("size"), numeric: true, cell: (thread) => formatBytes(thread.bytes, locale) },
+      ]}
+    />
   );
 }

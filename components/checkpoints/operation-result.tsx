@@ -3,6 +3,7 @@
 import { useLocale, useTranslations } from "next-intl";
 import type { RetentionResult, Totals } from "@/lib/checkpoints/api";
 import { formatBytes, formatCount, formatDateTime } from "@/lib/i18n/format";
+import { DataTable } from "@/components/ui/data-table";
 import styles from "./checkpoint-storage-card.module.css";
 
 type Row = { key: keyof Totals; label: string; bytes: boolean };
@@ -33,26 +34,22 @@ export function OperationResult({ result }: { result: RetentionResult }) {
         </p>
       )}
       <div className={styles.tableWrap} tabIndex={0} role="region" aria-labelledby="checkpoint-result-title">
-        <table className={styles.table}>
-          <thead>
-            <tr>
-              <th scope="col">{t("measure")}</th>
-              <th scope="col" className={styles.num}>{t("before")}</th>
-              <th scope="col" className={styles.num}>{t("after")}</th>
-              <th scope="col" className={styles.num}>{result.kind === "analysis" ? t("reclaimable") : t("reclaimed")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.key}>
-                <th scope="row">{row.label}</th>
-                <td className={styles.num}>{show(row, result.before[row.key])}</td>
-                <td className={styles.num}>{show(row, result.after[row.key])}</td>
-                <td className={styles.num}>{show(row, Math.max(0, result.before[row.key] - result.after[row.key]))}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          classes={styles}
+          rows={rows}
+          rowKey={(row) => row.key}
+          columns={[
+            { key: "measure", header: t("measure"), rowHeader: true, cell: (row) => row.label },
+            { key: "before", header: t("before"), numeric: true, cell: (row) => show(row, result.before[row.key]) },
+            { key: "after", header: t("after"), numeric: true, cell: (row) => show(row, result.after[row.key]) },
+            {
+              key: "difference",
+              header: result.kind === "analysis" ? t("reclaimable") : t("reclaimed"),
+              numeric: true,
+              cell: (row) => show(row, Math.max(0, result.before[row.key] - result.after[row.key])),
+            },
+          ]}
+        />
       </div>
       <p className={styles.muted}>
         {t("threads", {

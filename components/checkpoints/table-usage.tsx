@@ -3,37 +3,25 @@
 import { useLocale, useTranslations } from "next-intl";
 import type { TableUsage } from "@/lib/checkpoints/api";
 import { formatBytes, formatCount } from "@/lib/i18n/format";
-import styles from "./checkpoint-storage-card.module.css";
+import type { Column } from "@/components/ui/data-table";
+import { RegionTable } from "./region-table";
+
+type Row = { key: string; label: string; usage: TableUsage };
 
 /** Rows and payload bytes of the saver's two tables. */
 export function TableUsageTable({ tables }: { tables: { checkpoints: TableUsage; writes: TableUsage } }) {
   const t = useTranslations("checkpoints.card");
   const locale = useLocale();
-  const rows = [
+  const rows: Row[] = [
     { key: "checkpoints", label: t("checkpointsTable"), usage: tables.checkpoints },
     { key: "writes", label: t("writesTable"), usage: tables.writes },
   ];
+  const columns: Column<Row>[] = [
+    { key: "table", header: t("table"), rowHeader: true, cell: (row) => row.label },
+    { key: "rows", header: t("rows"), numeric: true, cell: (row) => formatCount(row.usage.rows, locale) },
+    { key: "size", header: t("size"), numeric: true, cell: (row) => formatBytes(row.usage.bytes, locale) },
+  ];
   return (
-    <div className={styles.tableWrap} tabIndex={0} role="region" aria-label={t("tables")}>
-      <table className={styles.table} data-testid="checkpoint-tables">
-        <caption>{t("tables")}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t("table")}</th>
-            <th scope="col" className={styles.num}>{t("rows")}</th>
-            <th scope="col" className={styles.num}>{t("size")}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.key}>
-              <th scope="row">{row.label}</th>
-              <td className={styles.num}>{formatCount(row.usage.rows, locale)}</td>
-              <td className={styles.num}>{formatBytes(row.usage.bytes, locale)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <RegionTable label={t("tables")} testId="checkpoint-tables" rows={rows} rowKey={(row) => row.key} columns={columns} />
   );
 }

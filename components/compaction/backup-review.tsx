@@ -48,20 +48,15 @@ function BackupChoiceFields(props: ChoiceProps) {
   return (
     <fieldset className={styles.choiceFieldset} data-testid="retention-backup-choice">
       <legend className={styles.muted}>{t("intro")}</legend>
-      <label className={styles.choice}>
-        <input type="radio" name="retention-backup" value="backup" checked={props.choice === "backup"} onChange={() => props.onChoice("backup")} />
-        <span>
-          <span className={styles.choiceTitle}>{t("backup")}</span>
-          <span className={styles.muted}>{t("backupHint")}</span>
-        </span>
-      </label>
-      <label className={styles.choice}>
-        <input type="radio" name="retention-backup" value="skip" checked={props.choice === "skip"} onChange={() => props.onChoice("skip")} />
-        <span>
-          <span className={styles.choiceTitle}>{t("skip")}</span>
-          <span className={styles.muted}>{t("skipHint")}</span>
-        </span>
-      </label>
+      {(["backup", "skip"] as const).map((value) => (
+        <label key={value} className={styles.choice}>
+          <input type="radio" name="retention-backup" value={value} checked={props.choice === value} onChange={() => props.onChoice(value)} />
+          <span>
+            <span className={styles.choiceTitle}>{t(value)}</span>
+            <span className={styles.muted}>{t(`${value}Hint`)}</span>
+          </span>
+        </label>
+      ))}
       {props.choice === "skip" && (
         <label className={styles.choice}>
           <input type="checkbox" checked={props.acknowledged} onChange={(event) => props.onAcknowledged(event.target.checked)} />

@@ -12,6 +12,7 @@ import { useOperationEvents } from "@/lib/compaction/client/use-operation-events
 import { useCompaction } from "@/lib/compaction/client/use-compaction";
 import { useCompactionDraft } from "@/lib/compaction/client/use-compaction-draft";
 import type { CompactionStatusBody } from "@/lib/compaction/api";
+import { Card } from "@/components/ui/card";
 import { AgeControls } from "./age-controls";
 import { AutomaticSwitch } from "./automatic-switch";
 import { BackupReview } from "./backup-review";
@@ -51,11 +52,14 @@ export function CompactionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; sa
   }, saveBarStore);
 
   return (
-    <article className={styles.card} aria-labelledby="retention-card-title" aria-busy={retention.isFetching} data-testid="retention-card">
-      <header className={styles.header}>
-        <h3 id="retention-card-title" className={styles.title}>
-          {t("title")}
-        </h3>
+    <Card
+      classes={styles}
+      titleId="retention-card-title"
+      title={t("title")}
+      testId="retention-card"
+      busy={retention.isFetching}
+      headerElement="header"
+      header={
         <div className={styles.headerActions}>
           {status && supported && <StateBadge status={status} />}
           {status && !retention.error && (
@@ -64,7 +68,8 @@ export function CompactionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; sa
             </button>
           )}
         </div>
-      </header>
+      }
+    >
       <p className={styles.description}>{t("description")}</p>
       <p className={styles.muted} data-testid="retention-schedule">
         {t("schedule")}
@@ -81,7 +86,7 @@ export function CompactionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; sa
         <Notice testId="retention-malformed" title={t("malformedTitle")} body={t("malformedBody", { code: status.lastErrorCode ?? "settings_malformed" })} />
       )}
       {status && supported && <CardBody status={status} isAdmin={isAdmin} retention={retention} draft={draft} events={events} format={format} />}
-    </article>
+    </Card>
   );
 }
 

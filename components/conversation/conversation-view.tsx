@@ -10,6 +10,7 @@ import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { ErrorSummary } from "@/components/database/error-summary";
 import cards from "@/components/database/cards.module.css";
 import { MessageItem } from "./message-item";
+import { TaskStateBadge } from "./task-state-badge";
 import styles from "./conversation.module.css";
 
 /** One task's conversation, read-only; outputs load lazily and honour compaction markers. */
@@ -37,7 +38,7 @@ export function ConversationView({ taskId, eventSource }: { taskId: string; even
           <div className={styles.intro}>
             <h1 data-testid="conversation-title">{data.task.title || t("untitled")}</h1>
             <div className={styles.meta}>
-              <span className={cards.badge}>{t.has(`states.${data.task.state}`) ? t(`states.${data.task.state}`) : data.task.state}</span>
+              <TaskStateBadge state={data.task.state} />
               <span>{t("messageCount", { count: data.messages.length })}</span>
               {updatedMs !== null && <span>{t("updated", { date: formatDateTime(updatedMs, locale) })}</span>}
             </div>

@@ -4,6 +4,7 @@ import { useLocale, useTranslations } from "next-intl";
 import { useId, useState } from "react";
 import type { ConversationMessage } from "@/lib/conversation/api";
 import { formatDateTime } from "@/lib/i18n/format";
+import { isCatalogKey } from "@/lib/i18n/catalog-key";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import cards from "@/components/database/cards.module.css";
 import { ShellOutputPanel } from "./shell-output-panel";
@@ -43,13 +44,15 @@ export function MessageItem({ message }: { message: ConversationMessage }) {
   const t = useTranslations("conversation");
   const locale = useLocale();
   const ms = parseRfc3339(message.createdAt);
-  const author = AUTHORS.has(message.authorType) ? t(`authors.${message.authorType}`) : message.authorType;
+  const authorKey = `authors.${message.authorType}`;
+  const typeKey = `types.${message.type}`;
+  const author = AUTHORS.has(message.authorType) && isCatalogKey(t, authorKey) ? t(authorKey) : message.authorType;
   const isShell = message.type === "tool_execute" && message.tool !== null;
   return (
     <li className={styles.message} data-author={message.authorType} data-testid="conversation-message">
       <div className={styles.messageHead}>
         <span className={styles.author}>{author}</span>
-        <span className={cards.badge}>{t.has(`types.${message.type}`) ? t(`types.${message.type}`) : message.type}</span>
+        <span className={cards.badge}>{isCatalogKey(t, typeKey) ? t(typeKey) : message.type}</span>
         {message.tool?.title && <span className={cards.muted}>{message.tool.title}</span>}
         <time className={cards.muted} dateTime={ms === null ? undefined : new Date(ms).toISOString()}>
           {ms === null ? message.createdAt : formatDateTime(ms, locale)}

@@ -1,6 +1,7 @@
 "use client";
 
 import { useTranslations } from "next-intl";
+import { Fragment } from "react";
 import { useShellOutput } from "@/lib/conversation/client/use-shell-output";
 import { ErrorSummary } from "@/components/database/error-summary";
 import cards from "@/components/database/cards.module.css";
@@ -18,21 +19,16 @@ export function ShellOutputPanel({ messageId }: { messageId: string }) {
   const { output } = state;
   return (
     <div className={cards.subsection} data-testid="shell-output">
-      {output.stdout && (
-        <>
-          <span className={cards.muted}>{t("stdout")}</span>
-          <pre className={styles.output} tabIndex={0} aria-label={t("stdout")}>
-            {output.stdout}
-          </pre>
-        </>
-      )}
-      {output.stderr && (
-        <>
-          <span className={cards.muted}>{t("stderr")}</span>
-          <pre className={styles.output} tabIndex={0} aria-label={t("stderr")}>
-            {output.stderr}
-          </pre>
-        </>
+      {(["stdout", "stderr"] as const).map(
+        (stream) =>
+          output[stream] && (
+            <Fragment key={stream}>
+              <span className={cards.muted}>{t(stream)}</span>
+              <pre className={styles.output} tabIndex={0} aria-label={t(stream)}>
+                {output[stream]}
+              </pre>
+            </Fragment>
+          ),
       )}
       {!output.stdout && !output.stderr && <p className={cards.muted}>{t("empty")}</p>}
       {output.truncated && <p className={cards.muted}>{t("truncated")}</p>}

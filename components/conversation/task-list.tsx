@@ -8,24 +8,22 @@ import { Link } from "@/lib/i18n/navigation";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { ErrorSummary } from "@/components/database/error-summary";
 import cards from "@/components/database/cards.module.css";
+import { PageIntro } from "@/components/ui/page-intro";
 import styles from "./conversation.module.css";
+import { TaskStateBadge } from "./task-state-badge";
 
 const PAGE = 50;
 
 /** Tasks newest first, 50 per page, each linking to its conversation. */
 export function TaskList() {
   const t = useTranslations("conversation.tasks");
-  const tStates = useTranslations("conversation.states");
   const locale = useLocale();
   const [offset, setOffset] = useState(0);
   const query = useTaskList(offset);
   const data = query.data;
   return (
     <div className={styles.page}>
-      <div className={styles.intro}>
-        <h1>{t("title")}</h1>
-        <p className={cards.muted}>{t("description")}</p>
-      </div>
+      <PageIntro title={t("title")} description={t("description")} descriptionClassName={cards.muted} />
       {query.isPending && <div className={cards.skeleton} role="status" aria-label={t("loading")} />}
       {query.isError && <ErrorSummary title={t("loadFailed")} message={t("loadFailedBody")} error={query.error} focusOnMount />}
       {data && data.tasks.length === 0 && <p className={cards.muted}>{t("empty")}</p>}
@@ -38,7 +36,7 @@ export function TaskList() {
                 <Link href={`/tasks/${encodeURIComponent(task.id)}`} className={styles.taskLink} data-testid="task-link">
                   <span className={styles.taskTitle}>{task.title || t("untitled")}</span>
                   <span className={styles.meta}>
-                    <span className={cards.badge}>{tStates.has(task.state) ? tStates(task.state) : task.state}</span>
+                    <TaskStateBadge state={task.state} />
                     <span>{t("messageCount", { count: task.messageCount })}</span>
                     <span>{ms === null ? task.updatedAt : t("updated", { date: formatDateTime(ms, locale) })}</span>
                   </span>

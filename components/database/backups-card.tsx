@@ -5,7 +5,10 @@ import { useState } from "react";
 import type { RestoreResult } from "@/lib/database/api";
 import { useBackups } from "@/lib/database/client/use-backups";
 import { useCreateBackup } from "@/lib/database/client/use-create-backup";
+import { BusyButton } from "@/components/ui/busy-button";
+import { TableHead } from "@/components/ui/data-table";
 import { BackupRow, type OpenPanel } from "./backup-row";
+import { DatabaseCard, RefreshButton } from "./card-frame";
 import { ErrorSummary } from "./error-summary";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./cards.module.css";
@@ -25,29 +28,19 @@ export function BackupsCard({ isAdmin }: { isAdmin: boolean }) {
   const [restored, setRestored] = useState<RestoreResult | null>(null);
   const backups = query.data?.backups ?? [];
   return (
-    <article className={styles.card} aria-labelledby="backups-card-title" data-testid="backups-card">
-      <div className={styles.cardHeader}>
-        <h3 id="backups-card-title" className={styles.cardTitle}>
-          {t("title")}
-        </h3>
+    <DatabaseCard
+      titleId="backups-card-title"
+      title={t("title")}
+      testId="backups-card"
+      header={
         <div className={styles.cardActions}>
-          <button type="button" className={styles.button} onClick={() => query.refetch()} disabled={query.isFetching} aria-busy={query.isFetching}>
-            {query.isFetching ? tCommon("refreshing") : tCommon("refresh")}
-          </button>
+          <RefreshButton query={query} />
           {isAdmin && query.data?.capability === "supported" && (
-            <button
-              type="button"
-              className={styles.buttonPrimary}
-              onClick={() => create.mutate()}
-              disabled={create.isPending}
-              aria-busy={create.isPending}
-              data-testid="backup-create"
-            >
-              {create.isPending ? t("creating") : t("create")}
-            </button>
+            <BusyButton className={styles.buttonPrimary} onClick={() => create.mutate()} busy={create.isPending} label={t("create")} busyLabel={t("creating")} data-testid="backup-create" />
           )}
         </div>
-      </div>
+      }
+    >
       <p className={styles.muted}>
         {t("description", { keep: query.data?.keep ?? 0 })} {!isAdmin && t("viewerNote")}
       </p>
@@ -74,20 +67,15 @@ export function BackupsCard({ isAdmin }: { isAdmin: boolean }) {
       {backups.length > 0 && (
         <div className={styles.tableWrap}>
           <table className={`${styles.table} ${styles.stackTable}`} data-testid="backups-table">
-            <thead>
-              <tr>
-                <th scope="col">{t("name")}</th>
-                <th scope="col" className={styles.num}>
-                  {t("size")}
-                </th>
-                <th scope="col">{t("createdAt")}</th>
-                {isAdmin && (
-                  <th scope="col" className={styles.num}>
-                    {t("actions")}
-                  </th>
-                )}
-              </tr>
-            </thead>
+            <TableHead
+              classes={styles}
+              cells={[
+                { key: "name", header: t("name") },
+                { key: "size", header: t("size"), numeric: true },
+                { key: "createdAt", header: t("createdAt") },
+                ...(isAdmin ? [{ key: "actions", header: t("actions"), numeric: true }] : []),
+              ]}
+            />
             <tbody>
               {backups.map((backup) => (
                 <BackupRow
@@ -106,6 +94,6 @@ export function BackupsCard({ isAdmin }: { isAdmin: boolean }) {
           </table>
         </div>
       )}
-    </article>
+    </DatabaseCard>
   );
 }

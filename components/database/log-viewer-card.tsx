@@ -6,11 +6,12 @@ import type { LogEntry, LogLevel } from "@/lib/logs/api";
 import { useLogs } from "@/lib/database/client/use-logs";
 import { formatCount, formatDateTime } from "@/lib/i18n/format";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
+import { DatabaseCard, RefreshButton } from "./card-frame";
 import { ErrorSummary } from "./error-summary";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./cards.module.css";
 
-const LEVELS: LogLevel[] = ["debug", "info", "warn", "error"];
+const LEVELS = ["debug", "info", "warn", "error"] as const satisfies readonly LogLevel[];
 const TONE: Record<LogLevel, string> = { trace: "", debug: "", info: "info", warn: "warn", error: "error", fatal: "error" };
 
 function Entry({ entry }: { entry: LogEntry }) {
@@ -52,15 +53,7 @@ export function LogViewerCard() {
   const selectId = useId();
   const entries = query.data?.entries ?? [];
   return (
-    <article className={styles.card} aria-labelledby="logs-card-title" data-testid="logs-card">
-      <div className={styles.cardHeader}>
-        <h3 id="logs-card-title" className={styles.cardTitle}>
-          {t("title")}
-        </h3>
-        <button type="button" className={styles.button} onClick={() => query.refetch()} disabled={query.isFetching} aria-busy={query.isFetching} data-testid="log-refresh">
-          {query.isFetching ? tCommon("refreshing") : tCommon("refresh")}
-        </button>
-      </div>
+    <DatabaseCard titleId="logs-card-title" title={t("title")} testId="logs-card" header={<RefreshButton query={query} testId="log-refresh" />}>
       <div className={styles.filterRow}>
         <div className={styles.field}>
           <label htmlFor={selectId}>{t("level")}</label>
@@ -88,6 +81,6 @@ export function LogViewerCard() {
           ))}
         </ol>
       )}
-    </article>
+    </DatabaseCard>
   );
 }

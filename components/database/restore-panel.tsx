@@ -32,7 +32,7 @@ export function RestorePanel(props: { name: string; onClose: () => void; onResto
       <div className={styles.inlineForm}>
         <div className={styles.field}>
           <label htmlFor={inputId}>{t("typeName")}</label>
-          <span id={hintId} className={`${styles.muted} ${styles.mono}`}>
+          <span id={hintId} className={styles.mutedMono}>
             {props.name}
           </span>
           <input

@@ -5,6 +5,7 @@ import type { DatabaseStats } from "@/lib/database/api";
 import { useDatabaseStats } from "@/lib/database/client/use-database-stats";
 import { formatBytes, formatCount } from "@/lib/i18n/format";
 import { ErrorSummary } from "./error-summary";
+import { DatabaseCard, RefreshButton } from "./card-frame";
 import { TableSizes } from "./table-sizes";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import { VacuumPanel } from "./vacuum-panel";
@@ -49,15 +50,7 @@ export function StatsCard({ isAdmin }: { isAdmin: boolean }) {
   const query = useDatabaseStats();
   const data = query.data;
   return (
-    <article className={styles.card} aria-labelledby="stats-card-title" data-testid="stats-card" aria-busy={query.isFetching}>
-      <div className={styles.cardHeader}>
-        <h3 id="stats-card-title" className={styles.cardTitle}>
-          {t("title")}
-        </h3>
-        <button type="button" className={styles.button} onClick={() => query.refetch()} disabled={query.isFetching} aria-busy={query.isFetching}>
-          {query.isFetching ? tCommon("refreshing") : tCommon("refresh")}
-        </button>
-      </div>
+    <DatabaseCard titleId="stats-card-title" title={t("title")} testId="stats-card" busy={query.isFetching} header={<RefreshButton query={query} />}>
       {query.isPending && <div className={styles.skeleton} role="status" aria-label={tCommon("loading")} />}
       {query.isError && (
         <ErrorSummary title={t("loadFailed")} message={errorMessage(query.error)} error={query.error} testId="stats-error" />
@@ -80,6 +73,6 @@ export function StatsCard({ isAdmin }: { isAdmin: boolean }) {
           <VacuumPanel isAdmin={isAdmin} />
         </>
       )}
-    </article>
+    </DatabaseCard>
   );
 }

@@ -3,6 +3,7 @@
 import { useLocale, useTranslations } from "next-intl";
 import type { TableStats } from "@/lib/database/api";
 import { formatBytes, formatCount } from "@/lib/i18n/format";
+import { DataTable } from "@/components/ui/data-table";
 import styles from "./cards.module.css";
 
 /** Per-table rows and bytes; on a phone each row becomes a small labelled card. */
@@ -15,48 +16,22 @@ export function TableSizes({ tables }: { tables: TableStats[] | null }) {
   return (
     <div className={styles.subsection}>
       <div className={styles.tableWrap}>
-        <table className={`${styles.table} ${styles.stackTable}`} data-testid="table-sizes">
-          <caption>{t("tablesCaption")}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t("table")}</th>
-              <th scope="col" className={styles.num}>
-                {t("rows")}
-              </th>
-              <th scope="col" className={styles.num}>
-                {t("dataBytes")}
-              </th>
-              <th scope="col" className={styles.num}>
-                {t("indexBytes")}
-              </th>
-              <th scope="col" className={styles.num}>
-                {t("totalBytes")}
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {tables.map((table) => (
-              <tr key={table.name} data-testid={`table-row-${table.name}`}>
-                <td data-label={t("table")} className={styles.mono}>
-                  {table.name}
-                  {table.bytesMethod === "remainder" ? " *" : ""}
-                </td>
-                <td data-label={t("rows")} className={styles.num}>
-                  {formatCount(table.rows, locale)}
-                </td>
-                <td data-label={t("dataBytes")} className={styles.num}>
-                  {formatBytes(table.tableBytes, locale)}
-                </td>
-                <td data-label={t("indexBytes")} className={styles.num}>
-                  {formatBytes(table.indexBytes, locale)}
-                </td>
-                <td data-label={t("totalBytes")} className={styles.num}>
-                  {formatBytes(table.totalBytes, locale)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          classes={{ table: `${styles.table} ${styles.stackTable}`, num: styles.num }}
+          testId="table-sizes"
+          caption={t("tablesCaption")}
+          rows={tables}
+          rowKey={(table) => table.name}
+          rowTestId={(table) => `table-row-${table.name}`}
+          labelCells
+          columns={[
+            { key: "table", header: t("table"), className: styles.mono, cell: (table) => `${table.name}${table.bytesMethod === "remainder" ? " *" : ""}` },
+            { key: "rows", header: t("rows"), numeric: true, cell: (table) => formatCount(table.rows, locale) },
+            { key: "data", header: t("dataBytes"), numeric: true, cell: (table) => formatBytes(table.tableBytes, locale) },
+            { key: "index", header: t("indexBytes"), numeric: true, cell: (table) => formatBytes(table.indexBytes, locale) },
+            { key: "total", header: t("totalBytes"), numeric: true, cell: (table) => formatBytes(table.totalBytes, locale) },
+          ]}
+        />
       </div>
       {estimated && <p className={styles.muted}>{t("remainderNote")}</p>}
     </div>

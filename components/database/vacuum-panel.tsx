@@ -3,6 +3,7 @@
 import { useLocale, useTranslations } from "next-intl";
 import { useVacuum } from "@/lib/database/client/use-vacuum";
 import { formatBytes, formatCount } from "@/lib/i18n/format";
+import { BusyButton } from "@/components/ui/busy-button";
 import { ErrorSummary } from "./error-summary";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./cards.module.css";
@@ -26,16 +27,7 @@ export function VacuumPanel({ isAdmin }: { isAdmin: boolean }) {
       <p className={styles.warning}>{t("exclusiveNote")}</p>
       {isAdmin ? (
         <div className={styles.cardActions}>
-          <button
-            type="button"
-            className={styles.buttonPrimary}
-            onClick={() => vacuum.mutate()}
-            disabled={vacuum.isPending}
-            aria-busy={vacuum.isPending}
-            data-testid="vacuum-button"
-          >
-            {vacuum.isPending ? t("running") : t("run")}
-          </button>
+          <BusyButton className={styles.buttonPrimary} onClick={() => vacuum.mutate()} busy={vacuum.isPending} label={t("run")} busyLabel={t("running")} data-testid="vacuum-button" />
         </div>
       ) : (
         <p className={styles.muted} data-testid="vacuum-read-only">

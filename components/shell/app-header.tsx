@@ -1,12 +1,12 @@
 import { getTranslations } from "next-intl/server";
-import type { SessionUser } from "@/server/auth/current-user";
+import type { AuthUser } from "@/lib/auth/api";
 import { Link } from "@/lib/i18n/navigation";
 import { BrandMark } from "./brand-mark";
 import { LocaleSwitcher } from "./locale-switcher";
 import { SignOutButton } from "./sign-out-button";
 import styles from "./shell.module.css";
 
-export async function AppHeader({ user }: { user: SessionUser }) {
+export async function AppHeader({ user }: { user: AuthUser }) {
   const t = await getTranslations("shell");
   const tApp = await getTranslations("app");
   return (

@@ -1,5 +1,7 @@
+import { createTranslator } from "next-intl";
 import { describe, expect, it } from "vitest";
 import { featureFolders, loadMessages, type Catalog } from "./load-messages";
+import { MESSAGE_FEATURES, type Messages } from "./messages";
 import { LOCALES } from "./routing";
 
 // The merged catalog (core + every feature folder) is what the app shows.
@@ -18,7 +20,8 @@ function placeholders(text: string): string[] {
 describe("message catalogs", () => {
   it("every feature folder has all five locales and merges without clashes", () => {
     for (const locale of LOCALES) expect(() => loadMessages(locale)).not.toThrow();
-    expect(featureFolders()).toEqual([...featureFolders()].sort());
+    // One list drives both the merge and the message type: no folder may be left out of it.
+    expect(featureFolders()).toEqual([...MESSAGE_FEATURES].sort());
   });
 
   const en = load("en");
@@ -45,5 +48,13 @@ describe("message catalogs", () => {
       // Brand-like words (e.g. "Email" in Portuguese) may coincide; whole catalogs may not.
       expect(same.length, `${locale}: ${same.join(", ")}`).toBeLessThan(3);
     }
+  });
+
+  it("the message type is the merged English catalog: a missing key does not type-check", () => {
+    const t = createTranslator({ locale: "en", messages: load("en") as Messages, onError: () => {} });
+    expect(t("app.name")).not.toBe("app.name");
+    expect(t("conversation.untitled")).not.toBe("conversation.untitled");
+    // @ts-expect-error -- not in any catalog; tsc rejects it
+    expect(t("app.noSuchKey")).toBe("app.noSuchKey");
   });
 });

@@ -26,8 +26,13 @@ export function clientErrorCode(error: unknown): ClientErrorCode {
   return "unknown_error";
 }
 
+/** Every key of the apiErrors namespace; the typed catalog rejects a code without its sentence. */
+export type ErrorMessageKey =
+  | `codes.${ClientErrorCode}`
+  | { [F in ErrorFeature]: `byFeature.${F}.${(typeof FEATURE_ERROR_CODES)[F][number]}` }[ErrorFeature];
+
 /** The catalog key (inside apiErrors) of the sentence for a code. */
-export function errorMessageKey(code: ClientErrorCode, feature?: ErrorFeature): string {
+export function errorMessageKey(code: ClientErrorCode, feature?: ErrorFeature): ErrorMessageKey {
   const scoped = feature ? (FEATURE_ERROR_CODES[feature] as readonly string[]) : [];
-  return scoped.includes(code) ? `byFeature.${feature}.${code}` : `codes.${code}`;
+  return (scoped.includes(code) ? `byFeature.${feature}.${code}` : `codes.${code}`) as ErrorMessageKey;
 }

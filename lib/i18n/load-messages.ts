@@ -4,6 +4,7 @@
 // translated and reviewed apart; the merge happens once per locale.
 import fs from "node:fs";
 import path from "node:path";
+import { MESSAGE_FEATURES } from "./messages";
 
 export type Catalog = { [key: string]: string | Catalog };
 
@@ -13,7 +14,7 @@ export function messagesDir(): string {
   return path.join(process.cwd(), "messages");
 }
 
-/** Feature folders under messages/ (each holding one catalog per locale). */
+/** Folders found under messages/; the catalogs test holds them equal to MESSAGE_FEATURES. */
 export function featureFolders(dir = messagesDir()): string[] {
   return fs
     .readdirSync(dir, { withFileTypes: true })
@@ -31,7 +32,7 @@ export function loadMessages(locale: string, dir = messagesDir()): Catalog {
   const cached = process.env.NODE_ENV === "production" ? cache.get(locale) : undefined;
   if (cached) return cached;
   const merged: Catalog = { ...readCatalog(path.join(dir, `${locale}.json`)) };
-  for (const feature of featureFolders(dir)) {
+  for (const feature of MESSAGE_FEATURES) {
     const catalog = readCatalog(path.join(dir, feature, `${locale}.json`));
     for (const [namespace, value] of Object.entries(catalog)) {
       if (namespace in merged) throw new Error(`messages/${feature}/${locale}.json redefines namespace "${namespace}"`);

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { MemberShell } from "@/components/shell/member-shell";
+import { SignedInShell } from "../_mounts/signed-in-shell";
 
 type Props = { children: ReactNode; params: Promise<{ locale: string }> };
 
@@ -7,8 +7,8 @@ type Props = { children: ReactNode; params: Promise<{ locale: string }> };
 export default async function TasksLayout({ children, params }: Props) {
   const { locale } = await params;
   return (
-    <MemberShell locale={locale} readOnlyNotice={false}>
+    <SignedInShell locale={locale} readOnlyNotice={false}>
       {children}
-    </MemberShell>
+    </SignedInShell>
   );
 }

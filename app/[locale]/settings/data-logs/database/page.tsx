@@ -4,8 +4,11 @@ import type { ReactNode } from "react";
 import styles from "@/components/database/database-page.module.css";
 import { CompactionCard } from "@/components/compaction/compaction-card";
 import { SaveBar } from "@/components/settings/save-bar/save-bar";
-import { BackupsCardMount, LogViewerMount, StatsCardMount } from "@/components/database/mounted-cards";
-import { CheckpointStorageCardMount } from "@/components/checkpoints/checkpoint-storage-card-mount";
+import { PageIntro } from "@/components/ui/page-intro";
+import { BackupsCard } from "@/components/database/backups-card";
+import { LogViewerCard } from "@/components/database/log-viewer-card";
+import { StatsCard } from "@/components/database/stats-card";
+import { CheckpointStorageCard } from "@/components/checkpoints/checkpoint-storage-card";
 import { currentPageUser } from "@/server/auth/page-user";
 
 type Props = { params: Promise<{ locale: string }> };
@@ -32,30 +35,28 @@ async function Section({ id, children }: { id: SectionId; children?: ReactNode }
 }
 
 // Data & Logs > Database. Each section mounts the cards of its area
-// (storage stats, Messages compaction, backups, log viewer) as they land.
+// (storage stats, Messages compaction, backups, log viewer). The role comes
+// from the session on the server, so viewers never receive admin controls;
+// the API still checks every mutation on its own.
 export default async function DatabasePage({ params }: Props) {
   const { locale } = await params;
-  const t = await getTranslations({ locale, namespace: "database" });
-  // The role reaches every card as a prop, read from the session on the server.
   const isAdmin = (await currentPageUser())?.role === "admin";
+  const t = await getTranslations({ locale, namespace: "database" });
   return (
     <div className={styles.page}>
-      <div className={styles.intro}>
-        <h1>{t("title")}</h1>
-        <p className={styles.lead}>{t("description")}</p>
-      </div>
+      <PageIntro title={t("title")} description={t("description")} descriptionClassName={styles.lead} />
       <Section id="overview">
-        <StatsCardMount />
+        <StatsCard isAdmin={isAdmin} />
       </Section>
       <Section id="compaction">
         <CompactionCard isAdmin={isAdmin} />
-        <CheckpointStorageCardMount />
+        <CheckpointStorageCard isAdmin={isAdmin} />
       </Section>
       <Section id="backups">
-        <BackupsCardMount />
+        <BackupsCard isAdmin={isAdmin} />
       </Section>
       <Section id="logs">
-        <LogViewerMount />
+        <LogViewerCard />
       </Section>
       <SaveBar />
     </div>

@@ -11,7 +11,7 @@ import { currentPageUser } from "@/server/auth/page-user";
  * session is checked on the server before anything renders; without one the
  * page redirects to sign-in.
  */
-export async function MemberShell({ locale, children, readOnlyNotice }: { locale: string; children: ReactNode; readOnlyNotice: boolean }) {
+export async function SignedInShell({ locale, children, readOnlyNotice }: { locale: string; children: ReactNode; readOnlyNotice: boolean }) {
   const user = await currentPageUser();
   if (!user) return redirect({ href: "/sign-in", locale });
   const t = await getTranslations({ locale, namespace: "shell" });
