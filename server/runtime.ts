@@ -3,8 +3,7 @@
 // no background work; start() starts the compaction worker, stop() stops it
 // and closes the database. Everything below receives what it needs from here
 // as arguments: no module keeps process state of its own.
-import { createSqliteCompactionStore } from "./compaction/store/sqlite-store";
-import { createSqliteMaintenanceStore } from "./maintenance/sqlite-store";
+import { openSqliteStores, type Stores } from "./stores";
 import { openDatabase, type DbHandle } from "./db/client";
 import { parseDatabaseUrl, type DatabaseTarget } from "./db/url";
 import { systemClock, systemTimers, type Clock, type Timers } from "./clock";
@@ -39,6 +38,8 @@ export type Runtime = {
    * may be sent then). A restore closes it and puts a new one here.
    */
   handle: DbHandle | null;
+  /** Every domain store on `handle` (null with it); rebuilt when a restore reopens the database. */
+  stores: Stores | null;
   readonly clock: Clock;
   readonly timers: Timers;
   readonly ids: IdGenerator;
@@ -58,7 +59,7 @@ export type Runtime = {
 };
 
 /** A runtime whose database is open: what route handlers and service verbs receive. */
-export type OpenRuntime = Runtime & { handle: DbHandle; compaction: RetentionWorker };
+export type OpenRuntime = Runtime & { handle: DbHandle; stores: Stores; compaction: RetentionWorker };
 
 export type RuntimeOptions = {
   /** Read for DATABASE_URL and LOG_LEVEL (default process.env). */
@@ -74,7 +75,7 @@ export type RuntimeOptions = {
 
 /** The runtime narrowed to an open database, or null for an unsupported engine. */
 export function openRuntime(rt: Runtime): OpenRuntime | null {
-  return rt.handle && rt.compaction ? (rt as OpenRuntime) : null;
+  return rt.handle && rt.stores && rt.compaction ? (rt as OpenRuntime) : null;
 }
 
 export function createRuntime(options: RuntimeOptions = {}): Runtime {
@@ -88,6 +89,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const rt: Runtime = {
     target,
     handle: target.engine === "sqlite" ? openDatabase({ file: target.file }) : null,
+    stores: null,
     clock: options.clock ?? systemClock,
     timers: options.timers ?? systemTimers,
     ids: options.ids ?? randomIds,
@@ -118,11 +120,11 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     },
   };
 
-  const buildWorker = (handle: DbHandle): RetentionWorker =>
+  const buildWorker = (handle: DbHandle, stores: Stores): RetentionWorker =>
     createRetentionWorker({
       ...options.worker,
-      store: createSqliteCompactionStore(handle.sqlite),
-      maintenance: createSqliteMaintenanceStore(handle),
+      store: stores.compaction,
+      maintenance: stores.maintenance,
       dbFile: handle.file,
       clock: rt.clock,
       timers: rt.timers,
@@ -131,7 +133,10 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       bus: rt.bus,
       guard: rt.guard,
     });
-  if (rt.handle) rt.compaction = buildWorker(rt.handle);
+  if (rt.handle) {
+    rt.stores = openSqliteStores(rt.handle);
+    rt.compaction = buildWorker(rt.handle, rt.stores);
+  }
 
   // Restore stops the worker, closes and replaces the database file, then
   // resumes: the runtime reopens its connection and binds a fresh worker to
@@ -143,8 +148,11 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     start: () => {
       if (stopped || target.engine !== "sqlite") return;
       try {
-        if (!rt.handle?.sqlite.open) rt.handle = openDatabase({ file: target.file });
-        rt.compaction = buildWorker(rt.handle);
+        if (!rt.handle?.sqlite.open) {
+          rt.handle = openDatabase({ file: target.file });
+          rt.stores = openSqliteStores(rt.handle);
+        }
+        rt.compaction = buildWorker(rt.handle, rt.stores ?? openSqliteStores(rt.handle));
         if (started) rt.compaction.start();
       } catch (error) {
         rt.log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "reopening the database failed");

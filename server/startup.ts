@@ -2,7 +2,6 @@ import "server-only";
 import { ensureFirstAdmin } from "@/server/auth/first-admin";
 import { pruneSessions } from "@/server/auth/sessions";
 import { createLogger, type Logger } from "@/server/log";
-import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
 import { startMaintenance } from "@/server/maintenance/startup";
 import { createRuntime, installProcessRuntime, openRuntime, processRuntime, type Runtime } from "@/server/runtime";
 
@@ -28,14 +27,14 @@ export function startServerProcess(env: NodeJS.ProcessEnv = process.env): Runtim
   if (!open) return rt;
   runStep(rt.log, "first_admin", () =>
     ensureFirstAdmin({
-      store: createSqliteAuthStore(open.handle.sqlite),
+      store: open.stores.auth,
       email: env.ADMIN_EMAIL,
       password: env.ADMIN_PASSWORD,
       nowMs: rt.clock.now(),
       log: rt.log,
     }),
   );
-  runStep(rt.log, "prune_sessions", () => pruneSessions(createSqliteAuthStore(open.handle.sqlite), { nowMs: rt.clock.now() }));
+  runStep(rt.log, "prune_sessions", () => pruneSessions(open.stores.auth, { nowMs: rt.clock.now() }));
   runStep(rt.log, "maintenance", () => startMaintenance({ dbFile: open.handle.file, guard: rt.guard, log: rt.log }));
   runStep(rt.log, "retention_worker", () => {
     rt.start();

@@ -3,7 +3,6 @@ import { cookies } from "next/headers";
 import { openRuntime } from "@/server/runtime";
 import { requireProcessRuntime } from "@/server/startup";
 import { SESSION_COOKIE, userForToken, type SessionUser } from "./current-user";
-import { createSqliteAuthStore } from "./sqlite-store";
 
 /** The signed-in user for a page render (server components), from the session cookie. */
 export async function currentPageUser(): Promise<SessionUser | null> {
@@ -11,5 +10,5 @@ export async function currentPageUser(): Promise<SessionUser | null> {
   // Unsupported engine: no query may be sent, so nobody is signed in.
   if (!rt) return null;
   const token = (await cookies()).get(SESSION_COOKIE)?.value ?? null;
-  return userForToken(createSqliteAuthStore(rt.handle.sqlite), token, rt.clock.now());
+  return userForToken(rt.stores.auth, token, rt.clock.now());
 }

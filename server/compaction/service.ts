@@ -2,17 +2,16 @@
 // the runtime's (built and started with it); no verb constructs or starts it.
 import "server-only";
 import type { OpenRuntime } from "@/server/runtime";
-import { createSqliteCompactionStore } from "./store/sqlite-store";
 import type { AnalyzeBody, CancelBody, PutPolicyBody, RunBody } from "@/lib/compaction/api";
 import { savePolicy } from "./policy/policy-update";
 import { readRetentionStatus, type RetentionStatus } from "./status";
 
 export function getRetentionStatus(rt: OpenRuntime): RetentionStatus {
-  return readRetentionStatus(createSqliteCompactionStore(rt.handle.sqlite), rt.clock.now());
+  return readRetentionStatus(rt.stores.compaction, rt.clock.now());
 }
 
 export function putRetentionPolicy(rt: OpenRuntime, body: PutPolicyBody): RetentionStatus {
-  const { effects } = savePolicy(createSqliteCompactionStore(rt.handle.sqlite), {
+  const { effects } = savePolicy(rt.stores.compaction, {
     draft: body.policy,
     expectedRevision: body.expectedRevision,
     preparation: body.preparation,

@@ -7,7 +7,6 @@ import { readSessionCookie, userForToken, type SessionUser } from "@/server/auth
 import { createLogger } from "@/server/log";
 import { openRuntime, type OpenRuntime, type Runtime } from "@/server/runtime";
 import { requireProcessRuntime } from "@/server/startup";
-import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -143,7 +142,7 @@ export function route<P extends z.ZodType = z.ZodType<Record<string, string>>, B
       }
       let user: SessionUser | null = null;
       if (options.access !== "public") {
-        user = userForToken(createSqliteAuthStore(open.handle.sqlite), readSessionCookie(request.headers.get("cookie")), rt.clock.now());
+        user = userForToken(open.stores.auth, readSessionCookie(request.headers.get("cookie")), rt.clock.now());
         if (!user) return errorResponse("unauthenticated", "Sign in to continue");
         const needsAdmin = options.access === "admin" || (mutation && !options.readOnly && options.access === "member");
         if (needsAdmin && user.role !== "admin") {

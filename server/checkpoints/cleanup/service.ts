@@ -3,7 +3,6 @@ import "server-only";
 import type { CheckpointOperationKind, CheckpointStorageStatus, OperationAccepted } from "@/lib/checkpoints/api";
 import type { OpenRuntime, Runtime } from "@/server/runtime";
 import { modeFromEnv, type ModeConfig } from "../mode";
-import { createSqliteCheckpointStore } from "../sqlite-store";
 import { activeCheckpointOperation, startOperation, type OperationDeps } from "./operations";
 import { readResult } from "./result-record";
 
@@ -36,7 +35,7 @@ export function unsupportedCheckpointStorage(rt: Runtime): CheckpointStorageStat
 }
 
 export function getCheckpointStorage(rt: OpenRuntime, env: NodeJS.ProcessEnv = process.env): CheckpointStorageStatus {
-  const store = createSqliteCheckpointStore(rt.handle.sqlite);
+  const store = rt.stores.checkpoints;
   const mode = displayedMode(rt, env);
   const stored = readResult(store);
   return {
@@ -53,7 +52,7 @@ export function getCheckpointStorage(rt: OpenRuntime, env: NodeJS.ProcessEnv = p
 
 export function operationDeps(rt: OpenRuntime): OperationDeps {
   return {
-    store: createSqliteCheckpointStore(rt.handle.sqlite),
+    store: rt.stores.checkpoints,
     clock: rt.clock,
     log: rt.log,
     guard: rt.guard,

@@ -2,7 +2,6 @@ import { taskListQuerySchema } from "@/lib/conversation/api";
 import { AppError } from "@/server/errors";
 import { route } from "@/server/http/route";
 import { listTasks } from "@/server/workspace/read/tasks";
-import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 
 // Read-only task list for the conversation view (any signed-in member).
 export const GET = route({
@@ -10,6 +9,6 @@ export const GET = route({
   handler: ({ rt, request }) => {
     const query = taskListQuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
     if (!query.success) throw new AppError("invalid_request", "limit must be 1..200 and offset a non-negative integer");
-    return listTasks(createSqliteWorkspaceStore(rt.handle.sqlite), query.data);
+    return listTasks(rt.stores.workspace, query.data);
   },
 });

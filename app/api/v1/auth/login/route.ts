@@ -3,7 +3,6 @@ import { clientKey, isSecureRequest, sessionCookie } from "@/server/auth/cookie"
 import { login } from "@/server/auth/login";
 import { errorResponse, route } from "@/server/http/route";
 import { isAppError } from "@/server/errors";
-import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
 
 export const POST = route({
   access: "public",
@@ -11,7 +10,7 @@ export const POST = route({
   handler: async ({ request, body, rt, requestId }) => {
     const nowMs = rt.clock.now();
     try {
-      const { user, session } = await login(createSqliteAuthStore(rt.handle.sqlite), { ...body, client: clientKey(request), nowMs });
+      const { user, session } = await login(rt.stores.auth, { ...body, client: clientKey(request), nowMs });
       const response = Response.json({ user });
       response.headers.append(
         "Set-Cookie",

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { route } from "@/server/http/route";
 import { MESSAGE_BODY_LIMIT, replaceMetadataFromBody } from "@/server/workspace/message-endpoints";
-import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 
 // Replaces a message's metadata (the path the compaction guard protects).
 // Raw body: metadata is read losslessly, never through JSON.parse.
@@ -11,5 +10,5 @@ export const PUT = route({
   rawBody: true,
   maxBodyBytes: MESSAGE_BODY_LIMIT,
   handler: ({ rt, params, rawBody }) =>
-    replaceMetadataFromBody(createSqliteWorkspaceStore(rt.handle.sqlite), { messageId: params.id, raw: rawBody ?? "", nowMs: rt.clock.now() }),
+    replaceMetadataFromBody(rt.stores.workspace, { messageId: params.id, raw: rawBody ?? "", nowMs: rt.clock.now() }),
 });

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { route } from "@/server/http/route";
 import { appendMessageFromBody, MESSAGE_BODY_LIMIT } from "@/server/workspace/message-endpoints";
-import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 
 // Appends a message to a session. Raw body: metadata is read losslessly.
 export const POST = route({
@@ -11,5 +10,5 @@ export const POST = route({
   maxBodyBytes: MESSAGE_BODY_LIMIT,
   status: 201,
   handler: ({ rt, params, rawBody }) =>
-    appendMessageFromBody(createSqliteWorkspaceStore(rt.handle.sqlite), { sessionId: params.id, raw: rawBody ?? "", nowMs: rt.clock.now() }),
+    appendMessageFromBody(rt.stores.workspace, { sessionId: params.id, raw: rawBody ?? "", nowMs: rt.clock.now() }),
 });

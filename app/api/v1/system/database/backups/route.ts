@@ -2,7 +2,6 @@ import { emptyBodySchema } from "@/lib/database/api";
 import { route } from "@/server/http/route";
 import { listBackups, MANUAL_BACKUPS_KEPT } from "@/server/maintenance/backups/catalog";
 import { createBackup } from "@/server/maintenance/backups/create";
-import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 
 export const GET = route({
   access: "member",
@@ -21,5 +20,5 @@ export const POST = route({
   access: "admin",
   body: emptyBodySchema,
   status: 201,
-  handler: ({ rt }) => createBackup({ store: createSqliteMaintenanceStore(rt.handle), dbFile: rt.handle.file, clock: rt.clock, label: "manual", guard: rt.guard, log: rt.log }),
+  handler: ({ rt }) => createBackup({ store: rt.stores.maintenance, dbFile: rt.handle.file, clock: rt.clock, label: "manual", guard: rt.guard, log: rt.log }),
 });

@@ -1,5 +1,4 @@
 import { route } from "@/server/http/route";
-import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 
 // Footprint for the Database page: metadata only, never message bodies.
 export const GET = route({
@@ -7,7 +6,7 @@ export const GET = route({
   unsupportedRead: () => ({ capability: "unsupported" }),
   handler: async ({ rt }) => ({
     capability: "supported",
-    ...(await createSqliteMaintenanceStore(rt.handle).databaseStats()),
+    ...(await rt.stores.maintenance.databaseStats()),
     maintenanceBusy: rt.guard.holder()?.kind ?? null,
   }),
 });

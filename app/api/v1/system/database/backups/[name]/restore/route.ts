@@ -2,7 +2,6 @@ import { z } from "zod";
 import { restoreBodySchema } from "@/lib/database/api";
 import { route } from "@/server/http/route";
 import { restoreBackup } from "@/server/maintenance/backups/restore";
-import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 import { closeDatabase } from "@/server/runtime";
 
 // Restore with a typed confirmation (the exact backup name). The answer says
@@ -13,7 +12,7 @@ export const POST = route({
   body: restoreBodySchema,
   handler: ({ rt, params, body }) =>
     restoreBackup({
-      store: createSqliteMaintenanceStore(rt.handle),
+      store: rt.stores.maintenance,
       dbFile: rt.handle.file,
       name: params.name,
       confirm: body.confirm,
