@@ -80,7 +80,11 @@ export function CompactionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; sa
         </p>
       )}
       {retention.error && <ErrorSummary error={retention.error} onRefresh={() => void retention.refresh()} onDismiss={retention.dismissActionError} />}
-      {retention.isLoading && !retention.error && <p className={styles.muted}>{t("loading")}</p>}
+      {retention.isLoading && !retention.error && (
+        <p className={styles.muted} role="status">
+          {t("loading")}
+        </p>
+      )}
       {status?.capability === "unsupported" && <Notice testId="retention-unsupported" title={t("unsupportedTitle")} body={t("unsupportedBody")} />}
       {status?.capability === "supported" && status.recordState === "malformed" && (
         <Notice testId="retention-malformed" title={t("malformedTitle")} body={t("malformedBody", { code: status.lastErrorCode ?? "settings_malformed" })} />
