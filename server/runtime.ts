@@ -18,6 +18,7 @@ import { createThreadLocks, type ThreadLocks } from "./checkpoints/thread-lock";
 import { createCheckpointQueue, type CheckpointQueue } from "./checkpoints/cleanup/operations";
 import { createRunHistoryCache, type RunHistoryCache } from "./checkpoints/cleanup/run-history";
 import { createRetentionEpochs, type RetentionEpochs } from "./checkpoints/cleanup/epoch";
+import { createSignInServices, type SignInServices } from "./auth/sign-in-services";
 import { createRetentionWorker, type RetentionWorker, type RetentionWorkerDeps } from "./compaction/worker/worker";
 
 /** Checkpoint state shared by every request of one runtime. */
@@ -52,6 +53,8 @@ export type Runtime = {
   /** The Messages compaction worker bound to `handle` (null when unsupported); rebuilt after a restore. */
   compaction: RetentionWorker | null;
   readonly checkpoints: CheckpointServices;
+  /** Trusted proxies, the password-hashing gate and the log key of sign-in. */
+  readonly signIn: SignInServices;
   /** Starts background work (the compaction worker); idempotent. */
   start(): void;
   /** Stops background work and closes the database; idempotent. */
@@ -106,6 +109,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       runHistory: createRunHistoryCache(),
       epochs: createRetentionEpochs(),
     },
+    signIn: createSignInServices({ env, log }),
     start() {
       if (started || stopped) return;
       started = true;

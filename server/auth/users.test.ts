@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { isAppError } from "@/server/errors";
-import { countUsers, createUser, findUserByEmail, verifyPassword } from "./users";
+import { countUsers, createUser, findUserByEmail, hashPassword, verifyPassword } from "./users";
 import { createSqliteAuthStore } from "./sqlite-store";
 
 describe("users", () => {
@@ -25,10 +25,10 @@ describe("users", () => {
   });
 
   it("refuses a duplicate email with a typed conflict", () => {
-    createUser(createSqliteAuthStore(db.sqlite), { email: "a@example.com", role: "admin", password: "password1", nowMs: 0 });
+    createUser(createSqliteAuthStore(db.sqlite), { email: "a@example.com", role: "admin", password: "first-long-password", nowMs: 0 });
     let caught: unknown;
     try {
-      createUser(createSqliteAuthStore(db.sqlite), { email: " A@EXAMPLE.COM ", role: "viewer", password: "password2", nowMs: 0 });
+      createUser(createSqliteAuthStore(db.sqlite), { email: " A@EXAMPLE.COM ", role: "viewer", password: "second-long-password", nowMs: 0 });
     } catch (error) {
       caught = error;
     }
@@ -38,7 +38,44 @@ describe("users", () => {
 
   it("refuses a short password and a bad email without writing", () => {
     expect(() => createUser(createSqliteAuthStore(db.sqlite), { email: "a@example.com", role: "admin", password: "short", nowMs: 0 })).toThrow();
-    expect(() => createUser(createSqliteAuthStore(db.sqlite), { email: "nope", role: "admin", password: "long enough", nowMs: 0 })).toThrow();
+    expect(() => createUser(createSqliteAuthStore(db.sqlite), { email: "nope", role: "admin", password: "long enough password", nowMs: 0 })).toThrow();
     expect(countUsers(createSqliteAuthStore(db.sqlite))).toBe(0);
+  });
+
+  // The weak passwords, each accepted by the old 8-character rule.
+  it.each([
+    ["12345678", "at least 12"],
+    ["password", "at least 12"],
+    ["        ", "at least 12"],
+    ["            ", "repeated"],
+    ["line one\nline two", "control characters"],
+    ["tab\tseparated pw", "control characters"],
+    ["123456789012", "too common"],
+    ["Password1234", "too common"],
+    ["qwertyuiopas", "too common"],
+    ["x".repeat(257), "at most 256"],
+  ])("refuses the weak password %j with a clear message and writes nothing", (password, reason) => {
+    let caught: unknown;
+    try {
+      createUser(createSqliteAuthStore(db.sqlite), { email: "a@example.com", role: "admin", password, nowMs: 0 });
+    } catch (error) {
+      caught = error;
+    }
+    expect(isAppError(caught) && caught.code).toBe("invalid_request");
+    expect((caught as Error).message).toContain(reason);
+    expect(countUsers(createSqliteAuthStore(db.sqlite))).toBe(0);
+  });
+
+  it("accepts a long passphrase with spaces and non-ASCII letters", () => {
+    expect(() =>
+      createUser(createSqliteAuthStore(db.sqlite), { email: "a@example.com", role: "admin", password: "canção de três pássaros", nowMs: 0 }),
+    ).not.toThrow();
+  });
+
+  it("an account made under the old rule still verifies (sign-in never applies the rule)", async () => {
+    const legacy = hashPassword("old8char");
+    createSqliteAuthStore(db.sqlite).insertUser({ id: "u-old", email: "old@example.com", role: "viewer", passwordHash: legacy, createdAt: "2025-01-01T00:00:00Z" });
+    const user = findUserByEmail(createSqliteAuthStore(db.sqlite), "old@example.com");
+    expect(await verifyPassword("old8char", user!.passwordHash)).toBe(true);
   });
 });

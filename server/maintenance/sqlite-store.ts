@@ -56,5 +56,35 @@ export function createSqliteMaintenanceStore(handle: { sqlite: Sqlite; file: str
         return false;
       }
     },
+
+    // Attached to the live connection so the copy reads the latest committed
+    // state. Rollback-journal mode on the attached file: no -wal is left
+    // beside it to be separated from it by the rename that follows.
+    carrySignInStateInto(target) {
+      sqlite.prepare("attach database ? as restored").run(target);
+      try {
+        sqlite.pragma("restored.journal_mode = DELETE");
+        return sqlite.transaction(() => {
+          sqlite.prepare("delete from restored.auth_sessions").run();
+          const carried = sqlite
+            .prepare(
+              `insert into restored.auth_sessions (token_hash, user_id, created_at_ms, expires_at_ms, revoked_at_ms)
+               select token_hash, user_id, created_at_ms, expires_at_ms, revoked_at_ms from main.auth_sessions
+               where user_id in (select id from restored.users)`,
+            )
+            .run();
+          sqlite.prepare("delete from restored.login_throttle").run();
+          sqlite
+            .prepare(
+              `insert into restored.login_throttle (key, failures, window_start_ms, locked_until_ms)
+               select key, failures, window_start_ms, locked_until_ms from main.login_throttle`,
+            )
+            .run();
+          return { sessions: carried.changes };
+        })();
+      } finally {
+        sqlite.prepare("detach database restored").run();
+      }
+    },
   };
 }

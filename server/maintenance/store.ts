@@ -26,4 +26,12 @@ export type MaintenanceStore = {
   snapshotInto(file: string): Promise<void>;
   /** True when `file` holds a database that passes the engine's full integrity check; false for anything else. */
   verifyFile(file: string): Promise<boolean>;
+  /**
+   * Replaces the sign-in state (sessions and the login throttle) of the
+   * database file `file` with the live database's, in one transaction.
+   * Sessions of users that `file` does not have are dropped. Synchronous so
+   * a caller can run it and close the live connection with no request in
+   * between. Returns how many sessions were carried.
+   */
+  carrySignInStateInto(file: string): { sessions: number };
 };
