@@ -19,6 +19,8 @@ import { createCheckpointQueue, type CheckpointQueue } from "./checkpoints/clean
 import { createRunHistoryCache, type RunHistoryCache } from "./checkpoints/cleanup/run-history";
 import { createRetentionEpochs, type RetentionEpochs } from "./checkpoints/cleanup/epoch";
 import { createRetentionWorker, type RetentionWorker, type RetentionWorkerDeps } from "./compaction/worker/worker";
+import { modeFromEnv } from "./checkpoints/mode";
+import { createOperatorMetrics, type OperatorMetrics } from "./metrics/operator-metrics";
 
 /** Checkpoint state shared by every request of one runtime. */
 export type CheckpointServices = {
@@ -52,6 +54,8 @@ export type Runtime = {
   /** The Messages compaction worker bound to `handle` (null when unsupported); rebuilt after a restore. */
   compaction: RetentionWorker | null;
   readonly checkpoints: CheckpointServices;
+  /** The Prometheus registry behind GET /api/v1/metrics (off unless METRICS_TOKEN is set). */
+  readonly metrics: OperatorMetrics;
   /** Starts background work (the compaction worker); idempotent. */
   start(): void;
   /** Stops background work and closes the database; idempotent. */
@@ -62,7 +66,7 @@ export type Runtime = {
 export type OpenRuntime = Runtime & { handle: DbHandle; stores: Stores; compaction: RetentionWorker };
 
 export type RuntimeOptions = {
-  /** Read for DATABASE_URL and LOG_LEVEL (default process.env). */
+  /** Read for DATABASE_URL, LOG_LEVEL and METRICS_TOKEN (default process.env). */
   env?: Record<string, string | undefined>;
   clock?: Clock;
   timers?: Timers;
@@ -85,6 +89,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const log = options.log ?? createLogger({ level: env.LOG_LEVEL, ring: logRing });
   let started = false;
   let stopped = false;
+  const bus = createEventBus();
 
   const rt: Runtime = {
     target,
@@ -95,7 +100,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     ids: options.ids ?? randomIds,
     log,
     logRing,
-    bus: createEventBus(),
+    bus,
     guard: createMaintenanceGuard(),
     quiescers: createQuiescerRegistry(),
     compaction: null,
@@ -106,6 +111,15 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       runHistory: createRunHistoryCache(),
       epochs: createRetentionEpochs(),
     },
+    metrics: createOperatorMetrics({
+      token: env.METRICS_TOKEN ? env.METRICS_TOKEN : null,
+      bus,
+      sources: {
+        stores: () => (rt.handle?.sqlite.open ? rt.stores : null),
+        checkpointMode: () => rt.checkpoints.modeFreeze.frozen?.mode ?? configuredCheckpointMode(env),
+        workerRunning: () => rt.compaction?.isRunning() ?? false,
+      },
+    }),
     start() {
       if (started || stopped) return;
       started = true;
@@ -114,6 +128,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     async stop() {
       if (stopped) return;
       stopped = true;
+      rt.metrics.stop();
       await rt.compaction?.stop();
       await rt.checkpoints.jobs.queue.stop();
       if (rt.handle?.sqlite.open) rt.handle.sqlite.close();
@@ -160,6 +175,15 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     },
   });
   return rt;
+}
+
+/** The configured checkpoint mode before the first checkpoint use freezes it; null when misconfigured. */
+function configuredCheckpointMode(env: Record<string, string | undefined>): string | null {
+  try {
+    return modeFromEnv(env).mode;
+  } catch {
+    return null;
+  }
 }
 
 /** Closes the runtime's connection (restore, before the file is replaced). */
