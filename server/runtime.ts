@@ -20,6 +20,8 @@ import { createRunHistoryCache, type RunHistoryCache } from "./checkpoints/clean
 import { createRetentionEpochs, type RetentionEpochs } from "./checkpoints/cleanup/epoch";
 import { createSignInServices, type SignInServices } from "./auth/sign-in-services";
 import { createRetentionWorker, type RetentionWorker, type RetentionWorkerDeps } from "./compaction/worker/worker";
+import { modeFromEnv } from "./checkpoints/mode";
+import { createOperatorMetrics, type OperatorMetrics } from "./metrics/operator-metrics";
 
 /** Checkpoint state shared by every request of one runtime. */
 export type CheckpointServices = {
@@ -55,6 +57,8 @@ export type Runtime = {
   readonly checkpoints: CheckpointServices;
   /** Trusted proxies, the password-hashing gate and the log key of sign-in. */
   readonly signIn: SignInServices;
+  /** The Prometheus registry behind GET /api/v1/metrics (off unless METRICS_TOKEN is set). */
+  readonly metrics: OperatorMetrics;
   /** Starts background work (the compaction worker); idempotent. */
   start(): void;
   /** Stops background work and closes the database; idempotent. */
@@ -65,7 +69,7 @@ export type Runtime = {
 export type OpenRuntime = Runtime & { handle: DbHandle; stores: Stores; compaction: RetentionWorker };
 
 export type RuntimeOptions = {
-  /** Read for DATABASE_URL and LOG_LEVEL (default process.env). */
+  /** Read for DATABASE_URL, LOG_LEVEL and METRICS_TOKEN (default process.env). */
   env?: Record<string, string | undefined>;
   clock?: Clock;
   timers?: Timers;
@@ -88,6 +92,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const log = options.log ?? createLogger({ level: env.LOG_LEVEL, ring: logRing });
   let started = false;
   let stopped = false;
+  const bus = createEventBus();
 
   const rt: Runtime = {
     target,
@@ -98,7 +103,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     ids: options.ids ?? randomIds,
     log,
     logRing,
-    bus: createEventBus(),
+    bus,
     guard: createMaintenanceGuard(),
     quiescers: createQuiescerRegistry(),
     compaction: null,
@@ -110,6 +115,15 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       epochs: createRetentionEpochs(),
     },
     signIn: createSignInServices({ env, log }),
+    metrics: createOperatorMetrics({
+      token: env.METRICS_TOKEN ? env.METRICS_TOKEN : null,
+      bus,
+      sources: {
+        stores: () => (rt.handle?.sqlite.open ? rt.stores : null),
+        checkpointMode: () => rt.checkpoints.modeFreeze.frozen?.mode ?? configuredCheckpointMode(env),
+        workerRunning: () => rt.compaction?.isRunning() ?? false,
+      },
+    }),
     start() {
       if (started || stopped) return;
       started = true;
@@ -118,6 +132,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     async stop() {
       if (stopped) return;
       stopped = true;
+      rt.metrics.stop();
       await rt.compaction?.stop();
       await rt.checkpoints.jobs.queue.stop();
       if (rt.handle?.sqlite.open) rt.handle.sqlite.close();
@@ -164,6 +179,15 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     },
   });
   return rt;
+}
+
+/** The configured checkpoint mode before the first checkpoint use freezes it; null when misconfigured. */
+function configuredCheckpointMode(env: Record<string, string | undefined>): string | null {
+  try {
+    return modeFromEnv(env).mode;
+  } catch {
+    return null;
+  }
 }
 
 /** Closes the runtime's connection (restore, before the file is replaced). */

@@ -1,9 +1,12 @@
 import "server-only";
 import fs from "node:fs";
 import type { Sqlite } from "@/server/db/client";
-import type { MaintenanceStore } from "./store";
+import { statement } from "@/server/db/statements";
+import type { MaintenanceStore, PageCounts } from "./store";
 import { readDatabaseStats } from "./sqlite-stats";
 import { runSqliteThread, SqliteThreadError } from "./sqlite-thread";
+
+const PAGE_COUNTS_SQL = "select page_size as pageSize, page_count as pageCount, freelist_count as freePages from pragma_page_size, pragma_page_count, pragma_freelist_count";
 
 /**
  * The SQLite implementation of the MaintenanceStore. VACUUM, VACUUM INTO,
@@ -26,6 +29,11 @@ export function createSqliteMaintenanceStore(handle: { sqlite: Sqlite; file: str
         }
       }
       return total;
+    },
+
+    pageCounts() {
+      const row = statement(sqlite, PAGE_COUNTS_SQL).get() as PageCounts | undefined;
+      return row ?? { pageSize: 0, pageCount: 0, freePages: 0 };
     },
 
     async vacuum(options) {

@@ -9,11 +9,15 @@
 // they run off the request thread.
 import type { DatabaseStats } from "@/lib/database/api";
 
+export type PageCounts = { pageSize: number; pageCount: number; freePages: number };
+
 export type MaintenanceStore = {
   /** The database footprint from metadata only: no message body is read. */
   databaseStats(): Promise<DatabaseStats>;
   /** Bytes the database occupies on disk, its write-ahead log included. */
   diskBytes(): number;
+  /** Page size, page count and pages on the free list, from engine metadata (cheap: no table is read). */
+  pageCounts(): PageCounts;
   /**
    * Rebuilds the database so freed space returns to the file system and
    * waits up to busyTimeoutMs for other writers; "busy" when they kept it.
