@@ -49,7 +49,7 @@ function pgDb(db: PgTestDb): EngineDb {
  * `db()` is the current test's fresh database; `open()` a second, separate
  * one (e.g. the target of export -> import), closed after the test.
  */
-export function describeEachEngine(title: string, body: (ctx: { db: () => EngineDb; open: () => EngineDb }) => void): void {
+export function describeEachEngine(title: string, body: (ctx: { engine: EngineName; db: () => EngineDb; open: () => EngineDb }) => void): void {
   describe(`${title} [sqlite]`, () => {
     let current: TestDb | undefined;
     const extra: TestDb[] = [];
@@ -61,6 +61,7 @@ export function describeEachEngine(title: string, body: (ctx: { db: () => Engine
       extra.splice(0).forEach((db) => db.close());
     });
     body({
+      engine: "sqlite",
       db: () => sqliteDb(current!),
       open: () => {
         const db = createTestDb();
@@ -82,6 +83,7 @@ export function describeEachEngine(title: string, body: (ctx: { db: () => Engine
       second?.close();
     });
     body({
+      engine: "postgres",
       db: () => pgDb(main!),
       open: () => {
         second ??= createPgTestDb();

@@ -4,6 +4,7 @@
 import { afterEach, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { describeEachEngine } from "@/server/engines-test-support";
+import { seedDemoWorkspace } from "./demo/seed";
 import { exportTask } from "./export/export-task";
 import { importFixture } from "./fixture/import-fixture";
 import { sampleFixture, TRICKY_METADATA } from "./fixture/test-support";
@@ -28,7 +29,7 @@ function sqliteReference(fixtures: readonly string[]): WorkspaceStore {
   return store;
 }
 
-describeEachEngine("WorkspaceStore", ({ db, open }) => {
+describeEachEngine("WorkspaceStore", ({ engine, db, open }) => {
   it("[TPR-TX-09] [TPR-RED-10] import then export of the sample fixture is byte-identical to SQLite's, metadata as written", () => {
     const store = db().workspace();
     importFixture(store, { file: "in.json", text: sampleFixture() });
@@ -36,6 +37,19 @@ describeEachEngine("WorkspaceStore", ({ db, open }) => {
     for (const taskId of ["t1", "t2"]) expect(exportTask(store, taskId)).toBe(exportTask(reference, taskId));
     expect(exportTask(store, "t1")).toContain(TRICKY_METADATA);
     expect(db().rows<{ metadata: string }>("select metadata from messages where id = ?", ["m2"])).toEqual([{ metadata: TRICKY_METADATA }]);
+  });
+
+  // Seeding is the slow part; on SQLite this would compare SQLite with itself.
+  it.skipIf(engine === "sqlite")("[TPR-TX-09] the demo workspace (every payload kind, multi-MB outputs) exports byte-identically to SQLite", () => {
+    const store = db().workspace();
+    const seed = { seed: 7, nowMs: Date.UTC(2026, 5, 1) };
+    const seeded = seedDemoWorkspace({ store, ...seed });
+    const reference = sqliteReference([]);
+    expect(seedDemoWorkspace({ store: reference, ...seed })).toEqual(seeded);
+    const { tasks, total } = store.listTasks({ limit: 1000, offset: 0 });
+    expect(total).toBe(seeded.tasks);
+    expect(reference.listTasks({ limit: 1000, offset: 0 }).tasks).toEqual(tasks);
+    for (const task of tasks) expect(exportTask(store, task.id) === exportTask(reference, task.id)).toBe(true);
   });
 
   it("[TPR-TX-09] export -> import into an empty database -> export is byte-identical", () => {

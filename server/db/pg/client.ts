@@ -53,6 +53,17 @@ export const SQLSTATE = {
 
 export type ConnectOptions = { url: string; timeouts?: PgTimeouts; applicationName?: string };
 
+// libpq's finish() hands the socket's poll handle to libuv for closing and
+// then lets the binding be garbage collected; if a collection frees it before
+// the event loop's close phase, libuv aborts the process. Closed bindings are
+// kept until the loop has turned twice (the close phase runs in between).
+const closing = new Set<Native>();
+
+function releaseAfterClose(native: Native): void {
+  closing.add(native);
+  setImmediate(() => setImmediate(() => closing.delete(native)));
+}
+
 function setting(name: string, value: string | number): string {
   return `set ${name} = '${String(value).replace(/'/g, "''")}'`;
 }
@@ -121,6 +132,7 @@ export function connectPg(options: ConnectOptions): SqlClient {
       if (closed) return;
       closed = true;
       native.end();
+      releaseAfterClose(native);
     },
   };
 
