@@ -1,6 +1,9 @@
 // npm run migrate (also the first step of npm start): applies committed
 // migrations to the DATABASE_URL database, SQLite (drizzle/) or PostgreSQL
-// (drizzle/pg/), and exits.
+// (drizzle/pg/), and exits. Under `--on-start` (npm start) a PostgreSQL URL
+// is left alone: the app does not serve that engine yet and answers
+// `unsupported` without sending any query (DESIGN.md), so starting it must
+// not need a reachable server.
 import { connectPg } from "@/server/db/pg/client";
 import { readPgConfig } from "@/server/db/pg/config";
 import { migratePg } from "@/server/db/pg/migrate";
@@ -20,6 +23,10 @@ function migratePostgres(url: string): void {
 
 function main(): number {
   const postgresUrl = postgresUrlOf(process.env.DATABASE_URL);
+  if (postgresUrl && process.argv.includes("--on-start")) {
+    console.log("migrate: DATABASE_URL is PostgreSQL, which the app does not serve yet; run `npm run migrate` to prepare it");
+    return 0;
+  }
   if (postgresUrl) {
     migratePostgres(postgresUrl);
     return 0;
