@@ -4,7 +4,9 @@
 // calls (pg-native's querySync), like better-sqlite3 reaches SQLite. A
 // blocking call holds the event loop for its round trip: keep statements
 // short and bounded by statement_timeout.
-import Native from "pg-native";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type Native from "pg-native";
 import { DEFAULT_TIMEOUTS, type PgTimeouts } from "./config";
 import { resultTypes, toParam } from "./types";
 
@@ -51,6 +53,23 @@ export const SQLSTATE = {
   lockNotAvailable: "55P03",
 } as const;
 
+// pg-native is an optional dependency (its libpq binding compiles against
+// libpq-dev): it is loaded on the first connection, so SQLite installs and
+// test runs without it never need the binding.
+let nativeClass: typeof Native | undefined;
+
+function loadNative(): typeof Native {
+  if (nativeClass) return nativeClass;
+  try {
+    nativeClass = createRequire(path.join(process.cwd(), "package.json"))("pg-native") as typeof Native;
+  } catch (error) {
+    throw new Error(
+      `the PostgreSQL client (pg-native) is not installed or its libpq binding did not build: install libpq-dev, then npm ci (${(error as Error).message.split("\n")[0]})`,
+    );
+  }
+  return nativeClass;
+}
+
 export type ConnectOptions = { url: string; timeouts?: PgTimeouts; applicationName?: string };
 
 // libpq's finish() hands the socket's poll handle to libuv for closing and
@@ -69,7 +88,8 @@ function setting(name: string, value: string | number): string {
 }
 
 export function connectPg(options: ConnectOptions): SqlClient {
-  const native = new Native({ types: resultTypes });
+  const NativeClient = loadNative();
+  const native = new NativeClient({ types: resultTypes });
   try {
     native.connectSync(options.url);
   } catch (error) {

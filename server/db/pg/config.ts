@@ -16,9 +16,11 @@ export type PgConfig = {
   applicationName: string;
 };
 
+type Env = Readonly<Record<string, string | undefined>>;
+
 export const DEFAULT_TIMEOUTS: PgTimeouts = { statementTimeoutMs: 30_000, lockTimeoutMs: 5_000 };
 
-function readCount(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+function readCount(env: Env, name: string, fallback: number, min: number): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const value = Number(raw);
@@ -26,7 +28,7 @@ function readCount(env: NodeJS.ProcessEnv, name: string, fallback: number, min: 
   return value;
 }
 
-export function readPgConfig(url: string, env: NodeJS.ProcessEnv = process.env): PgConfig {
+export function readPgConfig(url: string, env: Env = process.env): PgConfig {
   return {
     url,
     poolMax: readCount(env, "PG_POOL_MAX", 4, 1),
