@@ -11,8 +11,6 @@ export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL?.trim() || undefi
 
 export type PgTestDb = { client: SqlClient; url: string; name: string; reset(): void; close(): void };
 
-const TABLES = ["tasks", "task_sessions", "turns", "messages", "queued_messages", "runs", "users", "auth_sessions", "login_throttle", "settings"];
-
 export function createPgTestDb(serverUrl: string | undefined = TEST_POSTGRES_URL): PgTestDb {
   if (!serverUrl) throw new Error("TEST_POSTGRES_URL is not set");
   const name = `test_${process.pid}_${crypto.randomBytes(4).toString("hex")}`;
@@ -30,7 +28,10 @@ export function createPgTestDb(serverUrl: string | undefined = TEST_POSTGRES_URL
     url,
     name,
     // Between tests: empty every table and restart the identity counters, so each test sees a new database.
-    reset: () => client.exec(`truncate ${TABLES.join(", ")} restart identity cascade`),
+    reset() {
+      const { tables } = client.one<{ tables: string }>(`select string_agg(quote_ident(tablename), ', ') as tables from pg_tables where schemaname = 'public'`)!;
+      client.exec(`truncate ${tables} restart identity cascade`);
+    },
     close() {
       client.close();
       const dropper = connectPg({ url: serverUrl });
