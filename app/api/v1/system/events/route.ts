@@ -9,7 +9,7 @@ export const GET = route({
     new Response(sseStream({ bus: rt.bus, signal: request.signal, timers: rt.timers }), {
       headers: {
         "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-cache, no-transform",
+        "cache-control": "no-store, no-transform",
         connection: "keep-alive",
         "x-accel-buffering": "no",
       },
