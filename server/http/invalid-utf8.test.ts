@@ -20,16 +20,18 @@ beforeEach(() => {
 afterEach(() => env.dispose());
 
 /** `{"\xa9":1}`-style bodies: text with raw bytes spliced in where `\xNN` appears. */
-function bytes(text: string): Uint8Array {
+function bytes(text: string): Uint8Array<ArrayBuffer> {
   const parts = text.split(/(\\x[0-9a-f]{2})/i);
-  return Buffer.concat(parts.map((part) => (/^\\x/i.test(part) ? Buffer.from([parseInt(part.slice(2), 16)]) : Buffer.from(part, "utf8"))));
+  const joined = Buffer.concat(parts.map((part) => (/^\\x/i.test(part) ? Buffer.from([parseInt(part.slice(2), 16)]) : Buffer.from(part, "utf8"))));
+  return new Uint8Array(joined);
 }
 
-function send(handler: (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>, options: { method: string; url: string; id?: string; body: Uint8Array; cookie?: string }) {
+function send(handler: (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>, options: { method: string; url: string; id?: string; body: Uint8Array<ArrayBuffer>; cookie?: string }) {
   const headers: Record<string, string> = { origin: BASE_URL, "content-type": "application/json" };
   if (options.cookie) headers.cookie = options.cookie;
   const request = new Request(`${BASE_URL}${options.url}`, { method: options.method, headers, body: options.body });
-  return handler(request, { params: Promise.resolve(options.id ? { id: options.id } : {}) });
+  const params: Record<string, string> = options.id ? { id: options.id } : {};
+  return handler(request, { params: Promise.resolve(params) });
 }
 
 function snapshot(): unknown {

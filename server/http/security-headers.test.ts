@@ -28,7 +28,7 @@ function routeTarget(file: string): { url: string; params: Record<string, string
     .split(path.sep)
     .map((segment) => {
       const dynamic = /^\[(.+)\]$/.exec(segment);
-      if (!dynamic) return segment;
+      if (!dynamic?.[1]) return segment;
       params[dynamic[1]] = "missing";
       return "missing";
     });
