@@ -61,7 +61,7 @@ function prepareDatabase(): Credentials | null {
   process.env.DATABASE_URL ??= DEFAULT_DATABASE_URL;
   const target = parseDatabaseUrl(process.env.DATABASE_URL);
   if (target.engine !== "sqlite") throw new Error("npm run demo needs a file: DATABASE_URL");
-  fs.mkdirSync(path.dirname(target.file), { recursive: true });
+  fs.mkdirSync(path.dirname(target.file), { recursive: true, mode: 0o700 });
   const handle = openConfiguredDatabase();
   try {
     const { n } = handle.sqlite.prepare("select count(*) as n from tasks").get() as { n: number };

@@ -88,7 +88,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
 
   const rt: Runtime = {
     target,
-    handle: target.engine === "sqlite" ? openDatabase({ file: target.file }) : null,
+    handle: target.engine === "sqlite" ? openDatabase({ file: target.file, log }) : null,
     stores: null,
     clock: options.clock ?? systemClock,
     timers: options.timers ?? systemTimers,
@@ -149,7 +149,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       if (stopped || target.engine !== "sqlite") return;
       try {
         if (!rt.handle?.sqlite.open) {
-          rt.handle = openDatabase({ file: target.file });
+          rt.handle = openDatabase({ file: target.file, log: rt.log });
           rt.stores = openSqliteStores(rt.handle);
         }
         rt.compaction = buildWorker(rt.handle, rt.stores ?? openSqliteStores(rt.handle));
