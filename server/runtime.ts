@@ -11,6 +11,7 @@ import { randomIds, type IdGenerator } from "./ids";
 import { createLogger, type Logger } from "./log";
 import { LogRing } from "./logs/ring";
 import { createEventBus, type EventBus } from "./events/bus";
+import { createStreamSlots, type StreamSlots } from "./events/stream-slots";
 import { createMaintenanceGuard, type MaintenanceGuard } from "./maintenance/guard";
 import { createQuiescerRegistry, type QuiescerRegistry } from "./maintenance/quiescence";
 import { createModeFreeze, type ModeFreeze } from "./checkpoints/mode";
@@ -47,6 +48,8 @@ export type Runtime = {
   /** The bounded buffer the log viewer reads; the logger feeds it. */
   readonly logRing: LogRing;
   readonly bus: EventBus;
+  /** Open event streams per session, capped. */
+  readonly streamSlots: StreamSlots;
   readonly guard: MaintenanceGuard;
   readonly quiescers: QuiescerRegistry;
   /** The Messages compaction worker bound to `handle` (null when unsupported); rebuilt after a restore. */
@@ -96,6 +99,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     log,
     logRing,
     bus: createEventBus(),
+    streamSlots: createStreamSlots(),
     guard: createMaintenanceGuard(),
     quiescers: createQuiescerRegistry(),
     compaction: null,
