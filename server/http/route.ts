@@ -145,7 +145,8 @@ async function readJsonBody(request: Request, limit: number): Promise<unknown> {
  * The one wrapper every route handler uses: origin check, session, role,
  * engine capability, zod parsing of params and body, and the mapping of typed
  * errors to HTTP through ERROR_STATUS. Unknown errors become a generic 500
- * with no stack or message from the throw site.
+ * with no stack or message from the throw site. Every answer, errors
+ * included, leaves with the security headers and Cache-Control: no-store.
  */
 export function route<P extends z.ZodType = z.ZodType<Record<string, string>>, B extends z.ZodType = z.ZodType<unknown>>(
   options: RouteOptions<P, B>,
