@@ -11,6 +11,7 @@ import { randomIds, type IdGenerator } from "./ids";
 import { createLogger, type Logger } from "./log";
 import { LogRing } from "./logs/ring";
 import { createEventBus, type EventBus } from "./events/bus";
+import { createStreamSlots, type StreamSlots } from "./events/stream-slots";
 import { createMaintenanceGuard, type MaintenanceGuard } from "./maintenance/guard";
 import { createQuiescerRegistry, type QuiescerRegistry } from "./maintenance/quiescence";
 import { createModeFreeze, type ModeFreeze } from "./checkpoints/mode";
@@ -50,6 +51,8 @@ export type Runtime = {
   /** The bounded buffer the log viewer reads; the logger feeds it. */
   readonly logRing: LogRing;
   readonly bus: EventBus;
+  /** Open event streams per session, capped. */
+  readonly streamSlots: StreamSlots;
   readonly guard: MaintenanceGuard;
   readonly quiescers: QuiescerRegistry;
   /** The Messages compaction worker bound to `handle` (null when unsupported); rebuilt after a restore. */
@@ -96,7 +99,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
 
   const rt: Runtime = {
     target,
-    handle: target.engine === "sqlite" ? openDatabase({ file: target.file }) : null,
+    handle: target.engine === "sqlite" ? openDatabase({ file: target.file, log }) : null,
     stores: null,
     clock: options.clock ?? systemClock,
     timers: options.timers ?? systemTimers,
@@ -104,6 +107,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     log,
     logRing,
     bus,
+    streamSlots: createStreamSlots(),
     guard: createMaintenanceGuard(),
     quiescers: createQuiescerRegistry(),
     compaction: null,
@@ -168,7 +172,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       if (stopped || target.engine !== "sqlite") return;
       try {
         if (!rt.handle?.sqlite.open) {
-          rt.handle = openDatabase({ file: target.file });
+          rt.handle = openDatabase({ file: target.file, log: rt.log });
           rt.stores = openSqliteStores(rt.handle);
         }
         rt.compaction = buildWorker(rt.handle, rt.stores ?? openSqliteStores(rt.handle));
@@ -195,24 +199,5 @@ export function closeDatabase(rt: Runtime): void {
   if (rt.handle?.sqlite.open) rt.handle.sqlite.close();
 }
 
-// The process keeps its runtime in one registered global slot: Next loads
-// instrumentation and each route bundle as separate module graphs, and dev
-// reloads re-evaluate modules, yet all of them must find the same runtime.
-const runtimeKey = Symbol.for("workspace-retention.runtime");
-type GlobalWithRuntime = typeof globalThis & { [runtimeKey]?: Runtime };
-
-/** The runtime this process serves with, if one was installed. */
-export function processRuntime(): Runtime | undefined {
-  return (globalThis as GlobalWithRuntime)[runtimeKey];
-}
-
-/** Makes `rt` the runtime route handlers receive (startup, route tests). */
-export function installProcessRuntime(rt: Runtime): void {
-  (globalThis as GlobalWithRuntime)[runtimeKey] = rt;
-}
-
-/** Removes `rt` from the process slot if it is still the one installed. */
-export function uninstallProcessRuntime(rt: Runtime): void {
-  const g = globalThis as GlobalWithRuntime;
-  if (g[runtimeKey] === rt) delete g[runtimeKey];
-}
+// The process-wide slot lives in its own module (proxy.ts reads it too).
+export { installProcessRuntime, processRuntime, uninstallProcessRuntime } from "./runtime-slot";

@@ -2,6 +2,8 @@
 // This is the one table: route handlers never pick a status themselves.
 export const ERROR_STATUS = {
   invalid_request: 400,
+  // The body is not valid UTF-8: refused, never decoded with replacement characters.
+  invalid_body: 400,
   backup_choice_required: 400,
   unauthenticated: 401,
   invalid_credentials: 401,

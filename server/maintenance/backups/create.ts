@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { Clock } from "@/server/clock";
+import { tightenPath } from "@/server/db/file-modes";
 import { backupsDirFor } from "@/server/db/url";
 import { AppError, isAppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
@@ -61,6 +62,7 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
   const startedMs = clock.now();
   try {
     await fsp.mkdir(backupsDir, { recursive: true, mode: 0o700 });
+    tightenPath(backupsDir); // an existing folder keeps its mode through mkdir
     await fsp.mkdir(stagingDir, { mode: 0o700 });
     await fsp.chmod(stagingDir, 0o700); // mkdir's mode is filtered by the umask
     const name = generateBackupName(clock.now());
