@@ -13,11 +13,16 @@ import type { IncomingMessage } from "node:http";
  */
 export const PEER_ADDRESS_HEADER = "x-wsr-peer-address";
 
-// On globalThis because Next may load this module once per bundle (the
-// instrumentation hook and each route), while the servers are per process.
-const INSTALLED = Symbol.for("workspace-retention.peer-address-stamp");
+// Next may load this module once per bundle (the instrumentation hook and
+// each route), while the servers are per process: the installed hook itself,
+// found on the shared server prototypes by a property it carries (a
+// property, not the function's name, which a minifier may change), is the
+// record of it.
+const HOOK_MARK = "workspaceRetentionPeerStamp";
 
-type Slot = { [INSTALLED]?: boolean };
+function hooked(proto: { emit: unknown }): boolean {
+  return typeof proto.emit === "function" && (proto.emit as unknown as Record<string, unknown>)[HOOK_MARK] === true;
+}
 
 function stamp(request: IncomingMessage): void {
   request.headers[PEER_ADDRESS_HEADER] = request.socket?.remoteAddress ?? "";
@@ -30,19 +35,18 @@ function stamp(request: IncomingMessage): void {
  * Called from instrumentation.ts at boot.
  */
 export function installPeerAddressStamp(): void {
-  const slot = globalThis as Slot;
-  if (slot[INSTALLED]) return;
   for (const proto of [http.Server.prototype, https.Server.prototype]) {
+    if (hooked(proto)) continue;
     const original = proto.emit as (this: unknown, event: string | symbol, ...args: unknown[]) => boolean;
     proto.emit = function emitWithPeerStamp(this: unknown, event: string | symbol, ...args: unknown[]): boolean {
       if (event === "request" || event === "checkContinue" || event === "checkExpectation") stamp(args[0] as IncomingMessage);
       return original.call(this, event, ...args);
     } as typeof proto.emit;
+    Object.defineProperty(proto.emit, HOOK_MARK, { value: true });
   }
-  slot[INSTALLED] = true;
 }
 
 /** True once installPeerAddressStamp ran in this process: only then is the header trusted. */
 export function peerAddressStampInstalled(): boolean {
-  return (globalThis as Slot)[INSTALLED] === true;
+  return hooked(http.Server.prototype) && hooked(https.Server.prototype);
 }
