@@ -17,7 +17,8 @@ let spans: MonthSpans | null = null;
 
 function daysInMonth(year: number, monthIndex: number): number {
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][monthIndex];
+  if (monthIndex === 1) return leap ? 29 : 28;
+  return monthIndex === 3 || monthIndex === 5 || monthIndex === 8 || monthIndex === 10 ? 30 : 31;
 }
 
 /** Shortest and longest span, in days, of 1..120 months ending on any date (computed once). */
@@ -26,13 +27,15 @@ function monthSpans(): MonthSpans {
   const max = AGE_LIMITS.months.max;
   // One full cycle plus a lead-in of `max` months so every window is complete.
   const cycle = 400 * 12;
-  const lengths: number[] = [];
+  const lengths = new Int32Array(cycle + max);
+  const prefix = new Int32Array(cycle + max + 1);
   for (let i = 0; i < cycle + max; i += 1) {
     const total = 2000 * 12 - max + i;
-    lengths.push(daysInMonth(Math.floor(total / 12), total % 12));
+    const days = daysInMonth(Math.floor(total / 12), total % 12);
+    lengths[i] = days;
+    prefix[i + 1] = (prefix[i] ?? 0) + days;
   }
-  const prefix = [0];
-  for (const days of lengths) prefix.push(prefix[prefix.length - 1] + days);
+  const at = (array: Int32Array, index: number): number => array[index] ?? 0;
   const shortestDays = new Int32Array(max + 1);
   const longestDays = new Int32Array(max + 1);
   for (let months = 1; months <= max; months += 1) {
@@ -40,10 +43,10 @@ function monthSpans(): MonthSpans {
     let longest = 0;
     for (let end = max; end < cycle + max; end += 1) {
       // Months end-months .. end-1 lie fully before the date's month `end`.
-      const whole = prefix[end] - prefix[end - months];
+      const whole = at(prefix, end) - at(prefix, end - months);
       // Day 1..28 never clamps; a later day clamps to the shorter earlier month
       // and lengthens the span by the difference.
-      const clamp = Math.max(0, lengths[end] - lengths[end - months]);
+      const clamp = Math.max(0, at(lengths, end) - at(lengths, end - months));
       shortest = Math.min(shortest, whole);
       longest = Math.max(longest, whole + clamp);
     }
@@ -55,11 +58,11 @@ function monthSpans(): MonthSpans {
 }
 
 function shortestDays(age: RetentionAge): number {
-  return age.unit === "weeks" ? age.value * 7 : monthSpans().shortestDays[age.value];
+  return age.unit === "weeks" ? age.value * 7 : (monthSpans().shortestDays[age.value] ?? 0);
 }
 
 function longestDays(age: RetentionAge): number {
-  return age.unit === "weeks" ? age.value * 7 : monthSpans().longestDays[age.value];
+  return age.unit === "weeks" ? age.value * 7 : (monthSpans().longestDays[age.value] ?? 0);
 }
 
 /**

@@ -24,6 +24,7 @@ function parseLabel(label: string): [RetentionAge, RetentionAge] {
     const [value, unit] = part.split(" ");
     return { value: Number(value), unit } as RetentionAge;
   });
+  if (!a || !b) throw new Error(`bad label ${label}`);
   return [a, b];
 }
 
@@ -43,20 +44,22 @@ describe("cutoffCanMoveLater", () => {
     const witnessed = new Uint8Array(n * n);
     const cutoffs = new Float64Array(n);
     for (const nowMs of [...everyDayOf(2024), ...everyDayOf(2026)]) {
-      for (let k = 0; k < n; k += 1) cutoffs[k] = computeCutoff({ nowMs, age: ages[k] });
+      ages.forEach((age, k) => (cutoffs[k] = computeCutoff({ nowMs, age })));
       for (let i = 0; i < n; i += 1) {
-        const approved = cutoffs[i];
+        const approved = cutoffs[i] ?? 0;
         const row = i * n;
-        for (let j = 0; j < n; j += 1) if (cutoffs[j] > approved) witnessed[row + j] = 1;
+        for (let j = 0; j < n; j += 1) if ((cutoffs[j] ?? 0) > approved) witnessed[row + j] = 1;
       }
     }
     const missed: string[] = [];
     const extra: string[] = [];
     for (let i = 0; i < n; i += 1) {
       for (let j = 0; j < n; j += 1) {
-        const rule = cutoffCanMoveLater({ approved: ages[i], next: ages[j] });
+        const approved = ages[i] as RetentionAge;
+        const next = ages[j] as RetentionAge;
+        const rule = cutoffCanMoveLater({ approved, next });
         const seen = witnessed[i * n + j] === 1;
-        const label = `${ages[i].value} ${ages[i].unit} -> ${ages[j].value} ${ages[j].unit}`;
+        const label = `${approved.value} ${approved.unit} -> ${next.value} ${next.unit}`;
         if (seen && !rule) missed.push(label);
         if (rule && !seen) extra.push(label);
       }
