@@ -10,7 +10,6 @@ import type { Logger } from "@/server/log";
 import type { MaintenanceGuard } from "@/server/maintenance/guard";
 import { createBackup } from "@/server/maintenance/backups/create";
 import type { MaintenanceStore } from "@/server/maintenance/store";
-import { verifyReceiptCached, type VerificationCache, type VerifyResult } from "@/server/maintenance/backups/verify";
 import { editRecord } from "../policy/operations";
 import type { BackupReceipt, RetentionRecord } from "../policy/policy-schema";
 import type { CompactionStore } from "../store";
@@ -102,50 +101,4 @@ function markFailed(deps: PreparationDeps, operationId: string, errorCode: strin
     return { next: record, result: undefined };
   });
   return errorCode === "preparation_cancelled" ? "stopped" : "failed";
-}
-
-/**
- * Before a cleanup pass mutates anything: re-verify the backup receipt under
- * the maintenance lease (cached, so empty probes don't re-hash the file). A
- * missing, changed, corrupt or symlinked backup blocks cleanup until the
- * administrator prepares again: no daily failure loop.
- */
-export async function verifyBeforeCleanup(options: {
-  store: CompactionStore;
-  maintenance: MaintenanceStore;
-  dbFile: string;
-  clock: Clock;
-  guard: MaintenanceGuard;
-  cache: VerificationCache;
-  log: Logger;
-}): Promise<{ ok: true } | { ok: false; code: string } | { ok: "deferred" }> {
-  const { store, clock } = options;
-  const read = editRecord(store, clock.now(), (record) => ({ next: null, result: record.runtime.preparation }));
-  if (read.choice === "skip" && read.receipt && "skippedAt" in read.receipt) return { ok: true };
-  if (read.choice !== "backup") return { ok: false, code: "preparation_missing" };
-  const receipt = read.receipt;
-  if (!receipt || !("sha256" in receipt)) return { ok: false, code: "backup_missing" };
-  const lease = options.guard.tryAcquire({ owner: "cleanup:verify", kind: "compaction" });
-  if (!lease) return { ok: "deferred" };
-  let result: VerifyResult;
-  try {
-    result = await verifyReceiptCached({
-      store: options.maintenance,
-      dbFile: options.dbFile,
-      receipt,
-      cache: options.cache,
-    });
-  } finally {
-    lease.release();
-  }
-  if (result.ok) return { ok: true };
-  const code = result.code;
-  editRecord(store, clock.now(), (record) => {
-    record.runtime.preparation = { ...record.runtime.preparation, state: "failed", errorCode: code };
-    record.runtime.approvedRevision = null;
-    record.runtime.lastErrorCode = code;
-    return { next: record, result: undefined };
-  });
-  options.log.warn({ code }, "backup receipt no longer verifies; cleanup blocked until prepared again");
-  return { ok: false, code };
 }

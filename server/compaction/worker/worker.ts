@@ -20,7 +20,8 @@ import { editRecord, endActiveOperation, finishAnalysisRecord, markActiveRunning
 import { runCleanupPass, waitWith } from "../cleanup/pass";
 import type { SavePolicyEffects } from "../policy/policy-update";
 import type { RetentionAge, RetentionOperation } from "../policy/policy-schema";
-import { runPreparation, verifyBeforeCleanup } from "./preparation";
+import { runPreparation } from "./preparation";
+import { verifyBeforeCleanup } from "./verify-before-cleanup";
 import { readRetentionRecord } from "../policy/record";
 import type { CompactionStore } from "../store";
 import type { MaintenanceStore } from "@/server/maintenance/store";
