@@ -5,7 +5,7 @@ import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { DAY_MS } from "@/server/jobs/schedule";
 import { idleStatusBody, type CompactionStatusBody } from "@/lib/compaction/api";
 import { createDefaultRecord, type RetentionOperation } from "./policy/policy-schema";
-import { readRetentionRecord } from "./policy/record";
+import { readRetentionRecord, salvageRevision } from "./policy/record";
 import type { CompactionStore } from "./store";
 
 /** The GET body; one type shared with the browser. */
@@ -26,7 +26,10 @@ export function unsupportedStatus(): RetentionStatus {
 export function readRetentionStatus(store: CompactionStore, nowMs: number): RetentionStatus {
   const read = readRetentionRecord(store);
   if (read.state === "malformed") {
-    return { ...unsupportedStatus(), capability: "supported", recordState: "malformed", lastErrorCode: read.errorCode };
+    // The revision a replacement must name; everything else reads as disabled.
+    const idle = unsupportedStatus();
+    const policy = { ...idle.policy, revision: salvageRevision(store.readRecordText()) };
+    return { ...idle, policy, capability: "supported", recordState: "malformed", lastErrorCode: read.errorCode };
   }
   const { policy, runtime } = read.record;
   return {

@@ -6,7 +6,9 @@
 // - a pending change pauses cleanup even when the previous policy was enabled;
 // - lengthening the period while approved deletes strictly less, so the
 //   approval carries over to the new revision;
-// - disabling invalidates the approval and any preparation in flight.
+// - disabling invalidates the approval and any preparation in flight;
+// - a malformed record can be replaced (expectedRevision = its readable
+//   revision, 0 when none): "Disable is always available".
 import "server-only";
 import { AppError } from "@/server/errors";
 import { formatUtc } from "@/lib/time/rfc3339";
@@ -57,6 +59,10 @@ export function savePolicy(store: CompactionStore, options: SavePolicyOptions): 
   const { record } = updateRetentionRecord(store, {
     expectedRevision,
     nowMs,
+    // A malformed record is replaced from defaults (disabled, unapproved):
+    // enabling the replacement still needs its backup choice, so nothing is
+    // deleted before a valid, prepared policy exists.
+    onMalformed: "reset",
     mutate(current) {
       const next = structuredClone(current);
       const wasApprovedFor = current.runtime.approvedRevision === current.policy.revision ? current.policy.revision : null;
