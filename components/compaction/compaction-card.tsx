@@ -37,6 +37,7 @@ export function CompactionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; sa
   const draft = useCompactionDraft({
     serverPolicy: supported ? status?.policy : undefined,
     preparationFailed: status?.preparation.state === "failed",
+    approved: supported ? status?.armed : undefined,
   });
   const { save: saveDraft, discard } = draft;
   const save = useCallback(() => saveDraft(retention.save), [saveDraft, retention.save]);
