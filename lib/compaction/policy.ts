@@ -108,6 +108,8 @@ export const preparationSchema = z
      * first mutation); later passes trust it while the file is still there.
      */
     verifiedAt: instantSchema.nullable().optional(),
+    /** When the running backup started (status shows it as the active operation). */
+    startedAt: instantSchema.nullable().optional(),
   })
   // "ready" arms deletion, so it must carry the receipt of its choice: a
   // record that says ready without one is malformed and fails closed.

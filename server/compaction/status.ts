@@ -4,7 +4,7 @@ import "server-only";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { DAY_MS } from "@/server/jobs/schedule";
 import { idleStatusBody, type CompactionStatusBody } from "@/lib/compaction/api";
-import { createDefaultRecord, type RetentionOperation } from "./policy/policy-schema";
+import { createDefaultRecord, type Preparation, type RetentionOperation } from "./policy/policy-schema";
 import { readRetentionRecord, salvageRevision } from "./policy/record";
 import type { CompactionStore } from "./store";
 
@@ -17,6 +17,32 @@ export function markStale(operation: RetentionOperation | null, nowMs: number): 
   const finished = parseRfc3339(operation.finishedAt ?? operation.startedAt);
   const stale = finished !== null && nowMs - finished > DAY_MS;
   return { ...operation, stale: operation.stale || stale };
+}
+
+/**
+ * A backup preparation in flight is shown as the active operation (DESIGN:
+ * kind "preparation"), so the card and /cancel can name it. It does not hold
+ * the slot in the record: analysis and cleanup queue behind it in the worker.
+ */
+export function preparationOperation(prep: Preparation): RetentionOperation | null {
+  if (!prep.operationId || (prep.state !== "pending" && prep.state !== "running")) return null;
+  return {
+    id: prep.operationId,
+    kind: "preparation",
+    state: prep.state === "pending" ? "queued" : "running",
+    startedAt: prep.state === "running" ? (prep.startedAt ?? null) : null,
+    finishedAt: null,
+    cutoff: null,
+    scannedRows: 0,
+    eligibleTasks: 0,
+    eligibleMessages: 0,
+    changedMessages: 0,
+    payloadBytes: 0,
+    skipped: {},
+    stale: false,
+    ...(prep.revision === null ? {} : { revision: prep.revision }),
+    errorCode: null,
+  };
 }
 
 export function unsupportedStatus(): RetentionStatus {
@@ -46,7 +72,7 @@ export function readRetentionStatus(store: CompactionStore, nowMs: number): Rete
     armed: policy.enabled && runtime.preparation.state === "ready" && runtime.approvedRevision === policy.revision,
     latestAnalysis: markStale(runtime.latestAnalysis, nowMs),
     latestRun: markStale(runtime.latestRun, nowMs),
-    activeOperation: runtime.activeOperation,
+    activeOperation: runtime.activeOperation ?? preparationOperation(runtime.preparation),
     nextDueAt: runtime.nextDueAt,
     lastErrorCode: runtime.lastErrorCode,
   };

@@ -6,6 +6,7 @@
 import "server-only";
 import type { Clock } from "@/server/clock";
 import { isAppError } from "@/server/errors";
+import { formatUtc } from "@/lib/time/rfc3339";
 import type { Logger } from "@/server/log";
 import type { MaintenanceGuard } from "@/server/maintenance/guard";
 import { createBackup } from "@/server/maintenance/backups/create";
@@ -28,6 +29,8 @@ export type PreparationDeps = {
   /** Aborted on cancel or shutdown; the backup stops at its next step boundary. */
   signal?: AbortSignal;
   createBackupFn?: typeof createBackup;
+  /** Called once the preparation is recorded as running (live event). */
+  onRunning?: () => void;
 };
 
 export type PreparationOutcome = "armed" | "superseded" | "failed" | "stopped";
@@ -46,10 +49,11 @@ export async function runPreparation(deps: PreparationDeps, operationId: string)
   const { store, clock, log } = deps;
   const started = editRecord(store, clock.now(), (record) => {
     if (!isCurrent(record, operationId, ["pending"])) return { next: null, result: false };
-    record.runtime.preparation = { ...record.runtime.preparation, state: "running", errorCode: null };
+    record.runtime.preparation = { ...record.runtime.preparation, state: "running", errorCode: null, startedAt: formatUtc(clock.now()) };
     return { next: record, result: true };
   });
   if (!started) return "superseded";
+  deps.onRunning?.();
 
   // The snapshot owns the maintenance guard for copy and verification, then
   // releases it before any cleanup runs. A held guard means waiting, not failing.

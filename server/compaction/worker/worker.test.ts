@@ -181,6 +181,19 @@ describe("retention worker", () => {
     await worker.stop();
   });
 
+  it("[TPR-API-05] a running preparation is the active operation (kind preparation), on the event stream, and cancellable by its id", async () => {
+    const { worker, release } = await startGatedPreparation();
+    const status = readRetentionStatus(storeOf(t.sqlite), NOW_MS);
+    expect(status.activeOperation).toMatchObject({ id: "p-1", kind: "preparation", state: "running", startedAt: expect.any(String) });
+    expect(events).toContainEqual(expect.objectContaining({ type: "operation", operationId: "p-1", kind: "preparation", state: "running" }));
+    worker.cancel("p-1");
+    release();
+    await worker.idle();
+    expect(readRetentionStatus(storeOf(t.sqlite), NOW_MS).activeOperation).toBeNull();
+    expect(events).toContainEqual(expect.objectContaining({ type: "operation", operationId: "p-1", kind: "preparation", state: "cancelled" }));
+    await worker.stop();
+  });
+
   it("[TPR-PREP-06] backup failure stays blocked until an explicit retry creates a new preparation", async () => {
     seedOldTask(t.sqlite, "task-a", 1);
     let fail = true;

@@ -19,7 +19,7 @@ import { acceptAnalysis, acceptCancel, acceptCleanup, type CommandContext } from
 import { editRecord, endActiveOperation, finishAnalysisRecord, markActiveRunning, operationEvent, recoverInterrupted, saveActiveProgress } from "../policy/operations";
 import { runCleanupPass, waitWith } from "../cleanup/pass";
 import type { SavePolicyEffects } from "../policy/policy-update";
-import type { RetentionAge, RetentionOperation } from "../policy/policy-schema";
+import type { OperationState, RetentionAge, RetentionOperation } from "../policy/policy-schema";
 import { runPreparation } from "./preparation";
 import { verifyBeforeCleanup } from "./verify-before-cleanup";
 import { readRetentionRecord } from "../policy/record";
@@ -72,6 +72,15 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   const ctx = (): CommandContext => ({ store, nowMs: clock.now(), newId: deps.newId });
 
   const publish = (operation: RetentionOperation) => bus.publish(operationEvent(operation));
+  // Preparation is not in the slot; its live events carry identity and state.
+  const publishPreparation = (operationId: string, state: OperationState) =>
+    bus.publish({
+      type: "operation",
+      operationId,
+      kind: "preparation",
+      state,
+      progress: { scannedRows: 0, eligibleMessages: 0, changedMessages: 0, payloadBytes: 0, fraction: null },
+    });
   const markRunning = (operationId: string) => markActiveRunning(store, { operationId, nowMs: clock.now() });
 
   /** Ends whatever the slot holds for `operationId` without its job. */
@@ -250,9 +259,11 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
               shouldStop: job.shouldStop,
               signal: abort.signal,
               createBackupFn: deps.createBackupFn,
+              onRunning: () => publishPreparation(operationId, "running"),
             },
             operationId,
           );
+          publishPreparation(operationId, outcome === "armed" ? "succeeded" : outcome === "failed" ? "failed" : "cancelled");
           if (outcome === "armed") startInitialCleanup();
         } finally {
           aborts.delete(operationId);
