@@ -64,7 +64,7 @@ describe("workspace writes", () => {
     expect(row).toEqual({ metadata: base.metadata, tool_call_id: "c1" });
   });
 
-  it("[TPR-TX-05] replacing metadata bumps updated_at and keeps tool_call_id in step", () => {
+  it("replacing metadata bumps updated_at and keeps tool_call_id in step", () => {
     t = createTestDb();
     seedSession(t);
     appendMessage(createSqliteWorkspaceStore(t.sqlite), base);

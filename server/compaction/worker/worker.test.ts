@@ -341,7 +341,7 @@ describe("retention worker never leaves the active slot held", () => {
     await worker.stop();
   });
 
-  it("[TPR-SCH-08] a job that throws records a failure and frees the slot", async () => {
+  it("a job that throws records a failure and frees the slot", async () => {
     seedOldTask(t.sqlite, "task-a", 1);
     const { worker } = makeWorker();
     worker.start();
