@@ -299,6 +299,40 @@ describe("retention worker and the maintenance guard", () => {
     await worker.stop();
   });
 
+  it("[TPR-SCH-01] a manual analysis runs between slices of a waiting 3-slice cleanup, which then resumes; a duplicate is 409", async () => {
+    seedOldTask(t.sqlite, "task-a", 3);
+    const guard = createMaintenanceGuard();
+    const { worker, parked, fireNext } = makeWorker({ guard });
+    worker.start();
+    const held = guard.tryAcquire({ owner: "test-vacuum", kind: "vacuum" })!;
+    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    worker.policySaved(saved.effects);
+    await worker.idle();
+    // Slice 1 deferred: the pass waits for its continuation.
+    const pass = record().runtime.activeOperation!;
+    expect(pass).toMatchObject({ kind: "cleanup", state: "running" });
+    expect(parked).toHaveLength(1);
+
+    const { operationId } = worker.requestAnalysis(age);
+    expect(record().runtime.activeOperation).toMatchObject({ id: operationId, kind: "analysis" });
+    expect(() => worker.requestAnalysis(age)).toThrow(expect.objectContaining({ code: "operation_active" }));
+    await worker.idle();
+    expect(record().runtime.latestAnalysis).toMatchObject({ id: operationId, state: "succeeded", eligibleMessages: 3 });
+    // The cleanup is back in the slot with its continuation.
+    expect(record().runtime.activeOperation).toMatchObject({ id: pass.id, kind: "cleanup" });
+    expect(parked).toHaveLength(1);
+
+    fireNext(); // slice 2: still deferred
+    await worker.idle();
+    expect(record().runtime.activeOperation?.id).toBe(pass.id);
+    held.release();
+    fireNext(); // slice 3 completes the pass
+    await worker.idle();
+    expect(countMarkedRows(t.sqlite)).toBe(3);
+    expect(record().runtime.latestRun).toMatchObject({ id: pass.id, state: "succeeded", changedMessages: 3 });
+    await worker.stop();
+  });
+
   it("[TPR-SCH-07] shutdown stops a pass at the next batch boundary and keeps its cursor for the restart", async () => {
     seedOldTask(t.sqlite, "task-a", 2);
     seedOldTask(t.sqlite, "task-b", 2);
