@@ -21,6 +21,9 @@ export const ERROR_STATUS = {
   settings_malformed: 409,
   // Restore refused: the chosen backup fails verification.
   backup_unusable: 409,
+  // Delete refused: the backup is pinned (compaction's preparation receipt)
+  // and the administrator has not typed its name to confirm.
+  backup_pinned: 409,
   tool_payload_removed: 410,
   payload_too_large: 413,
   too_many_requests: 429,

@@ -58,7 +58,7 @@ describeEachEngine("workspace writes", ({ db }) => {
     expect(row).toEqual({ metadata: base.metadata, tool_call_id: "c1" });
   });
 
-  it("[TPR-TX-05] replacing metadata bumps updated_at and keeps tool_call_id in step", () => {
+  it("replacing metadata bumps updated_at and keeps tool_call_id in step", () => {
     seedSession(db());
     appendMessage(db().workspace(), base);
     replaceMessageMetadata(db().workspace(), { messageId: "m1", metadata: '{"tool_call_id":"c2","x":1e-7}', updatedAt: "2026-02-01T00:00:00Z" });

@@ -31,6 +31,8 @@ export type CreateBackupOptions = {
   hasher?: Hasher;
   /** How many backups the retention rule keeps after publishing. */
   keep?: number;
+  /** Backups rotation must not delete (the compaction preparation receipt). */
+  pinned?: readonly string[];
   log: Logger;
   /** Test seam: runs on the staged snapshot before it is verified. */
   afterSnapshot?: (stagingFile: string) => void | Promise<void>;
@@ -84,7 +86,7 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
     await fsyncDir(backupsDir);
     const receipt: BackupReceipt = { name, sizeBytes: size, completedAt: new Date(clock.now()).toISOString(), sha256 };
     // Published: a failure to prune older backups must not turn this into a failure.
-    const pruned = await pruneBackups({ dbFile, keep: options.keep ?? MANUAL_BACKUPS_KEPT, protect: name }).catch((error: unknown) => {
+    const pruned = await pruneBackups({ dbFile, keep: options.keep ?? MANUAL_BACKUPS_KEPT, protect: name, pinned: options.pinned }).catch((error: unknown) => {
       log.warn({ backup: name, errCode: (error as { code?: unknown }).code }, "pruning old backups failed");
       return [];
     });
