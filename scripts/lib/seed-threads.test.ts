@@ -15,7 +15,7 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe.each(["full", "delta"] as const)("demo agent threads (%s mode)", (mode) => {
   it("seeds the long, regenerated, branched and legacy threads through the thread service once, with reclaimable checkpoints for cleanup", async () => {
-    const env = { DATABASE_URL: `file:${path.join(dir, "workspace.db")}`, CHECKPOINT_CHANNEL_MODE: mode };
+    const env = { ...process.env, DATABASE_URL: `file:${path.join(dir, "workspace.db")}`, CHECKPOINT_CHANNEL_MODE: mode };
     const first = await seedDemoThreadsIfEmpty("small", env);
     if (!first.seeded) throw new Error("expected a seed on an empty database");
     expect(first.result.threads.map((t) => t.role)).toEqual(["long", "regenerated", "branched", "legacy"]);
