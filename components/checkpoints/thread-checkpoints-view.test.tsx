@@ -77,8 +77,8 @@ describe("thread checkpoints view", () => {
     const table = within(turn).getByRole("region", { name: "Checkpoints of turn 1" });
     expect(within(table).getByText("Duration leaf")).toBeTruthy();
     expect(within(table).getByText("Newest")).toBeTruthy();
-    expect(table.textContent).toContain(`${t.protected}: ${t.reason.branch_ancestor}; ${t.reason.pending_writes}`);
-    expect(table.textContent).toContain(`${t.reclaimableStatus}: ${t.form.next_run}`);
+    expect(table.textContent).toContain(`Protected: ${t.reason.branch_ancestor}; ${t.reason.pending_writes}`);
+    expect(table.textContent).toContain(`Reclaimable: ${t.form.next_run}`);
     expect(screen.getByRole("link", { name: t.back }).getAttribute("href")).toBe("/settings/data-logs/database");
   });
 
@@ -94,6 +94,7 @@ describe("thread checkpoints view", () => {
     renderView("zh-tw", zhTw);
     const alert = await screen.findByRole("alert");
     expect(alert.textContent).toContain(zhTw.checkpoints.thread.loadFailed);
+    expect(screen.getByText("thread-1").parentElement!.textContent).toBe("對話：thread-1");
     answer(200, view);
     fireEvent.click(within(alert).getByRole("button", { name: zhTw.checkpoints.thread.retry }));
     expect(await screen.findByTestId("thread-summary")).toBeTruthy();

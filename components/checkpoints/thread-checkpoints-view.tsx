@@ -17,17 +17,10 @@ function Verdict({ checkpoint }: { checkpoint: ThreadCheckpoint }) {
   const t = useTranslations("checkpoints.thread");
   const v = checkpoint.verdict;
   if (v.status === "reclaimable") {
-    return (
-      <span>
-        <span className={styles.reclaimable}>{t("reclaimableStatus")}</span>: {t(`form.${v.form}`)}
-      </span>
-    );
+    return <span>{t.rich("reclaimableLine", { form: t(`form.${v.form}`), strong: (chunks) => <strong className={styles.reclaimable}>{chunks}</strong> })}</span>;
   }
-  return (
-    <span>
-      <span className={styles.protected}>{t("protected")}</span>: {v.reasons.map((r) => t(`reason.${r}`)).join("; ")}
-    </span>
-  );
+  const reasons = v.reasons.map((r) => t(`reason.${r}`)).join(t("reasonSeparator"));
+  return <span>{t.rich("protectedLine", { reasons, strong: (chunks) => <strong className={styles.protected}>{chunks}</strong> })}</span>;
 }
 
 function TurnSection({ turn }: { turn: ThreadTurn }) {
@@ -56,7 +49,7 @@ function TurnSection({ turn }: { turn: ThreadTurn }) {
             columns={[
               { key: "checkpoint", header: t("columns.checkpoint"), className: styles.mono, cell: (c) => c.checkpointId },
               { key: "kind", header: t("columns.kind"), cell: (c) => t(`kind.${c.kind}`) },
-              { key: "step", header: t("columns.step"), numeric: true, cell: (c) => (c.step === null ? t("noStep") : formatCount(c.step, locale)) },
+              { key: "step", header: t("columns.step"), numeric: true, cell: (c) => (c.step === null ? "" : formatCount(c.step, locale)) },
               { key: "position", header: t("columns.position"), cell: (c) => t(`position.${c.position}`) },
               { key: "size", header: t("columns.size"), numeric: true, cell: (c) => formatBytes(c.bytes + c.writesBytes, locale) },
               { key: "writes", header: t("columns.writes"), numeric: true, cell: (c) => formatCount(c.writes, locale) },
@@ -106,9 +99,7 @@ export function ThreadCheckpointsView({ threadId }: { threadId: string }) {
         {t("back")}
       </Link>
       <PageIntro title={t("title")} description={t("description")} descriptionClassName={styles.lead} />
-      <p>
-        {t("thread")}: <span className={styles.threadId}>{threadId}</span>
-      </p>
+      <p>{t.rich("threadLine", { threadId, id: (chunks) => <span className={styles.threadId}>{chunks}</span> })}</p>
       {query.isPending && <div className={styles.skeleton} role="status" aria-label={t("loading")} />}
       {notFound && (
         <p className={styles.muted} data-testid="thread-not-found">
