@@ -106,7 +106,7 @@ async function waitUntilUp(url: string, isAlive: () => boolean): Promise<boolean
 async function main(): Promise<void> {
   ensureBuild();
   const credentials = prepareDatabase();
-  console.log("demo: seeding agent threads when none are stored…");
+  console.log("demo: checking for agent threads (seeded through the thread service when none are stored)…");
   await prepareThreads();
   const port = process.env.PORT || "3000";
   const child = spawn(process.execPath, [nextBin, "start", "-p", port], { stdio: "inherit", env: process.env });
