@@ -1,6 +1,7 @@
 // npm run demo: build if needed, migrate ./data/workspace.db, seed the demo
-// workspace when it has no tasks, create demo users when none exist, and
-// serve the production build on HOST (default 127.0.0.1) and PORT (default 3000).
+// workspace when it has no tasks and the demo agent threads when no thread
+// has checkpoints, create demo users when none exist, and serve the
+// production build on HOST (default 127.0.0.1) and PORT (default 3000).
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -12,6 +13,7 @@ import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from "@/server/db/url";
 import { seedDemoWorkspace } from "@/server/workspace/demo/seed";
 import { openConfiguredDatabase } from "./lib/database";
 import { displayUrl, listenAddress, nextStartArgs } from "./lib/listen";
+import { seedDemoThreadsIfEmpty } from "./lib/seed-threads";
 import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
 import type { AuthStore } from "@/server/auth/store";
@@ -78,6 +80,17 @@ function prepareDatabase(): Credentials | null {
   }
 }
 
+/** Agent threads go through the thread service, in the mode the server will run with. */
+async function prepareThreads(): Promise<void> {
+  const outcome = await seedDemoThreadsIfEmpty("demo");
+  if (!outcome.seeded) {
+    console.log(`demo: ${outcome.existing} agent threads already stored, not seeding`);
+    return;
+  }
+  const { threads, runs } = outcome.result;
+  console.log(`demo: seeded ${threads.length} agent threads (${runs} runs) in ${(outcome.ms / 1000).toFixed(1)} s`);
+}
+
 async function waitUntilUp(url: string, isAlive: () => boolean): Promise<boolean> {
   for (let i = 0; i < 120 && isAlive(); i++) {
     try {
@@ -94,6 +107,8 @@ async function waitUntilUp(url: string, isAlive: () => boolean): Promise<boolean
 async function main(): Promise<void> {
   ensureBuild();
   const credentials = prepareDatabase();
+  console.log("demo: checking for agent threads (seeded through the thread service when none are stored)…");
+  await prepareThreads();
   const child = spawn(process.execPath, [nextBin, ...nextStartArgs(process.env)], { stdio: "inherit", env: process.env });
   let alive = true;
   child.on("exit", (code) => {
