@@ -327,8 +327,7 @@ test("screenshots of the card in English and Simplified Chinese", async ({ page 
   await c.getByLabel("Age", { exact: true }).fill("2");
   await c.getByLabel("Unit").selectOption("weeks");
   await expect(saveBar(page)).toBeVisible();
-  // Shortening an approved period asks for the backup choice again (400 backup_choice_required).
-  await saveBar(page).getByRole("button", { name: "Save changes" }).click();
+  // Shortening an approved period asks for the backup choice again, before any save.
   await expect(c.getByTestId("retention-backup-choice")).toBeVisible();
   await expect(saveBar(page).getByRole("button", { name: "Save changes" })).toBeDisabled();
   await c.getByLabel(/Skip the backup/).check();
