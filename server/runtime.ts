@@ -13,6 +13,7 @@ import { LogRing } from "./logs/ring";
 import { createEventBus, type EventBus } from "./events/bus";
 import { createStreamSlots, type StreamSlots } from "./events/stream-slots";
 import { createMaintenanceGuard, type MaintenanceGuard } from "./maintenance/guard";
+import { createProcessLock, processLockFileFor } from "./maintenance/process-lock";
 import { createQuiescerRegistry, type QuiescerRegistry } from "./maintenance/quiescence";
 import { createModeFreeze, type ModeFreeze } from "./checkpoints/mode";
 import { createThreadLocks, type ThreadLocks } from "./checkpoints/thread-lock";
@@ -108,7 +109,10 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     logRing,
     bus,
     streamSlots: createStreamSlots(),
-    guard: createMaintenanceGuard(),
+    // The server and the operator CLI on the same file share one guard.
+    guard: createMaintenanceGuard({
+      processLock: target.engine === "sqlite" ? createProcessLock({ file: processLockFileFor(target.file) }) : undefined,
+    }),
     quiescers: createQuiescerRegistry(),
     compaction: null,
     checkpoints: {

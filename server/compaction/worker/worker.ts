@@ -45,6 +45,13 @@ export type RetentionWorkerDeps = {
 
 export type RetentionWorker = {
   start(): void;
+  /**
+   * Runs the jobs this process asks for and their continuations, without
+   * recovering the record or arming the daily schedule: for a process that
+   * drives one operation and exits (the operator CLI) beside a live server
+   * whose worker owns recovery and the schedule.
+   */
+  startForeground(): void;
   stop(): Promise<void>;
   isRunning(): boolean;
   requestAnalysis(age: RetentionAge): { operationId: string };
@@ -68,6 +75,8 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   });
   const aborts = new Map<string, AbortController>();
   let running = false;
+  // False in a foreground worker: the daily schedule belongs to the server.
+  let scheduling = true;
   let readyAtMs = 0;
   let timer: { handle: unknown; at: number } | null = null;
   // The cleanup pass whose continuation the timer holds (between slices).
@@ -151,7 +160,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   };
 
   const scheduleNextPass = () => {
-    if (!running) return;
+    if (!running || !scheduling) return;
     const read = readRetentionRecord(store);
     if (read.state === "malformed") return;
     const { policy, runtime } = read.record;
@@ -322,6 +331,12 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         scheduleNextPass();
       }
       log.info({ resumeCleanup: Boolean(resumeCleanup), pendingPreparation: Boolean(pendingPreparation) }, "retention worker started");
+    },
+    startForeground() {
+      if (running) return;
+      running = true;
+      scheduling = false;
+      readyAtMs = clock.now();
     },
     async stop() {
       if (!running) return;
