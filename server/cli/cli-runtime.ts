@@ -18,3 +18,4 @@ export function openCliRuntime(env: NodeJS.ProcessEnv = process.env): OpenRuntim
   rt.compaction.startForeground();
   return rt;
 }
+
