@@ -19,7 +19,9 @@ import { SLICE_ENDED_CODE } from "./follow";
 
 const errorCode = (result: { stdout: string }) => (jsonOf({ status: null, stdout: result.stdout, stderr: "" }) as { error: { code: string } }).error.code;
 
-describe("compaction CLI (the real bin on a temp database)", () => {
+// Each command is a process start (tsx + the server graph): generous timeouts
+// for a loaded machine, not a speed claim.
+describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 }, () => {
   let db: TestDb;
   const cli = (args: string[], env?: Record<string, string>) => runCompaction(db.file, args, env);
 
