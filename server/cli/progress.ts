@@ -19,7 +19,8 @@ export function showProgress(options: { bus: EventBus; enabled: boolean; label: 
     const wanted = options.operationId?.() ?? null;
     if (wanted !== null && event.operationId !== wanted) return;
     const { progress } = event;
-    const detail = `${event.state}, ${progress.scannedRows} rows scanned, ${progress.changedMessages} messages changed`;
+    const counted = event.kind === "analysis" ? `${progress.eligibleMessages} messages eligible` : `${progress.changedMessages} messages changed`;
+    const detail = `${event.state}, ${progress.scannedRows} rows scanned, ${counted}`;
     bar.update(progress.fraction === null ? bar.getProgress() * 100 : Math.round(progress.fraction * 100), { detail });
   });
   return {

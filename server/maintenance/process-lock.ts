@@ -1,4 +1,5 @@
 import "server-only";
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import type { MaintenanceKind } from "./guard";
@@ -11,13 +12,38 @@ import type { MaintenanceKind } from "./guard";
  * on the same database apart. It holds ids and a kind only.
  *
  * A process that dies while holding it leaves the file behind: a holder whose
- * pid no longer exists on this host is stale and its file is taken over.
+ * pid no longer exists on this host is stale and its file is taken over. A
+ * pid can be reused (a container restarts its server as the same pid), so a
+ * holder also names its process incarnation (`token`), and a pid whose
+ * process started after the lock was taken is not the holder.
  */
-export type ProcessLockHolder = { id: string; owner: string; kind: MaintenanceKind; pid: number; host: string; acquiredAt: string };
+export type ProcessLockHolder = { id: string; owner: string; kind: MaintenanceKind; pid: number; token: string; host: string; acquiredAt: string };
+
+/** This process's incarnation: the same pid after a restart is another holder. */
+const PROCESS_TOKEN = randomUUID();
+/** Linux reports process start in clock ticks; 100 per second on every usual kernel. */
+const CLOCK_TICKS_PER_SECOND = 100;
+/** Slack between a process's start and its first lock (tick rounding). */
+const START_SLACK_MS = 2000;
+
+/** When `pid` started (epoch ms), from /proc; null where that is not readable. */
+function processStartMs(pid: number): number | null {
+  try {
+    const btime = /^btime (\d+)$/m.exec(fs.readFileSync("/proc/stat", "utf8"));
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Field 22 (starttime) counted after the parenthesised command name.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[19]);
+    if (!btime || !Number.isFinite(ticks)) return null;
+    return Number(btime[1]) * 1000 + (ticks / CLOCK_TICKS_PER_SECOND) * 1000;
+  } catch {
+    return null;
+  }
+}
 
 export type ProcessLock = {
   /** True when the lock file was created for this holder. */
-  tryTake(holder: Omit<ProcessLockHolder, "pid" | "host" | "acquiredAt">): boolean;
+  tryTake(holder: Omit<ProcessLockHolder, "pid" | "token" | "host" | "acquiredAt">): boolean;
   /** Removes the file if it is still this id's. */
   release(id: string): void;
   /** The live holder recorded in the file, or null (none, or stale). */
@@ -45,13 +71,17 @@ export function createProcessLock(options: { file: string; now?: () => number })
   function isLive(holder: ProcessLockHolder): boolean {
     // Another host's pid cannot be probed from here: treat it as live.
     if (holder.host !== os.hostname()) return true;
-    if (holder.pid === process.pid) return true;
+    if (holder.pid === process.pid) return holder.token === PROCESS_TOKEN;
     try {
       process.kill(holder.pid, 0);
-      return true;
     } catch (error) {
-      return (error as NodeJS.ErrnoException).code === "EPERM";
+      if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
     }
+    const started = processStartMs(holder.pid);
+    const acquired = Date.parse(holder.acquiredAt);
+    // The pid is alive, but a process that started after the lock was taken
+    // is a reuse of the pid, not the holder.
+    return started === null || !Number.isFinite(acquired) || started <= acquired + START_SLACK_MS;
   }
 
   function create(holder: ProcessLockHolder): boolean {
@@ -102,14 +132,14 @@ export function createProcessLock(options: { file: string; now?: () => number })
 
   return {
     tryTake(request) {
-      const holder: ProcessLockHolder = { ...request, pid: process.pid, host: os.hostname(), acquiredAt: new Date(now()).toISOString() };
+      const holder: ProcessLockHolder = { ...request, pid: process.pid, token: PROCESS_TOKEN, host: os.hostname(), acquiredAt: new Date(now()).toISOString() };
       if (create(holder)) return true;
       removeStale();
       return create(holder);
     },
     release(id) {
       const current = read();
-      if (current?.id === id && current.pid === process.pid) fs.rmSync(file, { force: true });
+      if (current?.id === id && current.token === PROCESS_TOKEN) fs.rmSync(file, { force: true });
     },
     holder() {
       const current = read();
