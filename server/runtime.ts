@@ -89,6 +89,9 @@ export function openRuntime(rt: Runtime): OpenRuntime | null {
   return rt.handle && rt.stores && rt.compaction ? (rt as OpenRuntime) : null;
 }
 
+/** How soon a server notices a policy or pass changed by another process (the operator CLI). */
+const RECORD_WATCH_MS = 60_000;
+
 export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const env = options.env ?? process.env;
   const target = parseDatabaseUrl(env.DATABASE_URL);
@@ -159,6 +162,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       newId: rt.ids,
       bus: rt.bus,
       guard: rt.guard,
+      // The operator CLI changes the same record from another process.
+      watchRecordMs: RECORD_WATCH_MS,
     });
   if (rt.handle) {
     rt.stores = openSqliteStores(rt.handle);

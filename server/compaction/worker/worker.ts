@@ -41,6 +41,13 @@ export type RetentionWorkerDeps = {
   /** Test seams for the pass limits (defaults are the spec's). */
   pass?: { workBudgetMs?: number; yieldMs?: number };
   createBackupFn?: typeof createBackup;
+  /**
+   * How often a started worker re-reads the record for changes made by
+   * another process (the operator CLI enabling compaction, or finishing a
+   * pass): it then arms the daily schedule as if the change were its own.
+   * Off when absent (tests drive their timers by hand).
+   */
+  watchRecordMs?: number;
 };
 
 export type RetentionWorker = {
@@ -79,6 +86,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   let scheduling = true;
   let readyAtMs = 0;
   let timer: { handle: unknown; at: number } | null = null;
+  let watchHandle: unknown = null;
   // The cleanup pass whose continuation the timer holds (between slices).
   let waiting: { id: string; at: number } | null = null;
   // A pass that stepped aside for a manual job, with its continuation time.
@@ -178,6 +186,23 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         log.info({ code: errorCode(error) }, "scheduled compaction pass not started");
       }
     });
+  };
+
+  // Another process changed the record (policy, approval, a pass it ran):
+  // re-arm the schedule unless this worker is busy or holds a continuation.
+  const watchRecord = () => {
+    const every = deps.watchRecordMs;
+    if (!every || !running || !scheduling) return;
+    watchHandle = timers.setTimeout(() => {
+      watchHandle = null;
+      if (!running) return;
+      try {
+        if (!queue.running() && !waiting && !suspended && !initialCleanupPending) scheduleNextPass();
+      } catch (error) {
+        log.warn({ code: errorCode(error) }, "retention record watch failed");
+      }
+      watchRecord();
+    }, every);
   };
 
   const enqueueAnalysis = (operationId: string, age: RetentionAge) => {
@@ -330,6 +355,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       } else {
         scheduleNextPass();
       }
+      watchRecord();
       log.info({ resumeCleanup: Boolean(resumeCleanup), pendingPreparation: Boolean(pendingPreparation) }, "retention worker started");
     },
     startForeground() {
@@ -343,6 +369,8 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       running = false;
       if (timer) timers.clearTimeout(timer.handle);
       timer = null;
+      if (watchHandle !== null) timers.clearTimeout(watchHandle);
+      watchHandle = null;
       for (const abort of aborts.values()) abort.abort();
       await queue.stop();
       log.info("retention worker stopped");
