@@ -2,6 +2,7 @@
 // the server's verbs on the server's runtime, without HTTP. Every command
 // opens the runtime on DATABASE_URL, runs one verb (following the operation
 // it starts until this process has nothing left to do) and closes it.
+import fs from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { isAppError } from "@/server/errors";
 import type { OpenRuntime } from "@/server/runtime";
@@ -48,7 +49,14 @@ export async function runCli(options: CliOptions): Promise<ExitCode> {
     let rt: OpenRuntime | null = null;
     try {
       rt = openCliRuntime(env);
+      const inode = fs.statSync(rt.handle.file).ino;
       code = await verb({ rt, out, tty: options.tty ?? false, signal });
+      // A restore on the server swaps the file under this open connection:
+      // what this command changed after that went to the replaced file.
+      if (fs.statSync(rt.handle.file).ino !== inode) {
+        out.error("conflict", "The database file was replaced (a restore) while this command ran; run it again.");
+        code = EXIT.conflict;
+      }
     } catch (error) {
       if (isAppError(error)) {
         out.error(error.code, error.message);
