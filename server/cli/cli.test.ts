@@ -9,7 +9,9 @@ import { backupReceiptSchema, backupsResponseSchema, backupVerificationSchema } 
 import { checkpointStorageStatus } from "@/lib/checkpoints/api";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { acceptCleanup } from "@/server/compaction/policy/commands";
-import { readRetentionRecord } from "@/server/compaction/policy/record";
+import { readRetentionRecord, updateRetentionRecord } from "@/server/compaction/policy/record";
+import { formatUtc } from "@/lib/time/rfc3339";
+import { DAY_MS } from "@/server/jobs/schedule";
 import { armPolicy, countMarkedRows, seedOldTask, storeOf } from "@/server/compaction/test-support";
 import { jsonOf, runCompaction, startLiveServer, type LiveServer } from "./test-support/run-cli";
 import { createRuntime, openRuntime } from "@/server/runtime";
@@ -41,20 +43,29 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
   });
 
   it("usage mistakes exit 2 and change nothing", async () => {
-    const results = await Promise.all([
+    const [help, ...results] = await Promise.all([
+      cli(["--help"]),
       cli(["frobnicate"]),
       cli(["analyze", "--age", "5x"]),
       cli(["enable", "--age", "3m", "--backup", "--skip-backup"]),
       cli(["backup", "verify", "../workspace.db", "--json"]),
     ]);
+    expect(help.status).toBe(EXIT.done);
+    expect(help.stdout).toContain("checkpoints");
     expect(results.map((r) => r.status)).toEqual([EXIT.usage, EXIT.usage, EXIT.usage, EXIT.usage]);
     expect(results[1]?.stderr).toContain("3m or 12w");
     expect(errorCode(results[3]!)).toBe("invalid_request");
     expect(readRetentionRecord(storeOf(db.sqlite)).state).toBe("missing");
   });
 
-  it("[TPR-PREP-01] enable without a backup choice and run before approval are refused by their rules (exit 3)", async () => {
-    const [enable, run] = await Promise.all([cli(["enable", "--age", "1w", "--json"]), cli(["run", "--json"])]);
+  it("[TPR-PREP-01] enable without a backup choice, run before approval and an unsupported engine are refused (exit 3)", async () => {
+    const [enable, run, postgres] = await Promise.all([
+      cli(["enable", "--age", "1w", "--json"]),
+      cli(["run", "--json"]),
+      cli(["status", "--json"], { DATABASE_URL: "postgres://localhost:1/none" }),
+    ]);
+    expect(postgres.status).toBe(EXIT.refused);
+    expect(errorCode(postgres)).toBe("unsupported_engine");
     expect(enable.status).toBe(EXIT.refused);
     expect(errorCode(enable)).toBe("backup_choice_required");
     expect(run.status).toBe(EXIT.refused);
@@ -166,6 +177,12 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
       server = await startLiveServer(db.file);
       for (const task of ["a", "b"]) seedOldTask(db.sqlite, task, 3);
       armPolicy(db.sqlite, { value: 1, unit: "weeks" }, Date.now());
+      // The server's own daily pass is due tomorrow: its record watch must
+      // not start one while this test runs (manual runs ignore the due time).
+      updateRetentionRecord(storeOf(db.sqlite), {
+        nowMs: Date.now(),
+        mutate: (record) => ({ ...record, runtime: { ...record.runtime, nextDueAt: formatUtc(Date.now() + DAY_MS) } }),
+      });
 
       // A server runtime in this process sees the other process's lease too.
       const local = openRuntime(createRuntime({ env: { DATABASE_URL: `file:${db.file}` }, log: createLogger({ level: "silent" }) }))!;
@@ -189,7 +206,10 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
       expect(fs.existsSync(backups) ? fs.readdirSync(backups).filter((name) => name.endsWith(".db")) : []).toEqual([]);
 
       await server.release();
-      const [again, done] = await Promise.all([cli(["backup", "create", "--json"]), cli(["run", "--until-done"])]);
+      // One after the other: a backup running beside the pass would make it
+      // defer (correctly) and wait a minute for its continuation.
+      const done = await cli(["run", "--until-done"]);
+      const again = await cli(["backup", "create", "--json"]);
       expect(again.status).toBe(EXIT.done);
       backupReceiptSchema.parse(jsonOf(again));
       expect(done.status).toBe(EXIT.done);
