@@ -33,13 +33,18 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
   afterEach(() => db.close());
 
   it("status: human lines by default, the API's status body with --json (exit 0)", async () => {
-    const [human, json] = await Promise.all([cli(["status"]), cli(["status", "--json"])]);
+    armPolicy(db.sqlite, { value: 12, unit: "weeks" }, Date.now());
+    const [human, json] = await Promise.all([
+      cli(["status"]),
+      // The bin from another directory: a relative file: URL is the caller's.
+      runCompaction(db.file, ["status", "--json"], { DATABASE_URL: "file:workspace.db" }, path.dirname(db.file)),
+    ]);
     expect(human.status).toBe(EXIT.done);
-    expect(human.stdout).toContain("policy: disabled, older than 3m, revision 0");
+    expect(human.stdout).toContain("policy: enabled, older than 12w, revision 1");
     expect(human.stdout).toContain("maintenance guard: free");
     expect(json.status).toBe(EXIT.done);
     const body = compactionStatusBodySchema.parse(jsonOf(json));
-    expect(body).toMatchObject({ capability: "supported", recordState: "missing", armed: false, activeOperation: null });
+    expect(body).toMatchObject({ capability: "supported", recordState: "ok", armed: true, activeOperation: null, policy: { age: { value: 12, unit: "weeks" } } });
   });
 
   it("usage mistakes exit 2 and change nothing", async () => {

@@ -12,9 +12,9 @@ function childEnv(dbFile: string, extra: Record<string, string>): NodeJS.Process
   return { ...process.env, NODE_ENV: "test", LOG_LEVEL: "error", DATABASE_URL: `file:${dbFile}`, ...extra };
 }
 
-export function runCompaction(dbFile: string, args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> {
+export function runCompaction(dbFile: string, args: string[], extraEnv: Record<string, string> = {}, cwd: string = ROOT): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, "bin/compaction.mjs"), ...args], { env: childEnv(dbFile, extraEnv) });
+    const child = spawn(process.execPath, [path.join(ROOT, "bin/compaction.mjs"), ...args], { env: childEnv(dbFile, extraEnv), cwd });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
