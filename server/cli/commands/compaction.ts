@@ -69,9 +69,24 @@ export async function enableCommand(env: CommandEnv, options: { age: RetentionAg
   });
   // The preparation (backup or skip) and the initial pass run in this
   // process's worker, exactly as the server would run them after a save.
+  // A backup preparation waits while another process holds the guard;
+  // Ctrl-C cancels it (recorded as preparation_cancelled).
+  const preparationId = saved.preparation.operationId;
+  const onAbort = () => {
+    try {
+      if (preparationId) env.rt.compaction.cancel(preparationId);
+    } catch {
+      // Already finished.
+    }
+  };
+  env.signal.addEventListener("abort", onAbort, { once: true });
   const progress = showProgress({ bus: env.rt.bus, enabled: env.tty && !env.out.json, label: "preparation" });
-  await env.rt.compaction.idle();
-  progress.stop();
+  try {
+    await env.rt.compaction.idle();
+  } finally {
+    env.signal.removeEventListener("abort", onAbort);
+    progress.stop();
+  }
   let status = getRetentionStatus(env.rt);
   if (status.preparation.state === "failed") {
     printStatus(env, status, `enabled revision ${saved.policy.revision}, but preparation failed: ${status.preparation.errorCode ?? "unknown"}`);
