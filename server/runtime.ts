@@ -13,6 +13,7 @@ import { LogRing } from "./logs/ring";
 import { createEventBus, type EventBus } from "./events/bus";
 import { createStreamSlots, type StreamSlots } from "./events/stream-slots";
 import { createMaintenanceGuard, type MaintenanceGuard } from "./maintenance/guard";
+import { createProcessLock, processLockFileFor } from "./maintenance/process-lock";
 import { createQuiescerRegistry, type QuiescerRegistry } from "./maintenance/quiescence";
 import { createModeFreeze, type ModeFreeze } from "./checkpoints/mode";
 import { createThreadLocks, type ThreadLocks } from "./checkpoints/thread-lock";
@@ -88,6 +89,9 @@ export function openRuntime(rt: Runtime): OpenRuntime | null {
   return rt.handle && rt.stores && rt.compaction ? (rt as OpenRuntime) : null;
 }
 
+/** How soon a server notices a policy or pass changed by another process (the operator CLI). */
+const RECORD_WATCH_MS = 60_000;
+
 export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const env = options.env ?? process.env;
   const target = parseDatabaseUrl(env.DATABASE_URL);
@@ -108,7 +112,10 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     logRing,
     bus,
     streamSlots: createStreamSlots(),
-    guard: createMaintenanceGuard(),
+    // The server and the operator CLI on the same file share one guard.
+    guard: createMaintenanceGuard({
+      processLock: target.engine === "sqlite" ? createProcessLock({ file: processLockFileFor(target.file) }) : undefined,
+    }),
     quiescers: createQuiescerRegistry(),
     compaction: null,
     checkpoints: {
@@ -155,6 +162,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       newId: rt.ids,
       bus: rt.bus,
       guard: rt.guard,
+      // The operator CLI changes the same record from another process.
+      watchRecordMs: RECORD_WATCH_MS,
     });
   if (rt.handle) {
     rt.stores = openSqliteStores(rt.handle);

@@ -66,3 +66,19 @@ export const BACKUP_NAME_PATTERN = /^workspace-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{
 export function databaseBackupUrl(name: string): string {
   return `/api/v1/system/database/backups/${encodeURIComponent(name)}`;
 }
+
+/**
+ * A backup checked by name (operator CLI `backup verify NAME`): the file is a
+ * regular file, passes the integrity check, and matches the compaction
+ * preparation receipt when it is that backup. `code` says why not.
+ */
+export const backupVerificationSchema = z.strictObject({
+  name: z.string(),
+  ok: z.boolean(),
+  code: z.enum(["backup_missing", "backup_changed", "backup_corrupt", "backup_symlink"]).nullable(),
+  sizeBytes: count.nullable(),
+  sha256: z.string().nullable(),
+  /** Whether the name is the preparation receipt's, and if so whether size and hash matched it. */
+  receipt: z.enum(["matched", "mismatched", "none"]),
+});
+export type BackupVerification = z.infer<typeof backupVerificationSchema>;

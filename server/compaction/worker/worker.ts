@@ -41,10 +41,24 @@ export type RetentionWorkerDeps = {
   /** Test seams for the pass limits (defaults are the spec's). */
   pass?: { workBudgetMs?: number; yieldMs?: number };
   createBackupFn?: typeof createBackup;
+  /**
+   * How often a started worker re-reads the record for changes made by
+   * another process (the operator CLI enabling compaction, or finishing a
+   * pass): it then arms the daily schedule as if the change were its own.
+   * Off when absent (tests drive their timers by hand).
+   */
+  watchRecordMs?: number;
 };
 
 export type RetentionWorker = {
   start(): void;
+  /**
+   * Runs the jobs this process asks for and their continuations, without
+   * recovering the record or arming the daily schedule: for a process that
+   * drives one operation and exits (the operator CLI) beside a live server
+   * whose worker owns recovery and the schedule.
+   */
+  startForeground(): void;
   stop(): Promise<void>;
   isRunning(): boolean;
   requestAnalysis(age: RetentionAge): { operationId: string };
@@ -68,8 +82,11 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   });
   const aborts = new Map<string, AbortController>();
   let running = false;
+  // False in a foreground worker: the daily schedule belongs to the server.
+  let scheduling = true;
   let readyAtMs = 0;
   let timer: { handle: unknown; at: number } | null = null;
+  let watchHandle: unknown = null;
   // The cleanup pass whose continuation the timer holds (between slices).
   let waiting: { id: string; at: number } | null = null;
   // A pass that stepped aside for a manual job, with its continuation time.
@@ -151,7 +168,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   };
 
   const scheduleNextPass = () => {
-    if (!running) return;
+    if (!running || !scheduling) return;
     const read = readRetentionRecord(store);
     if (read.state === "malformed") return;
     const { policy, runtime } = read.record;
@@ -169,6 +186,23 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         log.info({ code: errorCode(error) }, "scheduled compaction pass not started");
       }
     });
+  };
+
+  // Another process changed the record (policy, approval, a pass it ran):
+  // re-arm the schedule unless this worker is busy or holds a continuation.
+  const watchRecord = () => {
+    const every = deps.watchRecordMs;
+    if (!every || !running || !scheduling) return;
+    watchHandle = timers.setTimeout(() => {
+      watchHandle = null;
+      if (!running) return;
+      try {
+        if (!queue.running() && !waiting && !suspended && !initialCleanupPending) scheduleNextPass();
+      } catch (error) {
+        log.warn({ code: errorCode(error) }, "retention record watch failed");
+      }
+      watchRecord();
+    }, every);
   };
 
   const enqueueAnalysis = (operationId: string, age: RetentionAge) => {
@@ -321,13 +355,22 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       } else {
         scheduleNextPass();
       }
+      watchRecord();
       log.info({ resumeCleanup: Boolean(resumeCleanup), pendingPreparation: Boolean(pendingPreparation) }, "retention worker started");
+    },
+    startForeground() {
+      if (running) return;
+      running = true;
+      scheduling = false;
+      readyAtMs = clock.now();
     },
     async stop() {
       if (!running) return;
       running = false;
       if (timer) timers.clearTimeout(timer.handle);
       timer = null;
+      if (watchHandle !== null) timers.clearTimeout(watchHandle);
+      watchHandle = null;
       for (const abort of aborts.values()) abort.abort();
       await queue.stop();
       log.info("retention worker stopped");
