@@ -133,6 +133,34 @@ describe("Messages compaction card", () => {
     expect(toggle.getAttribute("aria-checked")).toBe("false");
   });
 
+  it("[TPR-API-05] a running preparation shows its backup progress by bytes and a cancel for its id", async () => {
+    const preparing = statusBody({
+      policy: { enabled: true, age: { value: 3, unit: "months" }, revision: 2 },
+      preparation: { state: "running", choice: "backup", receipt: null, errorCode: null, operationId: "p1" },
+      activeOperation: operation({
+        id: "p1",
+        kind: "preparation",
+        state: "running",
+        finishedAt: null,
+        cutoff: null,
+        scannedRows: 0,
+        eligibleTasks: 0,
+        eligibleMessages: 0,
+        payloadBytes: 0,
+        skipped: {},
+        fingerprint: undefined,
+        byKind: undefined,
+        backupBytes: { doneBytes: 1024 * 1024, totalBytes: 4 * 1024 * 1024 },
+      }),
+    });
+    const { card } = await renderCard({ status: preparing });
+    const progress = await within(card).findByTestId("retention-progress-preparation");
+    expect(progress.getAttribute("data-operation-id")).toBe("p1");
+    expect(within(progress).getByRole("progressbar").getAttribute("aria-valuenow")).toBe("25");
+    expect(progress.textContent).toContain("1 MB of 4 MB copied.");
+    expect(within(progress).getByRole("button", { name: "Cancel" })).toBeTruthy();
+  });
+
   it("[TPR-UI-07] registers system:tool-payload-retention with the save bar; enabling asks for the inline backup choice", async () => {
     const { card, store, server } = await renderCard({});
     fireEvent.click(await within(card).findByRole("switch", { name: "Automatic compaction" }));

@@ -36,7 +36,7 @@ export function RunPanel(props: { status: CompactionStatusBody; live: OperationE
           operation={running}
           live={props.live}
           format={format}
-          canCancel={!!controls && running.kind === "cleanup"}
+          canCancel={!!controls && (running.kind === "cleanup" || running.kind === "preparation")}
           cancelling={controls?.cancelling ?? false}
           onCancel={() => controls?.onCancel()}
         />

@@ -41,6 +41,7 @@ export function preparationOperation(prep: Preparation): RetentionOperation | nu
     skipped: {},
     stale: false,
     ...(prep.revision === null ? {} : { revision: prep.revision }),
+    ...(prep.state === "running" && prep.backupBytes ? { backupBytes: prep.backupBytes } : {}),
     errorCode: null,
   };
 }

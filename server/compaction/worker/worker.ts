@@ -10,7 +10,7 @@ import type { IdGenerator } from "@/server/ids";
 import type { Logger } from "@/server/log";
 import type { MaintenanceGuard } from "@/server/maintenance/guard";
 import { createVerificationCache, type VerificationCache } from "@/server/maintenance/backups/verify";
-import type { createBackup } from "@/server/maintenance/backups/create";
+import type { BackupProgress, createBackup } from "@/server/maintenance/backups/create";
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
 import { createSerialQueue, type JobContext } from "@/server/jobs/serial-queue";
 import { continuationAt, nextDueAfterCompletePass, scheduledStartAt } from "@/server/jobs/schedule";
@@ -77,13 +77,20 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
 
   const publish = (operation: RetentionOperation) => bus.publish(operationEvent(operation));
   // Preparation is not in the slot; its live events carry identity and state.
-  const publishPreparation = (operationId: string, state: OperationState) =>
+  const publishPreparation = (operationId: string, state: OperationState, backupBytes?: BackupProgress) =>
     bus.publish({
       type: "operation",
       operationId,
       kind: "preparation",
       state,
-      progress: { scannedRows: 0, eligibleMessages: 0, changedMessages: 0, payloadBytes: 0, fraction: null },
+      progress: {
+        scannedRows: 0,
+        eligibleMessages: 0,
+        changedMessages: 0,
+        payloadBytes: 0,
+        fraction: backupBytes?.totalBytes ? Math.min(1, backupBytes.doneBytes / backupBytes.totalBytes) : null,
+        ...(backupBytes ? { backupBytes } : {}),
+      },
     });
   const markRunning = (operationId: string) => markActiveRunning(store, { operationId, nowMs: clock.now() });
 
@@ -278,6 +285,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
               signal: abort.signal,
               createBackupFn: deps.createBackupFn,
               onRunning: () => publishPreparation(operationId, "running"),
+              onProgress: (progress) => publishPreparation(operationId, "running", progress),
             },
             operationId,
           );
