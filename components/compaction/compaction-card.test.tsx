@@ -161,6 +161,18 @@ describe("Messages compaction card", () => {
     expect(within(progress).getByRole("button", { name: "Cancel" })).toBeTruthy();
   });
 
+  it("[TPR-PREP-05] a preparation backup gone before a later pass: the card says why and asks for a new preparation", async () => {
+    const gone = statusBody({
+      policy: { enabled: true, age: { value: 3, unit: "months" }, revision: 2 },
+      preparation: { state: "failed", choice: "backup", receipt: null, errorCode: "backup_missing", operationId: "p1" },
+      lastErrorCode: "backup_missing",
+    });
+    const { card } = await renderCard({ status: gone });
+    await within(card).findByTestId("retention-state");
+    expect(card.textContent).toContain(feature.compaction.operationErrors.backup_missing);
+    expect(card.textContent).not.toContain("Error code backup_missing");
+  });
+
   it("[TPR-UI-07] registers system:tool-payload-retention with the save bar; enabling asks for the inline backup choice", async () => {
     const { card, store, server } = await renderCard({});
     fireEvent.click(await within(card).findByRole("switch", { name: "Automatic compaction" }));
