@@ -62,12 +62,14 @@ export function BackupRow({ backup, isAdmin, open, onOpen, onRestored }: Props) 
     <>
       <tr data-testid="backup-row" data-name={backup.name}>
         <td data-label={t("name")} className={styles.mono}>
-          {backup.name}
-          {backup.pinned && (
-            <span className={styles.badge} data-tone="info" data-testid="backup-pinned">
-              {t("pinnedBadge")}
-            </span>
-          )}
+          <span className={styles.nameCell}>
+            <span>{backup.name}</span>
+            {backup.pinned && (
+              <span className={styles.pinnedBadge} data-tone="info" data-testid="backup-pinned">
+                {t("pinnedBadge")}
+              </span>
+            )}
+          </span>
         </td>
         <td data-label={t("size")} className={styles.num}>
           {formatBytes(backup.sizeBytes, locale)}

@@ -27,7 +27,7 @@ export function PinnedDeletePanel(props: { name: string; onClose: () => void }) 
     remove.mutate({ name: props.name, confirm: typed }, { onSuccess: props.onClose });
   }
   return (
-    <form className={styles.panel} onSubmit={onSubmit} data-testid="pinned-delete-confirm" aria-describedby={warningId}>
+    <form className={styles.pinnedPanel} onSubmit={onSubmit} data-testid="pinned-delete-confirm" aria-describedby={warningId}>
       <div className={styles.warning} id={warningId}>
         <strong>{t("pinnedDeleteTitle")}</strong>
         <span>{t("pinnedDeleteWarning")}</span>
@@ -53,7 +53,7 @@ export function PinnedDeletePanel(props: { name: string; onClose: () => void }) 
           />
         </div>
         <button type="submit" className={styles.buttonDanger} disabled={!matches || remove.isPending} aria-busy={remove.isPending} data-testid="pinned-delete-button">
-          {remove.isPending ? t("deleting") : t("pinnedDeleteConfirm")}
+          {remove.isPending ? t("deleting") : t("deleteConfirm")}
         </button>
         <button type="button" className={styles.button} onClick={props.onClose} disabled={remove.isPending}>
           {t("cancel")}
