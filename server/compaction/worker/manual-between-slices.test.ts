@@ -97,6 +97,24 @@ describe("manual jobs between slices of a waiting cleanup", () => {
     await worker.stop();
   });
 
+  it("[TPR-BAT-03] a restart while the manual job holds the slot puts the waiting pass back with its own cursor and counts", async () => {
+    const { worker, pass } = await startThreeSlicePass();
+    const before = record().runtime.cursor;
+    worker.requestAnalysis(age);
+    await worker.stop();
+    expect(record().runtime.waitingCleanup).toMatchObject({ id: pass.id });
+    const restarted = slicedWorker();
+    restarted.worker.start();
+    expect(record().runtime.activeOperation).toMatchObject({ id: pass.id, changedMessages: 2 });
+    expect(record().runtime.cursor).toEqual(before);
+    restarted.fireNext(); // slice 2 after readiness
+    await restarted.worker.idle();
+    restarted.fireNext(); // slice 3
+    await restarted.worker.idle();
+    expect(record().runtime.latestRun).toMatchObject({ id: pass.id, state: "succeeded", changedMessages: 6 });
+    await restarted.worker.stop();
+  });
+
   it("[TPR-API-05] a pass that stepped aside for a manual job can be cancelled by its id", async () => {
     const { worker, parked, pass } = await startThreeSlicePass();
     const { operationId } = worker.requestAnalysis(age);
