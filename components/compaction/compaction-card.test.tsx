@@ -173,6 +173,19 @@ describe("Messages compaction card", () => {
     expect(card.textContent).not.toContain("Error code backup_missing");
   });
 
+  it("[TPR-SCH-01] while a cleanup waits between slices, Analyze and Compact now stay available; while a slice runs they do not", async () => {
+    const pass = operation({ id: "c1", kind: "cleanup", state: "running", finishedAt: null, fingerprint: undefined, byKind: undefined, revision: 1 });
+    const base = { policy: { enabled: true, age: { value: 3, unit: "months" as const }, revision: 1 }, armed: true, activeOperation: pass };
+    const { card } = await renderCard({ status: statusBody({ ...base, betweenSlices: true }) });
+    const analyze = await within(card).findByRole("button", { name: "Analyze savings" });
+    expect((analyze as HTMLButtonElement).disabled).toBe(false);
+    expect(within(card).getByRole("button", { name: "Compact messages now" })).toBeTruthy();
+    cleanup();
+    const running = await renderCard({ status: statusBody(base) });
+    expect(((await within(running.card).findByRole("button", { name: "Analyze savings" })) as HTMLButtonElement).disabled).toBe(true);
+    expect(within(running.card).queryByRole("button", { name: "Compact messages now" })).toBeNull();
+  });
+
   it("[TPR-UI-07] registers system:tool-payload-retention with the save bar; enabling asks for the inline backup choice", async () => {
     const { card, store, server } = await renderCard({});
     fireEvent.click(await within(card).findByRole("switch", { name: "Automatic compaction" }));

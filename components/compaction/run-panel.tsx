@@ -41,7 +41,8 @@ export function RunPanel(props: { status: CompactionStatusBody; live: OperationE
           onCancel={() => controls?.onCancel()}
         />
       )}
-      {controls && !active && status.armed && (
+      {/* Between slices of a pass, "compact now" takes the slot and the pass resumes after it. */}
+      {controls && (!active || status.betweenSlices) && status.armed && (
         <button type="button" className={styles.primaryButton} onClick={controls.onRun} disabled={controls.starting} aria-busy={controls.starting}>
           {controls.starting ? t("starting") : t("runNow")}
         </button>

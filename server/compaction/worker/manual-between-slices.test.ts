@@ -59,7 +59,10 @@ describe("manual jobs between slices of a waiting cleanup", () => {
     seedOldTask(t.sqlite, "task-d", 2);
     slicing.on = false;
     const revision = record().policy.revision;
+    // Status can tell the card the pass is between slices.
+    expect(worker.betweenSlices?.()).toBe(pass.id);
     const { operationId } = worker.requestRun(revision);
+    expect(worker.betweenSlices?.()).toBeNull();
     expect(record().runtime.activeOperation).toMatchObject({ id: operationId, kind: "cleanup", state: "queued" });
     expect(record().runtime.waitingCleanup).toMatchObject({ id: pass.id });
     expect(() => worker.requestRun(revision)).toThrow(expect.objectContaining({ code: "operation_active" }));

@@ -55,6 +55,11 @@ export type RetentionWorker = {
   idle(): Promise<void>;
   /** When the next timer fires, for status and tests. */
   nextTimerAt(): number | null;
+  /**
+   * The cleanup pass waiting for its continuation that a manual analysis or
+   * "compact now" would take the slot from right now (null otherwise).
+   */
+  betweenSlices?(): string | null;
 };
 
 const PROGRESS_SAVE_EVERY_MS = 1000;
@@ -425,6 +430,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     },
     idle: () => queue.idle(),
     nextTimerAt: () => timer?.at ?? null,
+    betweenSlices: () => (waiting && !suspended && queue.running()?.id !== waiting.id ? waiting.id : null),
   };
 }
 
