@@ -40,7 +40,17 @@ export type VacuumResult = z.infer<typeof vacuumResultSchema>;
 export const backupReceiptSchema = z.object({ name: z.string(), sizeBytes: count, completedAt: z.string(), sha256: z.string() });
 export type BackupReceipt = z.infer<typeof backupReceiptSchema>;
 
-export const backupEntrySchema = z.object({ name: z.string(), sizeBytes: count, createdAt: z.string() });
+export const backupEntrySchema = z.object({
+  name: z.string(),
+  sizeBytes: count,
+  createdAt: z.string(),
+  /**
+   * The receipt of the current compaction preparation: rotation keeps it and
+   * deleting it needs its name typed (`?confirm=`); compaction then needs a
+   * new preparation.
+   */
+  pinned: z.boolean().optional(),
+});
 export type BackupEntry = z.infer<typeof backupEntrySchema>;
 
 /** GET backups: newest first; `keep` is the retention rule (newest N kept). */

@@ -37,6 +37,7 @@ export function preparationOperation(prep: Preparation): RetentionOperation | nu
     ...zeroOperationCounts(),
     stale: false,
     ...(prep.revision === null ? {} : { revision: prep.revision }),
+    ...(prep.state === "running" && prep.backupBytes ? { backupBytes: prep.backupBytes } : {}),
     errorCode: null,
   };
 }

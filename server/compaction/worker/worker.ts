@@ -10,14 +10,13 @@ import type { IdGenerator } from "@/server/ids";
 import type { Logger } from "@/server/log";
 import type { MaintenanceGuard } from "@/server/maintenance/guard";
 import { createVerificationCache, type VerificationCache } from "@/server/maintenance/backups/verify";
-import type { createBackup } from "@/server/maintenance/backups/create";
+import type { BackupProgress, createBackup } from "@/server/maintenance/backups/create";
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
 import { createSerialQueue, type JobContext } from "@/server/jobs/serial-queue";
 import { continuationAt, nextDueAfterCompletePass, scheduledStartAt } from "@/server/jobs/schedule";
 import { runAnalysis } from "../analysis/analysis";
 import { acceptAnalysis, acceptCancel, acceptCleanup, type CommandContext } from "../policy/commands";
-import { resumeWaitingCleanup } from "../policy/operations";
-import { editRecord, endActiveOperation, finishAnalysisRecord, markActiveRunning, operationEvent, recoverInterrupted, saveActiveProgress } from "../policy/operations";
+import { editRecord, resumeWaitingCleanup, endActiveOperation, finishAnalysisRecord, markActiveRunning, operationEvent, recoverInterrupted, saveActiveProgress } from "../policy/operations";
 import { runCleanupPass, waitWith } from "../cleanup/pass";
 import type { SavePolicyEffects } from "../policy/policy-update";
 import type { OperationState, RetentionAge, RetentionOperation } from "../policy/policy-schema";
@@ -70,6 +69,11 @@ export type RetentionWorker = {
   idle(): Promise<void>;
   /** When the next timer fires, for status and tests. */
   nextTimerAt(): number | null;
+  /**
+   * The cleanup pass waiting for its continuation that a manual analysis or
+   * "compact now" would take the slot from right now (null otherwise).
+   */
+  betweenSlices?(): string | null;
 };
 
 const PROGRESS_SAVE_EVERY_MS = 1000;
@@ -95,13 +99,20 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
 
   const publish = (operation: RetentionOperation) => bus.publish(operationEvent(operation));
   // Preparation is not in the slot; its live events carry identity and state.
-  const publishPreparation = (operationId: string, state: OperationState) =>
+  const publishPreparation = (operationId: string, state: OperationState, backupBytes?: BackupProgress) =>
     bus.publish({
       type: "operation",
       operationId,
       kind: "preparation",
       state,
-      progress: { scannedRows: 0, eligibleMessages: 0, changedMessages: 0, payloadBytes: 0, fraction: null },
+      progress: {
+        scannedRows: 0,
+        eligibleMessages: 0,
+        changedMessages: 0,
+        payloadBytes: 0,
+        fraction: backupBytes?.totalBytes ? Math.min(1, backupBytes.doneBytes / backupBytes.totalBytes) : null,
+        ...(backupBytes ? { backupBytes } : {}),
+      },
     });
   const markRunning = (operationId: string) => markActiveRunning(store, { operationId, nowMs: clock.now() });
 
@@ -133,15 +144,14 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   let initialCleanupPending = false;
   const afterCleanupJob = (kind: "analysis" | "cleanup") => {
     if (!running) return;
-    if (suspended && kind === "analysis") {
-      const resumed = resumeWaitingCleanup(store, clock.now());
-      const { at } = suspended;
+    // A pass that stepped aside for a manual job returns to the free slot
+    // (read from the record, so a pass left waiting by a restart returns too).
+    const resumed = resumeWaitingCleanup(store, clock.now());
+    if (resumed) {
+      const at = suspended?.id === resumed ? suspended.at : clock.now();
       suspended = null;
-      if (resumed) {
-        const id = resumed;
-        setContinuation(id, Math.max(at, clock.now()));
-        return;
-      }
+      setContinuation(resumed, Math.max(at, clock.now()));
+      return;
     }
     if (initialCleanupPending) {
       initialCleanupPending = false;
@@ -314,6 +324,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
               signal: abort.signal,
               createBackupFn: deps.createBackupFn,
               onRunning: () => publishPreparation(operationId, "running"),
+              onProgress: (progress) => publishPreparation(operationId, "running", progress),
             },
             operationId,
           );
@@ -324,6 +335,27 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         }
       },
     });
+  };
+
+  /**
+   * Manual jobs take priority: a pass waiting for its continuation (not
+   * running a slice) steps aside in the same writer transaction that accepts
+   * the job; its timer is parked here until the job ends. A duplicate manual
+   * request still meets the job in the slot and gets 409.
+   */
+  const takeSlotFromWaitingPass = (accept: (waitingCleanupId: string | null) => { operationId: string }) => {
+    const between = waiting && queue.running()?.id !== waiting.id ? waiting : null;
+    const accepted = accept(between?.id ?? null);
+    if (between) {
+      const read = readRetentionRecord(store);
+      if (read.state !== "malformed" && read.record.runtime.waitingCleanup?.id === between.id) {
+        if (timer) timers.clearTimeout(timer.handle);
+        timer = null;
+        waiting = null;
+        suspended = between;
+      }
+    }
+    return accepted;
   };
 
   const startInitialCleanup = () => {
@@ -377,23 +409,14 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     },
     isRunning: () => running,
     requestAnalysis(age) {
-      // Manual jobs take priority: a pass waiting between slices steps aside.
-      const between = waiting && queue.running()?.id !== waiting.id ? waiting : null;
-      const accepted = acceptAnalysis(ctx(), { age, waitingCleanupId: between?.id ?? null });
-      if (between) {
-        const read = readRetentionRecord(store);
-        if (read.state !== "malformed" && read.record.runtime.waitingCleanup?.id === between.id) {
-          if (timer) timers.clearTimeout(timer.handle);
-          timer = null;
-          waiting = null;
-          suspended = between;
-        }
-      }
+      const accepted = takeSlotFromWaitingPass((waitingCleanupId) => acceptAnalysis(ctx(), { age, waitingCleanupId }));
       enqueueAnalysis(accepted.operationId, age);
       return accepted;
     },
     requestRun(expectedRevision) {
-      const accepted = acceptCleanup(ctx(), { expectedRevision, priority: "manual" });
+      const accepted = takeSlotFromWaitingPass((waitingCleanupId) =>
+        acceptCleanup(ctx(), { expectedRevision, priority: "manual", waitingCleanupId }),
+      );
       if (timer) timers.clearTimeout(timer.handle);
       timer = null;
       enqueueCleanup(accepted.operationId, "manual");
@@ -401,6 +424,12 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     },
     cancel(operationId) {
       const outcome = acceptCancel(ctx(), { operationId });
+      if (outcome.steppedAside) {
+        if (suspended?.id === operationId) suspended = null;
+        const ended = readRetentionRecord(store);
+        if (ended.state !== "malformed" && ended.record.runtime.latestRun?.id === operationId) publish(ended.record.runtime.latestRun);
+        return;
+      }
       if (outcome.kind === "preparation") {
         aborts.get(operationId)?.abort();
         queue.cancel(operationId);
@@ -426,6 +455,12 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         aborts.get(stop)?.abort();
         const isRunningJob = queue.running()?.id === stop;
         queue.cancel(stop);
+        if (suspended?.id === stop) {
+          // Stepped aside for a manual job: it ends where it waits.
+          suspended = null;
+          endOrphan(stop, "cancelled", "policy_changed");
+          continue;
+        }
         if (!isRunningJob && !isPreparation) {
           if (timer) timers.clearTimeout(timer.handle);
           timer = null;
@@ -438,6 +473,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     },
     idle: () => queue.idle(),
     nextTimerAt: () => timer?.at ?? null,
+    betweenSlices: () => (waiting && !suspended && queue.running()?.id !== waiting.id ? waiting.id : null),
   };
 }
 

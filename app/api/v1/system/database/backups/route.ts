@@ -7,11 +7,15 @@ import { pinnedBackupNames } from "@/server/compaction/pinned-backup";
 export const GET = route({
   access: "member",
   unsupportedRead: () => ({ capability: "unsupported", backups: [], keep: MANUAL_BACKUPS_KEPT }),
-  handler: async ({ rt }) => ({
-    capability: "supported",
-    backups: await listBackups({ dbFile: rt.handle.file }),
-    keep: MANUAL_BACKUPS_KEPT,
-  }),
+  handler: async ({ rt }) => {
+    const pinned = new Set(pinnedBackupNames(rt.stores.compaction));
+    const backups = await listBackups({ dbFile: rt.handle.file });
+    return {
+      capability: "supported",
+      backups: backups.map((backup) => ({ ...backup, pinned: pinned.has(backup.name) })),
+      keep: MANUAL_BACKUPS_KEPT,
+    };
+  },
 });
 
 // Synchronous: answers 201 with the receipt once the backup is published.
