@@ -8,6 +8,8 @@ import { openDatabase, type DbHandle } from "./db/client";
 import { readPgConfig } from "./db/pg/config";
 import { migratePg } from "./db/pg/migrate";
 import { createPgPool, type PgPool } from "./db/pg/pool";
+import { bridgeEventBus, type EventBridge } from "./db/pg/event-bridge";
+import { createWorkerLease, type WorkerLease } from "./db/pg/worker-lease";
 import { parseDatabaseUrl, postgresDataAnchor, type DatabaseTarget } from "./db/url";
 import { systemClock, systemTimers, type Clock, type Timers } from "./clock";
 import { randomIds, type IdGenerator } from "./ids";
@@ -106,16 +108,21 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const log = options.log ?? createLogger({ level: env.LOG_LEVEL, ring: logRing });
   let started = false;
   let stopped = false;
-  const bus = createEventBus();
+  const timers = options.timers ?? systemTimers;
+  const pg = target.engine === "postgres" ? openPostgres(target.url, env, log) : null;
+  // PostgreSQL: several instances share the database. Events reach every
+  // instance (LISTEN/NOTIFY) and one worker runs at a time (advisory lock).
+  const multi = pg ? openMultiInstance({ pool: pg, timers, log, instanceId: (options.ids ?? randomIds)() }) : null;
+  const bus = multi?.bus ?? createEventBus();
 
   const rt: Runtime = {
     target,
     handle: target.engine === "sqlite" ? openDatabase({ file: target.file, log }) : null,
-    pg: target.engine === "postgres" ? openPostgres(target.url, env, log) : null,
+    pg,
     dbFile: target.engine === "sqlite" ? target.file : target.engine === "postgres" ? postgresDataAnchor(env) : null,
     stores: null,
     clock: options.clock ?? systemClock,
-    timers: options.timers ?? systemTimers,
+    timers,
     ids: options.ids ?? randomIds,
     log,
     logRing,
@@ -144,7 +151,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     start() {
       if (started || stopped) return;
       started = true;
-      rt.compaction?.start();
+      if (multi) multi.lease.start(() => rt.compaction?.start());
+      else rt.compaction?.start();
     },
     async stop() {
       if (stopped) return;
@@ -153,6 +161,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       await rt.compaction?.stop();
       await rt.checkpoints.jobs.queue.stop();
       if (rt.handle?.sqlite.open) rt.handle.sqlite.close();
+      multi?.stop();
       rt.pg?.close();
       rt.pg = null;
     },
@@ -192,7 +201,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         // The connections stay open across a pause: only the worker is rebuilt.
         if (rt.stores && rt.dbFile) {
           rt.compaction = buildWorker(rt.dbFile, rt.stores);
-          if (started) rt.compaction.start();
+          if (started && multi?.lease.held()) rt.compaction.start();
         }
         return;
       }
@@ -228,6 +237,30 @@ function openPostgres(url: string, env: Record<string, string | undefined>, log:
   } catch (error) {
     pool?.close();
     log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "opening the PostgreSQL database failed");
+    return null;
+  }
+}
+
+type MultiInstance = { bus: EventBus; lease: WorkerLease; stop(): void };
+
+/** The event bridge and the worker lease, each on a session of its own (the lease's lock lives as long as its session). */
+function openMultiInstance(options: { pool: PgPool; timers: Timers; log: Logger; instanceId: string }): MultiInstance | null {
+  const { pool, timers, log } = options;
+  try {
+    const listener = pool.acquire();
+    const leaseSession = pool.acquire();
+    const bus: EventBus & EventBridge = bridgeEventBus({ local: createEventBus(), sender: pool.main, listener, instanceId: options.instanceId, timers, log });
+    const lease = createWorkerLease({ client: leaseSession, timers, log: log.child({ component: "worker-lease" }) });
+    return {
+      bus,
+      lease,
+      stop() {
+        bus.stop();
+        lease.stop();
+      },
+    };
+  } catch (error) {
+    log.error({ err: { name: (error as Error)?.name } }, "PostgreSQL instance coordination could not start");
     return null;
   }
 }
