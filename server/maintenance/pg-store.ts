@@ -9,8 +9,8 @@
 //   database, writers never wait), checked with `pg_restore --list` and,
 //   when PG_BACKUP_VERIFY_RESTORE=1, a full restore into a scratch database
 //   that is dropped afterwards.
-// Sign-in state carried across a restore exists for SQLite file swaps only;
-// restoring a PostgreSQL dump is an operator step (see README).
+// - a restore is pg_restore --clean in one transaction into the live
+//   database (no file swap); the live sign-in state is kept, as on SQLite.
 import "server-only";
 import crypto from "node:crypto";
 import type { DatabaseStats, TableStats } from "@/lib/database/api";
@@ -94,10 +94,44 @@ export function createPgMaintenanceStore(options: PgMaintenanceOptions): Mainten
     },
 
     carrySignInStateInto() {
-      throw new AppError("unsupported_engine", "Restoring a PostgreSQL backup is done with pg_restore (see README)");
+      throw new AppError("unsupported_engine", "PostgreSQL backups are restored in place (restoreInPlace)");
+    },
+
+    async restoreInPlace(file) {
+      const sessions = client.query<SessionRow>(`select token_hash, user_id, created_at_ms, expires_at_ms, revoked_at_ms from auth_sessions`);
+      const throttle = client.query<ThrottleRow>(`select key, failures, window_start_ms, locked_until_ms from login_throttle`);
+      // One transaction: a failure leaves the database as it was. Other
+      // instances' statements wait on the dropped tables' locks meanwhile;
+      // the recreated messages table changes the schema version, which ends
+      // any pass that was running there at its next batch.
+      await runPgTool("pg_restore", ["--clean", "--if-exists", "--single-transaction", "--exit-on-error", "--no-owner", "--no-privileges", `--dbname=${url}`, file]);
+      return client.transaction(() => {
+        client.run(`delete from auth_sessions`);
+        let kept = 0;
+        for (const row of sessions) {
+          kept += client.run(
+            `insert into auth_sessions (token_hash, user_id, created_at_ms, expires_at_ms, revoked_at_ms)
+             select $1, $2, $3, $4, $5 where exists (select 1 from users where id = $2)`,
+            [row.token_hash, row.user_id, row.created_at_ms, row.expires_at_ms, row.revoked_at_ms],
+          );
+        }
+        client.run(`delete from login_throttle`);
+        for (const row of throttle) {
+          client.run(`insert into login_throttle (key, failures, window_start_ms, locked_until_ms) values ($1, $2, $3, $4)`, [
+            row.key,
+            row.failures,
+            row.window_start_ms,
+            row.locked_until_ms,
+          ]);
+        }
+        return { sessions: kept };
+      });
     },
   };
 }
+
+type SessionRow = { token_hash: string; user_id: string; created_at_ms: number; expires_at_ms: number; revoked_at_ms: number | null };
+type ThrottleRow = { key: string; failures: number; window_start_ms: number; locked_until_ms: number | null };
 
 /** Restores a dump into a fresh database on the same server and drops it again. */
 async function restoreIntoScratch(client: SqlClient, url: string, file: string): Promise<void> {
