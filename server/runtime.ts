@@ -201,7 +201,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         // The connections stay open across a pause: only the worker is rebuilt.
         if (rt.stores && rt.dbFile) {
           rt.compaction = buildWorker(rt.dbFile, rt.stores);
-          if (started && multi?.lease.held()) rt.compaction.start();
+          if (started && (multi ? multi.lease.held() : true)) rt.compaction.start();
         }
         return;
       }
