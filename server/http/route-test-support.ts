@@ -73,7 +73,43 @@ function signInTestUsers(rt: OpenRuntime): void {
   }
 }
 
-export type EngineRouteTestEnv = { dir: string; rt: EngineTestRuntime; dispose(): Promise<void> };
+/** Raw SQL for assertions and hand-made rows, written once for both engines (`?` placeholders). */
+export type EngineSql = {
+  all<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): T[];
+  run(sql: string, params?: readonly unknown[]): void;
+  /** Several statements without parameters. */
+  exec(sql: string): void;
+};
+
+export function engineSql(rt: OpenRuntime): EngineSql {
+  if (rt.handle) {
+    const sqlite = rt.handle.sqlite;
+    return {
+      all: <T>(sql: string, params: readonly unknown[] = []) => sqlite.prepare(sql).all(...params) as T[],
+      run: (sql, params = []) => void sqlite.prepare(sql).run(...params),
+      exec: (sql) => void sqlite.exec(sql),
+    };
+  }
+  const client = rt.pg!.main;
+  const numbered = (sql: string) => {
+    let n = 0;
+    return sql.replace(/\?/g, () => `$${++n}`);
+  };
+  return {
+    all: <T>(sql: string, params: readonly unknown[] = []) => client.query<T>(numbered(sql), params),
+    run: (sql, params = []) => void client.run(numbered(sql), params),
+    exec: (sql) => client.exec(sql),
+  };
+}
+
+export type EngineRouteTestEnv = {
+  dir: string;
+  rt: EngineTestRuntime;
+  sql: EngineSql;
+  /** Serves the following requests with DATABASE_URL = url (an engine whose database cannot be opened). */
+  useUnsupportedEngine(url: string): void;
+  dispose(): Promise<void>;
+};
 
 /** setUpRouteTestEnv on either engine (PostgreSQL: a fresh database of TEST_POSTGRES_URL's server). */
 export function setUpEngineRouteTestEnv(
@@ -83,5 +119,17 @@ export function setUpEngineRouteTestEnv(
 ): EngineRouteTestEnv {
   const rt = createEngineTestRuntime(engine, { start: true, ...options, prefix, install: true });
   signInTestUsers(rt);
-  return { dir: rt.dir, rt, dispose: () => rt.dispose() };
+  let restore: (() => void) | null = null;
+  return {
+    dir: rt.dir,
+    rt,
+    sql: engineSql(rt),
+    useUnsupportedEngine(url) {
+      restore ??= installUnsupportedRuntime(url, rt);
+    },
+    async dispose() {
+      restore?.();
+      await rt.dispose();
+    },
+  };
 }
