@@ -82,9 +82,10 @@ export type CompactionStore = {
   /**
    * Locks the rows a batch is about to rewrite until its transaction ends
    * (PostgreSQL `for update`; a no-op on SQLite, whose writer transaction
-   * already excludes every other writer).
+   * already excludes every other writer). Optional so other implementations
+   * need not change.
    */
-  lockRowsForRewrite(rowids: readonly number[]): void;
+  lockRowsForRewrite?(rowids: readonly number[]): void;
   /** Writes `row.next` when the stored metadata still equals `row.observed`; false when it does not. */
   replaceMetadataIfUnchanged(row: GuardedWrite): boolean;
 

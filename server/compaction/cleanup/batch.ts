@@ -115,7 +115,7 @@ export function runBatch(input: BatchInput): BatchOutcome {
       const gate = checkPassGates(tx, current.record, pass);
       if (gate) return { outcome: "gated", reason: gate };
       // Rows first, then the task's gates: a foreground write to one of them now waits for this commit.
-      tx.lockRowsForRewrite(rows.map((row) => row.rowid));
+      tx.lockRowsForRewrite?.(rows.map((row) => row.rowid));
       const eligibility = checkTaskEligibility({ store: tx, taskId: input.taskId, cutoffMs: pass.cutoffMs, clock });
       if (!eligibility.eligible) return { outcome: "task_ineligible", reason: eligibility.reason };
 

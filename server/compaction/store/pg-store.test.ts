@@ -96,7 +96,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
     const store = createPgCompactionStore(db.client);
     const rowid = rowidOf(db.client);
     store.writeTransaction((tx) => {
-      tx.lockRowsForRewrite([rowid]);
+      tx.lockRowsForRewrite!([rowid]);
       let waited: unknown;
       try {
         other.transaction(() => other.run(`update messages set metadata = '{"fg":1}' where rowid = $1`, [rowid]), { lockTimeoutMs: 30 });

@@ -22,8 +22,6 @@ export function createSqliteCompactionStore(sqlite: Sqlite): CompactionStore {
     // better-sqlite3 runs a nested transaction function as a savepoint.
     writeTransaction: (fn) => sqlite.transaction(() => fn(store)).immediate(),
     inWriteTransaction: () => sqlite.inTransaction,
-    // IMMEDIATE already holds the only writer lock.
-    lockRowsForRewrite: () => undefined,
     ...sqliteRecordVerbs(sqlite),
     ...sqliteCandidateVerbs(sqlite),
     ...sqliteEligibilityVerbs(sqlite),
