@@ -10,8 +10,10 @@ export const tableStatsSchema = z.object({
   tableBytes: count,
   indexBytes: count,
   totalBytes: count,
-  /** How tableBytes was obtained: walking the b-tree, or as the remainder of used pages. */
-  bytesMethod: z.enum(["dbstat", "remainder"]),
+  /** How tableBytes was obtained: walking the b-tree, as the remainder of used pages, or PostgreSQL's catalog. */
+  bytesMethod: z.enum(["dbstat", "remainder", "catalog"]),
+  /** PostgreSQL: row versions VACUUM can reclaim (pg_stat_user_tables.n_dead_tup); absent on SQLite. */
+  deadTuples: count.optional(),
 });
 export type TableStats = z.infer<typeof tableStatsSchema>;
 

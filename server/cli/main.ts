@@ -49,11 +49,11 @@ export async function runCli(options: CliOptions): Promise<ExitCode> {
     let rt: OpenRuntime | null = null;
     try {
       rt = openCliRuntime(env);
-      const inode = fs.statSync(rt.handle.file).ino;
+      const inode = fs.statSync(rt.dbFile).ino;
       code = await verb({ rt, out, tty: options.tty ?? false, signal });
       // A restore on the server swaps the file under this open connection:
       // what this command changed after that went to the replaced file.
-      if (fs.statSync(rt.handle.file).ino !== inode) {
+      if (fs.statSync(rt.dbFile).ino !== inode) {
         out.error("conflict", "The database file was replaced (a restore) while this command ran; run it again.");
         code = EXIT.conflict;
       }

@@ -13,7 +13,7 @@ export async function backupCreateCommand(env: CommandEnv): Promise<ExitCode> {
   env.out.note("creating a backup (snapshot, integrity check, hash)...");
   const receipt = await createBackup({
     store: rt.stores.maintenance,
-    dbFile: rt.handle.file,
+    dbFile: rt.dbFile,
     clock: rt.clock,
     label: "manual",
     guard: rt.guard,
@@ -25,7 +25,7 @@ export async function backupCreateCommand(env: CommandEnv): Promise<ExitCode> {
 }
 
 export async function backupListCommand(env: CommandEnv): Promise<ExitCode> {
-  const backups = await listBackups({ dbFile: env.rt.handle.file });
+  const backups = await listBackups({ dbFile: env.rt.dbFile });
   env.out.result(backupsResponseSchema, { capability: "supported", backups, keep: MANUAL_BACKUPS_KEPT }, (body) =>
     body.backups.length === 0
       ? [`no backups (the newest ${body.keep} are kept)`]
@@ -39,7 +39,7 @@ export async function backupVerifyCommand(env: CommandEnv, name: string): Promis
   const receipt = getRetentionStatus(env.rt).preparation.receipt;
   const result = await verifyBackupByName({
     store: env.rt.stores.maintenance,
-    dbFile: env.rt.handle.file,
+    dbFile: env.rt.dbFile,
     name,
     receipt: receipt && "sha256" in receipt ? receipt : null,
   });

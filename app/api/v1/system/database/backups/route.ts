@@ -9,7 +9,7 @@ export const GET = route({
   unsupportedRead: () => ({ capability: "unsupported", backups: [], keep: MANUAL_BACKUPS_KEPT }),
   handler: async ({ rt }) => {
     const pinned = new Set(pinnedBackupNames(rt.stores.compaction));
-    const backups = await listBackups({ dbFile: rt.handle.file });
+    const backups = await listBackups({ dbFile: rt.dbFile });
     return {
       capability: "supported",
       backups: backups.map((backup) => ({ ...backup, pinned: pinned.has(backup.name) })),
@@ -25,5 +25,5 @@ export const POST = route({
   access: "admin",
   body: emptyBodySchema,
   status: 201,
-  handler: ({ rt }) => createBackup({ store: rt.stores.maintenance, dbFile: rt.handle.file, clock: rt.clock, label: "manual", guard: rt.guard, log: rt.log, pinned: pinnedBackupNames(rt.stores.compaction) }),
+  handler: ({ rt }) => createBackup({ store: rt.stores.maintenance, dbFile: rt.dbFile, clock: rt.clock, label: "manual", guard: rt.guard, log: rt.log, pinned: pinnedBackupNames(rt.stores.compaction) }),
 });
