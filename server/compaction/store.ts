@@ -43,6 +43,13 @@ export type SessionActivityRow = {
   completedAtMs: number | null;
 };
 
+/**
+ * The newest message and turn rowids of a session (null: none). Read before
+ * a task's full probe, it lets the in-batch re-check prove in constant time
+ * that no message or turn was added since the probe ran.
+ */
+export type SessionWatermark = { maxMessageRowid: number | null; maxTurnRowid: number | null };
+
 /** One session's turns: open ones, unparseable stamps, latest start and completion. */
 export type TurnSummary = { open: number; invalid: number; maxStarted: number | null; maxCompleted: number | null };
 
@@ -88,6 +95,8 @@ export type CompactionStore = {
   hasQueuedMessage(sessionId: string): boolean;
   /** The state of a run of the session that has not finished, or null. */
   findUnfinishedRunState(sessionId: string): string | null;
+  /** Newest message and turn rowids of the session (two index seeks; see SessionWatermark). */
+  readSessionWatermark(sessionId: string): SessionWatermark;
 
   /** Metadata of the task's rows (any session of it) for `toolCallId` whose text contains `containing`. */
   listToolCallMetadata(options: { sessionId: string; toolCallId: string; containing: string }): string[];

@@ -86,9 +86,10 @@ describe("cleanup pass", () => {
     seedOldTask(t.sqlite, "a", 20);
     const before = t.sqlite.prepare("select metadata from messages order by rowid").all();
     // Every clock reading advances 1 ms: the eligibility probes fit their
-    // 200 ms budget, but the batch deadline of 3 ms is passed mid-batch,
-    // after some rows were already updated inside the transaction.
-    const result = await run({ clock: steppingClock(NOW_MS, 1), deadlineMs: 3 });
+    // 200 ms budget, but the batch deadline of 1 ms (counted from the first
+    // write) is passed after rows were already updated inside the transaction,
+    // even when the retries halve the batch down to a single row.
+    const result = await run({ clock: steppingClock(NOW_MS, 1), deadlineMs: 1 });
     expect(result).toMatchObject({ state: "failed", reason: "batch_failures" });
     expect(t.sqlite.prepare("select metadata from messages order by rowid").all()).toEqual(before);
     expect(record().runtime.latestRun).toMatchObject({ state: "failed", changedMessages: 0, errorCode: "batch_failures" });

@@ -13,6 +13,7 @@ import type { OperationState, RetentionOperation } from "@/lib/compaction/policy
 import { PAGE_LIMITS, type PageLimits, type PlannedPage } from "./candidates";
 import { runBatch, type GateFailure, type PreparedRow } from "./batch";
 import { checkTaskEligibility } from "../eligibility/eligibility";
+import { captureTaskSnapshot, type TaskSnapshot } from "../eligibility/recheck";
 import { finishPass, savePassProgress, startPass } from "./pass-record";
 import { reduceToolPayload } from "../reducer/reducer";
 import { scanCandidates, type PageVerdict } from "./scan";
@@ -90,6 +91,8 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
   // The task whose "eligible" count is still uncommitted in `pending`: a
   // rejection in the writer transaction takes it back (skipped, not eligible).
   let uncommittedEligible: string | null = null;
+  // The current task's watermarks, read before its full probe.
+  let snapshot: TaskSnapshot | null = null;
 
   const pause = async (ms: number) => {
     const before = clock.now();
@@ -134,7 +137,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     let result: ReturnType<typeof runBatch>;
     try {
       try {
-        result = runBatch({ store, clock, pass, taskId, rows: prepared, committed, pending: carried, next, deadlineMs: options.deadlineMs });
+        result = runBatch({ store, clock, pass, taskId, snapshot: snapshot as TaskSnapshot, rows: prepared, committed, pending: carried, next, deadlineMs: options.deadlineMs });
       } finally {
         lease.release();
       }
@@ -189,14 +192,16 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     position: start.position,
     handlers: {
       enterTask: (taskId) => {
-        if (taskId === resumedTaskId) {
-          resumedTaskId = null;
-          return true;
-        }
+        // A resumed task was counted before the pause; it is probed afresh.
+        const resumed = taskId === resumedTaskId;
         resumedTaskId = null;
-        pending.processedTasks += 1;
+        if (!resumed) pending.processedTasks += 1;
+        // Whole-session scans happen here, once per task, outside the writer;
+        // the watermarks come first so the batches can prove nothing newer.
+        snapshot = captureTaskSnapshot(store, taskId);
         const verdict = checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
         if (verdict.eligible) {
+          if (resumed) return true;
           pending.eligibleTasks += 1;
           uncommittedEligible = taskId;
           return true;
