@@ -24,7 +24,10 @@ export type PreparedRow = {
   rowid: number;
   id: string;
   type: string;
-  observed: string;
+  /** The text read, for rows the JS reducer judged: written only while the stored text still equals it. */
+  observed: string | null;
+  /** The row version (updated_at text, with `bytes`) for rows SQL judged: their text never reached JS. */
+  updatedAt: string | null;
   /** Stored UTF-8 length of `observed` (from the page plan; no re-count). */
   bytes: number;
   next: string;
@@ -129,7 +132,11 @@ export function runBatch(input: BatchInput): BatchOutcome {
       let bytes = 0;
       for (const row of rows) {
         bytes += row.bytes;
-        if (tx.replaceMetadataIfUnchanged(row)) {
+        const written =
+          row.observed !== null
+            ? tx.replaceMetadataIfUnchanged({ rowid: row.rowid, observed: row.observed, next: row.next })
+            : tx.replaceMetadataIfVersion({ rowid: row.rowid, updatedAt: row.updatedAt as string, bytes: row.bytes, next: row.next });
+        if (written) {
           changedIds.push(row.id);
           batch.changedMessages += 1;
           batch.payloadBytes += row.removedBytes;

@@ -15,7 +15,7 @@ import { runBatch, type GateFailure, type PreparedRow } from "./batch";
 import { checkTaskEligibility } from "../eligibility/eligibility";
 import { captureTaskSnapshot, type TaskSnapshot } from "../eligibility/recheck";
 import { finishPass, savePassProgress, startPass } from "./pass-record";
-import { reduceToolPayload } from "../reducer/reducer";
+import { preparePage } from "./prepare-page";
 import { scanCandidates, type PageVerdict } from "./scan";
 import { StatementDeadlineError } from "./statement-deadline";
 import type { CompactionStore } from "../store";
@@ -106,18 +106,9 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     local.processedMessages += page.rows.length + page.oversize.length;
     if (page.oversize.length > 0) local.skipped.oversize = page.oversize.length;
     const removedAt = formatUtc(clock.now());
-    const prepared: PreparedRow[] = [];
     const readable = page.rows.filter((row) => !overran.has(row.rowid));
     if (readable.length < page.rows.length) local.skipped.statement_deadline = page.rows.length - readable.length;
-    for (const row of store.readToolRowBodies({ sessionId, rows: readable })) {
-      const result = reduceToolPayload({ type: row.type, metadata: row.metadata, removedAt });
-      if (result.outcome === "skipped") {
-        local.skipped[result.reason] = (local.skipped[result.reason] ?? 0) + 1;
-        continue;
-      }
-      local.eligibleMessages += 1;
-      prepared.push({ rowid: row.rowid, id: row.id, type: row.type, observed: row.metadata, bytes: row.bytes, next: result.metadata, removedFields: result.removedFields, removedBytes: result.removedBytes });
-    }
+    const prepared = preparePage({ store, sessionId, rows: readable, removedAt, tally: local }).rows;
     if (prepared.length === 0) {
       addTally(pending, local);
       rowLimit = baseLimits.maxRows;
