@@ -1,7 +1,7 @@
 // The cleanup pass runner: walks the candidates from the stored cursor,
 // reads and reduces each page OUTSIDE the writer transaction (the writer is
-// held only for the guarded updates), commits batch by batch, yields 100 ms
-// between batches, and stops at the 30 s work budget with its cursor saved
+// held only for the guarded updates), commits batch by batch, yields in
+// proportion to each batch's time (at most 100 ms), and stops at the 30 s work budget with its cursor saved
 // (`continuation`: the worker waits at least a minute before resuming).
 // Task-level counts gathered between commits travel with the next commit, so
 // a crash loses cursor and counts together and a resume never double counts.
@@ -22,6 +22,18 @@ import type { CompactionStore } from "../store";
 import { addTally, createTally, type Tally } from "./tally";
 
 export const PASS_LIMITS = { workBudgetMs: 30_000, yieldMs: 100, continueAfterMs: 60_000, maxConsecutiveFailures: 5 } as const;
+
+/**
+ * The yield after a committed batch is proportional to the time the batch
+ * held the writer (writer fairness: foreground writers get at least as much
+ * time as the pass), at least 1 ms so timers and I/O get a turn, and at most
+ * `yieldMs` (100 ms). A rolled-back batch still backs off the full `yieldMs`.
+ */
+export const YIELD = { ratio: 1, minMs: 1 } as const;
+
+export function yieldAfter(batchMs: number, capMs: number): number {
+  return Math.min(capMs, Math.max(YIELD.minMs, Math.ceil(batchMs * YIELD.ratio)));
+}
 
 export type BatchCommitted = { operationId: string; changedIds: string[]; rows: number; bytes: number };
 
@@ -126,6 +138,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
       return "stop";
     }
     let result: ReturnType<typeof runBatch>;
+    const batchStarted = clock.now();
     try {
       try {
         result = runBatch({ store, clock, pass, taskId, snapshot: snapshot as TaskSnapshot, rows: prepared, committed, pending: carried, next, deadlineMs: options.deadlineMs });
@@ -172,8 +185,9 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     options.log?.debug({ operationId, changed: result.changedIds.length, rows: result.rows }, "retention batch committed");
     // After the commit, outside the batch's failure handling: a listener
     // error propagates instead of retrying work that is already committed.
+    const batchMs = clock.now() - batchStarted;
     options.onBatch?.({ operationId, changedIds: result.changedIds, rows: result.rows, bytes: result.bytes });
-    await pause(limits.yieldMs);
+    await pause(yieldAfter(batchMs, limits.yieldMs));
     return "advance";
   };
 
