@@ -36,40 +36,43 @@ const dups = (path: string) => `coalesce((select count(*) - count(distinct key) 
 // Parenthesized: ->> binds as tightly as ||, so `m ->> body || '.name'` would concatenate after extracting.
 const textAt = (path: string) => `case when json_type(m, ${path}) = 'text' then m ->> (${path}) end`;
 
+// Stage 1: the row's header and, when it is strict JSON within the size
+// limit, its JSONB (one parse of the text; the blob travels as a Buffer, never
+// as a JS string).
+export const ROW_BLOB_SQL = `select rowid, id, type, updated_at as updatedAt, octet_length(metadata) as bytes,
+    case when octet_length(metadata) <= ${MAX_METADATA_BYTES} and json_valid(metadata) then jsonb(metadata) end as blob
+  from messages where rowid = ? and session_id = ?`;
+
+// Stage 2: every fact from the bound JSONB. JSONB is navigated, not parsed,
+// so the many small functions below cost little even on a 30 MB row (a
+// function on the text would parse it again on every call).
 export const ROW_FACTS_SQL = `with
   rules(rtype, rkind, body, container, p1, p2, name1, name2) as (values
     ${RULES_VALUES}),
-  src as (select rowid as rid, id, type, updated_at, metadata as m, octet_length(metadata) as bytes
-          from messages where rowid = ? and session_id = ?),
-  judged as (select src.*, -- CASE, not AND: a JSON function must never see invalid text (it would throw).
-                           case when bytes <= ${MAX_METADATA_BYTES} and json_valid(m)
-                                then json_type(m) = 'object' and json_type(m, '$.normalized') = 'object' else 0 end as ok from src),
-  ruled as (select judged.*, rules.* from judged
-            left join rules on judged.ok and rules.rtype = judged.type and rules.rkind = case when judged.ok then json_extract(judged.m, '$.normalized.kind') end)
-select rid as rowid, id, type, bytes, updated_at as updatedAt, rkind as kind, name1, name2,
-  case when rkind is not null then
-    ${dups("'$'")} + ${dups("'$.normalized'")} + ${dups("body")} + ${dups("container")}
-  end as duplicateKeys,
-  case when rkind is not null then json_type(m, '$.payload_retention') is not null end as hasMarker,
-  case when rkind is not null then
-    exists (select 1 from json_each(m) where key in (${PROVENANCE}))
-    or exists (select 1 from json_tree(m, '$.normalized') where key in (${PROVENANCE}))
-  end as provenance,
-  case when rkind is not null then json_array(${textAt("'$.tool_name'")}, ${textAt("'$.toolName'")},
-    ${textAt("body || '.name'")}, ${textAt("body || '.tool_name'")}) end as names,
-  case when rkind is not null then json_type(m, '$.result') end as resultType,
-  case when rkind is not null then json_type(m, body || '.output') end as outputType,
-  case when rkind is not null and json_type(m, p1) is not null then octet_length(m -> p1) end as len1,
-  case when rkind is not null and name2 is not null and json_type(m, p2) is not null then octet_length(m -> p2) end as len2,
-  case when rkind is not null and json_type(m, '$.result') is not null then octet_length(m -> '$.result') end as lenResult,
-  case when rkind is not null then (select count(*) from json_each(m)) end as rootMembers,
-  case when rkind is not null then (select count(*) from json_each(m, container)) end as containerMembers,
-  case when rkind is not null then json_remove(m, p1, p2, '$.result') end as skeleton
+  src(m, type) as (select ?, ?),
+  judged as (select src.*, case when json_type(m) = 'object' and json_type(m, '$.normalized') = 'object'
+                                then json_extract(m, '$.normalized.kind') end as kindText from src),
+  ruled as (select judged.*, rules.* from judged join rules on rules.rtype = judged.type and rules.rkind = judged.kindText)
+select rkind as kind, name1, name2,
+  ${dups("'$'")} + ${dups("'$.normalized'")} + ${dups("body")} + ${dups("container")} as duplicateKeys,
+  json_type(m, '$.payload_retention') is not null as hasMarker,
+  exists (select 1 from json_each(m) where key in (${PROVENANCE}))
+    or exists (select 1 from json_tree(m, '$.normalized') where key in (${PROVENANCE})) as provenance,
+  json_array(${textAt("'$.tool_name'")}, ${textAt("'$.toolName'")}, ${textAt("body || '.name'")}, ${textAt("body || '.tool_name'")}) as names,
+  json_type(m, '$.result') as resultType,
+  json_type(m, body || '.output') as outputType,
+  case when json_type(m, p1) is not null then octet_length(m -> p1) end as len1,
+  case when name2 is not null and json_type(m, p2) is not null then octet_length(m -> p2) end as len2,
+  case when json_type(m, '$.result') is not null then octet_length(m -> '$.result') end as lenResult,
+  (select count(*) from json_each(m)) as rootMembers,
+  (select count(*) from json_each(m, container)) as containerMembers,
+  json_remove(m, p1, p2, '$.result') as skeleton
 from ruled`;
 
-type RawFacts = RowHeader & {
-  updatedAt: string;
-  kind: string | null;
+type RowBlob = RowHeader & { updatedAt: string; blob: Buffer | null };
+
+type RawFacts = {
+  kind: string;
   name1: string;
   name2: string | null;
   duplicateKeys: number;
@@ -86,14 +89,12 @@ type RawFacts = RowHeader & {
   skeleton: string;
 };
 
-function toFacts(raw: RawFacts): RowFacts {
-  const header = { rowid: raw.rowid, id: raw.id, type: raw.type, bytes: raw.bytes, updatedAt: raw.updatedAt };
-  if (raw.kind === null) return { ...header, facts: null };
+function toFacts(raw: RawFacts): SqlRowFacts {
   const present: SqlRowFacts["present"] = [];
   if (raw.len1 !== null) present.push({ path: raw.name1, valueBytes: raw.len1 });
   if (raw.len2 !== null && raw.name2 !== null) present.push({ path: raw.name2, valueBytes: raw.len2 });
   if (raw.lenResult !== null) present.push({ path: RESULT_PATH, valueBytes: raw.lenResult });
-  const facts: SqlRowFacts = {
+  return {
     kind: raw.kind,
     duplicateKeys: raw.duplicateKeys,
     hasMarker: raw.hasMarker === 1,
@@ -107,7 +108,6 @@ function toFacts(raw: RawFacts): RowFacts {
     skeleton: raw.skeleton,
     skeletonBytes: Buffer.byteLength(raw.skeleton, "utf8"),
   };
-  return { ...header, facts };
 }
 
 const VERSIONED_UPDATE = `update messages set metadata = ? where rowid = ? and updated_at = ? and octet_length(metadata) = ?`;
@@ -115,11 +115,15 @@ const VERSIONED_UPDATE = `update messages set metadata = ? where rowid = ? and u
 export function sqliteRowFactVerbs(sqlite: Sqlite): Pick<CompactionStore, "readToolRowFacts" | "replaceMetadataIfVersion"> {
   return {
     readToolRowFacts({ sessionId, rows }) {
-      const select = statement(sqlite, ROW_FACTS_SQL);
+      const read = statement(sqlite, ROW_BLOB_SQL);
+      const judge = statement(sqlite, ROW_FACTS_SQL);
       const out: RowFacts[] = [];
       for (const header of rows) {
-        const raw = select.get(header.rowid, sessionId) as RawFacts | undefined;
-        if (raw) out.push(toFacts(raw));
+        const row = read.get(header.rowid, sessionId) as RowBlob | undefined;
+        if (!row) continue;
+        const { blob, ...rest } = row;
+        const raw = blob === null ? undefined : (judge.get(blob, row.type) as RawFacts | undefined);
+        out.push({ ...rest, facts: raw ? toFacts(raw) : null });
       }
       return out;
     },
