@@ -204,7 +204,13 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
         // Whole-session scans happen here, once per task, outside the writer;
         // the watermarks come first so the batches can prove nothing newer.
         snapshot = captureTaskSnapshot(store, taskId);
-        const verdict = checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
+        let verdict = checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
+        // A big task's scans can overrun on a momentarily busy machine: one
+        // more try, then the task is skipped and the pass moves past it.
+        if (!verdict.eligible && verdict.reason === "eligibility_budget") {
+          snapshot = captureTaskSnapshot(store, taskId);
+          verdict = checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
+        }
         if (verdict.eligible) {
           if (resumed) return true;
           pending.eligibleTasks += 1;

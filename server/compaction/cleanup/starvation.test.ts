@@ -95,6 +95,25 @@ describe("a slow task cannot starve the pass", () => {
     expect(marked("b")).toBe(5);
   });
 
+  it("[TPR-ELIG-16] a probe that overran once (a busy moment) is tried once more before the task is skipped", async () => {
+    seedOldTask(t.sqlite, "a", 3);
+    const clock = manualClock(NOW_MS);
+    let overruns = 1;
+    const inner = storeOf(t.sqlite);
+    const store: CompactionStore = {
+      ...inner,
+      writeTransaction: (fn) => inner.writeTransaction(() => fn(store)),
+      hasForeignTurnMessage: (sessionId) => {
+        if (!inner.inWriteTransaction() && overruns-- > 0) clock.advance(250);
+        return inner.hasForeignTurnMessage(sessionId);
+      },
+    };
+    const result = await runCleanupPass({ store, clock, operationId: "run-1", wait: async () => {}, workBudgetMs: 1e9 });
+    expect(result).toMatchObject({ state: "succeeded" });
+    expect(result.operation?.skipped.eligibility_budget).toBeUndefined();
+    expect(marked("a")).toBe(3);
+  });
+
   it("[TPR-ELIG-16] an in-batch re-check over its budget skips the task, the cursor moves past it and the next task is compacted", async () => {
     seedOldTask(t.sqlite, "a", 5);
     seedOldTask(t.sqlite, "b", 5);
