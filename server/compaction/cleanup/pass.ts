@@ -16,24 +16,14 @@ import { checkTaskEligibility } from "../eligibility/eligibility";
 import { captureTaskSnapshot, type TaskSnapshot } from "../eligibility/recheck";
 import { finishPass, savePassProgress, startPass } from "./pass-record";
 import { preparePage } from "./prepare-page";
+import { yieldAfter } from "./yield";
+export { yieldAfter } from "./yield";
 import { scanCandidates, type PageVerdict } from "./scan";
 import { StatementDeadlineError } from "./statement-deadline";
 import type { CompactionStore } from "../store";
 import { addTally, createTally, type Tally } from "./tally";
 
 export const PASS_LIMITS = { workBudgetMs: 30_000, yieldMs: 100, continueAfterMs: 60_000, maxConsecutiveFailures: 5 } as const;
-
-/**
- * The yield after a committed batch is proportional to the time the batch
- * held the writer (writer fairness: foreground writers get at least as much
- * time as the pass), at least 1 ms so timers and I/O get a turn, and at most
- * `yieldMs` (100 ms). A rolled-back batch still backs off the full `yieldMs`.
- */
-export const YIELD = { ratio: 1, minMs: 1 } as const;
-
-export function yieldAfter(batchMs: number, capMs: number): number {
-  return Math.min(capMs, Math.max(YIELD.minMs, Math.ceil(batchMs * YIELD.ratio)));
-}
 
 export type BatchCommitted = { operationId: string; changedIds: string[]; rows: number; bytes: number };
 
