@@ -1,51 +1,64 @@
 // Benchmark: Messages compaction cleanup vs a naive one-statement json_remove.
-//   npx tsx --conditions=react-server scripts/bench/compaction.ts [--messages 200000] [--dir /tmp/bench-compaction] [--reuse]
-// One generated workspace (scripts/gen-large-workspace.ts) is copied twice;
-// each phase runs in its own child process (so peak RSS is per phase) with a
-// worker-thread writer inserting 50 messages/s on its own connection:
-//   ours  - runCleanupPass until complete (100 ms yields, 30 s budget; the
-//           1-minute continuation wait is skipped here and reported);
-//   naive - UPDATE messages SET metadata = json_remove(metadata, ...) over
-//           exactly the rows ours changed, as one statement;
-//   probes - checkTaskEligibility on every task of the untouched copy.
-// Prints one JSON object and a one-line summary with the ratios.
+//   npx tsx --conditions=react-server scripts/bench/compaction.ts
+//     [--messages 200000] [--huge 4] [--task-messages 500000] [--rounds 2] [--dir /tmp/bench-compaction] [--reuse]
+// One generated workspace (scripts/gen-large-workspace.ts, `--huge` rows of
+// ~30 MB, optionally one idle task of `--task-messages` messages) is copied
+// fresh for every side of every round; the order alternates across rounds
+// (ours first, then naive first, ...). Each side runs in its own child
+// process with a concurrent writer at 50 inserts/s (scripts/bench/compaction-phases.ts):
+//   ours  - runCleanupPass until complete (continuation waits skipped);
+//   naive - ONE `UPDATE ... json_remove(...)` over every valid tool row of
+//           every task idle since the cutoff (no gates, guard or marker).
+// Per side: bytes reclaimed per second of work and of wall time, writer p99,
+// peak RSS, largest row compacted, skipped counts by reason. Prints one JSON
+// object and a one-line summary with the ratios (median over rounds).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { systemClock } from "@/server/clock";
-import { createLogger } from "@/server/log";
 import { openDatabase } from "@/server/db/client";
 import { formatUtc } from "@/lib/time/rfc3339";
-import { checkTaskEligibility } from "@/server/compaction/eligibility/eligibility";
-import { runCleanupPass } from "@/server/compaction/cleanup/pass";
 import { updateRetentionRecord } from "@/server/compaction/policy/record";
 import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
 import { GEN_NOW_MS, generateWorkspace } from "../gen-large-workspace";
-import { percentile, startWriterLoad } from "./writer-load";
+import { WRITER_SESSION, phaseNaive, phaseOurs, phaseProbes, removeDb } from "./compaction-phases";
 
-const WRITER_SESSION = "bench-writer-s";
 const MIB = 1024 * 1024;
+const DAY = 86_400_000;
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 && process.argv[i + 1] && !process.argv[i + 1]!.startsWith("--") ? process.argv[i + 1]! : fallback;
 }
 
-function peakRssMiB(): number {
-  return Number((process.resourceUsage().maxRSS / 1024).toFixed(1));
-}
-
-function metadataBytes(file: string, where = ""): number {
-  const { sqlite } = openDatabase({ file, migrate: false });
-  const row = sqlite.prepare(`select coalesce(sum(octet_length(metadata)), 0) as b from messages ${where}`).get() as { b: number };
+/** One idle task with `count` messages in one session (1 tool row in 10, a turn per 100 messages). */
+function seedBigTask(file: string, count: number) {
+  const { sqlite } = openDatabase({ file });
+  const ms = GEN_NOW_MS - 365 * DAY;
+  const at = formatUtc(ms);
+  sqlite.prepare("insert into tasks (id, title, state, created_at, created_at_ms, updated_at, updated_at_ms) values ('big-task', 'big', 'COMPLETED', ?, ?, ?, ?)").run(at, ms, at, ms);
+  sqlite.prepare("insert into task_sessions (id, task_id, state, started_at, started_at_ms, updated_at, updated_at_ms, completed_at, completed_at_ms) values ('big-s', 'big-task', 'COMPLETED', ?, ?, ?, ?, ?, ?)").run(at, ms, at, ms, at, ms);
+  const turn = sqlite.prepare("insert into turns (id, session_id, started_at, started_at_ms, completed_at, completed_at_ms) values (?, 'big-s', ?, ?, ?, ?)");
+  const message = sqlite.prepare(
+    "insert into messages (id, session_id, turn_id, author_type, type, content, metadata, tool_call_id, created_at, created_at_ms, updated_at, updated_at_ms) values (?, 'big-s', ?, 'agent', ?, 'c', ?, ?, ?, ?, ?, ?)",
+  );
+  const stdout = "ok line of output\n".repeat(100);
+  sqlite.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const turnId = `big-u${Math.floor(i / 100)}`;
+      if (i % 100 === 0) turn.run(turnId, at, ms, at, ms);
+      const tool = i % 10 === 0;
+      const metadata = tool ? JSON.stringify({ tool_call_id: `b${i}`, normalized: { kind: "shell_exec", shell_exec: { command: "make", output: { exit_code: 0, stdout } } } }) : '{"text_length":80}';
+      message.run(`big-m${i}`, turnId, tool ? "tool_execute" : "message", metadata, tool ? `b${i}` : null, at, ms, at, ms);
+    }
+  })();
   sqlite.close();
-  return row.b;
 }
 
-/** Base database: generated rows, a recent writer session, an approved 3-month policy. */
-function prepareBase(file: string, messages: number) {
-  const summary = generateWorkspace({ file, messages, log: (l) => process.stderr.write(`${l}\n`) });
+/** Base database: generated rows, the optional big task, a live writer session, an approved 3-month policy. */
+function prepareBase(file: string, options: { messages: number; huge: number; taskMessages: number }) {
+  const summary = generateWorkspace({ file, messages: options.messages, hugeRows: options.huge, log: (l) => process.stderr.write(`${l}\n`) });
+  if (options.taskMessages > 0) seedBigTask(file, options.taskMessages);
   const { sqlite } = openDatabase({ file });
   const now = formatUtc(GEN_NOW_MS);
   sqlite.prepare("insert into tasks (id, title, state, created_at, created_at_ms, updated_at, updated_at_ms) values ('bench-writer', 'writer', 'IN_PROGRESS', ?, ?, ?, ?)").run(now, GEN_NOW_MS, now, GEN_NOW_MS);
@@ -65,181 +78,88 @@ function prepareBase(file: string, messages: number) {
   return summary;
 }
 
-async function phaseOurs(file: string, idsFile: string) {
-  const before = metadataBytes(file);
-  const writer = startWriterLoad({ file, sessionId: WRITER_SESSION, ratePerSec: 50, prefix: "w-ours-" });
-  const { sqlite } = openDatabase({ file });
-  // The pass's clock is the generation "now" plus real elapsed time, so the
-  // cutoff matches the generated ages while budgets and deadlines stay real.
-  const offset = GEN_NOW_MS - Date.now();
-  const clock = { now: () => Date.now() + offset };
-  const changed: string[] = [];
-  let waitedMs = 0;
-  let passes = 0;
-  let batches = 0;
-  let maxBatchBytes = 0;
-  const wall = performance.now();
-  // Batch failures (deadline overruns) are logged to stderr with their code.
-  const log = createLogger({ level: "warn", destination: process.stderr });
-  let result;
-  do {
-    passes += 1;
-    result = await runCleanupPass({
-      store: createSqliteCompactionStore(sqlite),
-      clock,
-      operationId: "bench-run",
-      log,
-      wait: async (ms) => {
-        const t = performance.now();
-        await new Promise((r) => setTimeout(r, ms));
-        waitedMs += performance.now() - t;
-      },
-      onBatch: ({ changedIds, bytes }) => {
-        batches += 1;
-        maxBatchBytes = Math.max(maxBatchBytes, bytes);
-        changed.push(...changedIds);
-      },
-    });
-  } while (result.continuation);
-  const wallMs = performance.now() - wall;
-  const report = await writer.stop();
-  sqlite.close();
-  fs.writeFileSync(idsFile, JSON.stringify(changed));
-  const after = metadataBytes(file);
-  const workMs = wallMs - waitedMs;
-  return {
-    state: result.state,
-    reason: result.reason,
-    passes,
-    batches,
-    maxBatchMiB: Number((maxBatchBytes / MIB).toFixed(2)),
-    changedMessages: result.operation?.changedMessages ?? 0,
-    payloadBytesReported: result.operation?.payloadBytes ?? 0,
-    bytesReclaimed: before - after,
-    workSeconds: Number((workMs / 1000).toFixed(2)),
-    wallSeconds: Number((wallMs / 1000).toFixed(2)),
-    mbPerWorkSecond: Number(((before - after) / 1e6 / (workMs / 1000)).toFixed(1)),
-    skipped: result.operation?.skipped ?? {},
-    writer: { inserts: report.inserts, errors: report.errors, p50Ms: percentile(report.latenciesMs, 50), p99Ms: percentile(report.latenciesMs, 99), maxMs: percentile(report.latenciesMs, 100) },
-    peakRssMiB: peakRssMiB(),
-  };
-}
-
-const NAIVE_PATHS = [
-  "$.result",
-  "$.normalized.shell_exec.output.stdout",
-  "$.normalized.shell_exec.output.stderr",
-  "$.normalized.read_file.output.content",
-  "$.normalized.code_search.output.files",
-  "$.normalized.http_request.response",
-  "$.normalized.generic.input",
-  "$.normalized.generic.output",
-  ...[0, 1, 2, 3].flatMap((i) => ["content", "old_content", "new_content", "diff"].map((f) => `$.normalized.modify_file.mutations[${i}].${f}`)),
-];
-
-async function phaseNaive(file: string, idsFile: string) {
-  const ids = JSON.parse(fs.readFileSync(idsFile, "utf8")) as string[];
-  const { sqlite } = openDatabase({ file });
-  sqlite.exec("create temp table bench_targets (id text primary key)");
-  const add = sqlite.prepare("insert into bench_targets (id) values (?)");
-  sqlite.transaction(() => ids.forEach((id) => add.run(id)))();
-  const where = "where id in (select id from bench_targets)";
-  const before = (sqlite.prepare(`select sum(octet_length(metadata)) as b from messages ${where}`).get() as { b: number }).b;
-  const writer = startWriterLoad({ file, sessionId: WRITER_SESSION, ratePerSec: 50, prefix: "w-naive-" });
-  await new Promise((r) => setTimeout(r, 1000));
-  const start = performance.now();
-  const info = sqlite.prepare(`update messages set metadata = json_remove(metadata, ${NAIVE_PATHS.map((p) => `'${p}'`).join(", ")}) ${where}`).run();
-  const workMs = performance.now() - start;
-  await new Promise((r) => setTimeout(r, 1000));
-  const report = await writer.stop();
-  const after = (sqlite.prepare(`select sum(octet_length(metadata)) as b from messages ${where}`).get() as { b: number }).b;
-  sqlite.close();
-  return {
-    changedMessages: info.changes,
-    bytesReclaimed: before - after,
-    workSeconds: Number((workMs / 1000).toFixed(2)),
-    mbPerWorkSecond: Number(((before - after) / 1e6 / (workMs / 1000)).toFixed(1)),
-    writer: { inserts: report.inserts, errors: report.errors, p50Ms: percentile(report.latenciesMs, 50), p99Ms: percentile(report.latenciesMs, 99), maxMs: percentile(report.latenciesMs, 100) },
-    peakRssMiB: peakRssMiB(),
-  };
-}
-
-function phaseProbes(file: string) {
-  const { sqlite } = openDatabase({ file, migrate: false });
-  const cutoffMs = Date.UTC(2026, 2, 1); // GEN_NOW_MS minus 3 months
-  const ids = (sqlite.prepare("select id from tasks order by id").all() as Array<{ id: string }>).map((r) => r.id);
-  const times: number[] = [];
-  const reasons: Record<string, number> = {};
-  const store = createSqliteCompactionStore(sqlite);
-  for (const taskId of ids) {
-    const start = performance.now();
-    const verdict = checkTaskEligibility({ store, taskId, cutoffMs, clock: systemClock });
-    times.push(performance.now() - start);
-    const key = verdict.eligible ? "eligible" : verdict.reason;
-    reasons[key] = (reasons[key] ?? 0) + 1;
-  }
-  sqlite.close();
-  return { tasks: ids.length, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: percentile(times, 100), reasons, peakRssMiB: peakRssMiB() };
-}
-
-function runPhase(phase: string, file: string, idsFile: string): unknown {
-  const out = execFileSync(process.execPath, [...process.execArgv, process.argv[1]!, "--phase", phase, "--db", file, "--ids", idsFile], {
+function runPhase(phase: string, file: string): Side {
+  const out = execFileSync(process.execPath, [...process.execArgv, process.argv[1]!, "--phase", phase, "--db", file], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
     maxBuffer: 64 * MIB,
   });
-  return JSON.parse(out.trim().split("\n").pop()!);
+  return JSON.parse(out.trim().split("\n").pop()!) as Side;
 }
+
+type Side = { mbPerWorkSecond: number; mbPerWallSecond: number; writer: { p99Ms: number }; peakRssMiB: number; largestRowCompactedMB: number; skipped: Record<string, number> };
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+const ratio = (a: number, b: number) => Number((a / Math.max(b, 1e-9)).toFixed(3));
 
 async function main() {
   const phase = arg("phase", "");
   if (phase) {
     const file = arg("db", "");
-    const ids = arg("ids", "");
-    const result = phase === "ours" ? await phaseOurs(file, ids) : phase === "naive" ? await phaseNaive(file, ids) : phaseProbes(file);
+    const result = phase === "ours" ? await phaseOurs(file) : phase === "naive" ? await phaseNaive(file) : phaseProbes(file);
     console.log(JSON.stringify(result));
     return;
   }
-  const messages = Number(arg("messages", "200000"));
+  const options = { messages: Number(arg("messages", "200000")), huge: Number(arg("huge", "4")), taskMessages: Number(arg("task-messages", "0")) };
+  const rounds = Math.max(2, Number(arg("rounds", "2")));
   const dir = arg("dir", "/tmp/bench-compaction");
   fs.mkdirSync(dir, { recursive: true });
-  const base = path.join(dir, `base-${messages}.db`);
+  const base = path.join(dir, `base-${options.messages}-${options.huge}-${options.taskMessages}.db`);
   const started = performance.now();
-  const generated = process.argv.includes("--reuse") && fs.existsSync(base) ? null : prepareBase(base, messages);
-  const copy = (name: string) => {
+  const generated = process.argv.includes("--reuse") && fs.existsSync(base) ? null : prepareBase(base, options);
+  const fresh = (name: string) => {
     const target = path.join(dir, name);
-    for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(target + suffix, { force: true });
+    removeDb(target);
     fs.copyFileSync(base, target);
-    // Flush the copy's dirty pages now, so writeback does not stall the phase.
+    // Flush the copy's dirty pages now, so writeback does not stall the side.
     execFileSync("sync");
     return target;
   };
-  const idsFile = path.join(dir, "changed-ids.json");
-  const probes = runPhase("probes", base, idsFile);
-  const ours = runPhase("ours", copy("ours.db"), idsFile) as { mbPerWorkSecond: number; writer: { p99Ms: number }; peakRssMiB: number };
-  const naive = runPhase("naive", copy("naive.db"), idsFile) as { mbPerWorkSecond: number; writer: { p99Ms: number }; peakRssMiB: number };
-  for (const name of ["ours.db", "naive.db"]) for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(path.join(dir, name + suffix), { force: true });
+  const probes = runPhase("probes", base);
+  const results: Array<{ round: number; order: string[]; ours: Side; naive: Side }> = [];
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? ["ours", "naive"] : ["naive", "ours"];
+    const sides: Record<string, Side> = {};
+    for (const side of order) {
+      const file = fresh(`${side}.db`);
+      sides[side] = runPhase(side, file);
+      removeDb(file);
+    }
+    results.push({ round, order, ours: sides.ours!, naive: sides.naive! });
+  }
+  const work = results.map((r) => ratio(r.ours.mbPerWorkSecond, r.naive.mbPerWorkSecond));
+  const wall = results.map((r) => ratio(r.ours.mbPerWallSecond, r.naive.mbPerWallSecond));
+  const summary = {
+    workOursOverNaive: median(work),
+    wallOursOverNaive: median(wall),
+    oursWriterP99Ms: Math.max(...results.map((r) => r.ours.writer.p99Ms)),
+    naiveWriterP99Ms: Math.max(...results.map((r) => r.naive.writer.p99Ms)),
+    oursPeakRssMiB: Math.max(...results.map((r) => r.ours.peakRssMiB)),
+    naivePeakRssMiB: Math.max(...results.map((r) => r.naive.peakRssMiB)),
+    oursStatementDeadlineSkips: Math.max(...results.map((r) => r.ours.skipped.statement_deadline ?? 0)),
+    oursLargestRowMB: Math.min(...results.map((r) => r.ours.largestRowCompactedMB)),
+  };
   const result = {
     bench: "compaction",
-    messages,
+    options,
+    rounds,
     generated,
     baseFileMiB: Number((fs.statSync(base).size / MIB).toFixed(0)),
     probes,
-    ours,
-    naive,
-    ratios: {
-      throughputOursOverNaive: Number((ours.mbPerWorkSecond / naive.mbPerWorkSecond).toFixed(3)),
-      writerP99NaiveOverOurs: Number((naive.writer.p99Ms / Math.max(ours.writer.p99Ms, 0.01)).toFixed(1)),
-    },
+    results,
+    ratiosPerRound: { work, wall },
+    summary,
     totalSeconds: Number(((performance.now() - started) / 1000).toFixed(1)),
     cpus: (await import("node:os")).cpus().length,
+    loadAverage: (await import("node:os")).loadavg().map((n) => Number(n.toFixed(1))),
   };
   console.log(JSON.stringify(result, null, 2));
-  const p = probes as { p50Ms: number; p99Ms: number };
+  const p = probes as unknown as { p99Ms: number; bigTaskMs: number | null };
   console.log(
-    `compaction ${messages} msgs: ours ${ours.mbPerWorkSecond} MB/s of work vs naive ${naive.mbPerWorkSecond} MB/s (x${result.ratios.throughputOursOverNaive}); ` +
-      `writer p99 ${ours.writer.p99Ms} ms vs ${naive.writer.p99Ms} ms (naive x${result.ratios.writerP99NaiveOverOurs}); ` +
-      `peak RSS ${ours.peakRssMiB} vs ${naive.peakRssMiB} MiB; probes p50 ${p.p50Ms} ms p99 ${p.p99Ms} ms`,
+    `compaction ${options.messages} msgs (+${options.taskMessages}-msg task, ${options.huge} huge), ${rounds} alternating rounds: ` +
+      `work ${summary.workOursOverNaive}x naive, wall ${summary.wallOursOverNaive}x naive (per round ${work.join("/")} and ${wall.join("/")}); ` +
+      `writer p99 ours ${summary.oursWriterP99Ms} ms vs naive ${summary.naiveWriterP99Ms} ms; peak RSS ${summary.oursPeakRssMiB} vs ${summary.naivePeakRssMiB} MiB; ` +
+      `largest row compacted ${summary.oursLargestRowMB} MB, statement_deadline ${summary.oursStatementDeadlineSkips}; probes p99 ${p.p99Ms} ms, big task ${p.bigTaskMs ?? "-"} ms`,
   );
 }
 

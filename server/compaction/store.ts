@@ -20,6 +20,36 @@ export type PassBounds = { upperTaskId: string | null; upperMessageRowid: number
 export type RowHeader = { rowid: number; id: string; type: string; bytes: number };
 export type RowBody = RowHeader & { metadata: string };
 
+/**
+ * What SQL's JSON functions found in a tool row, without its payload ever
+ * reaching JavaScript (see reducer/sql-removal.ts for how it is judged).
+ * `skeleton` is the row with the kind's payload paths and `result` removed.
+ */
+export type SqlRowFacts = {
+  kind: string;
+  /** Repeated keys in the root, `normalized`, the kind's body or its payload container. */
+  duplicateKeys: number;
+  hasMarker: boolean;
+  provenance: boolean;
+  /** String values of tool_name / toolName (root) and name / tool_name (body). */
+  names: string[];
+  resultType: string | null;
+  /** json_type of the body's `output` (judged for generic only). */
+  outputType: string | null;
+  /** Payload paths present (dotted, as in removed_fields), each with its value's rendered byte length. */
+  present: Array<{ path: string; valueBytes: number }>;
+  rootMembers: number;
+  containerMembers: number;
+  skeleton: string;
+  skeletonBytes: number;
+};
+
+/** A row's header, its version and, when SQL could judge it, its facts (null: the JS reducer decides). */
+export type RowFacts = RowHeader & { updatedAt: string; facts: SqlRowFacts | null };
+
+/** A reduced row written when its version (updated_at text and byte length) is unchanged. */
+export type VersionedWrite = { rowid: number; updatedAt: string; bytes: number; next: string };
+
 /** A reduced row to write back only if its stored metadata still equals `observed`. */
 export type GuardedWrite = { rowid: number; observed: string; next: string };
 
@@ -42,6 +72,13 @@ export type SessionActivityRow = {
   completedAt: string | null;
   completedAtMs: number | null;
 };
+
+/**
+ * The newest message and turn rowids of a session (null: none). Read before
+ * a task's full probe, it lets the in-batch re-check prove in constant time
+ * that no message or turn was added since the probe ran.
+ */
+export type SessionWatermark = { maxMessageRowid: number | null; maxTurnRowid: number | null };
 
 /** One session's turns: open ones, unparseable stamps, latest start and completion. */
 export type TurnSummary = { open: number; invalid: number; maxStarted: number | null; maxCompleted: number | null };
@@ -88,6 +125,14 @@ export type CompactionStore = {
   lockRowsForRewrite?(rowids: readonly number[]): void;
   /** Writes `row.next` when the stored metadata still equals `row.observed`; false when it does not. */
   replaceMetadataIfUnchanged(row: GuardedWrite): boolean;
+  /**
+   * SQL-side facts of `rows` still in the session (a row deleted meanwhile is
+   * absent). An engine may answer `facts: null` for any row: the caller then
+   * reads that body and runs the JS reducer.
+   */
+  readToolRowFacts(options: { sessionId: string; rows: readonly RowHeader[] }): RowFacts[];
+  /** Writes `row.next` when the row's updated_at and byte length are unchanged; false when they are not. */
+  replaceMetadataIfVersion(row: VersionedWrite): boolean;
 
   readTaskActivity(taskId: string): TaskActivityRow | null;
   listSessionActivity(taskId: string): SessionActivityRow[];
@@ -104,6 +149,8 @@ export type CompactionStore = {
   hasQueuedMessage(sessionId: string): boolean;
   /** The state of a run of the session that has not finished, or null. */
   findUnfinishedRunState(sessionId: string): string | null;
+  /** Newest message and turn rowids of the session (two index seeks; see SessionWatermark). */
+  readSessionWatermark(sessionId: string): SessionWatermark;
 
   /** Metadata of the task's rows (any session of it) for `toolCallId` whose text contains `containing`. */
   listToolCallMetadata(options: { sessionId: string; toolCallId: string; containing: string }): string[];

@@ -1,7 +1,8 @@
 // One cleanup batch, all inside ONE writer transaction (IMMEDIATE on SQLite):
 //  1. take the writer lock first, THEN re-read the record and check policy
 //     revision, enablement, approval, the operation identity and the schema
-//     version, then re-check the task's activity and pending-work gates;
+//     version, then re-check the task's activity and pending-work gates from
+//     indexed facts only (constant time: eligibility/recheck.ts);
 //  2. update each row only when its metadata still equals what was read
 //     (a foreground write in between wins: the row is counted `conflict`);
 //  3. persist the cursor and the committed counts in the same transaction.
@@ -12,7 +13,8 @@ import { formatUtc } from "@/lib/time/rfc3339";
 import type { RetentionRecord } from "../policy/policy-schema";
 import { withRetentionRecordInTx } from "../policy/record";
 import type { CompactionStore } from "../store";
-import { checkTaskEligibility, type IneligibleReason } from "../eligibility/eligibility";
+import type { IneligibleReason } from "../eligibility/eligibility";
+import { recheckTaskEligibility, type TaskSnapshot } from "../eligibility/recheck";
 import type { ScanPosition } from "./scan";
 import { STATEMENT_DEADLINE_MS, startDeadline } from "./statement-deadline";
 import { addTally, createTally, kindOf, tallyOperation, type Tally } from "./tally";
@@ -22,7 +24,10 @@ export type PreparedRow = {
   rowid: number;
   id: string;
   type: string;
-  observed: string;
+  /** The text read, for rows the JS reducer judged: written only while the stored text still equals it. */
+  observed: string | null;
+  /** The row version (updated_at text, with `bytes`) for rows SQL judged: their text never reached JS. */
+  updatedAt: string | null;
   /** Stored UTF-8 length of `observed` (from the page plan; no re-count). */
   bytes: number;
   next: string;
@@ -59,6 +64,8 @@ export type BatchInput = {
   clock: Clock;
   pass: PassIdentity;
   taskId: string;
+  /** What the full probe of the task saw (read before its batches, outside the writer). */
+  snapshot: TaskSnapshot;
   rows: PreparedRow[];
   /** Counts committed so far (as stored) plus this batch's uncommitted progress. */
   committed: Tally;
@@ -109,22 +116,29 @@ export function withProgress(record: RetentionRecord, pass: PassIdentity, positi
 export function runBatch(input: BatchInput): BatchOutcome {
   const { store, clock, pass, rows } = input;
   return store.writeTransaction((tx): BatchOutcome => {
-    const deadline = startDeadline({ clock, limitMs: input.deadlineMs });
     return withRetentionRecordInTx(tx, ({ current, write }) => {
       if (current.state === "malformed") return { outcome: "gated", reason: "settings_malformed" };
       const gate = checkPassGates(tx, current.record, pass);
       if (gate) return { outcome: "gated", reason: gate };
       // Rows first, then the task's gates: a foreground write to one of them now waits for this commit.
       tx.lockRowsForRewrite?.(rows.map((row) => row.rowid));
-      const eligibility = checkTaskEligibility({ store: tx, taskId: input.taskId, cutoffMs: pass.cutoffMs, clock });
+      // The re-check has its own budget (eligibility_budget skips the task);
+      // the statement deadline counts only the writer's own statements, so
+      // slow checks can never turn every batch of a task into a rollback.
+      const eligibility = recheckTaskEligibility({ store: tx, snapshot: input.snapshot, cutoffMs: pass.cutoffMs, clock });
       if (!eligibility.eligible) return { outcome: "task_ineligible", reason: eligibility.reason };
+      const deadline = startDeadline({ clock, limitMs: input.deadlineMs });
 
       const batch = createTally();
       const changedIds: string[] = [];
       let bytes = 0;
       for (const row of rows) {
         bytes += row.bytes;
-        if (tx.replaceMetadataIfUnchanged(row)) {
+        const written =
+          row.observed !== null
+            ? tx.replaceMetadataIfUnchanged({ rowid: row.rowid, observed: row.observed, next: row.next })
+            : tx.replaceMetadataIfVersion({ rowid: row.rowid, updatedAt: row.updatedAt as string, bytes: row.bytes, next: row.next });
+        if (written) {
           changedIds.push(row.id);
           batch.changedMessages += 1;
           batch.payloadBytes += row.removedBytes;

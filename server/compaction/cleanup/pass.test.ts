@@ -4,7 +4,7 @@ import { manualClock } from "@/server/clock";
 import { openDatabase } from "@/server/db/client";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { readRetentionRecord, updateRetentionRecord } from "../policy/record";
-import { runCleanupPass, type CleanupPassOptions } from "./pass";
+import { runCleanupPass, yieldAfter, type CleanupPassOptions } from "./pass";
 import { NOW_MS, armPolicy, countMarkedRows, insertMessage, seedOldTask, shellMetadata, steppingClock, storeOf } from "../test-support";
 
 let t: TestDb;
@@ -75,20 +75,36 @@ describe("cleanup pass", () => {
     expect(countMarkedRows(t.sqlite)).toBe(234);
   });
 
-  it("[TPR-BAT-07] yields 100 ms between batches through the injected wait", async () => {
+  it("[TPR-BAT-07] yields between batches through the injected wait, in proportion to each batch's time, at most 100 ms", async () => {
     seedOldTask(t.sqlite, "a", 250);
+    const clock = manualClock(NOW_MS);
+    // Each row write takes 0.5 ms of the injected clock: batches of 100, 100
+    // and 50 rows hold the writer 50, 50 and 25 ms.
+    t.sqlite.function("half_ms", () => {
+      clock.advance(0.5);
+      return 0;
+    });
+    t.sqlite.exec("create temp trigger slow_write after update of metadata on messages begin select half_ms(); end");
     const waits: number[] = [];
-    await run({ wait: async (ms) => void waits.push(ms) });
-    expect(waits).toEqual([100, 100, 100]);
+    await run({ clock, wait: async (ms) => void waits.push(ms) });
+    expect(waits).toEqual([50, 50, 25]);
+    t.sqlite.exec("drop trigger slow_write");
+    seedOldTask(t.sqlite, "b", 10);
+    const quick: number[] = [];
+    await run({ clock, operationId: "run-2", wait: async (ms) => void quick.push(ms) });
+    // A batch that took no measurable time still yields a turn; a slow one at most 100 ms.
+    expect(quick).toEqual([1]);
+    expect(yieldAfter(300, 100)).toBe(100);
   });
 
   it("[TPR-BAT-07][TPR-SCH-08] a statement deadline overrun rolls the whole batch back; five failures end the pass", async () => {
     seedOldTask(t.sqlite, "a", 20);
     const before = t.sqlite.prepare("select metadata from messages order by rowid").all();
     // Every clock reading advances 1 ms: the eligibility probes fit their
-    // 200 ms budget, but the batch deadline of 3 ms is passed mid-batch,
-    // after some rows were already updated inside the transaction.
-    const result = await run({ clock: steppingClock(NOW_MS, 1), deadlineMs: 3 });
+    // 200 ms budget, but the batch deadline of 1 ms (counted from the first
+    // write) is passed after rows were already updated inside the transaction,
+    // even when the retries halve the batch down to a single row.
+    const result = await run({ clock: steppingClock(NOW_MS, 1), deadlineMs: 1 });
     expect(result).toMatchObject({ state: "failed", reason: "batch_failures" });
     expect(t.sqlite.prepare("select metadata from messages order by rowid").all()).toEqual(before);
     expect(record().runtime.latestRun).toMatchObject({ state: "failed", changedMessages: 0, errorCode: "batch_failures" });

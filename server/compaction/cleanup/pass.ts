@@ -1,7 +1,7 @@
 // The cleanup pass runner: walks the candidates from the stored cursor,
 // reads and reduces each page OUTSIDE the writer transaction (the writer is
-// held only for the guarded updates), commits batch by batch, yields 100 ms
-// between batches, and stops at the 30 s work budget with its cursor saved
+// held only for the guarded updates), commits batch by batch, yields in
+// proportion to each batch's time (at most 100 ms), and stops at the 30 s work budget with its cursor saved
 // (`continuation`: the worker waits at least a minute before resuming).
 // Task-level counts gathered between commits travel with the next commit, so
 // a crash loses cursor and counts together and a resume never double counts.
@@ -13,8 +13,11 @@ import type { OperationState, RetentionOperation } from "@/lib/compaction/policy
 import { PAGE_LIMITS, type PageLimits, type PlannedPage } from "./candidates";
 import { runBatch, type GateFailure, type PreparedRow } from "./batch";
 import { checkTaskEligibility } from "../eligibility/eligibility";
+import { captureTaskSnapshot, type TaskSnapshot } from "../eligibility/recheck";
 import { finishPass, savePassProgress, startPass } from "./pass-record";
-import { reduceToolPayload } from "../reducer/reducer";
+import { preparePage } from "./prepare-page";
+import { yieldAfter } from "./yield";
+export { yieldAfter } from "./yield";
 import { scanCandidates, type PageVerdict } from "./scan";
 import { StatementDeadlineError } from "./statement-deadline";
 import type { CompactionStore } from "../store";
@@ -90,6 +93,8 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
   // The task whose "eligible" count is still uncommitted in `pending`: a
   // rejection in the writer transaction takes it back (skipped, not eligible).
   let uncommittedEligible: string | null = null;
+  // The current task's watermarks, read before its full probe.
+  let snapshot: TaskSnapshot | null = null;
 
   const pause = async (ms: number) => {
     const before = clock.now();
@@ -103,18 +108,9 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     local.processedMessages += page.rows.length + page.oversize.length;
     if (page.oversize.length > 0) local.skipped.oversize = page.oversize.length;
     const removedAt = formatUtc(clock.now());
-    const prepared: PreparedRow[] = [];
     const readable = page.rows.filter((row) => !overran.has(row.rowid));
     if (readable.length < page.rows.length) local.skipped.statement_deadline = page.rows.length - readable.length;
-    for (const row of store.readToolRowBodies({ sessionId, rows: readable })) {
-      const result = reduceToolPayload({ type: row.type, metadata: row.metadata, removedAt });
-      if (result.outcome === "skipped") {
-        local.skipped[result.reason] = (local.skipped[result.reason] ?? 0) + 1;
-        continue;
-      }
-      local.eligibleMessages += 1;
-      prepared.push({ rowid: row.rowid, id: row.id, type: row.type, observed: row.metadata, bytes: row.bytes, next: result.metadata, removedFields: result.removedFields, removedBytes: result.removedBytes });
-    }
+    const prepared = preparePage({ store, sessionId, rows: readable, removedAt, tally: local }).rows;
     if (prepared.length === 0) {
       addTally(pending, local);
       rowLimit = baseLimits.maxRows;
@@ -132,9 +128,10 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
       return "stop";
     }
     let result: ReturnType<typeof runBatch>;
+    const batchStarted = clock.now();
     try {
       try {
-        result = runBatch({ store, clock, pass, taskId, rows: prepared, committed, pending: carried, next, deadlineMs: options.deadlineMs });
+        result = runBatch({ store, clock, pass, taskId, snapshot: snapshot as TaskSnapshot, rows: prepared, committed, pending: carried, next, deadlineMs: options.deadlineMs });
       } finally {
         lease.release();
       }
@@ -178,8 +175,9 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     options.log?.debug({ operationId, changed: result.changedIds.length, rows: result.rows }, "retention batch committed");
     // After the commit, outside the batch's failure handling: a listener
     // error propagates instead of retrying work that is already committed.
+    const batchMs = clock.now() - batchStarted;
     options.onBatch?.({ operationId, changedIds: result.changedIds, rows: result.rows, bytes: result.bytes });
-    await pause(limits.yieldMs);
+    await pause(yieldAfter(batchMs, limits.yieldMs));
     return "advance";
   };
 
@@ -189,14 +187,22 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     position: start.position,
     handlers: {
       enterTask: (taskId) => {
-        if (taskId === resumedTaskId) {
-          resumedTaskId = null;
-          return true;
-        }
+        // A resumed task was counted before the pause; it is probed afresh.
+        const resumed = taskId === resumedTaskId;
         resumedTaskId = null;
-        pending.processedTasks += 1;
-        const verdict = checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
+        if (!resumed) pending.processedTasks += 1;
+        // Whole-session scans happen here, once per task, outside the writer;
+        // the watermarks come first so the batches can prove nothing newer.
+        snapshot = captureTaskSnapshot(store, taskId);
+        let verdict = checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
+        // A big task's scans can overrun on a momentarily busy machine: one
+        // more try, then the task is skipped and the pass moves past it.
+        if (!verdict.eligible && verdict.reason === "eligibility_budget") {
+          snapshot = captureTaskSnapshot(store, taskId);
+          verdict = checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
+        }
         if (verdict.eligible) {
+          if (resumed) return true;
           pending.eligibleTasks += 1;
           uncommittedEligible = taskId;
           return true;

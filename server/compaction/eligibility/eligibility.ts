@@ -23,11 +23,11 @@ import type { IneligibleReason } from "@/lib/compaction/skip-reasons";
 
 export type Eligibility = { eligible: true; activityMs: number } | { eligible: false; reason: IneligibleReason };
 
-const LIVE_TASK_STATES = new Set(["SCHEDULING", "IN_PROGRESS", "WAITING_FOR_INPUT"]);
-const IDLE_TASK_STATES = new Set(["TODO", "CREATED", "REVIEW", "BLOCKED", "COMPLETED", "FAILED", "CANCELLED"]);
-const TERMINAL_SESSION_STATES = new Set(["COMPLETED", "FAILED", "CANCELLED"]);
-const ACTIVE_SESSION_STATES = new Set(["CREATED", "STARTING", "RUNNING", "WAITING_FOR_INPUT"]);
-const LIVE_RUN_STATES = new Set(["QUEUED", "RUNNING"]);
+export const LIVE_TASK_STATES: ReadonlySet<string> = new Set(["SCHEDULING", "IN_PROGRESS", "WAITING_FOR_INPUT"]);
+export const IDLE_TASK_STATES: ReadonlySet<string> = new Set(["TODO", "CREATED", "REVIEW", "BLOCKED", "COMPLETED", "FAILED", "CANCELLED"]);
+export const TERMINAL_SESSION_STATES: ReadonlySet<string> = new Set(["COMPLETED", "FAILED", "CANCELLED"]);
+export const ACTIVE_SESSION_STATES: ReadonlySet<string> = new Set(["CREATED", "STARTING", "RUNNING", "WAITING_FOR_INPUT"]);
+export const LIVE_RUN_STATES: ReadonlySet<string> = new Set(["QUEUED", "RUNNING"]);
 
 export type EligibilityOptions = {
   store: CompactionStore;
@@ -37,7 +37,7 @@ export type EligibilityOptions = {
   budgetMs?: number;
 };
 
-class Ineligible extends Error {
+export class Ineligible extends Error {
   constructor(readonly reason: IneligibleReason) {
     super(reason);
   }

@@ -1,14 +1,30 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_METADATA_BYTES, reduceToolPayload, type ReduceResult } from "./reducer";
+import { openSqlJudge, type SqlJudge } from "./sql-judge-test-support";
 
 const AT = "2026-06-01T00:00:00.000Z";
 const BIG = "x".repeat(4000);
 
 type Changed = Extract<ReduceResult, { outcome: "changed" }>;
 
+// Every case below also runs the SQL-side removal on the same stored text:
+// where SQL judges the row, its result must be the reducer's, byte for byte.
+let sql: SqlJudge;
+beforeAll(() => {
+  sql = openSqlJudge();
+});
+afterAll(() => {
+  // Not vacuous: SQL judged a good share of the cases itself.
+  expect(sql.judged()).toBeGreaterThan(20);
+  sql.close();
+});
+
 function reduce(type: string, metadata: unknown): ReduceResult {
   const text = typeof metadata === "string" ? metadata : JSON.stringify(metadata);
-  return reduceToolPayload({ type, metadata: text, removedAt: AT });
+  const result = reduceToolPayload({ type, metadata: text, removedAt: AT });
+  const viaSql = sql.judge({ type, metadata: text, removedAt: AT });
+  if (viaSql !== null) expect(viaSql, "SQL-side removal differs from the JS reducer").toEqual(result);
+  return result;
 }
 
 function changed(result: ReduceResult): Changed {

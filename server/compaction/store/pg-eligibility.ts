@@ -7,7 +7,7 @@ import "server-only";
 import type { SqlClient } from "@/server/db/pg/client";
 import { member } from "@/server/json/nodes";
 import { scanJson } from "@/server/json/scan";
-import type { CompactionStore, SessionActivityRow, TaskActivityRow, TurnSummary } from "../store";
+import type { CompactionStore, SessionActivityRow, SessionWatermark, TaskActivityRow, TurnSummary } from "../store";
 
 export const PG_PROBE_SQL = {
   task: `select state, created_at as "createdAt", created_at_ms as "createdAtMs",
@@ -33,6 +33,9 @@ export const PG_PROBE_SQL = {
                 limit 1`,
   queuedMessage: `select 1 as hit from queued_messages where session_id = $1 limit 1`,
   unfinishedRun: `select state from runs where session_id = $1 and state not in ('SUCCEEDED', 'FAILED', 'CANCELLED') limit 1`,
+  // Turns carry their insertion order in `seq` (SQLite's implicit rowid).
+  watermark: `select (select max(rowid) from messages where session_id = $1) as "maxMessageRowid",
+                     (select max(seq) from turns where session_id = $1) as "maxTurnRowid"`,
 } as const;
 
 /**
@@ -60,6 +63,7 @@ type EligibilityVerbs = Pick<
   | "hasForeignTurnMessage"
   | "hasQueuedMessage"
   | "findUnfinishedRunState"
+  | "readSessionWatermark"
 >;
 
 export function pgEligibilityVerbs(client: SqlClient): EligibilityVerbs {
@@ -78,5 +82,7 @@ export function pgEligibilityVerbs(client: SqlClient): EligibilityVerbs {
     hasForeignTurnMessage: (sessionId) => hit(PG_PROBE_SQL.foreignTurn, sessionId),
     hasQueuedMessage: (sessionId) => hit(PG_PROBE_SQL.queuedMessage, sessionId),
     findUnfinishedRunState: (sessionId) => client.one<{ state: string }>(PG_PROBE_SQL.unfinishedRun, [sessionId])?.state ?? null,
+    readSessionWatermark: (sessionId) =>
+      client.one<SessionWatermark>(PG_PROBE_SQL.watermark, [sessionId]) ?? { maxMessageRowid: null, maxTurnRowid: null },
   };
 }

@@ -18,7 +18,7 @@ import { PgError, SQLSTATE } from "@/server/db/pg/client";
 import { inWriterTransaction } from "@/server/db/pg/writer-lock";
 import { StatementDeadlineError } from "../cleanup/statement-deadline";
 import { RETENTION_SETTINGS_KEY } from "../policy/policy-schema";
-import { TOOL_MESSAGE_TYPES, type CompactionStore, type PassBounds, type RowBody, type RowHeader } from "../store";
+import { TOOL_MESSAGE_TYPES, type CompactionStore, type PassBounds, type RowBody, type RowFacts, type RowHeader } from "../store";
 import { pgEligibilityVerbs } from "./pg-eligibility";
 
 const TYPE_LIST = TOOL_MESSAGE_TYPES.map((type) => `'${type}'`).join(", ");
@@ -35,6 +35,9 @@ export const PG_CANDIDATE_SQL = {
   body: `select rowid, id, type, metadata, octet_length(metadata) as bytes from messages where rowid = $1 and session_id = $2`,
   lockRows: `select rowid from messages where rowid = any($1::bigint[]) order by rowid for update`,
   guardedUpdate: `update messages set metadata = $1 where rowid = $2 and metadata = $3`,
+  // No JSON judging here (jsonb would reorder keys): every row goes to the JS reducer.
+  rowVersion: `select rowid, id, type, updated_at as "updatedAt", octet_length(metadata) as bytes from messages where rowid = $1 and session_id = $2`,
+  versionedUpdate: `update messages set metadata = $1 where rowid = $2 and updated_at = $3 and octet_length(metadata) = $4`,
   toolCallRows: `select m.metadata from task_sessions s
       join task_sessions peer on peer.task_id = s.task_id
       join messages m on m.session_id = peer.id and m.tool_call_id = $1
@@ -96,6 +99,15 @@ export function createPgCompactionStore(client: SqlClient): CompactionStore {
       if (rowids.length > 0) client.query(PG_CANDIDATE_SQL.lockRows, [`{${rowids.map((id) => Math.trunc(id)).join(",")}}`]);
     },
     replaceMetadataIfUnchanged: (row) => client.run(PG_CANDIDATE_SQL.guardedUpdate, [row.next, row.rowid, row.observed]) === 1,
+    readToolRowFacts({ sessionId, rows }) {
+      const out: RowFacts[] = [];
+      for (const header of rows) {
+        const row = client.one<Omit<RowFacts, "facts">>(PG_CANDIDATE_SQL.rowVersion, [header.rowid, sessionId]);
+        if (row) out.push({ ...row, facts: null });
+      }
+      return out;
+    },
+    replaceMetadataIfVersion: ({ rowid, updatedAt, bytes, next }) => client.run(PG_CANDIDATE_SQL.versionedUpdate, [next, rowid, updatedAt, bytes]) === 1,
 
     ...pgEligibilityVerbs(client),
 

@@ -4,7 +4,7 @@
 import "server-only";
 import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
-import type { CompactionStore, SessionActivityRow, TaskActivityRow, TurnSummary } from "../store";
+import type { CompactionStore, SessionActivityRow, SessionWatermark, TaskActivityRow, TurnSummary } from "../store";
 
 export const PROBE_SQL = {
   task: `select state, created_at as createdAt, created_at_ms as createdAtMs,
@@ -40,11 +40,28 @@ export const PROBE_SQL = {
                             else 1 end
                  limit 1`,
   // Missing ownership: a message pointing at a turn of another session.
-  foreignTurn: `select 1 as hit from messages m indexed by messages_session_turn_idx
-                where m.session_id = ? and m.turn_id is not null
-                  and not exists (select 1 from turns t where t.id = m.turn_id and t.session_id = m.session_id)
+  // A skip-scan over the (session_id, turn_id) index: each step seeks the
+  // next distinct turn id, so the cost follows the session's turns, not its
+  // messages (a 500k-message session has a few thousand turns).
+  // (The driver binds a parameter once, so the session id comes from `arg`.)
+  foreignTurn: `with recursive arg(sid) as (select ?),
+                seen(turn_id) as (
+                  select (select min(turn_id) from messages indexed by messages_session_turn_idx
+                          where session_id = (select sid from arg) and turn_id is not null)
+                  union all
+                  select (select min(turn_id) from messages indexed by messages_session_turn_idx
+                          where session_id = (select sid from arg) and turn_id > seen.turn_id)
+                  from seen where seen.turn_id is not null)
+                select 1 as hit from seen
+                where seen.turn_id is not null
+                  and not exists (select 1 from turns t where t.id = seen.turn_id and t.session_id = (select sid from arg))
                 limit 1`,
   queuedMessage: `select 1 as hit from queued_messages where session_id = ? limit 1`,
+  // max(rowid) over an index whose prefix is the session: one seek each.
+  watermark: `with arg(sid) as (select ?)
+              select (select max(rowid) from messages indexed by messages_session_rowid_idx where session_id = arg.sid) as maxMessageRowid,
+                     (select max(rowid) from turns indexed by turns_session_idx where session_id = arg.sid) as maxTurnRowid
+              from arg`,
   unfinishedRun: `select state from runs where session_id = ? and state not in ('SUCCEEDED', 'FAILED', 'CANCELLED') limit 1`,
 } as const;
 
@@ -61,6 +78,7 @@ type EligibilityVerbs = Pick<
   | "hasForeignTurnMessage"
   | "hasQueuedMessage"
   | "findUnfinishedRunState"
+  | "readSessionWatermark"
 >;
 
 export function sqliteEligibilityVerbs(sqlite: Sqlite): EligibilityVerbs {
@@ -77,6 +95,7 @@ export function sqliteEligibilityVerbs(sqlite: Sqlite): EligibilityVerbs {
     hasPendingInput: (sessionId) => hit(PROBE_SQL.pendingInput, sessionId),
     hasForeignTurnMessage: (sessionId) => hit(PROBE_SQL.foreignTurn, sessionId),
     hasQueuedMessage: (sessionId) => hit(PROBE_SQL.queuedMessage, sessionId),
+    readSessionWatermark: (sessionId) => statement(sqlite, PROBE_SQL.watermark).get(sessionId) as SessionWatermark,
     findUnfinishedRunState: (sessionId) => (statement(sqlite, PROBE_SQL.unfinishedRun).get(sessionId) as { state: string } | undefined)?.state ?? null,
   };
 }

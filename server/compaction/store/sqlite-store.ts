@@ -8,6 +8,7 @@ import type { CompactionStore } from "../store";
 import { sqliteCandidateVerbs } from "./sqlite-candidates";
 import { sqliteEligibilityVerbs } from "./sqlite-eligibility";
 import { sqliteRecordVerbs } from "./sqlite-record";
+import { sqliteRowFactVerbs } from "./sqlite-row-facts";
 
 // Rows of the same task carrying the tool call id, through the
 // (session_id, tool_call_id) index per session of the task; the instr()
@@ -25,6 +26,7 @@ export function createSqliteCompactionStore(sqlite: Sqlite): CompactionStore {
     ...sqliteRecordVerbs(sqlite),
     ...sqliteCandidateVerbs(sqlite),
     ...sqliteEligibilityVerbs(sqlite),
+    ...sqliteRowFactVerbs(sqlite),
     listToolCallMetadata({ sessionId, toolCallId, containing }) {
       return (statement(sqlite, TOOL_CALL_ROWS).all(toolCallId, sessionId, containing) as Array<{ metadata: string }>).map((row) => row.metadata);
     },

@@ -1,0 +1,91 @@
+// The in-batch eligibility re-check, in constant time per session.
+//
+// The full probe (eligibility.ts) visits whole sessions (turn summaries, the
+// ownership skip-scan, pending input); it runs once per task BEFORE its
+// batches, outside the writer. Inside each batch's writer transaction only
+// indexed facts are read again: the task row, its session rows, queued
+// messages, unfinished runs, the newest message stamps and the session's
+// newest message and turn rowids. Watermarks are read before the full probe,
+// so a message or turn added after the probe has a larger rowid and makes the
+// task ineligible for this pass (`recent_activity`); the next pass probes it
+// afresh. An existing message rewritten since bumps its updated_at, which the
+// latest-update seek sees. Changes that move no rowid and no message stamp
+// (an existing turn's row edited in place) are left to the next full probe.
+import "server-only";
+import type { Clock } from "@/server/clock";
+import type { CompactionStore, SessionWatermark } from "../store";
+import { isRetained } from "./cutoff";
+import { laterOf, sessionRowActivity, taskRowActivity } from "./activity";
+import {
+  ACTIVE_SESSION_STATES,
+  ELIGIBILITY_BUDGET_MS,
+  IDLE_TASK_STATES,
+  Ineligible,
+  LIVE_RUN_STATES,
+  LIVE_TASK_STATES,
+  TERMINAL_SESSION_STATES,
+  type Eligibility,
+} from "./eligibility";
+
+/** What the pass knew of a task when it probed it: its sessions and their watermarks. */
+export type TaskSnapshot = { taskId: string; sessions: ReadonlyMap<string, SessionWatermark> };
+
+/** Reads the watermarks of every session of the task (call it BEFORE the full probe). */
+export function captureTaskSnapshot(store: CompactionStore, taskId: string): TaskSnapshot {
+  const sessions = new Map<string, SessionWatermark>();
+  for (const session of store.listSessionActivity(taskId)) sessions.set(session.id, store.readSessionWatermark(session.id));
+  return { taskId, sessions };
+}
+
+const sameMark = (a: SessionWatermark, b: SessionWatermark | undefined) =>
+  b !== undefined && a.maxMessageRowid === b.maxMessageRowid && a.maxTurnRowid === b.maxTurnRowid;
+
+export type RecheckOptions = { store: CompactionStore; snapshot: TaskSnapshot; cutoffMs: number; clock: Clock; budgetMs?: number };
+
+/** Re-decides a probed task from indexed facts only (see the module comment). */
+export function recheckTaskEligibility(options: RecheckOptions): Eligibility {
+  try {
+    return { eligible: true, activityMs: recheck(options) };
+  } catch (error) {
+    if (error instanceof Ineligible) return { eligible: false, reason: error.reason };
+    throw error;
+  }
+}
+
+function recheck({ store, snapshot, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDGET_MS }: RecheckOptions): number {
+  const startedMs = clock.now();
+  const run = <T>(query: () => T): T => {
+    const value = query();
+    if (clock.now() - startedMs > budgetMs) throw new Ineligible("eligibility_budget");
+    return value;
+  };
+  const guard = (activity: number | null): number => {
+    if (activity === null) throw new Ineligible("invalid_timestamp");
+    if (isRetained(activity, cutoffMs)) throw new Ineligible("recent_activity");
+    return activity;
+  };
+  const task = run(() => store.readTaskActivity(snapshot.taskId));
+  if (!task) throw new Ineligible("task_missing");
+  if (LIVE_TASK_STATES.has(task.state)) throw new Ineligible("live_task");
+  if (!IDLE_TASK_STATES.has(task.state)) throw new Ineligible("unknown_state");
+  if (task.queuedForStep) throw new Ineligible("queued_admission");
+  let activity = guard(taskRowActivity(task));
+  const sessions = run(() => store.listSessionActivity(snapshot.taskId));
+  // A session added since the probe is new activity.
+  if (sessions.length !== snapshot.sessions.size) throw new Ineligible("recent_activity");
+  for (const session of sessions) {
+    if (ACTIVE_SESSION_STATES.has(session.state)) throw new Ineligible("session_active");
+    if (!TERMINAL_SESSION_STATES.has(session.state)) throw new Ineligible("unknown_state");
+    activity = guard(sessionRowActivity(session, activity));
+  }
+  for (const session of sessions) {
+    const id = session.id;
+    if (!sameMark(run(() => store.readSessionWatermark(id)), snapshot.sessions.get(id))) throw new Ineligible("recent_activity");
+    if (run(() => store.hasQueuedMessage(id))) throw new Ineligible("queued_message");
+    const unfinished = run(() => store.findUnfinishedRunState(id));
+    if (unfinished !== null) throw new Ineligible(LIVE_RUN_STATES.has(unfinished) ? "live_run" : "unknown_state");
+    if (run(() => store.hasUnparsedMessageUpdate(id))) throw new Ineligible("invalid_timestamp");
+    activity = guard(laterOf(activity, run(() => store.latestMessageUpdate(id))));
+  }
+  return activity;
+}

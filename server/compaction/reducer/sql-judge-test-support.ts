@@ -1,0 +1,39 @@
+// Test-only: runs the SQL-side removal on one stored row of a real SQLite
+// file, so tests can compare it with the JS reducer on the same text.
+import { createTestDb, type TestDb } from "@/server/db/test-db";
+import { insertMessage, insertSession, insertTask, storeOf } from "../test-support";
+import { judgeRowFacts } from "./sql-removal";
+import type { ReduceResult } from "./reducer";
+
+export type SqlJudge = {
+  /** The SQL-side result for this row, or null when SQL left it to the JS reducer. */
+  judge(input: { type: string; metadata: string; removedAt: string }): ReduceResult | null;
+  /** How many rows SQL judged (so a comparison is never vacuous). */
+  judged(): number;
+  close(): void;
+};
+
+export function openSqlJudge(): SqlJudge {
+  const t: TestDb = createTestDb("ws-sql-judge-");
+  insertTask(t.sqlite, { id: "j" });
+  insertSession(t.sqlite, { id: "j-s1", taskId: "j" });
+  const store = storeOf(t.sqlite);
+  let next = 0;
+  let judged = 0;
+  return {
+    judge({ type, metadata, removedAt }) {
+      const id = `j-m${next++}`;
+      const rowid = insertMessage(t.sqlite, { id, sessionId: "j-s1", type, metadata });
+      try {
+        const [row] = store.readToolRowFacts({ sessionId: "j-s1", rows: [{ rowid, id, type, bytes: Buffer.byteLength(metadata, "utf8") }] });
+        const result = row ? judgeRowFacts(row, removedAt) : null;
+        if (result) judged += 1;
+        return result;
+      } finally {
+        t.sqlite.prepare("delete from messages where rowid = ?").run(rowid);
+      }
+    },
+    judged: () => judged,
+    close: () => t.close(),
+  };
+}

@@ -1,0 +1,116 @@
+// The SQL-side removal against the JS reducer (the reference) on a generated
+// corpus: wherever SQL judges a row, the result is the reducer's, byte for
+// byte (changed text, fields, removed_bytes, or the same skip reason).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reduceToolPayload } from "./reducer";
+import { openSqlJudge, type SqlJudge } from "./sql-judge-test-support";
+
+function prng(seed: number) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+const AT = "2026-06-01T00:00:00.000Z";
+const KIND_TYPES: [string, string][] = [
+  ["shell_exec", "tool_execute"],
+  ["read_file", "tool_read"],
+  ["modify_file", "tool_edit"],
+  ["code_search", "tool_search"],
+  ["http_request", "tool_call"],
+  ["generic", "tool_call"],
+  ["create_task", "tool_call"],
+];
+
+/** A generator of stored texts: mostly minified, some pretty; raw number literals, escapes, traps. */
+function corpus(seed: number) {
+  const random = prng(seed);
+  const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const chance = (p: number) => random() < p;
+  const text = (max: number) => {
+    const alphabet = ["a", "b", " ", "\n", '"', "\\", "é", "€", "😀", "\t", "/", "{", "\u0001"];
+    let out = "";
+    const n = Math.floor(random() * max);
+    for (let i = 0; i < n; i++) out += pick(alphabet);
+    return JSON.stringify(out);
+  };
+  // Raw literals JSON.stringify would rewrite: they must survive as stored.
+  const number = () => pick(["9007199254740993", "1e400", "-0.0", "1.50", "2E+3", "0", "12345678901234567890"]);
+  const scalar = () => pick([() => "null", () => "true", number, () => text(20)])();
+  const obj = (members: Array<[string, string] | null>) => `{${members.filter((m) => m !== null).map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`;
+  const maybe = (key: string, value: () => string): [string, string] | null => (chance(0.7) ? [key, value()] : null);
+  const extras = () => Array.from({ length: Math.floor(random() * 3) }, (): [string, string] => [`x${Math.floor(random() * 1000)}`, scalar()]);
+  const payload = () => (chance(0.1) ? scalar() : text(chance(0.5) ? 60 : 400));
+  const result = () =>
+    pick([
+      payload,
+      payload,
+      payload,
+      payload,
+      () => `[${obj([["type", '"text"'], ["text", text(40)]])}]`,
+      () => obj([["content", `[${obj([["type", '"image"'], ["data", '"x"']])}]`]]),
+      () => obj([["structuredContent", obj([["a", "1"]])]]),
+    ])();
+  const body = (kind: string): string => {
+    switch (kind) {
+      case "shell_exec":
+        return obj([["command", '"c"'], ...extras(), ["output", obj([["exit_code", number()], maybe("stdout", payload), maybe("stderr", payload), ...extras()])]]);
+      case "read_file":
+        return obj([["file_path", '"/f"'], ["output", obj([maybe("content", payload), ["line_count", "3"]])]]);
+      case "modify_file":
+        return obj([["mutations", `[${obj([["type", '"edit"'], maybe("diff", payload)])}]`]]);
+      case "code_search":
+        return obj([["query", '"q"'], ["output", obj([maybe("files", () => `[${text(20)},${text(20)}]`), ["file_count", "2"]])]]);
+      case "http_request":
+        return obj([["url", '"https://x"'], ...extras(), maybe("response", payload)]);
+      default:
+        return obj([["name", pick(['"fetch_docs"', '"TodoWrite"', '"mcp__x__create_task"', '"run"'])], maybe("input", () => obj([["q", payload()]])), maybe("output", payload)]);
+    }
+  };
+  return () => {
+    const [kind, type] = pick(KIND_TYPES);
+    const members: Array<[string, string] | null> = [
+      ["tool_call_id", text(8)],
+      ...extras(),
+      ["normalized", obj([["kind", JSON.stringify(kind)], [kind, body(kind)], chance(0.03) ? ["monitor", "true"] : null])],
+      chance(0.6) ? ["result", result()] : null,
+      chance(0.03) ? ["tool_name", '"update_task_plan"'] : null,
+      chance(0.03) ? ["payload_retention", obj([["version", "1"]])] : null,
+      chance(0.02) ? ["result", '"again"'] : null,
+    ];
+    if (chance(0.5)) members.reverse();
+    let metadata = obj(members);
+    if (chance(0.1)) metadata = metadata.replace(/,"/g, ', "');
+    if (chance(0.02)) metadata = metadata.slice(0, -1);
+    return { type: chance(0.03) ? pick(["tool_read", "tool_call", "message"]) : type, metadata };
+  };
+}
+
+let sql: SqlJudge;
+beforeAll(() => {
+  sql = openSqlJudge();
+});
+afterAll(() => sql.close());
+
+describe("SQL-side removal equals the JS reducer", () => {
+  it("[TPR-RED-10][TPR-RED-14] on 10k generated rows: identical bytes, fields and removed_bytes wherever SQL judges", () => {
+    const next = corpus(11);
+    const outcomes = { sqlChanged: 0, sqlSkipped: 0, fallback: 0 };
+    for (let n = 0; n < 10_000; n++) {
+      const input = { ...next(), removedAt: AT };
+      const viaSql = sql.judge(input);
+      if (viaSql === null) {
+        outcomes.fallback += 1;
+        continue;
+      }
+      expect(viaSql, input.metadata.slice(0, 200)).toEqual(reduceToolPayload(input));
+      outcomes[viaSql.outcome === "changed" ? "sqlChanged" : "sqlSkipped"] += 1;
+    }
+    // Most minified rows never reach the reducer; the traps do.
+    expect(outcomes.sqlChanged).toBeGreaterThan(1_000);
+    expect(outcomes.sqlSkipped).toBeGreaterThan(500);
+    expect(outcomes.fallback).toBeGreaterThan(1_000);
+  });
+});

@@ -1,0 +1,60 @@
+// Judges a row from the facts SQL's JSON functions returned (store verb
+// `readToolRowFacts`) and builds the reduced text from the skeleton, so a
+// payload never travels into JavaScript. The JS reducer stays the reference:
+// this judge answers only when its result is provably the reducer's, byte
+// for byte, and returns null otherwise (the caller then runs the reducer on
+// the body). It answers only for rows that
+// - are valid JSON objects with a (type, kind) rule SQL can remove
+//   (modify_file's wildcard paths stay with the reducer);
+// - have no repeated key on the paths, no marker, no provenance key, no
+//   control tool name and a scalar (plain) result and generic output;
+// - are stored minified: the skeleton plus the removed members (value bytes,
+//   key, quotes, colon, separating comma) adds up to the stored length, so
+//   the reducer's in-place cut and SQLite's re-rendering agree.
+import "server-only";
+import type { RowFacts } from "../store";
+import { findControlTool } from "./control-tools";
+import { buildMarker, MAX_METADATA_BYTES, type ReduceResult } from "./reducer";
+import { RESULT_PATH } from "./removal-rules";
+
+const SCALAR_TYPES = new Set(["text", "integer", "real", "true", "false", "null"]);
+const isPlain = (jsonType: string | null) => jsonType === null || SCALAR_TYPES.has(jsonType);
+
+/** Bytes a minified object loses when `removed` of its `members` members go (each with one separating comma). */
+function commaBytes(removed: number, members: number): number {
+  if (removed === 0) return 0;
+  return removed < members ? removed : removed - 1;
+}
+
+/** The reducer's result computed from SQL facts, or null when only the JS reducer can tell. */
+export function judgeRowFacts(row: RowFacts, removedAt: string): ReduceResult | null {
+  const facts = row.facts;
+  if (facts === null || row.bytes > MAX_METADATA_BYTES) return null;
+  if (facts.duplicateKeys > 0 || facts.hasMarker || facts.provenance) return null;
+  if (facts.names.some((name) => findControlTool(name) !== null)) return null;
+  if (!isPlain(facts.resultType)) return null;
+  if (facts.kind === "generic" && !isPlain(facts.outputType)) return null;
+  if (facts.present.length === 0) return { outcome: "skipped", reason: "no_payload" };
+
+  let memberBytes = 0;
+  let inContainer = 0;
+  let inRoot = 0;
+  for (const { path, valueBytes } of facts.present) {
+    const key = path.slice(path.lastIndexOf(".") + 1);
+    memberBytes += Buffer.byteLength(JSON.stringify(key), "utf8") + 1 + valueBytes;
+    if (path === RESULT_PATH) inRoot += 1;
+    else inContainer += 1;
+  }
+  const cut = memberBytes + commaBytes(inContainer, facts.containerMembers) + commaBytes(inRoot, facts.rootMembers);
+  // Whitespace anywhere makes the stored text longer than this sum: not minified.
+  if (facts.skeletonBytes + cut !== row.bytes) return null;
+  const fields = facts.present.map((entry) => entry.path);
+  const marker = buildMarker(cut, removedAt, fields);
+  if (marker === null) return { outcome: "skipped", reason: "no_payload" };
+  return {
+    outcome: "changed",
+    metadata: `${facts.skeleton.slice(0, -1)}${marker.text}}`,
+    removedFields: fields,
+    removedBytes: marker.removedBytes,
+  };
+}
