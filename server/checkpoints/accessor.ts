@@ -149,6 +149,20 @@ export function createCheckpointAccessor(options: AccessorOptions) {
     return saver.getTuple(threadConfig(threadId, checkpointId));
   }
 
+  type LinkReader = { parentLinks(threadId: string): Map<string, string | null> };
+  const linkReader = typeof (saver as unknown as Partial<LinkReader>).parentLinks === "function" ? (saver as unknown as LinkReader) : null;
+
+  /**
+   * Parent link of every checkpoint of the thread (ids only, nothing decoded),
+   * gated; null when the saver cannot answer it (the walk then steps through
+   * raw tuples).
+   */
+  async function parentLinks(threadId: string): Promise<Map<string, string | null> | null> {
+    if (!linkReader) return null;
+    await gate(threadId);
+    return linkReader.parentLinks(threadId);
+  }
+
   /** Raw tuples newest first (bounded fallback scans), gated. */
   async function rawList(threadId: string, limit: number): Promise<CheckpointTuple[]> {
     await gate(threadId);
@@ -181,5 +195,5 @@ export function createCheckpointAccessor(options: AccessorOptions) {
     return threadConfig(threadId, checkpointId);
   }
 
-  return { config, saver, gate, getState, history, rawTuple, rawList, replace, runConfig, graph: () => build(config, saver) };
+  return { config, saver, gate, getState, history, rawTuple, rawList, parentLinks, replace, runConfig, graph: () => build(config, saver) };
 }

@@ -54,6 +54,16 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
       return row ? { type: row.type, value: row.metadata } : undefined;
     },
 
+    parentLinks: (threadId) => {
+      if (!tablesExist()) return new Map();
+      const rows = all<{ id: string; parentId: string | null }>(
+        "SELECT checkpoint_id AS id, parent_checkpoint_id AS parentId FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?",
+        threadId,
+        ROOT_NS,
+      );
+      return new Map(rows.map((r) => [r.id, r.parentId]));
+    },
+
     listThreadCheckpoints: (threadId) =>
       all<NodeRow>(THREAD_ROWS_SQL, threadId, ROOT_NS).map((r) => ({ ...r, durationOnly: r.durationOnly === 1 })),
 

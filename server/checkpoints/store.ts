@@ -56,6 +56,8 @@ export type CheckpointStore = {
   /** Serialized metadata of the thread's newest checkpoint. */
   latestMetadata(threadId: string): SerializedValue | undefined;
 
+  /** Parent link of every root-namespace checkpoint of the thread (ids only, nothing decoded). */
+  parentLinks(threadId: string): Map<string, string | null>;
   /** Every checkpoint of the thread, oldest first. */
   listThreadCheckpoints(threadId: string): CheckpointRow[];
   /** Checkpoint and writes rows of the thread outside the root namespace. */
