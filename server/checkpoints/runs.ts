@@ -3,7 +3,7 @@
 // head, never fork), the scripted graph, then the duration-only checkpoint.
 import { HumanMessage } from "@langchain/core/messages";
 import type { Clock } from "@/server/clock";
-import { AppError } from "@/server/errors";
+import { AppError, isAppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
 import type { CheckpointAccessor } from "./accessor";
 import { SCRIPT_KEY, type AgentScript } from "./agent";
@@ -105,6 +105,8 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
         { configurable: { ...config.configurable, [SCRIPT_KEY]: script }, signal: request.signal },
       );
     } catch (error) {
+      // A broken lineage is the thread's state, not this run's failure: 409.
+      if (isAppError(error) && error.code === "checkpoint_lineage_integrity") throw error;
       const cancelled = request.signal?.aborted === true;
       deps.log?.warn({ threadId, runId, cancelled, err: { name: (error as Error).name } }, "agent run ended early");
       if (cancelled && rollback) {
