@@ -51,8 +51,8 @@ export type PersistDurationOptions = {
   clock: Clock;
 };
 
-/** Appends the duration-only leaf; answers its checkpoint id. */
-export async function persistRunDuration(options: PersistDurationOptions): Promise<string> {
+/** Appends the duration-only leaf; answers its id and the state checkpoint it clones. */
+export async function persistRunDuration(options: PersistDurationOptions): Promise<{ leafId: string; stateId: string }> {
   const { accessor, threadId, runId, durationMs, clock } = options;
   const head = await accessor.rawTuple(threadId);
   if (!head) throw new Error("duration checkpoint without a head");
@@ -79,5 +79,5 @@ export async function persistRunDuration(options: PersistDurationOptions): Promi
     run_message_ids: { ...options.previous.run_message_ids, [runId]: options.messageIds },
   } as unknown as CheckpointMetadata;
   const written = await accessor.saver.put(accessor.runConfig(threadId, headId), checkpoint, metadata, {});
-  return String(written.configurable?.checkpoint_id);
+  return { leafId: String(written.configurable?.checkpoint_id), stateId: headId };
 }

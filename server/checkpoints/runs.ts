@@ -115,7 +115,11 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
       const now = await accessor.rawTuple(threadId);
       return { runId, status: cancelled ? "cancelled" : "error", checkpointId: now ? String(now.config.configurable?.checkpoint_id) : null };
     }
-    const checkpointId = await persistRunDuration({
+    // The handle is the run's last state checkpoint, never the leaf:
+    // admission reclaims the leaf when the next run starts, the state
+    // checkpoint stays on the thread's path (see the resume-handle rule in
+    // cleanup/protected-set.ts).
+    const { stateId } = await persistRunDuration({
       accessor,
       threadId,
       runId,
@@ -124,6 +128,6 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
       previous,
       clock,
     });
-    return { runId, status: "success", checkpointId };
+    return { runId, status: "success", checkpointId: stateId };
   });
 }

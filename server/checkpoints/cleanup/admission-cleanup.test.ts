@@ -87,7 +87,7 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
     const history = await readRunHistory({ accessor: h.accessor, threadId: shape.threadId });
     expect(history?.source).toBe("latest");
     expect(Object.keys(history!.history.run_durations)).toHaveLength(4);
-    expect(run.checkpointId).toBe(graph.headId);
+    expect(run.checkpointId).toBe(graph.nodes.get(graph.headId!)!.parentId);
   });
 
   it("[CRC-14] no-op on a head that is not a duration leaf, pending writes, changed versions or a missing parent", async () => {
@@ -146,14 +146,16 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
     expect(loadThreadGraph(h.store, shape.threadId).nodes.has(shape.headId)).toBe(true);
     // The cache entry for the current leaf is dropped before the leaf goes.
     const read = await readRunHistory({ accessor: h.accessor, threadId: shape.threadId, cache });
-    expect(cache.get(shape.threadId, resumed.checkpointId!)).toEqual(read!.history);
+    const leafId = loadThreadGraph(h.store, shape.threadId).headId!;
+    expect(cache.get(shape.threadId, leafId)).toEqual(read!.history);
     expect(cleanupAtAdmission({ store: h.store, threadId: shape.threadId, selectors: [], cache })).toMatchObject({ action: "deleted" });
-    expect(cache.get(shape.threadId, resumed.checkpointId!)).toBeUndefined();
+    expect(cache.get(shape.threadId, leafId)).toBeUndefined();
     // An invalidation failure leaves the leaf intact.
     const next = await startRun(h.deps, { threadId: shape.threadId, content: "again" });
     const broken = { ...createRunHistoryCache(), invalidate: () => { throw new Error("cache down"); } };
     expect(cleanupAtAdmission({ store: h.store, threadId: shape.threadId, selectors: [], cache: broken })).toEqual({ action: "noop", reason: "invalidation_failed" });
-    expect(loadThreadGraph(h.store, shape.threadId).headId).toBe(next.checkpointId);
+    const after = loadThreadGraph(h.store, shape.threadId);
+    expect(after.nodes.get(after.headId!)!.parentId).toBe(next.checkpointId);
     // A failing connection never fails admission.
     const failing = { prepare: () => { throw new Error("database is locked"); } } as unknown as Database.Database;
     h.deps = { ...h.deps, admit: admissionHook({ store: createSqliteCheckpointStore(failing) }) };
@@ -176,7 +178,8 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
     expect(h.store.threadTotals(threadId)).toEqual(rows);
     // Completion never cleans up: the next successful run's leaf stays the head.
     const ok = await startRun(h.deps, { threadId, content: "five" });
-    expect(loadThreadGraph(h.store, threadId).headId).toBe(ok.checkpointId);
+    const okGraph = loadThreadGraph(h.store, threadId);
+    expect(okGraph.nodes.get(okGraph.headId!)!.parentId).toBe(ok.checkpointId);
     expect((await readRunHistory({ accessor: h.accessor, threadId, cache }))?.source).toBe("latest");
   });
 });
@@ -188,7 +191,9 @@ describe.each(MODES)("admission cleanup on every run (%s mode)", (_name, config)
     const shape = await buildLinear(h, 4);
     // Only the newest leaf survives; every earlier one was reclaimed at admission.
     const graph = loadThreadGraph(h.store, shape.threadId);
-    expect(shape.runs.slice(0, 3).some((id) => graph.nodes.has(id))).toBe(false);
+    expect(shape.leaves.slice(0, 3).some((id) => graph.nodes.has(id))).toBe(false);
+    // Every handle the run API gave out survives (each is on the head's path).
+    expect(shape.runs.every((id) => graph.nodes.has(id))).toBe(true);
     const explicit = graph.nodes.get(graph.nodes.get(shape.headId)!.parentId!)!.parentId!;
     const expectAfter = await captureExpect(h, shape.threadId, explicit);
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
@@ -209,12 +214,19 @@ describe.each(MODES)("admission cleanup on every run (%s mode)", (_name, config)
     expect(Object.keys(history!.history.run_durations).sort()).toEqual(results.map((r) => r.runId).sort());
   });
 
-  it("[CRC-01] TTL semantic: a run result's leaf id is superseded when the next run is admitted; resuming it then answers not_found", async () => {
+  it("[CRC-01] resume handles: run N's handle resumes after runs N+1..N+5, each admitted with cleanup; the reclaimed leaf id answers not_found", async () => {
     h = openHarness(config);
     withAdmission(h);
-    const shape = await buildLinear(h, 2);
-    await expect(startRun(h.deps, { threadId: shape.threadId, content: "old handle", checkpointId: shape.runs[0]! })).rejects.toMatchObject({ code: "not_found" });
-    // The current handle (the newest leaf) still resumes.
-    expect((await startRun(h.deps, { threadId: shape.threadId, content: "current handle", checkpointId: shape.headId })).status).toBe("success");
+    const shape = await buildLinear(h, 6);
+    const handle = shape.runs[0]!;
+    const conversation = (await h.accessor.getState(shape.threadId, handle))!.values.messages.map((m) => String(m.id));
+    expect(conversation).toHaveLength(4);
+    const resumed = await startRun(h.deps, { threadId: shape.threadId, content: "from run 1", checkpointId: handle });
+    expect(resumed.status).toBe("success");
+    const after = (await h.accessor.getState(shape.threadId))!.values.messages.map((m) => String(m.id));
+    expect(after.slice(0, 4)).toEqual(conversation);
+    expect(after).toHaveLength(8);
+    // The leaf (never handed out) was reclaimed at the next admission.
+    await expect(startRun(h.deps, { threadId: shape.threadId, content: "leaf", checkpointId: shape.leaves[0]! })).rejects.toMatchObject({ code: "not_found" });
   });
 });
