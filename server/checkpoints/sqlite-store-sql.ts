@@ -28,7 +28,9 @@ export const COMPARE_SQL = `SELECT
     (SELECT ${VERSIONS_SQL} FROM checkpoints c WHERE c.thread_id = @thread AND c.checkpoint_ns = @ns AND c.checkpoint_id = @parent) AS parentVersions,
     (SELECT ${VALUES_SQL} FROM checkpoints c WHERE c.thread_id = @thread AND c.checkpoint_ns = @ns AND c.checkpoint_id = @child) AS childValues,
     (SELECT ${VALUES_SQL} FROM checkpoints c WHERE c.thread_id = @thread AND c.checkpoint_ns = @ns AND c.checkpoint_id = @parent) AS parentValues,
-    EXISTS (SELECT 1 FROM writes w WHERE w.thread_id = @thread AND w.checkpoint_ns = @ns AND w.checkpoint_id = @parent AND w.channel = @tasks) AS parentTasks`;
+    EXISTS (SELECT 1 FROM writes w WHERE w.thread_id = @thread AND w.checkpoint_ns = @ns AND w.checkpoint_id = @parent AND w.channel = @tasks) AS parentTasks,
+    (SELECT CASE WHEN c.type = 'json' AND json_valid(${META}) THEN json_extract(${META}, '$.checkpoint_channel_mode') = 'delta' ELSE 0 END
+       FROM checkpoints c WHERE c.thread_id = @thread AND c.checkpoint_ns = @ns AND c.checkpoint_id = @child) AS childDelta`;
 
 // Admission cleanup: flat cost, every lookup on the primary key. One parse
 // per blob: a malformed checkpoint makes json_extract throw, which the caller

@@ -22,7 +22,28 @@ import {
 
 type HeadRow = Omit<AdmissionHead, "durationOnly"> & { durationOnly: number };
 type NodeRow = Omit<CheckpointRow, "durationOnly"> & { durationOnly: number };
-type CompareRow = { childVersions: string | null; parentVersions: string | null; childValues: string | null; parentValues: string | null; parentTasks: number };
+type CompareRow = {
+  childVersions: string | null;
+  parentVersions: string | null;
+  childValues: string | null;
+  parentValues: string | null;
+  parentTasks: number;
+  childDelta: number | null;
+};
+
+/**
+ * A delta-mode duration leaf leaves out the delta channels' stored values
+ * (durations.ts): equal when every value it does hold equals the parent's
+ * and the only ones it lacks are delta channels (a read walks on to the
+ * parent's seed either way).
+ */
+function leanCopyOf(childValues: string, parentValues: string, deltaChannels: readonly string[]): boolean {
+  const child = JSON.parse(childValues) as Record<string, unknown>;
+  const parent = JSON.parse(parentValues) as Record<string, unknown>;
+  for (const key of Object.keys(parent)) if (!(key in child) && !deltaChannels.includes(key)) return false;
+  const trimmed = Object.fromEntries(Object.keys(parent).filter((k) => k in child).map((k) => [k, parent[k]]));
+  return Object.keys(child).length === Object.keys(trimmed).length && JSON.stringify(child) === JSON.stringify(trimmed);
+}
 
 const ZERO_USAGE: TableUsage = { rows: 0, bytes: 0 };
 
@@ -85,12 +106,17 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
 
     hasPendingWrites: (threadId, checkpointId) => get<{ busy: number }>(ADMISSION_PROBE_SQL, threadId, ROOT_NS, checkpointId).busy === 1,
 
-    compareWithParent: (threadId, childId, parentId): PairProof | null => {
+    compareWithParent: (threadId, childId, parentId, deltaChannels = []): PairProof | null => {
       const row = get<CompareRow>(COMPARE_SQL, { thread: threadId, child: childId, ns: ROOT_NS, parent: parentId, tasks: TASKS });
       if (row.childVersions === null || row.parentVersions === null) return null;
+      const { childValues, parentValues } = row;
+      const versionsEqual = childValues !== null && row.childVersions === row.parentVersions;
       return {
         versionsEqual: row.childVersions === row.parentVersions,
-        valuesEqual: row.childValues !== null && row.childValues === row.parentValues,
+        valuesEqual:
+          childValues !== null &&
+          (childValues === parentValues ||
+            (versionsEqual && row.childDelta === 1 && parentValues !== null && deltaChannels.length > 0 && leanCopyOf(childValues, parentValues, deltaChannels))),
         parentHasTaskWrites: row.parentTasks === 1,
       };
     },

@@ -67,8 +67,12 @@ export type CheckpointStore = {
   /** The checkpoint's channel_versions text; undefined when the checkpoint is missing. */
   channelVersions(threadId: string, checkpointId: string): { versions: string | null } | undefined;
   hasPendingWrites(threadId: string, checkpointId: string): boolean;
-  /** Compares child and parent state without decoding them; null when either is unreadable. */
-  compareWithParent(threadId: string, childId: string, parentId: string): PairProof | null;
+  /**
+   * Compares child and parent state without decoding them; null when either
+   * is unreadable. A delta-stamped child with the parent's channel_versions
+   * may leave out the values of `deltaChannels` (a lean duration leaf).
+   */
+  compareWithParent(threadId: string, childId: string, parentId: string, deltaChannels?: readonly string[]): PairProof | null;
 
   /**
    * Deletes the leaf only while it still has no writes and is still the

@@ -23,6 +23,7 @@
 //    the newest, with the same state).
 // Whatever cannot be proven (other namespaces, broken lineage, unreadable
 // rows) is refused.
+import { DELTA_CHANNELS } from "../schema";
 import type { CheckpointStore, Deleted } from "../store";
 import { bumpRetentionEpoch, type RetentionEpochs } from "./epoch";
 import { loadThreadGraph, type CheckpointNode, type ThreadGraph } from "./thread-graph";
@@ -161,7 +162,7 @@ export function judgeGraft(options: JudgeOptions): GraftVerdict {
   const parent = node.parentId ? graph.nodes.get(node.parentId) : undefined;
   if (!parent) reasons.push("broken_lineage");
   if (reasons.length === 0 && parent) {
-    const proof = store.compareWithParent(graph.threadId, id, parent.id);
+    const proof = store.compareWithParent(graph.threadId, id, parent.id, DELTA_CHANNELS);
     if (!proof || !proof.versionsEqual || !proof.valuesEqual) reasons.push("state_differs");
     else if (proof.parentHasTaskWrites) reasons.push("parent_has_task_writes");
   }
