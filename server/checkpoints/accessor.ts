@@ -123,6 +123,19 @@ export function createCheckpointAccessor(options: AccessorOptions) {
     return readRetryingOnce(options.epochs, threadId, () => readState(threadId, checkpointId));
   }
 
+  /**
+   * State of a checkpoint the caller resolved through a gated read of the
+   * same thread (lineage probes): no second gate and no existence pre-read,
+   * so one materialization per call. A missing checkpoint answers null.
+   */
+  async function stateAt(threadId: string, checkpointId: string): Promise<ThreadSnapshot | null> {
+    const graph = graphOrNull();
+    if (!graph) return readState(threadId, checkpointId);
+    const snapshot = await graph.getState(threadConfig(threadId, checkpointId));
+    // A missing checkpoint comes back as an empty snapshot without metadata.
+    return snapshot.metadata === undefined ? null : fromSnapshot(threadId, snapshot);
+  }
+
   /** Newest first. 0 -> [] without touching storage; undefined -> unlimited. */
   async function history(threadId: string, limit?: number): Promise<ThreadSnapshot[]> {
     if (limit === 0) return [];
@@ -195,5 +208,5 @@ export function createCheckpointAccessor(options: AccessorOptions) {
     return threadConfig(threadId, checkpointId);
   }
 
-  return { config, saver, gate, getState, history, rawTuple, rawList, parentLinks, replace, runConfig, graph: () => build(config, saver) };
+  return { config, saver, gate, getState, stateAt, history, rawTuple, rawList, parentLinks, replace, runConfig, graph: () => build(config, saver) };
 }

@@ -40,6 +40,10 @@ function fakeAccessor(nodes: FakeNode[], calls: { rawList: number[] } = { rawLis
       const n = id ? byId.get(id) : nodes[0];
       return n ? snapshot(n) : null;
     },
+    stateAt: async (_t: string, id: string) => {
+      const n = byId.get(id);
+      return n ? snapshot(n) : null;
+    },
     parentLinks: async () => null,
     rawList: async (_t: string, limit: number) => {
       calls.rawList.push(limit);
@@ -127,7 +131,7 @@ describe("replay lineage", () => {
     nodes.push({ id: "r", messages: [] });
     const reads = { getState: 0 };
     const accessor = fakeAccessor(nodes);
-    const counted = { ...accessor, getState: (...a: Parameters<typeof accessor.getState>) => ((reads.getState += 1), accessor.getState(...a)) } as CheckpointAccessor;
+    const counted = { ...accessor, stateAt: (...a: Parameters<typeof accessor.stateAt>) => ((reads.getState += 1), accessor.stateAt(...a)) } as CheckpointAccessor;
     expect(await findCheckpointBeforeMessage({ accessor: counted, threadId: "t", messageId: "m" })).toBe("c0");
     expect(reads.getState).toBeLessThan(20);
   });

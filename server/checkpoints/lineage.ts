@@ -36,7 +36,8 @@ function idOf(tuple: CheckpointTuple): string | undefined {
 type Probe = { hasTarget: boolean; idle: boolean; durationOnly: boolean; ids: string[] };
 
 async function probe(accessor: CheckpointAccessor, threadId: string, checkpointId: string, messageId: string): Promise<Probe> {
-  const snapshot: ThreadSnapshot | null = await accessor.getState(threadId, checkpointId);
+  // The walk starts with a gated read of the head, so probes skip the gate.
+  const snapshot: ThreadSnapshot | null = await accessor.stateAt(threadId, checkpointId);
   if (!snapshot) throw integrity(threadId, `checkpoint ${checkpointId} cannot be read`);
   const ids = snapshot.values.messages.map((m) => String(m.id));
   return { hasTarget: ids.includes(messageId), idle: snapshot.next.length === 0, durationOnly: isDurationOnly(snapshot.metadata), ids };
