@@ -35,12 +35,20 @@ async function runVacuum(page: Page): Promise<void> {
   throw new Error("VACUUM stayed busy");
 }
 
-test("[TPR-UI-01] [TPR-OBS-04] admin sees storage stats and runs VACUUM with its before/after sizes", async ({ page }) => {
+/** On a phone the per-table list starts collapsed: open it through its disclosure button. */
+async function showTableSizes(page: Page, project: string): Promise<void> {
+  if (project !== "phone") return;
+  const toggle = page.getByTestId("stats-card").getByTestId("table-sizes-toggle");
+  if ((await toggle.getAttribute("aria-expanded")) !== "true") await toggle.click();
+}
+
+test("[TPR-UI-01] [TPR-OBS-04] admin sees storage stats and runs VACUUM with its before/after sizes", async ({ page }, testInfo) => {
   await signIn(page, ADMIN);
   const card = page.getByTestId("stats-card");
   await expect(card.getByTestId("stat-file-size")).toHaveText(/\d/);
   await expect(card.getByTestId("stat-wal-size")).toHaveText(/\d/);
   await expect(card.getByTestId("stat-free-pages")).toHaveText(/\d/);
+  await showTableSizes(page, testInfo.project.name);
   await expect(card.getByTestId("table-row-users")).toBeVisible();
   await expect(card.getByTestId("table-row-messages")).toBeVisible();
   await expect(card.getByTestId("vacuum-panel")).toContainText("exclusive access");
@@ -126,7 +134,9 @@ test("[TPR-OBS-03] the log viewer shows recent lines and filters by level", asyn
 test("[TPR-UI-13] [TPR-UI-14] database cards: axe clean, 44 px targets on a phone, screenshots", async ({ page }, testInfo) => {
   await signIn(page, ADMIN);
   await createBackupInCard(page);
-  await expect(page.getByTestId("table-sizes")).toBeVisible();
+  // On a phone the per-table list stays collapsed here (the screenshots show the short page).
+  const tableSizes = testInfo.project.name === "phone" ? page.getByTestId("table-sizes-toggle") : page.getByTestId("table-sizes");
+  await expect(tableSizes).toBeVisible();
   await expectNoSeriousViolations(page);
   const row = page.getByTestId("backup-row").first();
   await row.getByTestId("backup-restore").click();
@@ -145,4 +155,50 @@ test("[TPR-UI-13] [TPR-UI-14] database cards: axe clean, 44 px targets on a phon
     await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: screenshotPath(`database-${testInfo.project.name}-${locale}.png`), fullPage: true });
   }
+});
+
+test("the per-table storage list is largest first; on a phone it collapses behind a keyboard-reachable 44 px disclosure", async ({ page }, testInfo) => {
+  await signIn(page, ADMIN);
+  const card = page.getByTestId("stats-card");
+  const toggle = card.getByTestId("table-sizes-toggle");
+  const list = card.getByTestId("table-sizes");
+  await expect(card.getByTestId("stat-file-size")).toHaveText(/\d/);
+  if (testInfo.project.name === "phone") {
+    await expect(toggle).toBeVisible();
+    await expect(toggle).toHaveAttribute("aria-expanded", "false");
+    await expect(list).toBeHidden();
+    // Reached with Tab from the card's Refresh button, with a visible focus ring.
+    await card.getByRole("button", { name: "Refresh" }).focus();
+    await page.keyboard.press("Tab");
+    await expect(toggle).toBeFocused();
+    const focus = await toggle.evaluate((el) => ({ visible: el.matches(":focus-visible"), outline: getComputedStyle(el).outlineStyle }));
+    expect(focus).toEqual({ visible: true, outline: expect.not.stringMatching(/^none$/) });
+    const box = await toggle.boundingBox();
+    expect(box && box.width >= 44 && box.height >= 44).toBe(true);
+    await page.keyboard.press("Enter");
+    await expect(toggle).toHaveAttribute("aria-expanded", "true");
+    await expect(list).toBeVisible();
+    await expectTouchTargets(card);
+    await expectNoSeriousViolations(page);
+    await card.screenshot({ path: screenshotPath("database-table-sizes-phone-open.png") });
+    await page.keyboard.press("Enter");
+    await expect(toggle).toHaveAttribute("aria-expanded", "false");
+    await expect(list).toBeHidden();
+    await card.screenshot({ path: screenshotPath("database-table-sizes-phone-closed.png") });
+    await toggle.click();
+  } else {
+    await expect(toggle).toBeHidden();
+    await expect(list).toBeVisible();
+  }
+  // The order on screen is the API's tables sorted by total bytes, largest first.
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith("/api/v1/system/database/stats") && r.request().method() === "GET"),
+    card.getByRole("button", { name: "Refresh" }).click(),
+  ]);
+  const { tables } = (await response.json()) as { tables: { name: string; totalBytes: number }[] };
+  const expected = [...tables].sort((a, b) => b.totalBytes - a.totalBytes || a.name.localeCompare(b.name)).map((t) => `table-row-${t.name}`);
+  await expect(list.locator("tbody tr")).toHaveCount(tables.length);
+  expect(tables.length).toBeGreaterThan(3);
+  const shown = await list.locator("tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-testid")));
+  expect(shown).toEqual(expected);
 });

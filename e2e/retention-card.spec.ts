@@ -327,11 +327,55 @@ test("screenshots of the card in English and Simplified Chinese", async ({ page 
   await c.getByLabel("Age", { exact: true }).fill("2");
   await c.getByLabel("Unit").selectOption("weeks");
   await expect(saveBar(page)).toBeVisible();
-  // Shortening an approved period asks for the backup choice again (400 backup_choice_required).
-  await saveBar(page).getByRole("button", { name: "Save changes" }).click();
+  // Shortening an approved period asks for the backup choice again, before any save.
   await expect(c.getByTestId("retention-backup-choice")).toBeVisible();
   await expect(saveBar(page).getByRole("button", { name: "Save changes" })).toBeDisabled();
   await c.getByLabel(/Skip the backup/).check();
   await c.getByTestId("retention-automatic").scrollIntoViewIfNeeded();
   await page.screenshot({ path: screenshotPath(`retention-${testInfo.project.name}-en-save-bar.png`) });
+});
+
+test("a draft that shortens an enabled period shows the backup choice at once; Save waits for it", async ({ page }) => {
+  await signIn(page, ADMIN);
+  const c = card(page);
+  const toggle = c.getByRole("switch", { name: "Automatic compaction" });
+  if ((await toggle.getAttribute("aria-checked")) !== "true") {
+    await toggle.click();
+    await c.getByLabel(/Skip the backup/).check();
+    await c.getByLabel(/I understand that removed tool outputs/).check();
+    await saveChanges(page);
+  }
+  await expect(c.getByTestId("retention-backup-choice")).toBeHidden();
+  await c.getByLabel("Unit").selectOption("weeks");
+  await c.getByLabel("Age").fill("1");
+  await expect(c.getByTestId("retention-backup-choice")).toBeVisible();
+  const save = saveBar(page).getByRole("button", { name: "Save changes" });
+  await expect(save).toBeDisabled();
+  await page.screenshot({ path: screenshotPath(`retention-shorten-choice-${test.info().project.name}.png`) });
+  await c.getByLabel(/Create a backup first/).check();
+  await expect(save).toBeEnabled();
+  await saveBar(page).getByRole("button", { name: "Discard" }).click();
+  expect(realErrors()).toEqual([]);
+});
+
+test("damaged settings: the card says what is wrong, and Turn off replaces them", async ({ page }) => {
+  const { default: Database } = await import("better-sqlite3");
+  const db = new Database(server.dbFile);
+  try {
+    db.prepare("insert into settings (key, value, updated_at_ms) values ('tool_payload_retention', ?, 0) on conflict(key) do update set value = excluded.value")
+      .run(JSON.stringify({ version: 1, policy: { enabled: "yes", revision: 41 } }));
+  } finally {
+    db.close();
+  }
+  await signIn(page, ADMIN);
+  const c = card(page);
+  const notice = c.getByTestId("retention-malformed");
+  await expect(notice).toBeVisible();
+  await expect(notice.getByTestId("retention-malformed-reason")).toContainText("damaged");
+  await expect(notice.getByRole("button", { name: "Replace with defaults" })).toBeVisible();
+  await page.screenshot({ path: screenshotPath(`retention-malformed-${test.info().project.name}.png`) });
+  await notice.getByRole("button", { name: "Turn off" }).click();
+  await expect(notice).toBeHidden();
+  await expect(c.getByTestId("retention-state")).toHaveText("Off");
+  expect(realErrors()).toEqual([]);
 });

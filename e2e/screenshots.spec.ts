@@ -1,4 +1,4 @@
-import { test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { ADMIN } from "./support/accounts";
 import { signIn } from "./support/auth";
 import { screenshotPath } from "./support/screenshot-path";
@@ -10,6 +10,8 @@ for (const locale of ["en", "zh-cn"]) {
     await page.goto(`/${locale}/sign-in`);
     await page.screenshot({ path: name("sign-in"), fullPage: true });
     await signIn(page, ADMIN, locale);
+    // Every card has loaded (no skeleton or loading line left) before the picture.
+    await expect(page.locator('[role="status"]:is([aria-label], p)')).toHaveCount(0);
     await page.screenshot({ path: name("database"), fullPage: true });
   });
 }

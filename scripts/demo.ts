@@ -1,6 +1,7 @@
 // npm run demo: build if needed, migrate ./data/workspace.db, seed the demo
-// workspace when it has no tasks, create demo users when none exist, and
-// serve the production build on PORT (default 3000).
+// workspace when it has no tasks and the demo agent threads when no thread
+// has checkpoints, create demo users when none exist, and serve the
+// production build on HOST (default 127.0.0.1) and PORT (default 3000).
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -11,6 +12,8 @@ import { systemClock } from "@/server/clock";
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from "@/server/db/url";
 import { seedDemoWorkspace } from "@/server/workspace/demo/seed";
 import { openConfiguredDatabase } from "./lib/database";
+import { displayUrl, listenAddress, nextStartArgs } from "./lib/listen";
+import { seedDemoThreadsIfEmpty } from "./lib/seed-threads";
 import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
 import type { AuthStore } from "@/server/auth/store";
@@ -61,7 +64,7 @@ function prepareDatabase(): Credentials | null {
   process.env.DATABASE_URL ??= DEFAULT_DATABASE_URL;
   const target = parseDatabaseUrl(process.env.DATABASE_URL);
   if (target.engine !== "sqlite") throw new Error("npm run demo needs a file: DATABASE_URL");
-  fs.mkdirSync(path.dirname(target.file), { recursive: true });
+  fs.mkdirSync(path.dirname(target.file), { recursive: true, mode: 0o700 });
   const handle = openConfiguredDatabase();
   try {
     const { n } = handle.sqlite.prepare("select count(*) as n from tasks").get() as { n: number };
@@ -75,6 +78,17 @@ function prepareDatabase(): Credentials | null {
   } finally {
     handle.sqlite.close();
   }
+}
+
+/** Agent threads go through the thread service, in the mode the server will run with. */
+async function prepareThreads(): Promise<void> {
+  const outcome = await seedDemoThreadsIfEmpty("demo");
+  if (!outcome.seeded) {
+    console.log(`demo: ${outcome.existing} agent threads already stored, not seeding`);
+    return;
+  }
+  const { threads, runs } = outcome.result;
+  console.log(`demo: seeded ${threads.length} agent threads (${runs} runs) in ${(outcome.ms / 1000).toFixed(1)} s`);
 }
 
 async function waitUntilUp(url: string, isAlive: () => boolean): Promise<boolean> {
@@ -93,16 +107,20 @@ async function waitUntilUp(url: string, isAlive: () => boolean): Promise<boolean
 async function main(): Promise<void> {
   ensureBuild();
   const credentials = prepareDatabase();
-  const port = process.env.PORT || "3000";
-  const child = spawn(process.execPath, [nextBin, "start", "-p", port], { stdio: "inherit", env: process.env });
+  console.log("demo: checking for agent threads (seeded through the thread service when none are stored)…");
+  await prepareThreads();
+  const child = spawn(process.execPath, [nextBin, ...nextStartArgs(process.env)], { stdio: "inherit", env: process.env });
   let alive = true;
   child.on("exit", (code) => {
     alive = false;
     process.exit(code ?? 0);
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
-  const url = `http://localhost:${port}`;
-  if (!(await waitUntilUp(`${url}/api/v1/auth/me`, () => alive))) return;
+  const url = displayUrl(process.env);
+  const { host, port } = listenAddress(process.env);
+  // Probe where the server listens (a wildcard address answers on loopback).
+  const probe = host === "0.0.0.0" || host === "::" ? `http://127.0.0.1:${port}` : url;
+  if (!(await waitUntilUp(`${probe}/api/v1/auth/me`, () => alive))) return;
   console.log(`\nDemo is running at ${url}/en/sign-in`);
   if (credentials) {
     console.log(`  admin : ${credentials.admin.email}  password: ${credentials.admin.password}`);

@@ -13,6 +13,7 @@ import { importFixture } from "@/server/workspace/fixture/import-fixture";
 import { conversationFixtureText } from "../e2e/support/conversation-fixture";
 import { ADMIN, E2E_PORT, VIEWER } from "../e2e/support/accounts";
 import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
+import { seedDemoThreadsIfEmpty } from "./lib/seed-threads";
 
 const require = createRequire(import.meta.url);
 const nextBin = require.resolve("next/dist/bin/next");
@@ -29,14 +30,17 @@ function build(): void {
   }
 }
 
-function prepareDatabase(): { dir: string; url: string } {
+async function prepareDatabase(): Promise<{ dir: string; url: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "wsr-e2e-"));
   const file = path.join(dir, "workspace.db");
   const { sqlite } = openDatabase({ file });
   // One live task for the conversation spec (a compacted message answers 410).
   importFixture(createSqliteWorkspaceStore(sqlite), { file: "e2e/support/conversation-fixture.ts", text: conversationFixtureText() });
   sqlite.close();
-  return { dir, url: `file:${file}` };
+  const url = `file:${file}`;
+  // A small version of the demo's agent threads, for the thread view spec.
+  await seedDemoThreadsIfEmpty("small", { ...process.env, DATABASE_URL: url });
+  return { dir, url };
 }
 
 async function waitUntilUp(base: string): Promise<void> {
@@ -60,26 +64,33 @@ function createViewer(url: string): void {
   if (result.status !== 0) throw new Error("creating the viewer failed");
 }
 
-build();
-const { dir, url } = prepareDatabase();
-const child = spawn(process.execPath, [nextBin, "start", "-p", String(E2E_PORT)], {
-  stdio: "inherit",
-  env: { ...process.env, DATABASE_URL: url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: "warn" },
-});
-function cleanUp(): void {
-  fs.rmSync(dir, { recursive: true, force: true });
-}
-child.on("exit", (code) => {
-  cleanUp();
-  process.exit(code ?? 0);
-});
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
-waitUntilUp(`http://localhost:${E2E_PORT}`)
-  .then(() => {
-    createViewer(url);
-    console.log("e2e-server: ready");
-  })
-  .catch((error: unknown) => {
-    console.error(`e2e-server: ${error instanceof Error ? error.message : String(error)}`);
-    child.kill("SIGTERM");
+async function main(): Promise<void> {
+  build();
+  const { dir, url } = await prepareDatabase();
+  const child = spawn(process.execPath, [nextBin, "start", "-p", String(E2E_PORT)], {
+    stdio: "inherit",
+    env: { ...process.env, DATABASE_URL: url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: "warn" },
   });
+  function cleanUp(): void {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  child.on("exit", (code) => {
+    cleanUp();
+    process.exit(code ?? 0);
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+  waitUntilUp(`http://localhost:${E2E_PORT}`)
+    .then(() => {
+      createViewer(url);
+      console.log("e2e-server: ready");
+    })
+    .catch((error: unknown) => {
+      console.error(`e2e-server: ${error instanceof Error ? error.message : String(error)}`);
+      child.kill("SIGTERM");
+    });
+}
+
+main().catch((error: unknown) => {
+  console.error(`e2e-server: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

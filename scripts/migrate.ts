@@ -1,15 +1,38 @@
 // npm run migrate (also the first step of npm start): applies committed
-// migrations to the DATABASE_URL database and exits.
-import { parseDatabaseUrl } from "@/server/db/url";
+// migrations to the DATABASE_URL database, SQLite (drizzle/) or PostgreSQL
+// (drizzle/pg/), and exits. Under `--on-start` (npm start) a PostgreSQL URL
+// is left alone: the app does not serve that engine yet and answers
+// `unsupported` without sending any query (DESIGN.md), so starting it must
+// not need a reachable server.
+import { connectPg } from "@/server/db/pg/client";
+import { readPgConfig } from "@/server/db/pg/config";
+import { migratePg } from "@/server/db/pg/migrate";
+import { parseDatabaseUrl, postgresUrlOf } from "@/server/db/url";
 import { openConfiguredDatabase } from "./lib/database";
 
+function migratePostgres(url: string): void {
+  const config = readPgConfig(url);
+  const client = connectPg({ url, timeouts: config.timeouts, applicationName: `${config.applicationName} migrate` });
+  try {
+    const applied = migratePg(client);
+    console.log(applied.length ? `migrate: PostgreSQL database migrated (${applied.join(", ")})` : "migrate: PostgreSQL database is up to date");
+  } finally {
+    client.close();
+  }
+}
+
 function main(): number {
-  const target = parseDatabaseUrl(process.env.DATABASE_URL);
-  if (target.engine !== "sqlite") {
-    // The server still starts and reports the engine as unsupported.
-    console.log("migrate: DATABASE_URL is not SQLite; nothing to migrate");
+  const postgresUrl = postgresUrlOf(process.env.DATABASE_URL);
+  if (postgresUrl && process.argv.includes("--on-start")) {
+    console.log("migrate: DATABASE_URL is PostgreSQL, which the app does not serve yet; run `npm run migrate` to prepare it");
     return 0;
   }
+  if (postgresUrl) {
+    migratePostgres(postgresUrl);
+    return 0;
+  }
+  const target = parseDatabaseUrl(process.env.DATABASE_URL);
+  if (target.engine !== "sqlite") throw new Error("DATABASE_URL names an unsupported engine");
   const handle = openConfiguredDatabase();
   handle.sqlite.close();
   console.log(`migrate: ${target.file} is up to date`);

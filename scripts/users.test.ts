@@ -37,4 +37,13 @@ describe("npm run users", () => {
     expect(duplicate.status).toBe(1);
     expect(duplicate.stderr).toContain("already exists");
   });
+
+  it("refuses the weak passwords of the issue with the rule in the message", () => {
+    for (const [password, reason] of [["12345678", "at least 12"], ["password", "at least 12"], ["        ", "at least 12"], ["long password\nwith a newline", "control characters"], ["password1234", "too common"]] as const) {
+      const result = runUsers(db, ["create", "--email", "weak@example.com", "--role", "admin"], `${password}\n`);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(reason);
+    }
+    expect(findUserByEmail(createSqliteAuthStore(db.sqlite), "weak@example.com")).toBeNull();
+  });
 });

@@ -11,6 +11,7 @@ import { randomIds, type IdGenerator } from "./ids";
 import { createLogger, type Logger } from "./log";
 import { LogRing } from "./logs/ring";
 import { createEventBus, type EventBus } from "./events/bus";
+import { createStreamSlots, type StreamSlots } from "./events/stream-slots";
 import { createMaintenanceGuard, type MaintenanceGuard } from "./maintenance/guard";
 import { createQuiescerRegistry, type QuiescerRegistry } from "./maintenance/quiescence";
 import { createModeFreeze, type ModeFreeze } from "./checkpoints/mode";
@@ -18,7 +19,10 @@ import { createThreadLocks, type ThreadLocks } from "./checkpoints/thread-lock";
 import { createCheckpointQueue, type CheckpointQueue } from "./checkpoints/cleanup/operations";
 import { createRunHistoryCache, type RunHistoryCache } from "./checkpoints/cleanup/run-history";
 import { createRetentionEpochs, type RetentionEpochs } from "./checkpoints/cleanup/epoch";
+import { createSignInServices, type SignInServices } from "./auth/sign-in-services";
 import { createRetentionWorker, type RetentionWorker, type RetentionWorkerDeps } from "./compaction/worker/worker";
+import { modeFromEnv } from "./checkpoints/mode";
+import { createOperatorMetrics, type OperatorMetrics } from "./metrics/operator-metrics";
 
 /** Checkpoint state shared by every request of one runtime. */
 export type CheckpointServices = {
@@ -47,11 +51,17 @@ export type Runtime = {
   /** The bounded buffer the log viewer reads; the logger feeds it. */
   readonly logRing: LogRing;
   readonly bus: EventBus;
+  /** Open event streams per session, capped. */
+  readonly streamSlots: StreamSlots;
   readonly guard: MaintenanceGuard;
   readonly quiescers: QuiescerRegistry;
   /** The Messages compaction worker bound to `handle` (null when unsupported); rebuilt after a restore. */
   compaction: RetentionWorker | null;
   readonly checkpoints: CheckpointServices;
+  /** Trusted proxies, the password-hashing gate and the log key of sign-in. */
+  readonly signIn: SignInServices;
+  /** The Prometheus registry behind GET /api/v1/metrics (off unless METRICS_TOKEN is set). */
+  readonly metrics: OperatorMetrics;
   /** Starts background work (the compaction worker); idempotent. */
   start(): void;
   /** Stops background work and closes the database; idempotent. */
@@ -62,7 +72,7 @@ export type Runtime = {
 export type OpenRuntime = Runtime & { handle: DbHandle; stores: Stores; compaction: RetentionWorker };
 
 export type RuntimeOptions = {
-  /** Read for DATABASE_URL and LOG_LEVEL (default process.env). */
+  /** Read for DATABASE_URL, LOG_LEVEL and METRICS_TOKEN (default process.env). */
   env?: Record<string, string | undefined>;
   clock?: Clock;
   timers?: Timers;
@@ -85,17 +95,19 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const log = options.log ?? createLogger({ level: env.LOG_LEVEL, ring: logRing });
   let started = false;
   let stopped = false;
+  const bus = createEventBus();
 
   const rt: Runtime = {
     target,
-    handle: target.engine === "sqlite" ? openDatabase({ file: target.file }) : null,
+    handle: target.engine === "sqlite" ? openDatabase({ file: target.file, log }) : null,
     stores: null,
     clock: options.clock ?? systemClock,
     timers: options.timers ?? systemTimers,
     ids: options.ids ?? randomIds,
     log,
     logRing,
-    bus: createEventBus(),
+    bus,
+    streamSlots: createStreamSlots(),
     guard: createMaintenanceGuard(),
     quiescers: createQuiescerRegistry(),
     compaction: null,
@@ -106,6 +118,16 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       runHistory: createRunHistoryCache(),
       epochs: createRetentionEpochs(),
     },
+    signIn: createSignInServices({ env, log }),
+    metrics: createOperatorMetrics({
+      token: env.METRICS_TOKEN ? env.METRICS_TOKEN : null,
+      bus,
+      sources: {
+        stores: () => (rt.handle?.sqlite.open ? rt.stores : null),
+        checkpointMode: () => rt.checkpoints.modeFreeze.frozen?.mode ?? configuredCheckpointMode(env),
+        workerRunning: () => rt.compaction?.isRunning() ?? false,
+      },
+    }),
     start() {
       if (started || stopped) return;
       started = true;
@@ -114,6 +136,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     async stop() {
       if (stopped) return;
       stopped = true;
+      rt.metrics.stop();
       await rt.compaction?.stop();
       await rt.checkpoints.jobs.queue.stop();
       if (rt.handle?.sqlite.open) rt.handle.sqlite.close();
@@ -149,7 +172,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       if (stopped || target.engine !== "sqlite") return;
       try {
         if (!rt.handle?.sqlite.open) {
-          rt.handle = openDatabase({ file: target.file });
+          rt.handle = openDatabase({ file: target.file, log: rt.log });
           rt.stores = openSqliteStores(rt.handle);
         }
         rt.compaction = buildWorker(rt.handle, rt.stores ?? openSqliteStores(rt.handle));
@@ -162,29 +185,19 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   return rt;
 }
 
+/** The configured checkpoint mode before the first checkpoint use freezes it; null when misconfigured. */
+function configuredCheckpointMode(env: Record<string, string | undefined>): string | null {
+  try {
+    return modeFromEnv(env).mode;
+  } catch {
+    return null;
+  }
+}
+
 /** Closes the runtime's connection (restore, before the file is replaced). */
 export function closeDatabase(rt: Runtime): void {
   if (rt.handle?.sqlite.open) rt.handle.sqlite.close();
 }
 
-// The process keeps its runtime in one registered global slot: Next loads
-// instrumentation and each route bundle as separate module graphs, and dev
-// reloads re-evaluate modules, yet all of them must find the same runtime.
-const runtimeKey = Symbol.for("workspace-retention.runtime");
-type GlobalWithRuntime = typeof globalThis & { [runtimeKey]?: Runtime };
-
-/** The runtime this process serves with, if one was installed. */
-export function processRuntime(): Runtime | undefined {
-  return (globalThis as GlobalWithRuntime)[runtimeKey];
-}
-
-/** Makes `rt` the runtime route handlers receive (startup, route tests). */
-export function installProcessRuntime(rt: Runtime): void {
-  (globalThis as GlobalWithRuntime)[runtimeKey] = rt;
-}
-
-/** Removes `rt` from the process slot if it is still the one installed. */
-export function uninstallProcessRuntime(rt: Runtime): void {
-  const g = globalThis as GlobalWithRuntime;
-  if (g[runtimeKey] === rt) delete g[runtimeKey];
-}
+// The process-wide slot lives in its own module (proxy.ts reads it too).
+export { installProcessRuntime, processRuntime, uninstallProcessRuntime } from "./runtime-slot";

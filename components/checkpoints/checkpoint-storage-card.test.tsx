@@ -10,6 +10,15 @@ import apiErrorsEn from "@/messages/api-errors/en.json";
 import apiErrorsZhHk from "@/messages/api-errors/zh-hk.json";
 import { CheckpointStorageCard } from "./checkpoint-storage-card";
 
+// The locale-aware Link needs Next's router; a plain anchor keeps the href under test.
+vi.mock("@/lib/i18n/navigation", () => ({
+  Link: ({ href, children, ...rest }: { href: string; children: React.ReactNode }) => (
+    <a href={href} {...rest}>
+      {children}
+    </a>
+  ),
+}));
+
 const totals = (checkpoints: number, bytes: number) => ({ checkpoints, writes: 10, checkpointBytes: bytes, writesBytes: 500 });
 const result: RetentionResult = {
   version: 1,
@@ -77,6 +86,8 @@ describe("checkpoint storage card", () => {
     expect(await screen.findByText(t.card.modeDelta)).toBeTruthy();
     expect(screen.getByText(t.card.restartRequired)).toBeTruthy();
     expect(within(screen.getByTestId("checkpoint-largest-threads")).getByText("thread-aaa")).toBeTruthy();
+    // Each largest thread opens its thread view.
+    expect(within(screen.getByTestId("checkpoint-largest-threads")).getByRole("link", { name: "Open thread thread-aaa" }).getAttribute("href")).toBe("/settings/data-logs/database/threads/thread-aaa");
     const resultTable = within(screen.getByTestId("checkpoint-result"));
     expect(resultTable.getByText(t.result.cleanupTitle)).toBeTruthy();
     expect(resultTable.getByText(t.result.reclaimed)).toBeTruthy();

@@ -175,6 +175,43 @@ describe("Messages compaction card", () => {
     expect(within(card).getByTestId("retention-automatic-readonly").textContent).toContain("Off");
   });
 
+  it("[TPR-POL-05] a malformed record says what is wrong and offers admins Replace with defaults and Turn off", async () => {
+    const malformed = statusBody({ recordState: "malformed", lastErrorCode: "settings_malformed", policy: { enabled: false, age: { value: 3, unit: "months" }, revision: 7 } });
+    const { card, server } = await renderCard({ status: malformed });
+    const notice = await within(card).findByTestId("retention-malformed");
+    expect(within(notice).getByTestId("retention-malformed-reason").textContent).toContain("The stored settings are damaged.");
+    expect(within(notice).getByRole("button", { name: "Turn off" })).toBeTruthy();
+    server.answer(PUT_KEY, { status: 200, body: statusBody({ policy: { enabled: false, age: { value: 3, unit: "months" }, revision: 8 } }, 8) });
+    server.answer(STATUS_KEY, { status: 200, body: statusBody({ policy: { enabled: false, age: { value: 3, unit: "months" }, revision: 8 } }, 8) });
+    await act(async () => fireEvent.click(within(notice).getByRole("button", { name: "Replace with defaults" })));
+    const sent = vi.mocked(fetch).mock.calls.filter(([, init]) => init?.method === "PUT");
+    expect(sent.map(([, init]) => JSON.parse(String(init?.body)))).toEqual([{ policy: { enabled: false, age: { value: 3, unit: "months" } }, expectedRevision: 7 }]);
+    await waitFor(() => expect(within(card).queryByTestId("retention-malformed")).toBeNull());
+  });
+
+  it("a malformed record shows viewers the reason without the actions", async () => {
+    const malformed = statusBody({ recordState: "malformed", lastErrorCode: "settings_malformed" });
+    const { card } = await renderCard({ role: "viewer", status: malformed });
+    const notice = await within(card).findByTestId("retention-malformed");
+    expect(within(notice).queryByRole("button")).toBeNull();
+  });
+
+  it("[TPR-UI-07] [TPR-PREP-02] shortening an enabled period shows the backup choice at once and keeps Save disabled", async () => {
+    const enabled = statusBody({
+      policy: { enabled: true, age: { value: 6, unit: "months" }, revision: 1 },
+      armed: true,
+      preparation: { state: "ready", choice: "skip", receipt: { skippedAt: "2026-11-01T00:00:00Z" }, errorCode: null, operationId: null },
+    });
+    const { card } = await renderCard({ status: enabled });
+    fireEvent.change(await within(card).findByLabelText("Age"), { target: { value: "1" } });
+    expect(within(card).getByTestId("retention-backup-choice")).toBeTruthy();
+    const bar = await screen.findByTestId("save-bar");
+    const save = within(bar).getByRole("button", { name: "Save changes" }) as HTMLButtonElement;
+    expect(save.disabled).toBe(true);
+    fireEvent.click(within(card).getByLabelText(/Create a backup first/));
+    expect(save.disabled).toBe(false);
+  });
+
   it("an unsupported engine shows a clear state and no actions", async () => {
     const { card } = await renderCard({ status: statusBody({ capability: "unsupported" }) });
     expect(await within(card).findByTestId("retention-unsupported")).toBeTruthy();

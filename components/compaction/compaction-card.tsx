@@ -18,6 +18,7 @@ import { AutomaticSwitch } from "./automatic-switch";
 import { BackupReview } from "./backup-review";
 import { ConflictNotice } from "./conflict-notice";
 import { ErrorSummary } from "./error-summary";
+import { MalformedNotice } from "./malformed-notice";
 import { Estimate } from "./estimate";
 import { RunPanel } from "./run-panel";
 import { policyState } from "./status-state";
@@ -37,6 +38,7 @@ export function CompactionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; sa
   const draft = useCompactionDraft({
     serverPolicy: supported ? status?.policy : undefined,
     preparationFailed: status?.preparation.state === "failed",
+    approved: supported ? status?.armed : undefined,
   });
   const { save: saveDraft, discard } = draft;
   const save = useCallback(() => saveDraft(retention.save), [saveDraft, retention.save]);
@@ -80,10 +82,14 @@ export function CompactionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; sa
         </p>
       )}
       {retention.error && <ErrorSummary error={retention.error} onRefresh={() => void retention.refresh()} onDismiss={retention.dismissActionError} />}
-      {retention.isLoading && !retention.error && <p className={styles.muted}>{t("loading")}</p>}
+      {retention.isLoading && !retention.error && (
+        <p className={styles.muted} role="status">
+          {t("loading")}
+        </p>
+      )}
       {status?.capability === "unsupported" && <Notice testId="retention-unsupported" title={t("unsupportedTitle")} body={t("unsupportedBody")} />}
       {status?.capability === "supported" && status.recordState === "malformed" && (
-        <Notice testId="retention-malformed" title={t("malformedTitle")} body={t("malformedBody", { code: status.lastErrorCode ?? "settings_malformed" })} />
+        <MalformedNotice status={status} isAdmin={isAdmin} format={format} save={retention.save} />
       )}
       {status && supported && <CardBody status={status} isAdmin={isAdmin} retention={retention} draft={draft} events={events} format={format} />}
     </Card>

@@ -101,6 +101,30 @@ describe("stats card states", () => {
   });
 });
 
+describe("table sizes", () => {
+  const table = (name: string, totalBytes: number) => ({ name, rows: 1, tableBytes: totalBytes, indexBytes: 0, totalBytes, bytesMethod: "dbstat" });
+
+  it("lists the largest tables first behind a disclosure button that reports its state", async () => {
+    const tables = [table("users", 4096), table("messages", 900_000), table("settings", 4096), table("tasks", 65_536)];
+    serve({ "GET /api/v1/system/database/stats": { status: 200, body: { ...STATS, tables } } });
+    mount(<StatsCard isAdmin />);
+    const list = await screen.findByTestId("table-sizes");
+    const order = within(list)
+      .getAllByRole("row")
+      .map((row) => row.getAttribute("data-testid"))
+      .filter(Boolean);
+    expect(order).toEqual(["table-row-messages", "table-row-tasks", "table-row-settings", "table-row-users"]);
+    const toggle = screen.getByTestId("table-sizes-toggle");
+    expect(toggle.tagName).toBe("BUTTON");
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    expect(toggle.textContent).toBe("Show sizes of 4 tables");
+    expect(document.getElementById(toggle.getAttribute("aria-controls") ?? "")).toBe(screen.getByTestId("table-sizes-region"));
+    fireEvent.click(toggle);
+    expect(toggle.getAttribute("aria-expanded")).toBe("true");
+    expect(toggle.textContent).toBe(t.stats.hideTables);
+  });
+});
+
 describe("backups card", () => {
   const LIST = { capability: "supported", keep: 10, backups: [{ name: NAME, sizeBytes: 2048, createdAt: "2026-11-29T10:00:00Z" }] };
 

@@ -2,6 +2,8 @@
 // This is the one table: route handlers never pick a status themselves.
 export const ERROR_STATUS = {
   invalid_request: 400,
+  // The body is not valid UTF-8: refused, never decoded with replacement characters.
+  invalid_body: 400,
   backup_choice_required: 400,
   unauthenticated: 401,
   invalid_credentials: 401,
@@ -19,6 +21,9 @@ export const ERROR_STATUS = {
   settings_malformed: 409,
   // Restore refused: the chosen backup fails verification.
   backup_unusable: 409,
+  // Delete refused: the backup is pinned (compaction's preparation receipt)
+  // and the administrator has not typed its name to confirm.
+  backup_pinned: 409,
   tool_payload_removed: 410,
   payload_too_large: 413,
   too_many_requests: 429,

@@ -1,9 +1,15 @@
 // Wire types of the sign-in API (/api/v1/auth), shared by the routes and the browser.
 import { z } from "zod";
 
+/**
+ * Longest password accepted anywhere, sign-in included. The body check runs
+ * before any hashing, so an over-long password costs the server no scrypt.
+ */
+export const MAX_PASSWORD_LENGTH = 256;
+
 export const loginBodySchema = z.strictObject({
   email: z.string().trim().min(1).max(320),
-  password: z.string().min(1).max(1024),
+  password: z.string().min(1).max(MAX_PASSWORD_LENGTH),
 });
 export type LoginBody = z.infer<typeof loginBodySchema>;
 

@@ -133,3 +133,77 @@ export const operationAccepted = z.strictObject({ operationId: z.string(), kind:
 export type OperationAccepted = z.infer<typeof operationAccepted>;
 
 export const CHECKPOINT_RETENTION_SETTINGS_KEY = "checkpoint_retention";
+
+// GET /api/v1/threads/{id}/checkpoints: a thread's checkpoints grouped into
+// turns with what retention would do to each (members read). Ids, kinds,
+// sizes and reasons only, never checkpoint content.
+export const checkpointKind = z.enum(["input", "step", "duration", "rewrite", "unknown"]);
+export type CheckpointKind = z.infer<typeof checkpointKind>;
+
+/** Where the checkpoint sits: the newest one, on the path to it, or on an abandoned branch. */
+export const checkpointPosition = z.enum(["head", "current", "abandoned_tip", "abandoned"]);
+export type CheckpointPosition = z.infer<typeof checkpointPosition>;
+
+export const protectionReason = z.enum([
+  "explicit_resume_target",
+  "branch_ancestor",
+  "pending_writes",
+  "duration_chain_link",
+  "newest",
+  "has_children",
+  "unknown_namespace",
+  "broken_lineage",
+]);
+export type ProtectionReasonCode = z.infer<typeof protectionReason>;
+
+/**
+ * How retention reclaims it: `next_run` (the trailing duration leaf, removed
+ * by admission when the next run starts; Clean up keeps it as the run-history
+ * carrier), `branch_tip` (a childless abandoned checkpoint), `abandoned_branch`
+ * (goes once the later checkpoints of its branch went), `graft` (a duration
+ * link whose children are re-parented onto its identical parent).
+ */
+export const reclaimForm = z.enum(["next_run", "branch_tip", "abandoned_branch", "graft"]);
+export type ReclaimForm = z.infer<typeof reclaimForm>;
+
+export const checkpointVerdict = z.discriminatedUnion("status", [
+  z.strictObject({ status: z.literal("protected"), reasons: z.array(protectionReason).min(1) }),
+  z.strictObject({ status: z.literal("reclaimable"), form: reclaimForm }),
+]);
+export type CheckpointVerdict = z.infer<typeof checkpointVerdict>;
+
+export const threadCheckpoint = z.strictObject({
+  checkpointId: z.string(),
+  parentCheckpointId: z.string().nullable(),
+  kind: checkpointKind,
+  step: z.number().int().nullable(),
+  position: checkpointPosition,
+  bytes: z.number().int().nonnegative(),
+  writes: z.number().int().nonnegative(),
+  writesBytes: z.number().int().nonnegative(),
+  verdict: checkpointVerdict,
+});
+export type ThreadCheckpoint = z.infer<typeof threadCheckpoint>;
+
+export const threadTurn = z.strictObject({
+  /** 1-based, in the order the turns were written (abandoned ones included). */
+  index: z.number().int().positive(),
+  /** `run`: an agent run; `rewrite`: a state written without a run (thread start, branch copy, resume). */
+  kind: z.enum(["run", "rewrite"]),
+  /** Part of the conversation the thread shows now. */
+  current: z.boolean(),
+  bytes: z.number().int().nonnegative(),
+  reclaimableBytes: z.number().int().nonnegative(),
+  checkpoints: z.array(threadCheckpoint),
+});
+export type ThreadTurn = z.infer<typeof threadTurn>;
+
+export const threadCheckpointsResponse = z.strictObject({
+  threadId: z.string(),
+  checkpoints: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  reclaimableCheckpoints: z.number().int().nonnegative(),
+  reclaimableBytes: z.number().int().nonnegative(),
+  turns: z.array(threadTurn),
+});
+export type ThreadCheckpointsResponse = z.infer<typeof threadCheckpointsResponse>;

@@ -103,6 +103,13 @@ export const preparationSchema = z
     operationId: z.string().min(1).max(128).nullable(),
     receipt: z.union([backupReceiptSchema, skipReceiptSchema]).nullable(),
     errorCode: z.string().max(64).nullable(),
+    /**
+     * When the backup receipt was fully verified for this approval (before its
+     * first mutation); later passes trust it while the file is still there.
+     */
+    verifiedAt: instantSchema.nullable().optional(),
+    /** When the running backup started (status shows it as the active operation). */
+    startedAt: instantSchema.nullable().optional(),
   })
   // "ready" arms deletion, so it must carry the receipt of its choice: a
   // record that says ready without one is malformed and fails closed.

@@ -4,7 +4,6 @@ import { POST as logoutPost } from "@/app/api/v1/auth/logout/route";
 import { GET as meGet } from "@/app/api/v1/auth/me/route";
 import { route } from "@/server/http/route";
 import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
-import { THROTTLE_MAX_FAILURES } from "./throttle";
 import { createUser } from "./users";
 import { createSqliteAuthStore } from "./sqlite-store";
 
@@ -116,36 +115,6 @@ describe("auth routes", () => {
     expect(logout.status).toBe(403);
     const me = await meGet(new Request(`${BASE}/api/v1/auth/me`, { headers: { cookie: adminCookie } }));
     expect(me.status).toBe(200);
-  });
-
-  it("repeated failures are throttled with 429 and Retry-After, even with the right password", async () => {
-    for (let i = 0; i < THROTTLE_MAX_FAILURES; i++) {
-      const response = await loginPost(loginRequest({ ...ADMIN, password: `wrong-${i}` }));
-      expect(response.status).toBe(401);
-    }
-    const throttled = await loginPost(loginRequest(ADMIN));
-    expect(throttled.status).toBe(429);
-    expect((await throttled.json()).error.code).toBe("too_many_requests");
-    expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(countRows("auth_sessions")).toBe(0);
-  });
-
-  it("parallel guesses against one email cannot all pass the throttle before the slow password check", async () => {
-    const guesses = Array.from({ length: THROTTLE_MAX_FAILURES * 3 }, (_, i) =>
-      loginPost(loginRequest({ ...ADMIN, password: `guess-${i}` }, { "x-forwarded-for": `198.51.100.${i}` })),
-    );
-    const statuses = (await Promise.all(guesses)).map((r) => r.status);
-    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(THROTTLE_MAX_FAILURES);
-    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
-  });
-
-  it("failures from one client are throttled across emails", async () => {
-    const client = { "x-forwarded-for": "203.0.113.9" };
-    for (let i = 0; i < THROTTLE_MAX_FAILURES; i++) {
-      await loginPost(loginRequest({ email: `user${i}@example.com`, password: "wrong-pass" }, client));
-    }
-    expect((await loginPost(loginRequest(VIEWER, client))).status).toBe(429);
-    expect((await loginPost(loginRequest(VIEWER, { "x-forwarded-for": "203.0.113.10" }))).status).toBe(200);
   });
 
   it("logout revokes the session: the same cookie then gets 401", async () => {

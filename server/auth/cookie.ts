@@ -21,15 +21,3 @@ export function sessionCookie(options: { token: string; maxAgeMs: number; secure
 export function clearedSessionCookie(options: { secure: boolean }): string {
   return serialize("", 0, options.secure);
 }
-
-/**
- * The client key for throttling: the last x-forwarded-for entry (what the
- * nearest reverse proxy saw). Next fills the header from the socket only when
- * the request has none, so a client talking to Next directly can forge it:
- * the per-email limit is the guarantee, the per-client limit is best effort.
- */
-export function clientKey(request: Request): string {
-  const forwarded = request.headers.get("x-forwarded-for");
-  const last = forwarded?.split(",").map((s) => s.trim()).filter(Boolean).pop();
-  return last ?? request.headers.get("x-real-ip") ?? "unknown";
-}

@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
-import type { AuthStore } from "./store";
+import type { AuthStore, SessionUser } from "./store";
 
-export type Role = "admin" | "viewer";
-export type SessionUser = { id: string; email: string; role: Role };
+export type { Role, SessionUser } from "./store";
 
 export const SESSION_COOKIE = "wsr_session";
 

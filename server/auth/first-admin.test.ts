@@ -26,4 +26,17 @@ describe("first admin", () => {
     expect(ensureFirstAdmin({ store: createSqliteAuthStore(db.sqlite), email: "root@example.com", password: undefined, nowMs: 0, log })).toBe("skipped");
     expect(countUsers(createSqliteAuthStore(db.sqlite))).toBe(0);
   });
+
+  it("refuses a weak ADMIN_PASSWORD with a logged reason and creates no account", () => {
+    const lines: string[] = [];
+    const capture = createLogger({ level: "info", destination: { write: (line: string) => void lines.push(line) } });
+    for (const password of ["12345678", "password", "        ", "pass\nword-is-long"]) {
+      expect(ensureFirstAdmin({ store: createSqliteAuthStore(db.sqlite), email: "root@example.com", password, nowMs: 0, log: capture })).toBe("refused");
+    }
+    expect(countUsers(createSqliteAuthStore(db.sqlite))).toBe(0);
+    const refused = lines.map((l) => JSON.parse(l)).filter((l) => l.event === "first_admin_refused");
+    expect(refused).toHaveLength(4);
+    expect(refused[0].reason).toContain("at least 12");
+    expect(lines.join("")).not.toContain("12345678");
+  });
 });

@@ -1,4 +1,5 @@
 import "server-only";
+import { isAppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
 import type { AuthStore } from "./store";
 import { countUsers, createUser } from "./users";
@@ -15,14 +16,22 @@ export type FirstAdminOptions = {
  * Creates the first admin from ADMIN_EMAIL/ADMIN_PASSWORD, only while the user
  * table is empty, so restarting with the variables still set changes nothing.
  */
-export function ensureFirstAdmin(options: FirstAdminOptions): "created" | "skipped" {
+export function ensureFirstAdmin(options: FirstAdminOptions): "created" | "skipped" | "refused" {
   const { store, email, password, nowMs, log } = options;
   if (!email || !password) return "skipped";
-  const created = store.writeTransaction((tx) => {
-    if (countUsers(tx) > 0) return false;
-    createUser(tx, { email, role: "admin", password, nowMs });
-    return true;
-  });
+  let created: boolean;
+  try {
+    created = store.writeTransaction((tx) => {
+      if (countUsers(tx) > 0) return false;
+      createUser(tx, { email, role: "admin", password, nowMs });
+      return true;
+    });
+  } catch (error) {
+    if (!isAppError(error) || error.code !== "invalid_request") throw error;
+    // The reason names the rule broken (length, common...), never the password.
+    log.error({ event: "first_admin_refused", reason: error.message }, "ADMIN_EMAIL/ADMIN_PASSWORD refused; no admin was created");
+    return "refused";
+  }
   if (created) log.info({ event: "first_admin_created" }, "created the first admin from ADMIN_EMAIL");
   return created ? "created" : "skipped";
 }

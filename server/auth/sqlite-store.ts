@@ -2,7 +2,7 @@
 // per-connection cache, so a store is cheap to create per request.
 import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
-import type { SessionUser } from "./current-user";
+import type { SessionUser } from "./store";
 import type { AuthStore, ThrottleRecord, UserRecord } from "./store";
 
 export function createSqliteAuthStore(sqlite: Sqlite): AuthStore {

@@ -6,7 +6,8 @@
 // PostgreSQL implementation satisfies the same interface through a
 // synchronous libpq binding, so check-then-write steps run inside
 // `writeTransaction` without ever awaiting.
-import type { Role, SessionUser } from "./current-user";
+export type Role = "admin" | "viewer";
+export type SessionUser = { id: string; email: string; role: Role };
 
 export type UserRecord = { id: string; email: string; role: Role; passwordHash: string };
 export type ThrottleRecord = { key: string; failures: number; windowStartMs: number; lockedUntilMs: number | null };

@@ -2,6 +2,7 @@ import "server-only";
 import { randomBytes, randomUUID, scrypt, scryptSync, timingSafeEqual } from "node:crypto";
 import { AppError } from "@/server/errors";
 import type { Role } from "./current-user";
+import { passwordProblem } from "./password/rule";
 import type { AuthStore, UserRecord } from "./store";
 
 // scrypt with N=2^15, r=8: each hash needs 32 MiB of memory, which is what
@@ -10,8 +11,6 @@ import type { AuthStore, UserRecord } from "./store";
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, keyLength: 32, saltBytes: 16 };
 const MAX_MEM = 128 * SCRYPT.N * SCRYPT.r * 2;
 
-export const MIN_PASSWORD_LENGTH = 8;
-export const MAX_PASSWORD_LENGTH = 1024;
 
 export type CreateUserInput = { email: string; role: Role; password: string; nowMs: number };
 export type UserRow = UserRecord;
@@ -67,13 +66,10 @@ export function decoyPasswordHash(): string {
   return decoyHash;
 }
 
+/** Throws invalid_request with the reason when a new password breaks the rule (password/rule.ts). */
 export function validatePassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) {
-    throw new AppError("invalid_request", `Password must be at least ${MIN_PASSWORD_LENGTH} characters`);
-  }
-  if (password.length > MAX_PASSWORD_LENGTH) {
-    throw new AppError("invalid_request", `Password must be at most ${MAX_PASSWORD_LENGTH} characters`);
-  }
+  const problem = passwordProblem(password);
+  if (problem) throw new AppError("invalid_request", problem);
 }
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+$/;

@@ -54,24 +54,23 @@ export type AgentValues = { messages: BaseMessage[]; title: string | null; notes
 const baseCache = new Map<string, AnnotationRoot<ReturnType<typeof buildBaseSpec>>>();
 const agentCache = new Map<string, AgentSchema>();
 
-export function baseThreadSchema(config: ModeConfig) {
+/** One schema per (mode, frequency), built on first use. */
+function cached<S>(cache: Map<string, S>, config: ModeConfig, build: () => S): S {
   const key = modeKey(config);
-  let schema = baseCache.get(key);
+  let schema = cache.get(key);
   if (!schema) {
-    schema = Annotation.Root(buildBaseSpec(config));
-    baseCache.set(key, schema);
+    schema = build();
+    cache.set(key, schema);
   }
   return schema;
 }
 
+export function baseThreadSchema(config: ModeConfig) {
+  return cached(baseCache, config, () => Annotation.Root(buildBaseSpec(config)));
+}
+
 export function agentStateSchema(config: ModeConfig): AgentSchema {
-  const key = modeKey(config);
-  let schema = agentCache.get(key);
-  if (!schema) {
-    schema = Annotation.Root(buildAgentSpec(config));
-    agentCache.set(key, schema);
-  }
-  return schema;
+  return cached(agentCache, config, () => Annotation.Root(buildAgentSpec(config)));
 }
 
 /** Schema default for every channel: what a head-only channel is reset to. */

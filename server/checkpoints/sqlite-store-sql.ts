@@ -47,3 +47,9 @@ export const ADMISSION_PROBE_SQL = "SELECT EXISTS (SELECT 1 FROM writes WHERE th
 export const ADMISSION_DELETE_SQL = `DELETE FROM checkpoints WHERE thread_id = @thread AND checkpoint_ns = @ns AND checkpoint_id = @leaf
   AND NOT EXISTS (SELECT 1 FROM writes WHERE thread_id = @thread AND checkpoint_ns = @ns AND checkpoint_id = @leaf)
   AND NOT EXISTS (SELECT 1 FROM checkpoints k WHERE k.thread_id = @thread AND k.checkpoint_ns = @ns AND k.checkpoint_id > @leaf)`;
+
+// The thread view: metadata only (small JSON), never the checkpoint body.
+export const ORIGINS_SQL = `SELECT c.checkpoint_id AS id,
+    CASE WHEN c.type = 'json' AND json_valid(${META}) THEN json_extract(${META}, '$.source') END AS source,
+    CASE WHEN c.type = 'json' AND json_valid(${META}) THEN json_extract(${META}, '$.step') END AS step
+  FROM checkpoints c WHERE c.thread_id = ? AND c.checkpoint_ns = ? ORDER BY c.checkpoint_id`;

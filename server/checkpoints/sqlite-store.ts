@@ -9,13 +9,14 @@ import { TASKS } from "@langchain/langgraph-checkpoint";
 import { CHECKPOINT_RETENTION_SETTINGS_KEY, type TableUsage, type ThreadUsage } from "@/lib/checkpoints/api";
 import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
-import type { AdmissionHead, CheckpointRow, CheckpointStore, PairProof, StoredWrite, ThreadTotals } from "./store";
+import type { AdmissionHead, CheckpointOrigin, CheckpointRow, CheckpointStore, PairProof, StoredWrite, ThreadTotals } from "./store";
 import {
   ADMISSION_DELETE_SQL,
   ADMISSION_HEAD_SQL,
   ADMISSION_PROBE_SQL,
   ADMISSION_VERSIONS_SQL,
   COMPARE_SQL,
+  ORIGINS_SQL,
   ROOT_NS,
   THREAD_ROWS_SQL,
 } from "./sqlite-store-sql";
@@ -87,6 +88,13 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
 
     listThreadCheckpoints: (threadId) =>
       all<NodeRow>(THREAD_ROWS_SQL, threadId, ROOT_NS).map((r) => ({ ...r, durationOnly: r.durationOnly === 1 })),
+
+    listCheckpointOrigins: (threadId) =>
+      all<CheckpointOrigin>(ORIGINS_SQL, threadId, ROOT_NS).map((r) => ({
+        id: r.id,
+        source: typeof r.source === "string" ? r.source : null,
+        step: typeof r.step === "number" ? r.step : null,
+      })),
 
     foreignNamespaceRows: (threadId) =>
       get<{ n: number }>(

@@ -41,6 +41,14 @@ export type AdmissionHead = {
   messageIds: string | null;
 };
 
+/** What a checkpoint's metadata says about how it was written (the thread view). */
+export type CheckpointOrigin = {
+  id: string;
+  /** LangGraph's metadata.source: "input", "loop", "update", "fork"; null when unreadable. */
+  source: string | null;
+  step: number | null;
+};
+
 export type PairProof = { versionsEqual: boolean; valuesEqual: boolean; parentHasTaskWrites: boolean };
 
 export type ThreadTotals = { checkpoints: number; writes: number; checkpointBytes: number; writesBytes: number };
@@ -60,6 +68,8 @@ export type CheckpointStore = {
   parentLinks(threadId: string): Map<string, string | null>;
   /** Every checkpoint of the thread, oldest first. */
   listThreadCheckpoints(threadId: string): CheckpointRow[];
+  /** Source and step of every checkpoint of the thread, oldest first (metadata only, never state). */
+  listCheckpointOrigins(threadId: string): CheckpointOrigin[];
   /** Checkpoint and writes rows of the thread outside the root namespace. */
   foreignNamespaceRows(threadId: string): number;
   /** The newest checkpoint of the thread. */

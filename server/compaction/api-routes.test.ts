@@ -87,6 +87,34 @@ describe("tool-payload-retention API", () => {
     expect((await res.json()).error.code).toBe("conflict");
   });
 
+  it("[TPR-POL-05] a malformed record can be replaced with its revision (turn off, defaults), never enabled without a choice, and nothing is deleted", async () => {
+    const sqlite = env.rt.handle.sqlite;
+    sqlite.exec(`insert into tasks (id,title,state,created_at,updated_at) values ('t','x','COMPLETED','2020-01-01T00:00:00Z','2020-01-01T00:00:00Z');
+      insert into task_sessions (id,task_id,state,updated_at) values ('s','t','COMPLETED','2020-01-01T00:00:00Z');
+      insert into messages (id,session_id,author_type,type,metadata,created_at,updated_at) values ('m','s','agent','tool_execute','{"a":1}','2020-01-01T00:00:00Z','2020-01-01T00:00:00Z');`);
+    const messages = () => sqlite.prepare("select metadata from messages").all();
+    const before = messages();
+    const damaged = JSON.stringify({ version: 1, policy: { enabled: "yes", age: { value: 3, unit: "months" }, revision: 7 } });
+    sqlite.prepare("insert into settings (key, value, updated_at_ms) values ('tool_payload_retention', ?, 0)").run(damaged);
+    const status = await (await GET(apiRequest("GET", BASE, AS_ADMIN))).json();
+    expect(status).toMatchObject({ recordState: "malformed", lastErrorCode: "settings_malformed", policy: { enabled: false, revision: 7 } });
+
+    // Enabling the replacement still needs the backup choice; a stale revision is a conflict.
+    const enable = await put(AS_ADMIN, { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 7 });
+    expect(enable.status).toBe(400);
+    expect((await enable.json()).error.code).toBe("backup_choice_required");
+    const stale = await put(AS_ADMIN, { policy: { enabled: false, age: { value: 3, unit: "months" } }, expectedRevision: 6 });
+    expect(stale.status).toBe(409);
+    expect((await stale.json()).error.code).toBe("conflict");
+    expect(settingsSnapshot()).toEqual([{ key: "tool_payload_retention", value: damaged }]);
+
+    // "Turn off": the replacement is a valid, disabled, unapproved record.
+    const off = await put(AS_ADMIN, { policy: { enabled: false, age: { value: 3, unit: "months" } }, expectedRevision: 7 });
+    expect(off.status).toBe(200);
+    expect(await off.json()).toMatchObject({ recordState: "ok", policy: { enabled: false, revision: 8 }, armed: false, preparation: { state: "none" } });
+    expect(messages()).toEqual(before);
+  });
+
   it("a foreign Origin is 403 on mutations", async () => {
     const res = await put(AS_ADMIN, enableSkip, { origin: "https://evil.example" });
     expect(res.status).toBe(403);

@@ -4,8 +4,8 @@ import "server-only";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { DAY_MS } from "@/server/jobs/schedule";
 import { idleStatusBody, type CompactionStatusBody } from "@/lib/compaction/api";
-import { createDefaultRecord, type RetentionOperation } from "./policy/policy-schema";
-import { readRetentionRecord } from "./policy/record";
+import { createDefaultRecord, type Preparation, type RetentionOperation } from "./policy/policy-schema";
+import { readRetentionRecord, salvageRevision } from "./policy/record";
 import type { CompactionStore } from "./store";
 
 /** The GET body; one type shared with the browser. */
@@ -19,6 +19,32 @@ export function markStale(operation: RetentionOperation | null, nowMs: number): 
   return { ...operation, stale: operation.stale || stale };
 }
 
+/**
+ * A backup preparation in flight is shown as the active operation (DESIGN:
+ * kind "preparation"), so the card and /cancel can name it. It does not hold
+ * the slot in the record: analysis and cleanup queue behind it in the worker.
+ */
+export function preparationOperation(prep: Preparation): RetentionOperation | null {
+  if (!prep.operationId || (prep.state !== "pending" && prep.state !== "running")) return null;
+  return {
+    id: prep.operationId,
+    kind: "preparation",
+    state: prep.state === "pending" ? "queued" : "running",
+    startedAt: prep.state === "running" ? (prep.startedAt ?? null) : null,
+    finishedAt: null,
+    cutoff: null,
+    scannedRows: 0,
+    eligibleTasks: 0,
+    eligibleMessages: 0,
+    changedMessages: 0,
+    payloadBytes: 0,
+    skipped: {},
+    stale: false,
+    ...(prep.revision === null ? {} : { revision: prep.revision }),
+    errorCode: null,
+  };
+}
+
 export function unsupportedStatus(): RetentionStatus {
   return idleStatusBody({ capability: "unsupported", recordState: "missing", policy: createDefaultRecord().policy });
 }
@@ -26,7 +52,10 @@ export function unsupportedStatus(): RetentionStatus {
 export function readRetentionStatus(store: CompactionStore, nowMs: number): RetentionStatus {
   const read = readRetentionRecord(store);
   if (read.state === "malformed") {
-    return { ...unsupportedStatus(), capability: "supported", recordState: "malformed", lastErrorCode: read.errorCode };
+    // The revision a replacement must name; everything else reads as disabled.
+    const idle = unsupportedStatus();
+    const policy = { ...idle.policy, revision: salvageRevision(store.readRecordText()) };
+    return { ...idle, policy, capability: "supported", recordState: "malformed", lastErrorCode: read.errorCode };
   }
   const { policy, runtime } = read.record;
   return {
@@ -43,7 +72,7 @@ export function readRetentionStatus(store: CompactionStore, nowMs: number): Rete
     armed: policy.enabled && runtime.preparation.state === "ready" && runtime.approvedRevision === policy.revision,
     latestAnalysis: markStale(runtime.latestAnalysis, nowMs),
     latestRun: markStale(runtime.latestRun, nowMs),
-    activeOperation: runtime.activeOperation,
+    activeOperation: runtime.activeOperation ?? preparationOperation(runtime.preparation),
     nextDueAt: runtime.nextDueAt,
     lastErrorCode: runtime.lastErrorCode,
   };

@@ -1,8 +1,9 @@
-import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import type { Logger } from "@/server/log";
+import { prepareDatabaseFiles } from "./file-modes";
 import * as schema from "./schema";
 
 export type Sqlite = Database.Database;
@@ -20,12 +21,17 @@ export type OpenOptions = {
   /** Milliseconds a writer waits for the lock before SQLITE_BUSY. */
   busyTimeoutMs?: number;
   migrationsDir?: string;
+  /** Told when existing database files had to be tightened to 0600. */
+  log?: Logger;
 };
 
 /** Opens one connection with the workspace pragmas applied. */
 export function openDatabase(options: OpenOptions): DbHandle {
   const { file, readonly = false, busyTimeoutMs = 5000 } = options;
-  if (!readonly && file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (!readonly && file !== ":memory:") {
+    const tightened = prepareDatabaseFiles(file);
+    if (tightened.length > 0) options.log?.warn({ files: tightened, mode: "0600" }, "tightened database file modes");
+  }
   const sqlite = new Database(file, { readonly, fileMustExist: readonly });
   sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
   if (!readonly) {

@@ -22,6 +22,12 @@ export function parseDatabaseUrl(raw: string | undefined, cwd: string = process.
   return { engine: "sqlite", file: path.resolve(cwd, file) };
 }
 
+/** The URL itself when DATABASE_URL names PostgreSQL (for `npm run migrate`), else null. */
+export function postgresUrlOf(raw: string | undefined): string | null {
+  const url = (raw ?? "").trim();
+  return /^postgres(ql)?:\/\//i.test(url) ? url : null;
+}
+
 /** Backups live in backups/ beside the database file. */
 export function backupsDirFor(file: string): string {
   return path.join(path.dirname(file), "backups");

@@ -13,7 +13,13 @@ export function encodeSse(event: SystemEvent, id: number): string {
  * A text/event-stream body fed by the bus until the client goes away.
  * Heartbeat comments keep proxies from closing an idle stream.
  */
-export function sseStream(options: { bus: EventBus; signal: AbortSignal; timers: Timers }): ReadableStream<Uint8Array> {
+export function sseStream(options: {
+  bus: EventBus;
+  signal: AbortSignal;
+  timers: Timers;
+  /** Runs once when the stream ends, however it ends (the client left, the body was cancelled). */
+  onClose?: () => void;
+}): ReadableStream<Uint8Array> {
   const { bus, signal, timers } = options;
   const encoder = new TextEncoder();
   let unsubscribe: (() => void) | undefined;
@@ -22,6 +28,7 @@ export function sseStream(options: { bus: EventBus; signal: AbortSignal; timers:
   const close = (controller?: ReadableStreamDefaultController<Uint8Array>) => {
     if (closed) return;
     closed = true;
+    options.onClose?.();
     unsubscribe?.();
     if (heartbeat !== undefined) timers.clearTimeout(heartbeat);
     try {

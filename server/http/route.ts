@@ -2,6 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "@/lib/api/error-codes";
+import { applyApiHeaders } from "@/lib/http/security-headers";
 import { AppError, isAppError } from "@/server/errors";
 import { readSessionCookie, userForToken, type SessionUser } from "@/server/auth/current-user";
 import { createLogger } from "@/server/log";
@@ -99,7 +100,35 @@ async function readBodyText(request: Request, limit: number): Promise<string> {
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return decodeUtf8(Buffer.concat(chunks));
+}
+
+/**
+ * Fatal decoding: bytes that are not UTF-8 are refused instead of silently
+ * becoming U+FFFD, which would change byte-exact metadata. A BOM is kept as
+ * text, as before (JSON.parse then refuses it).
+ */
+function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new AppError("invalid_body", "Request body is not valid UTF-8");
+  }
+}
+
+/**
+ * Every response leaves through here: the security headers and no-store.
+ * A Response whose headers are immutable (Response.redirect) is copied.
+ */
+function withApiHeaders(response: Response): Response {
+  try {
+    applyApiHeaders(response.headers);
+    return response;
+  } catch {
+    const copy = new Response(response.body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    applyApiHeaders(copy.headers);
+    return copy;
+  }
 }
 
 async function readJsonBody(request: Request, limit: number): Promise<unknown> {
@@ -116,12 +145,20 @@ async function readJsonBody(request: Request, limit: number): Promise<unknown> {
  * The one wrapper every route handler uses: origin check, session, role,
  * engine capability, zod parsing of params and body, and the mapping of typed
  * errors to HTTP through ERROR_STATUS. Unknown errors become a generic 500
- * with no stack or message from the throw site.
+ * with no stack or message from the throw site. Every answer, errors
+ * included, leaves with the security headers and Cache-Control: no-store.
  */
 export function route<P extends z.ZodType = z.ZodType<Record<string, string>>, B extends z.ZodType = z.ZodType<unknown>>(
   options: RouteOptions<P, B>,
 ) {
-  return async (request: Request, context?: { params?: Promise<Record<string, string | string[]>> }): Promise<Response> => {
+  const respond = respondTo(options);
+  return async (request: Request, context?: RouteParams): Promise<Response> => withApiHeaders(await respond(request, context));
+}
+
+type RouteParams = { params?: Promise<Record<string, string | string[]>> };
+
+function respondTo<P extends z.ZodType, B extends z.ZodType>(options: RouteOptions<P, B>) {
+  return async (request: Request, context?: RouteParams): Promise<Response> => {
     const requestId = randomUUID();
     const mutation = !SAFE_METHODS.has(request.method);
     let rt: Runtime | undefined;

@@ -2,15 +2,20 @@ import "server-only";
 import type { Logger } from "@/server/log";
 import type { MaintenanceGuard } from "./guard";
 import { sweepStaleStaging } from "./backups/create";
+import { tightenBackupModes } from "./backups/file-modes";
 import { sweepRestorePending } from "./backups/restore";
 
 /**
  * Start-of-process maintenance: removes backup staging directories a crash
  * left behind (their snapshot was never published) and the copy of a restore
- * that never reached its rename. Fire-and-forget so it
- * never blocks boot; a failure is logged with its code only.
+ * that never reached its rename. Backup files and folders readable by others
+ * are tightened first (synchronously: a few chmods) and logged. The sweeps
+ * are fire-and-forget so they never block boot; a failure is logged with its
+ * code only.
  */
 export function startMaintenance(options: { dbFile: string; guard: MaintenanceGuard; log: Logger }): void {
+  const tightened = tightenBackupModes({ dbFile: options.dbFile });
+  if (tightened.length > 0) options.log.warn({ files: tightened }, "tightened backup file modes to 0600/0700");
   Promise.all([sweepStaleStaging({ dbFile: options.dbFile, guard: options.guard }), sweepRestorePending({ dbFile: options.dbFile })])
     .then(([removed, restorePending]) => {
       if (removed > 0 || restorePending) options.log.warn({ removed, restorePending }, "removed leftovers of interrupted maintenance");

@@ -9,11 +9,15 @@
 // they run off the request thread.
 import type { DatabaseStats } from "@/lib/database/api";
 
+export type PageCounts = { pageSize: number; pageCount: number; freePages: number };
+
 export type MaintenanceStore = {
   /** The database footprint from metadata only: no message body is read. */
   databaseStats(): Promise<DatabaseStats>;
   /** Bytes the database occupies on disk, its write-ahead log included. */
   diskBytes(): number;
+  /** Page size, page count and pages on the free list, from engine metadata (cheap: no table is read). */
+  pageCounts(): PageCounts;
   /**
    * Rebuilds the database so freed space returns to the file system and
    * waits up to busyTimeoutMs for other writers; "busy" when they kept it.
@@ -26,4 +30,12 @@ export type MaintenanceStore = {
   snapshotInto(file: string): Promise<void>;
   /** True when `file` holds a database that passes the engine's full integrity check; false for anything else. */
   verifyFile(file: string): Promise<boolean>;
+  /**
+   * Replaces the sign-in state (sessions and the login throttle) of the
+   * database file `file` with the live database's, in one transaction.
+   * Sessions of users that `file` does not have are dropped. Synchronous so
+   * a caller can run it and close the live connection with no request in
+   * between. Returns how many sessions were carried.
+   */
+  carrySignInStateInto(file: string): { sessions: number };
 };

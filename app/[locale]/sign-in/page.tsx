@@ -4,6 +4,7 @@ import { SignInForm } from "@/components/auth/sign-in-form";
 import styles from "@/components/auth/sign-in.module.css";
 import { BrandMark } from "@/components/shell/brand-mark";
 import { LocaleSwitcher } from "@/components/shell/locale-switcher";
+import { safeNextPath } from "@/lib/auth/safe-next";
 import { getPathname, redirect } from "@/lib/i18n/navigation";
 import { currentPageUser } from "@/server/auth/page-user";
 
@@ -17,18 +18,12 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: t("title") };
 }
 
-/** Only same-site absolute paths: `next` must never send the user to another origin. */
-function safeNext(value: string | string[] | undefined, fallback: string): string {
-  const next = Array.isArray(value) ? value[0] : value;
-  return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : fallback;
-}
-
 export default async function SignInPage({ params, searchParams }: Props) {
   const { locale } = await params;
   if (await currentPageUser()) redirect({ href: HOME, locale });
   const t = await getTranslations({ locale, namespace: "signIn" });
   const tApp = await getTranslations({ locale, namespace: "app" });
-  const next = safeNext((await searchParams).next, getPathname({ href: HOME, locale }));
+  const next = safeNextPath((await searchParams).next, getPathname({ href: HOME, locale }));
   return (
     <div className={styles.page}>
       <header className={styles.topbar}>

@@ -2,4 +2,5 @@
 export const checkpointKeys = {
   all: ["checkpoints"] as const,
   storage: () => [...checkpointKeys.all, "storage"] as const,
+  thread: (threadId: string) => [...checkpointKeys.all, "thread", threadId] as const,
 };

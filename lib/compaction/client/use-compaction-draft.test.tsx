@@ -82,12 +82,39 @@ describe("useCompactionDraft", () => {
   });
 
   it("[TPR-UI-07] 400 backup_choice_required asks for the inline choice", async () => {
+    // Lengthening needs no choice here; the server may still ask (its approval changed meanwhile).
     const { result } = mount(policy(1, { enabled: true, age: { value: 6, unit: "months" } }));
-    act(() => result.current.setAgeValue("1"));
+    act(() => result.current.setAgeValue("12"));
     expect(result.current.needsChoice).toBe(false);
     await act(() => result.current.save(async () => failure(400, "backup_choice_required")));
     expect(result.current.needsChoice).toBe(true);
-    expect(result.current.draft?.ageValue).toBe("1");
+    expect(result.current.draft?.ageValue).toBe("12");
+  });
+
+  it("[TPR-UI-07] [TPR-PREP-02] a draft that shortens the period asks for the choice at once and Save waits for it", () => {
+    const { result } = mount(policy(1, { enabled: true, age: { value: 6, unit: "months" } }));
+    act(() => result.current.setAgeValue("1"));
+    expect(result.current.needsChoice).toBe(true);
+    expect(result.current.canSave).toBe(false);
+    act(() => result.current.setChoice("backup"));
+    expect(result.current.canSave).toBe(true);
+    // 6 months -> 26 weeks: the same rule as the server, not today's cutoffs.
+    act(() => result.current.discard());
+    act(() => result.current.setAgeUnit("weeks"));
+    act(() => result.current.setAgeValue("26"));
+    expect(result.current.needsChoice).toBe(true);
+    expect(result.current.canSave).toBe(false);
+    // 6 months -> 27 weeks is longer on every date: no choice.
+    act(() => result.current.setAgeValue("27"));
+    expect(result.current.needsChoice).toBe(false);
+    expect(result.current.canSave).toBe(true);
+  });
+
+  it("[TPR-UI-07] an enabled policy that is not approved (preparation pending) asks for the choice on any change", () => {
+    const serverPolicy = policy(1, { enabled: true, age: { value: 6, unit: "months" } });
+    const { result } = renderHook(() => useCompactionDraft({ serverPolicy, approved: false }));
+    act(() => result.current.setAgeValue("12"));
+    expect(result.current.needsChoice).toBe(true);
   });
 
   it("[TPR-UI-07] a 409 keeps the draft; the user can rebase on the server revision or take the server version", async () => {

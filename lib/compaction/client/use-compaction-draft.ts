@@ -3,10 +3,14 @@
 // inline backup choice and the conflict state; the status hook owns requests.
 // - Server updates replace a clean draft, never a dirty one.
 // - Saving sends a snapshot; edits made while it is in flight survive.
-// - 400 backup_choice_required asks for the inline choice.
+// - A draft the server would refuse without a backup choice (enabling, an
+//   unapproved policy, a period whose cutoff can be later on some date: the
+//   shared rule of lib/compaction/period-rule) asks for it at once; 400
+//   backup_choice_required still asks for it if the server knew better.
 // - 409 conflict keeps the draft and shows the server's policy beside it.
 import { useCallback, useMemo, useState } from "react";
 import type { AgeUnit, RetentionPolicy } from "@/lib/compaction/policy";
+import { cutoffCanMoveLater } from "@/lib/compaction/period-rule";
 import type { ActionResult } from "./use-compaction";
 import type { CompactionStatusBody } from "@/lib/compaction/api";
 import type { PutPolicyBody } from "@/lib/compaction/api";
@@ -34,8 +38,13 @@ function adoptServerPolicy(current: DraftState, serverPolicy: RetentionPolicy): 
   return { ...current, base: serverPolicy, draft: draftFromPolicy(serverPolicy) };
 }
 
-export function useCompactionDraft(options: { serverPolicy: RetentionPolicy | undefined; preparationFailed?: boolean }) {
-  const { serverPolicy, preparationFailed = false } = options;
+export function useCompactionDraft(options: {
+  serverPolicy: RetentionPolicy | undefined;
+  preparationFailed?: boolean;
+  /** The saved policy is enabled AND approved (status `armed`); unknown counts as approved when enabled. */
+  approved?: boolean;
+}) {
+  const { serverPolicy, preparationFailed = false, approved } = options;
   const [state, setState] = useState<DraftState>(INITIAL);
 
   // Adopt the server policy while the draft is clean (first load, another
@@ -50,7 +59,9 @@ export function useCompactionDraft(options: { serverPolicy: RetentionPolicy | un
   const base = state.base;
   const dirty = !!draft && !!base && !sameDraft(draft, draftFromPolicy(base));
   const age = draft ? parseDraftAge(draft) : null;
-  const needsChoice = !!draft && draft.enabled && (!base?.enabled || state.choiceRequired || preparationFailed);
+  const shortens = !!base && base.enabled && age !== null && cutoffCanMoveLater({ approved: base.age, next: age });
+  const needsChoice =
+    !!draft && draft.enabled && (!base?.enabled || approved === false || shortens || state.choiceRequired || preparationFailed);
   const choiceComplete = state.choice === "backup" || (state.choice === "skip" && state.acknowledged);
   // A failed backup is retried by saving the same policy again with a new choice.
   const pendingRetry = preparationFailed && !!draft?.enabled && state.choice !== null;

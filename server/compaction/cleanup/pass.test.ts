@@ -134,6 +134,17 @@ describe("cleanup pass", () => {
     expect(result.operation?.skipped.live_run).toBe(1);
   });
 
+  it("[TPR-OBS-01] a task rejected in the writer transaction is counted skipped, not eligible", async () => {
+    seedOldTask(t.sqlite, "a", 3);
+    seedOldTask(t.sqlite, "b", 2);
+    const result = await run({
+      beforeBatch: (rows) => {
+        if (rows[0]?.id.startsWith("a-")) t.sqlite.exec("insert into runs (id, session_id, state) values ('r', 'a-s1', 'QUEUED')");
+      },
+    });
+    expect(result.operation).toMatchObject({ eligibleTasks: 1, eligibleMessages: 2, changedMessages: 2, skipped: { live_run: 1 } });
+  });
+
   it("[TPR-TX-02] a foreground commit before the batch keeps its payload (conflict)", async () => {
     seedOldTask(t.sqlite, "a", 3);
     const fresh = shellMetadata("a-c1", "foreground output");

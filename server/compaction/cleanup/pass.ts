@@ -87,6 +87,9 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
   let budgetSkips = false;
   // Re-entering the task the cursor sits in must not count it twice.
   let resumedTaskId = start.position.afterSessionId !== null ? start.position.afterTaskId : null;
+  // The task whose "eligible" count is still uncommitted in `pending`: a
+  // rejection in the writer transaction takes it back (skipped, not eligible).
+  let uncommittedEligible: string | null = null;
 
   const pause = async (ms: number) => {
     const before = clock.now();
@@ -158,6 +161,10 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     }
     if (result.outcome === "task_ineligible") {
       local.eligibleMessages = 0;
+      if (uncommittedEligible === taskId) {
+        pending.eligibleTasks -= 1;
+        uncommittedEligible = null;
+      }
       addTally(pending, local);
       pending.skipped[result.reason] = (pending.skipped[result.reason] ?? 0) + 1;
       if (result.reason === "eligibility_budget") budgetSkips = true;
@@ -165,6 +172,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     }
     committed = result.committed;
     pending = createTally();
+    uncommittedEligible = null;
     failures = 0;
     rowLimit = baseLimits.maxRows;
     options.log?.debug({ operationId, changed: result.changedIds.length, rows: result.rows }, "retention batch committed");
@@ -190,6 +198,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
         const verdict = checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
         if (verdict.eligible) {
           pending.eligibleTasks += 1;
+          uncommittedEligible = taskId;
           return true;
         }
         pending.skipped[verdict.reason] = (pending.skipped[verdict.reason] ?? 0) + 1;

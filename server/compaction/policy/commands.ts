@@ -14,9 +14,15 @@ import type { CompactionStore } from "../store";
 export type CommandContext = { store: CompactionStore; nowMs: number; newId: IdGenerator };
 
 /** Accepts an analysis of a draft age; 409 while another operation is active. */
-export function acceptAnalysis(ctx: CommandContext, options: { age: RetentionAge }): { operationId: string } {
+export function acceptAnalysis(ctx: CommandContext, options: { age: RetentionAge; waitingCleanupId?: string | null }): { operationId: string } {
   const operationId = ctx.newId();
   editRecord(ctx.store, ctx.nowMs, (record) => {
+    const active = record.runtime.activeOperation;
+    if (active?.kind === "cleanup" && options.waitingCleanupId && active.id === options.waitingCleanupId) {
+      // The pass is between slices: it steps aside and resumes after this job.
+      record.runtime.waitingCleanup = active;
+      record.runtime.activeOperation = null;
+    }
     const operation = emptyOperation({ id: operationId, kind: "analysis", state: "queued", nowMs: ctx.nowMs });
     operation.fingerprint = fingerprintAge(options.age);
     operation.cutoff = formatUtc(computeCutoff({ nowMs: ctx.nowMs, age: options.age }));

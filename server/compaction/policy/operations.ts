@@ -67,6 +67,17 @@ export function finishAnalysisRecord(store: CompactionStore, options: { operatio
   });
 }
 
+/** Puts a cleanup that stepped aside for a manual job back into the free slot; returns its id. */
+export function resumeWaitingCleanup(store: CompactionStore, nowMs: number): string | null {
+  return editRecord(store, nowMs, (record) => {
+    const waiting = record.runtime.waitingCleanup;
+    if (!waiting || record.runtime.activeOperation) return { next: null, result: null };
+    record.runtime.activeOperation = waiting;
+    record.runtime.waitingCleanup = null;
+    return { next: record, result: waiting.id };
+  });
+}
+
 /** Updates the progress snapshot of the active operation (status reads show it). */
 export function saveActiveProgress(store: CompactionStore, options: { operation: RetentionOperation; nowMs: number }): void {
   editRecord(store, options.nowMs, (record) => {
@@ -101,6 +112,13 @@ export function recoverInterrupted(store: CompactionStore, nowMs: number): { res
       resumeCleanup = active.id;
     } else if (active) {
       runtime.activeOperation = null;
+      changed = true;
+    }
+    if (runtime.waitingCleanup && !runtime.activeOperation) {
+      // The manual job it waited for ended with the process: resume the pass.
+      runtime.activeOperation = runtime.waitingCleanup;
+      runtime.waitingCleanup = null;
+      resumeCleanup = runtime.activeOperation.id;
       changed = true;
     }
     let pendingPreparation: string | null = null;

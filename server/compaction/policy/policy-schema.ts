@@ -42,6 +42,11 @@ export const runtimeSchema = z.strictObject({
   schemaVersion: z.int().nullable(),
   cursor: cursorSchema.nullable(),
   activeOperation: operationSchema.nullable(),
+  /**
+   * A cleanup pass waiting between slices while a manual operation holds the
+   * slot ("manual jobs take priority"); it returns to the slot afterwards.
+   */
+  waitingCleanup: operationSchema.nullable().optional(),
   latestAnalysis: operationSchema.nullable(),
   latestRun: operationSchema.nullable(),
   lastErrorCode: z.string().max(64).nullable(),

@@ -85,6 +85,27 @@ describe("savePolicy", () => {
     expect(readRetentionStatus(storeOf(t.sqlite), NOW).armed).toBe(false);
   });
 
+  it("[TPR-PREP-02] 1 month -> 4 weeks saved on 1 March (same cutoff that day) still asks for the backup choice", () => {
+    const march1 = Date.UTC(2027, 2, 1, 12);
+    savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: months(1) }, expectedRevision: 0, preparation: "skip", nowMs: march1, newId: sequentialIds() });
+    expect(() =>
+      savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: weeks(4) }, expectedRevision: 1, nowMs: march1, newId: sequentialIds() }),
+    ).toThrow(expect.objectContaining({ code: "backup_choice_required" }));
+    expect(record().runtime.approvedRevision).toBe(1);
+  });
+
+  it("[TPR-PREP-02] 6 months -> 26 weeks and 3 months -> 13 weeks ask for the backup choice", () => {
+    const at = Date.UTC(2027, 2, 1, 12);
+    savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: months(6) }, expectedRevision: 0, preparation: "skip", nowMs: at, newId: sequentialIds() });
+    expect(() =>
+      savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: weeks(26) }, expectedRevision: 1, nowMs: at, newId: sequentialIds() }),
+    ).toThrow(expect.objectContaining({ code: "backup_choice_required" }));
+    savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: months(3) }, expectedRevision: 1, preparation: "skip", nowMs: at, newId: sequentialIds() });
+    expect(() =>
+      savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: weeks(13) }, expectedRevision: 2, nowMs: at, newId: sequentialIds() }),
+    ).toThrow(expect.objectContaining({ code: "backup_choice_required" }));
+  });
+
   it("lengthening an approved period carries the approval over", () => {
     savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: months(3) }, expectedRevision: 0, preparation: "skip", nowMs: NOW, newId: sequentialIds() });
     const { record: saved, effects } = savePolicy(storeOf(t.sqlite), {

@@ -6,12 +6,14 @@
 // - a pending change pauses cleanup even when the previous policy was enabled;
 // - lengthening the period while approved deletes strictly less, so the
 //   approval carries over to the new revision;
-// - disabling invalidates the approval and any preparation in flight.
+// - disabling invalidates the approval and any preparation in flight;
+// - a malformed record can be replaced (expectedRevision = its readable
+//   revision, 0 when none): "Disable is always available".
 import "server-only";
 import { AppError } from "@/server/errors";
 import { formatUtc } from "@/lib/time/rfc3339";
 import type { IdGenerator } from "@/server/ids";
-import { computeCutoff } from "../eligibility/cutoff";
+import { cutoffCanMoveLater } from "@/lib/compaction/period-rule";
 import { updateRetentionRecord } from "./record";
 import type { PolicyDraft, RetentionRecord } from "./policy-schema";
 import type { CompactionStore } from "../store";
@@ -35,18 +37,20 @@ export type SavePolicyEffects = {
 
 export type SavePolicyResult = { record: RetentionRecord; effects: SavePolicyEffects };
 
-/** True when the new policy deletes anything the approved one would have kept. */
-export function needsPreparation(options: { previous: RetentionRecord; draft: PolicyDraft; nowMs: number }): boolean {
-  const { previous, draft, nowMs } = options;
+/**
+ * True when the new policy could delete anything the approved one would have
+ * kept, on any date (not just the day of saving): a month and four weeks
+ * agree on 1 March and not on 31 March.
+ */
+export function needsPreparation(options: { previous: RetentionRecord; draft: PolicyDraft }): boolean {
+  const { previous, draft } = options;
   if (!draft.enabled) return false;
   const approved =
     previous.policy.enabled &&
     previous.runtime.approvedRevision === previous.policy.revision &&
     previous.runtime.preparation.state === "ready";
   if (!approved) return true;
-  const oldCutoff = computeCutoff({ nowMs, age: previous.policy.age });
-  const newCutoff = computeCutoff({ nowMs, age: draft.age });
-  return newCutoff > oldCutoff;
+  return cutoffCanMoveLater({ approved: previous.policy.age, next: draft.age });
 }
 
 export function savePolicy(store: CompactionStore, options: SavePolicyOptions): SavePolicyResult {
@@ -55,10 +59,14 @@ export function savePolicy(store: CompactionStore, options: SavePolicyOptions): 
   const { record } = updateRetentionRecord(store, {
     expectedRevision,
     nowMs,
+    // A malformed record is replaced from defaults (disabled, unapproved):
+    // enabling the replacement still needs its backup choice, so nothing is
+    // deleted before a valid, prepared policy exists.
+    onMalformed: "reset",
     mutate(current) {
       const next = structuredClone(current);
       const wasApprovedFor = current.runtime.approvedRevision === current.policy.revision ? current.policy.revision : null;
-      const prepare = needsPreparation({ previous: current, draft, nowMs });
+      const prepare = needsPreparation({ previous: current, draft });
       const choiceChanged =
         current.policy.enabled !== draft.enabled ||
         current.policy.age.value !== draft.age.value ||

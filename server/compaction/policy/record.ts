@@ -65,8 +65,9 @@ export function readRetentionRecord(store: CompactionStore): RetentionRead {
 }
 
 // A malformed record may still carry a readable revision; continuing above
-// it keeps revisions monotonic across a reset.
-function salvageRevision(text: string | null): number {
+// it keeps revisions monotonic across a reset, and it is the revision an
+// administrator's replacement names in `expectedRevision`.
+export function salvageRevision(text: string | null): number {
   if (text === null) return 0;
   try {
     const revision = (JSON.parse(text) as { policy?: { revision?: unknown } })?.policy?.revision;
@@ -107,6 +108,12 @@ export function updateRetentionRecord(store: CompactionStore, options: UpdateOpt
       if (current.state === "malformed") {
         if (options.onMalformed !== "reset") {
           throw new AppError("settings_malformed", "The stored Messages compaction settings are malformed.");
+        }
+        // The replacement is compare-and-swapped on the revision status shows
+        // for the malformed record, like any other save.
+        const revision = salvageRevision(tx.readRecordText());
+        if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
+          throw new AppError("conflict", "The policy was changed by someone else; reload and try again.", { revision });
         }
         base = createDefaultRecord();
       } else {

@@ -6,11 +6,11 @@
 import "server-only";
 import type { Clock } from "@/server/clock";
 import { isAppError } from "@/server/errors";
+import { formatUtc } from "@/lib/time/rfc3339";
 import type { Logger } from "@/server/log";
 import type { MaintenanceGuard } from "@/server/maintenance/guard";
 import { createBackup } from "@/server/maintenance/backups/create";
 import type { MaintenanceStore } from "@/server/maintenance/store";
-import { verifyReceiptCached, type VerificationCache, type VerifyResult } from "@/server/maintenance/backups/verify";
 import { editRecord } from "../policy/operations";
 import type { BackupReceipt, RetentionRecord } from "../policy/policy-schema";
 import type { CompactionStore } from "../store";
@@ -29,6 +29,8 @@ export type PreparationDeps = {
   /** Aborted on cancel or shutdown; the backup stops at its next step boundary. */
   signal?: AbortSignal;
   createBackupFn?: typeof createBackup;
+  /** Called once the preparation is recorded as running (live event). */
+  onRunning?: () => void;
 };
 
 export type PreparationOutcome = "armed" | "superseded" | "failed" | "stopped";
@@ -47,10 +49,11 @@ export async function runPreparation(deps: PreparationDeps, operationId: string)
   const { store, clock, log } = deps;
   const started = editRecord(store, clock.now(), (record) => {
     if (!isCurrent(record, operationId, ["pending"])) return { next: null, result: false };
-    record.runtime.preparation = { ...record.runtime.preparation, state: "running", errorCode: null };
+    record.runtime.preparation = { ...record.runtime.preparation, state: "running", errorCode: null, startedAt: formatUtc(clock.now()) };
     return { next: record, result: true };
   });
   if (!started) return "superseded";
+  deps.onRunning?.();
 
   // The snapshot owns the maintenance guard for copy and verification, then
   // releases it before any cleanup runs. A held guard means waiting, not failing.
@@ -102,50 +105,4 @@ function markFailed(deps: PreparationDeps, operationId: string, errorCode: strin
     return { next: record, result: undefined };
   });
   return errorCode === "preparation_cancelled" ? "stopped" : "failed";
-}
-
-/**
- * Before a cleanup pass mutates anything: re-verify the backup receipt under
- * the maintenance lease (cached, so empty probes don't re-hash the file). A
- * missing, changed, corrupt or symlinked backup blocks cleanup until the
- * administrator prepares again: no daily failure loop.
- */
-export async function verifyBeforeCleanup(options: {
-  store: CompactionStore;
-  maintenance: MaintenanceStore;
-  dbFile: string;
-  clock: Clock;
-  guard: MaintenanceGuard;
-  cache: VerificationCache;
-  log: Logger;
-}): Promise<{ ok: true } | { ok: false; code: string } | { ok: "deferred" }> {
-  const { store, clock } = options;
-  const read = editRecord(store, clock.now(), (record) => ({ next: null, result: record.runtime.preparation }));
-  if (read.choice === "skip" && read.receipt && "skippedAt" in read.receipt) return { ok: true };
-  if (read.choice !== "backup") return { ok: false, code: "preparation_missing" };
-  const receipt = read.receipt;
-  if (!receipt || !("sha256" in receipt)) return { ok: false, code: "backup_missing" };
-  const lease = options.guard.tryAcquire({ owner: "cleanup:verify", kind: "compaction" });
-  if (!lease) return { ok: "deferred" };
-  let result: VerifyResult;
-  try {
-    result = await verifyReceiptCached({
-      store: options.maintenance,
-      dbFile: options.dbFile,
-      receipt,
-      cache: options.cache,
-    });
-  } finally {
-    lease.release();
-  }
-  if (result.ok) return { ok: true };
-  const code = result.code;
-  editRecord(store, clock.now(), (record) => {
-    record.runtime.preparation = { ...record.runtime.preparation, state: "failed", errorCode: code };
-    record.runtime.approvedRevision = null;
-    record.runtime.lastErrorCode = code;
-    return { next: record, result: undefined };
-  });
-  options.log.warn({ code }, "backup receipt no longer verifies; cleanup blocked until prepared again");
-  return { ok: false, code };
 }

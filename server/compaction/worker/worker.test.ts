@@ -181,6 +181,19 @@ describe("retention worker", () => {
     await worker.stop();
   });
 
+  it("[TPR-API-05] a running preparation is the active operation (kind preparation), on the event stream, and cancellable by its id", async () => {
+    const { worker, release } = await startGatedPreparation();
+    const status = readRetentionStatus(storeOf(t.sqlite), NOW_MS);
+    expect(status.activeOperation).toMatchObject({ id: "p-1", kind: "preparation", state: "running", startedAt: expect.any(String) });
+    expect(events).toContainEqual(expect.objectContaining({ type: "operation", operationId: "p-1", kind: "preparation", state: "running" }));
+    worker.cancel("p-1");
+    release();
+    await worker.idle();
+    expect(readRetentionStatus(storeOf(t.sqlite), NOW_MS).activeOperation).toBeNull();
+    expect(events).toContainEqual(expect.objectContaining({ type: "operation", operationId: "p-1", kind: "preparation", state: "cancelled" }));
+    await worker.stop();
+  });
+
   it("[TPR-PREP-06] backup failure stays blocked until an explicit retry creates a new preparation", async () => {
     seedOldTask(t.sqlite, "task-a", 1);
     let fail = true;
@@ -286,6 +299,40 @@ describe("retention worker and the maintenance guard", () => {
     await worker.stop();
   });
 
+  it("[TPR-SCH-01] a manual analysis runs between slices of a waiting 3-slice cleanup, which then resumes; a duplicate is 409", async () => {
+    seedOldTask(t.sqlite, "task-a", 3);
+    const guard = createMaintenanceGuard();
+    const { worker, parked, fireNext } = makeWorker({ guard });
+    worker.start();
+    const held = guard.tryAcquire({ owner: "test-vacuum", kind: "vacuum" })!;
+    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    worker.policySaved(saved.effects);
+    await worker.idle();
+    // Slice 1 deferred: the pass waits for its continuation.
+    const pass = record().runtime.activeOperation!;
+    expect(pass).toMatchObject({ kind: "cleanup", state: "running" });
+    expect(parked).toHaveLength(1);
+
+    const { operationId } = worker.requestAnalysis(age);
+    expect(record().runtime.activeOperation).toMatchObject({ id: operationId, kind: "analysis" });
+    expect(() => worker.requestAnalysis(age)).toThrow(expect.objectContaining({ code: "operation_active" }));
+    await worker.idle();
+    expect(record().runtime.latestAnalysis).toMatchObject({ id: operationId, state: "succeeded", eligibleMessages: 3 });
+    // The cleanup is back in the slot with its continuation.
+    expect(record().runtime.activeOperation).toMatchObject({ id: pass.id, kind: "cleanup" });
+    expect(parked).toHaveLength(1);
+
+    fireNext(); // slice 2: still deferred
+    await worker.idle();
+    expect(record().runtime.activeOperation?.id).toBe(pass.id);
+    held.release();
+    fireNext(); // slice 3 completes the pass
+    await worker.idle();
+    expect(countMarkedRows(t.sqlite)).toBe(3);
+    expect(record().runtime.latestRun).toMatchObject({ id: pass.id, state: "succeeded", changedMessages: 3 });
+    await worker.stop();
+  });
+
   it("[TPR-SCH-07] shutdown stops a pass at the next batch boundary and keeps its cursor for the restart", async () => {
     seedOldTask(t.sqlite, "task-a", 2);
     seedOldTask(t.sqlite, "task-b", 2);
@@ -328,7 +375,7 @@ describe("retention worker never leaves the active slot held", () => {
     await worker.stop();
   });
 
-  it("[TPR-SCH-08] a job that throws records a failure and frees the slot", async () => {
+  it("a job that throws records a failure and frees the slot", async () => {
     seedOldTask(t.sqlite, "task-a", 1);
     const { worker } = makeWorker();
     worker.start();

@@ -16,11 +16,13 @@ import { createSerialQueue, type JobContext } from "@/server/jobs/serial-queue";
 import { continuationAt, nextDueAfterCompletePass, scheduledStartAt } from "@/server/jobs/schedule";
 import { runAnalysis } from "../analysis/analysis";
 import { acceptAnalysis, acceptCancel, acceptCleanup, type CommandContext } from "../policy/commands";
+import { resumeWaitingCleanup } from "../policy/operations";
 import { editRecord, endActiveOperation, finishAnalysisRecord, markActiveRunning, operationEvent, recoverInterrupted, saveActiveProgress } from "../policy/operations";
 import { runCleanupPass, waitWith } from "../cleanup/pass";
 import type { SavePolicyEffects } from "../policy/policy-update";
-import type { RetentionAge, RetentionOperation } from "../policy/policy-schema";
-import { runPreparation, verifyBeforeCleanup } from "./preparation";
+import type { OperationState, RetentionAge, RetentionOperation } from "../policy/policy-schema";
+import { runPreparation } from "./preparation";
+import { verifyBeforeCleanup } from "./verify-before-cleanup";
 import { readRetentionRecord } from "../policy/record";
 import type { CompactionStore } from "../store";
 import type { MaintenanceStore } from "@/server/maintenance/store";
@@ -68,9 +70,22 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   let running = false;
   let readyAtMs = 0;
   let timer: { handle: unknown; at: number } | null = null;
+  // The cleanup pass whose continuation the timer holds (between slices).
+  let waiting: { id: string; at: number } | null = null;
+  // A pass that stepped aside for a manual job, with its continuation time.
+  let suspended: { id: string; at: number } | null = null;
   const ctx = (): CommandContext => ({ store, nowMs: clock.now(), newId: deps.newId });
 
   const publish = (operation: RetentionOperation) => bus.publish(operationEvent(operation));
+  // Preparation is not in the slot; its live events carry identity and state.
+  const publishPreparation = (operationId: string, state: OperationState) =>
+    bus.publish({
+      type: "operation",
+      operationId,
+      kind: "preparation",
+      state,
+      progress: { scannedRows: 0, eligibleMessages: 0, changedMessages: 0, payloadBytes: 0, fraction: null },
+    });
   const markRunning = (operationId: string) => markActiveRunning(store, { operationId, nowMs: clock.now() });
 
   /** Ends whatever the slot holds for `operationId` without its job. */
@@ -101,6 +116,16 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   let initialCleanupPending = false;
   const afterCleanupJob = (kind: "analysis" | "cleanup") => {
     if (!running) return;
+    if (suspended && kind === "analysis") {
+      const resumed = resumeWaitingCleanup(store, clock.now());
+      const { at } = suspended;
+      suspended = null;
+      if (resumed) {
+        const id = resumed;
+        setContinuation(id, Math.max(at, clock.now()));
+        return;
+      }
+    }
     if (initialCleanupPending) {
       initialCleanupPending = false;
       startInitialCleanup();
@@ -111,11 +136,18 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
 
   const setTimer = (at: number, fire: () => void) => {
     if (timer) timers.clearTimeout(timer.handle);
+    waiting = null;
     const handle = timers.setTimeout(() => {
       timer = null;
+      waiting = null;
       if (running) fire();
     }, Math.max(0, at - clock.now()));
     timer = { handle, at };
+  };
+
+  const setContinuation = (operationId: string, at: number) => {
+    setTimer(at, () => enqueueCleanup(operationId, "scheduled"));
+    waiting = { id: operationId, at };
   };
 
   const scheduleNextPass = () => {
@@ -181,7 +213,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         const verified = await verifyBeforeCleanup({ store, maintenance: deps.maintenance, dbFile: deps.dbFile, clock, guard: deps.guard, cache, log });
         if (verified.ok === "deferred") {
           // Another maintenance operation owns the guard: deferral, not failure.
-          setTimer(continuationAt({ finishedSliceAtMs: clock.now() }), () => enqueueCleanup(operationId, "scheduled"));
+          setContinuation(operationId, continuationAt({ finishedSliceAtMs: clock.now() }));
           return;
         }
         if (!verified.ok) return endOrphan(operationId, "failed", verified.code);
@@ -206,9 +238,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         });
         if (result.continuation) {
           if (!running) return;
-          setTimer(continuationAt({ finishedSliceAtMs: clock.now(), requestedDelayMs: result.continueAfterMs ?? 0 }), () =>
-            enqueueCleanup(operationId, "scheduled"),
-          );
+          setContinuation(operationId, continuationAt({ finishedSliceAtMs: clock.now(), requestedDelayMs: result.continueAfterMs ?? 0 }));
           return;
         }
         if (!result.operation) {
@@ -249,9 +279,11 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
               shouldStop: job.shouldStop,
               signal: abort.signal,
               createBackupFn: deps.createBackupFn,
+              onRunning: () => publishPreparation(operationId, "running"),
             },
             operationId,
           );
+          publishPreparation(operationId, outcome === "armed" ? "succeeded" : outcome === "failed" ? "failed" : "cancelled");
           if (outcome === "armed") startInitialCleanup();
         } finally {
           aborts.delete(operationId);
@@ -302,7 +334,18 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     },
     isRunning: () => running,
     requestAnalysis(age) {
-      const accepted = acceptAnalysis(ctx(), { age });
+      // Manual jobs take priority: a pass waiting between slices steps aside.
+      const between = waiting && queue.running()?.id !== waiting.id ? waiting : null;
+      const accepted = acceptAnalysis(ctx(), { age, waitingCleanupId: between?.id ?? null });
+      if (between) {
+        const read = readRetentionRecord(store);
+        if (read.state !== "malformed" && read.record.runtime.waitingCleanup?.id === between.id) {
+          if (timer) timers.clearTimeout(timer.handle);
+          timer = null;
+          waiting = null;
+          suspended = between;
+        }
+      }
       enqueueAnalysis(accepted.operationId, age);
       return accepted;
     },

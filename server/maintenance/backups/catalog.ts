@@ -46,10 +46,15 @@ export async function listBackups(options: { dbFile: string }): Promise<BackupEn
   return entries.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
 }
 
-/** Deletes backups beyond the newest `keep`; `protect` is never deleted. */
-export async function pruneBackups(options: { dbFile: string; keep: number; protect?: string }): Promise<string[]> {
+/**
+ * Deletes backups beyond the newest `keep`; `protect` (the one just written)
+ * and `pinned` (backups another feature relies on, e.g. the receipt of an
+ * approved compaction preparation) are never deleted by rotation.
+ */
+export async function pruneBackups(options: { dbFile: string; keep: number; protect?: string; pinned?: readonly string[] }): Promise<string[]> {
   const all = await listBackups(options);
-  const doomed = all.slice(options.keep).filter((entry) => entry.name !== options.protect);
+  const kept = new Set([options.protect, ...(options.pinned ?? [])]);
+  const doomed = all.slice(options.keep).filter((entry) => !kept.has(entry.name));
   const dir = backupsDirFor(options.dbFile);
   for (const entry of doomed) await fsp.rm(path.join(dir, entry.name), { force: true });
   if (doomed.length > 0) await fsyncDir(dir);
@@ -66,9 +71,23 @@ async function regularFile(file: string): Promise<Stats> {
   throw new AppError("not_found", "No such backup");
 }
 
-/** Deletes one backup by name; held off while another maintenance operation runs. */
-export async function deleteBackup(options: { dbFile: string; name: unknown; guard: MaintenanceGuard }): Promise<void> {
+/**
+ * Deletes one backup by name; held off while another maintenance operation
+ * runs. A pinned backup needs `confirm` to repeat its name: deleting it means
+ * the feature that pinned it (compaction) needs a new preparation.
+ */
+export async function deleteBackup(options: {
+  dbFile: string;
+  name: unknown;
+  guard: MaintenanceGuard;
+  pinned?: readonly string[];
+  confirm?: string | null;
+}): Promise<void> {
   const file = backupPath(options.dbFile, options.name);
+  const name = path.basename(file);
+  if (options.pinned?.includes(name) && options.confirm !== name) {
+    throw new AppError("backup_pinned", "This backup is the receipt of the compaction preparation; type its name to delete it. Compaction will then need a new preparation.");
+  }
   await options.guard.withExclusive({ owner: "backup-delete", kind: "backup" }, async () => {
     await regularFile(file);
     await fsp.rm(file);

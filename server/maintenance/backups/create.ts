@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { Clock } from "@/server/clock";
+import { tightenPath } from "@/server/db/file-modes";
 import { backupsDirFor } from "@/server/db/url";
 import { AppError, isAppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
@@ -30,6 +31,8 @@ export type CreateBackupOptions = {
   hasher?: Hasher;
   /** How many backups the retention rule keeps after publishing. */
   keep?: number;
+  /** Backups rotation must not delete (the compaction preparation receipt). */
+  pinned?: readonly string[];
   log: Logger;
   /** Test seam: runs on the staged snapshot before it is verified. */
   afterSnapshot?: (stagingFile: string) => void | Promise<void>;
@@ -61,6 +64,7 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
   const startedMs = clock.now();
   try {
     await fsp.mkdir(backupsDir, { recursive: true, mode: 0o700 });
+    tightenPath(backupsDir); // an existing folder keeps its mode through mkdir
     await fsp.mkdir(stagingDir, { mode: 0o700 });
     await fsp.chmod(stagingDir, 0o700); // mkdir's mode is filtered by the umask
     const name = generateBackupName(clock.now());
@@ -82,7 +86,7 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
     await fsyncDir(backupsDir);
     const receipt: BackupReceipt = { name, sizeBytes: size, completedAt: new Date(clock.now()).toISOString(), sha256 };
     // Published: a failure to prune older backups must not turn this into a failure.
-    const pruned = await pruneBackups({ dbFile, keep: options.keep ?? MANUAL_BACKUPS_KEPT, protect: name }).catch((error: unknown) => {
+    const pruned = await pruneBackups({ dbFile, keep: options.keep ?? MANUAL_BACKUPS_KEPT, protect: name, pinned: options.pinned }).catch((error: unknown) => {
       log.warn({ backup: name, errCode: (error as { code?: unknown }).code }, "pruning old backups failed");
       return [];
     });

@@ -16,9 +16,9 @@ export const sha256File: Hasher = (file) =>
     stream.on("end", () => resolve(hash.digest("hex")));
   });
 
-/** fsync a directory so a rename or unlink inside it survives a crash. */
-export async function fsyncDir(dir: string): Promise<void> {
-  const handle = await fsp.open(dir, "r");
+/** Opens, fsyncs and closes one path. */
+async function fsyncPath(target: string, flags: string): Promise<void> {
+  const handle = await fsp.open(target, flags);
   try {
     await handle.sync();
   } finally {
@@ -26,12 +26,8 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/** fsync a directory so a rename or unlink inside it survives a crash. */
+export const fsyncDir = (dir: string): Promise<void> => fsyncPath(dir, "r");
+
 /** fsync a regular file's contents. */
-export async function fsyncFile(file: string): Promise<void> {
-  const handle = await fsp.open(file, "r+");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
+export const fsyncFile = (file: string): Promise<void> => fsyncPath(file, "r+");

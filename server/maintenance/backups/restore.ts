@@ -38,6 +38,11 @@ export type { RestoreResult };
  * Resuming the quiescers reopens the runtime's connection and restarts its
  * worker. In-memory state of this process (caches, the frozen checkpoint
  * mode) describes the old database, hence restartRequired.
+ *
+ * Sign-in state is not rolled back: the live sessions and login throttle
+ * are copied into the staged file just before the swap, so a session revoked
+ * after the backup stays revoked and one started after it stays valid (as
+ * long as its user exists in the restored data).
  */
 export async function restoreBackup(options: RestoreOptions): Promise<RestoreResult> {
   const source = backupPath(options.dbFile, options.name);
@@ -65,7 +70,16 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
       throw error;
     }
     const resume = await options.quiescers.quiesceAll();
+    let carried: number;
     try {
+      // Synchronous from here to the close: no request can sign in or out
+      // between the copy and the swap.
+      try {
+        carried = options.store.carrySignInStateInto(pending).sessions;
+      } catch (error) {
+        await fsp.rm(pending, { force: true });
+        throw error;
+      }
       options.closeDatabase();
       await fsp.rm(`${dbFile}-wal`, { force: true });
       await fsp.rm(`${dbFile}-shm`, { force: true });
@@ -74,7 +88,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
     } finally {
       resume();
     }
-    log.warn({ backup: name }, "database restored from backup; restart required");
+    log.warn({ backup: name, sessionsKept: carried }, "database restored from backup; restart required");
     return { restored: name, restartRequired: true as const };
   });
 }

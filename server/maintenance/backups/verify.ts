@@ -40,6 +40,12 @@ async function probe(dbFile: string, receipt: BackupReceipt): Promise<Probe> {
   return { ok: true, identity: identityOf(stats), file };
 }
 
+/** The cheap check alone (lstat, no hash): is the receipt's file still there, unchanged in size? */
+export async function probeReceipt(options: { dbFile: string; receipt: BackupReceipt }): Promise<VerifyResult> {
+  const found = await probe(options.dbFile, options.receipt);
+  return found.ok ? { ok: true } : found;
+}
+
 type VerifyOptions = { store: MaintenanceStore; dbFile: string; receipt: BackupReceipt; hasher?: Hasher };
 
 async function verifyFully(options: VerifyOptions): Promise<{ result: VerifyResult; identity?: FileIdentity }> {

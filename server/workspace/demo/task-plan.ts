@@ -38,13 +38,20 @@ export type PlannedTask = {
 export type ToolPick = (rng: Rng, repo: Repo) => DemoMessage;
 
 /** Every tool message shape the demo shows; a task always gets its rotation slot. */
+const shellPick: ToolPick = (r, repo) => shellExec(r, repo);
+const readPick: ToolPick = (r, repo) => readFile(r, repo);
+const modifyPick: ToolPick = (r, repo) => modifyFile(r, repo);
+const searchPick: ToolPick = (r, repo) => codeSearch(r, repo);
+const httpPick: ToolPick = (r, repo) => httpRequest(r, repo);
+const textPick: ToolPick = (r, repo) => genericTool(r, repo, "text");
+
 export const TOOL_ROTATION: readonly ToolPick[] = [
-  (r, repo) => shellExec(r, repo),
-  (r, repo) => readFile(r, repo),
-  (r, repo) => modifyFile(r, repo),
-  (r, repo) => codeSearch(r, repo),
-  (r, repo) => httpRequest(r, repo),
-  (r, repo) => genericTool(r, repo, "text"),
+  shellPick,
+  readPick,
+  modifyPick,
+  searchPick,
+  httpPick,
+  textPick,
   (r, repo) => genericTool(r, repo, "string"),
   (r, repo) => genericTool(r, repo, "resource"),
   (r, repo) => genericTool(r, repo, "image"),
@@ -61,16 +68,7 @@ export const TOOL_ROTATION: readonly ToolPick[] = [
 ];
 
 // The everyday mix: mostly shell, reads and edits.
-const EVERYDAY: readonly ToolPick[] = [
-  (r, repo) => shellExec(r, repo),
-  (r, repo) => shellExec(r, repo),
-  (r, repo) => readFile(r, repo),
-  (r, repo) => readFile(r, repo),
-  (r, repo) => modifyFile(r, repo),
-  (r, repo) => codeSearch(r, repo),
-  (r, repo) => httpRequest(r, repo),
-  (r, repo) => genericTool(r, repo, "text"),
-];
+const EVERYDAY: readonly ToolPick[] = [shellPick, shellPick, readPick, readPick, modifyPick, searchPick, httpPick, textPick];
 
 export type TaskOptions = {
   index: number;

@@ -1,6 +1,8 @@
 import { loginBodySchema } from "@/lib/auth/api";
-import { clientKey, isSecureRequest, sessionCookie } from "@/server/auth/cookie";
+import { isSecureRequest, sessionCookie } from "@/server/auth/cookie";
 import { login } from "@/server/auth/login";
+import { clientAddress, hashedClientKey, throttleAddressKey } from "@/server/http/client-address";
+import { peerAddressStampInstalled } from "@/server/http/peer-address";
 import { errorResponse, route } from "@/server/http/route";
 import { isAppError } from "@/server/errors";
 
@@ -9,19 +11,22 @@ export const POST = route({
   body: loginBodySchema,
   handler: async ({ request, body, rt, requestId }) => {
     const nowMs = rt.clock.now();
+    const { trusted, gate, logKey } = rt.signIn;
+    const address = throttleAddressKey(clientAddress(request, { trusted, stamped: peerAddressStampInstalled() }));
+    // Ids, outcomes and a keyed hash of the client: never the email, the address or the password.
+    const client = hashedClientKey(address, logKey);
     try {
-      const { user, session } = await login(rt.stores.auth, { ...body, client: clientKey(request), nowMs });
+      const { user, session } = await login(rt.stores.auth, { ...body, address, nowMs, gate });
       const response = Response.json({ user });
       response.headers.append(
         "Set-Cookie",
         sessionCookie({ token: session.token, maxAgeMs: session.expiresAtMs - nowMs, secure: isSecureRequest(request) }),
       );
       response.headers.set("Cache-Control", "no-store");
-      rt.log.info({ requestId, event: "login_succeeded", userId: user.id }, "sign-in");
+      rt.log.info({ requestId, event: "login_succeeded", userId: user.id, client }, "sign-in");
       return response;
     } catch (error) {
-      // Ids and outcomes only: never the email or password.
-      if (isAppError(error)) rt.log.warn({ requestId, event: "login_refused", code: error.code }, "sign-in refused");
+      if (isAppError(error)) rt.log.warn({ requestId, event: "login_refused", code: error.code, client }, "sign-in refused");
       if (isAppError(error) && error.code === "too_many_requests") {
         const response = errorResponse(error.code, error.message, error.extra);
         response.headers.set("Retry-After", String(error.extra?.retryAfterSeconds ?? 900));

@@ -2,6 +2,7 @@ import { emptyBodySchema } from "@/lib/database/api";
 import { route } from "@/server/http/route";
 import { listBackups, MANUAL_BACKUPS_KEPT } from "@/server/maintenance/backups/catalog";
 import { createBackup } from "@/server/maintenance/backups/create";
+import { pinnedBackupNames } from "@/server/compaction/pinned-backup";
 
 export const GET = route({
   access: "member",
@@ -20,5 +21,5 @@ export const POST = route({
   access: "admin",
   body: emptyBodySchema,
   status: 201,
-  handler: ({ rt }) => createBackup({ store: rt.stores.maintenance, dbFile: rt.handle.file, clock: rt.clock, label: "manual", guard: rt.guard, log: rt.log }),
+  handler: ({ rt }) => createBackup({ store: rt.stores.maintenance, dbFile: rt.handle.file, clock: rt.clock, label: "manual", guard: rt.guard, log: rt.log, pinned: pinnedBackupNames(rt.stores.compaction) }),
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { route } from "@/server/http/route";
 import { deleteBackup, openBackupStream } from "@/server/maintenance/backups/catalog";
+import { pinnedBackupNames } from "@/server/compaction/pinned-backup";
 
 const params = z.strictObject({ name: z.string() });
 
@@ -26,8 +27,10 @@ export const GET = route({
 export const DELETE = route({
   access: "admin",
   params,
-  handler: async ({ rt, params }) => {
-    await deleteBackup({ dbFile: rt.handle.file, name: params.name, guard: rt.guard });
+  // `?confirm=<name>` is the typed confirmation a pinned backup needs.
+  handler: async ({ rt, params, request }) => {
+    const confirm = new URL(request.url).searchParams.get("confirm");
+    await deleteBackup({ dbFile: rt.handle.file, name: params.name, guard: rt.guard, pinned: pinnedBackupNames(rt.stores.compaction), confirm });
     return { deleted: params.name };
   },
 });

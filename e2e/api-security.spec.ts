@@ -1,0 +1,114 @@
+// HTTP hardening against the built app, written as the attacks: malformed
+// percent-encoding (pages and API), framing a signed-in page, and reaching
+// `npm start` from another interface. The pages still work under the
+// Content-Security-Policy with no violation. Desktop project only.
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { expect, test, type Page, type Response } from "@playwright/test";
+import { ADMIN } from "./support/accounts";
+import { DATABASE_PATH, signIn } from "./support/auth";
+import { CONVERSATION_TASK } from "./support/conversation-fixture";
+
+function expectPageHeaders(response: Response | null): void {
+  expect(response).not.toBeNull();
+  const headers = response!.headers();
+  expect(headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+  expect(headers["content-security-policy"]).toMatch(/script-src [^;]*'nonce-[A-Za-z0-9+/=]+'/);
+  expect(headers["x-content-type-options"]).toBe("nosniff");
+  expect(headers["referrer-policy"]).toBe("same-origin");
+}
+
+/** Collects CSP violations the page reports, from the DOM event and the console. */
+async function watchCsp(page: Page): Promise<string[]> {
+  const violations: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  await page.exposeFunction("reportCspViolation", (text: string) => violations.push(text));
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      (window as unknown as { reportCspViolation(text: string): void }).reportCspViolation(`${location.pathname}: ${event.violatedDirective} ${event.blockedURI} ${event.sourceFile}:${event.lineNumber}`);
+    });
+  });
+  return violations;
+}
+
+test("[finding 7] a malformed path answers 400 invalid_request as JSON, for API and pages", async ({ request }) => {
+  for (const target of ["/api/v1/tasks/%ZZ", "/api/v1/messages/%C3%28/metadata", "/en/%ZZ", "/en/tasks/%E0%A4%A", "/%ZZ"]) {
+    const response = await request.get(target, { maxRedirects: 0 });
+    expect(response.status(), target).toBe(400);
+    expect(response.headers()["content-type"], target).toContain("application/json");
+    expect((await response.json()).error.code, target).toBe("invalid_request");
+    expect(response.headers()["x-content-type-options"], target).toBe("nosniff");
+  }
+});
+
+test("[finding 6] pages carry the security headers and run under the CSP without violations", async ({ page }) => {
+  const violations = await watchCsp(page);
+  expectPageHeaders(await page.goto("/en/sign-in"));
+  // The form is a client component: signing in proves the app's scripts ran.
+  await signIn(page, ADMIN);
+  expectPageHeaders(await page.goto(`/en${DATABASE_PATH}`));
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  expectPageHeaders(await page.goto(`/en/tasks/${CONVERSATION_TASK.id}`));
+  await expect(page.getByTestId("conversation-title")).toHaveText(CONVERSATION_TASK.title);
+  await expect(page.getByTestId("conversation-message").first()).toBeVisible();
+  expect(violations).toEqual([]);
+});
+
+test("[finding 6] another site cannot frame the signed-in Database page", async ({ page, baseURL }) => {
+  await signIn(page, ADMIN);
+  const framed = `${baseURL}/en${DATABASE_PATH}`;
+  // The attacker's page on another origin (127.0.0.1 is not localhost's origin).
+  const attacker = baseURL!.replace("localhost", "127.0.0.1");
+  await page.goto(`${attacker}/api/v1/auth/me`);
+  await page.setContent(`<iframe id="victim" src="${framed}" width="800" height="600"></iframe>`);
+  const frame = await (await page.locator("#victim").elementHandle())!.contentFrame();
+  // frame-ancestors 'none': Chromium replaces the frame with its error page, never the app.
+  await expect.poll(() => frame?.url() ?? "").toMatch(/^chrome-error:/);
+  expect(await frame!.locator("form, [data-testid]").count()).toBe(0);
+});
+
+function externalIPv4(): string | null {
+  for (const addresses of Object.values(os.networkInterfaces())) {
+    for (const address of addresses ?? []) if (address.family === "IPv4" && !address.internal) return address.address;
+  }
+  return null;
+}
+
+function canConnect(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    socket.setTimeout(2_000);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+    socket.once("timeout", () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+test("[finding 11] npm start listens on loopback only unless HOST says otherwise", async () => {
+  test.setTimeout(120_000);
+  const external = externalIPv4();
+  test.skip(external === null, "this machine has no non-loopback IPv4 address to attack from");
+  const port = 3196;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "wsr-e2e-host-"));
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: `file:${path.join(dir, "workspace.db")}`, PORT: String(port), LOG_LEVEL: "warn" };
+  delete env.HOST;
+  const server = spawn("npm", ["start", "-s"], { env, stdio: "ignore", detached: true });
+  try {
+    await expect.poll(() => canConnect("127.0.0.1", port), { timeout: 90_000, intervals: [500] }).toBe(true);
+    expect(await canConnect(external!, port)).toBe(false);
+  } finally {
+    if (server.pid) spawnSync("kill", ["--", `-${server.pid}`]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

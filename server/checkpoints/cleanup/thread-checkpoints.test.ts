@@ -1,0 +1,91 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { threadCheckpointsResponse, type ThreadCheckpoint, type ThreadCheckpointsResponse } from "@/lib/checkpoints/api";
+import { isAppError } from "@/server/errors";
+import { buildLeafSibling, buildLinear, MODES, openHarness, type Harness } from "./contract-support";
+import { maintainThread } from "./maintenance";
+import { loadThreadGraph } from "./thread-graph";
+import { readThreadCheckpoints } from "./thread-checkpoints";
+
+let h: Harness | null = null;
+afterEach(() => {
+  h?.close();
+  h = null;
+});
+
+function all(view: ThreadCheckpointsResponse): ThreadCheckpoint[] {
+  return view.turns.flatMap((t) => t.checkpoints);
+}
+
+function byId(view: ThreadCheckpointsResponse, id: string): ThreadCheckpoint {
+  const found = all(view).find((c) => c.checkpointId === id);
+  if (!found) throw new Error(`checkpoint ${id} is not in the view`);
+  return found;
+}
+
+describe.each(MODES)("thread checkpoints view (%s mode)", (_name, config) => {
+  it("[CRC-03] [CRC-04] [CRC-05] a linear thread: one turn per run, the trailing leaf goes at the next run, earlier duration links are grafted, states on the path stay protected", async () => {
+    h = openHarness(config);
+    // The harness runs without the admission hook, so each run's duration leaf stays as a chain link.
+    const shape = await buildLinear(h, 3);
+    const view = threadCheckpointsResponse.parse(readThreadCheckpoints({ store: h.store, threadId: shape.threadId }));
+    // The thread's empty starting checkpoint opens the first run's turn.
+    expect(view.turns.map((t) => t.kind)).toEqual(["run", "run", "run"]);
+    expect(view.turns[0]!.checkpoints[0]!.kind).toBe("rewrite");
+    expect(view.turns.every((t) => t.current)).toBe(true);
+    expect(view.checkpoints).toBe(loadThreadGraph(h.store, shape.threadId).nodes.size);
+    // Every run: input, loop steps, then its duration leaf.
+    for (const turn of view.turns) {
+      expect(turn.checkpoints.find((c) => c.kind !== "rewrite")!.kind).toBe("input");
+      expect(turn.checkpoints.at(-1)!.kind).toBe("duration");
+      expect(turn.checkpoints.filter((c) => c.kind === "step").length).toBeGreaterThanOrEqual(3);
+    }
+    // Derived from the view, not from run results: which id a run hands out is the run API's business.
+    const leaves = all(view).filter((c) => c.kind === "duration");
+    expect(leaves).toHaveLength(3);
+    expect(leaves.at(-1)).toMatchObject({ position: "head", verdict: { status: "reclaimable", form: "next_run" } });
+    for (const link of leaves.slice(0, -1)) expect(link).toMatchObject({ position: "current", verdict: { status: "reclaimable", form: "graft" } });
+    const states = all(view).filter((c) => c.kind !== "duration");
+    expect(states.every((c) => c.verdict.status === "protected" && c.verdict.reasons.includes("branch_ancestor"))).toBe(true);
+    // A step with pending writes says so too.
+    expect(states.some((c) => c.verdict.status === "protected" && c.verdict.reasons.includes("pending_writes"))).toBe(true);
+    expect(view.reclaimableCheckpoints).toBe(3);
+    expect(view.reclaimableBytes).toBe(all(view).filter((c) => c.verdict.status === "reclaimable").reduce((n, c) => n + c.bytes + c.writesBytes, 0));
+  });
+
+  it("[CRC-01] a pinned resume target is protected with its reason", async () => {
+    h = openHarness(config);
+    const shape = await buildLinear(h, 2);
+    const firstLeaf = all(readThreadCheckpoints({ store: h.store, threadId: shape.threadId })).find((c) => c.kind === "duration")!;
+    const pinned = firstLeaf.checkpointId;
+    const view = readThreadCheckpoints({ store: h.store, threadId: shape.threadId, pins: new Set([pinned]) });
+    const verdict = byId(view, pinned).verdict;
+    expect(verdict.status === "protected" ? verdict.reasons : []).toEqual(expect.arrayContaining(["explicit_resume_target", "duration_chain_link"]));
+  });
+
+  it("[CRC-06] a regenerated answer leaves an abandoned branch whose tip is reclaimable, and a real cleanup removes exactly what the view called reclaimable", async () => {
+    h = openHarness(config);
+    const shape = await buildLeafSibling(h);
+    const view = readThreadCheckpoints({ store: h.store, threadId: shape.threadId });
+    const tips = all(view).filter((c) => c.position === "abandoned_tip");
+    expect(tips.length).toBeGreaterThan(0);
+    for (const tip of tips) expect(tip.verdict).toEqual({ status: "reclaimable", form: "branch_tip" });
+    expect(byId(view, shape.siblingLeafId).position).toMatch(/^abandoned/);
+    expect(view.turns.some((t) => !t.current)).toBe(true);
+    const goes = all(view).filter((c) => c.verdict.status === "reclaimable" && c.verdict.form !== "next_run").map((c) => c.checkpointId);
+    const stays = all(view).filter((c) => !goes.includes(c.checkpointId)).map((c) => c.checkpointId);
+    maintainThread({ store: h.store, dryRun: false, graftLinks: true, keepRunHistoryCarrier: true }, shape.threadId);
+    const left = [...loadThreadGraph(h.store, shape.threadId).nodes.keys()];
+    expect(left.sort()).toEqual(stays.sort());
+  });
+
+  it("an unknown thread answers not_found", () => {
+    h = openHarness(config);
+    let code: string | null = null;
+    try {
+      readThreadCheckpoints({ store: h.store, threadId: "no-such-thread" });
+    } catch (error) {
+      code = isAppError(error) ? error.code : "other";
+    }
+    expect(code).toBe("not_found");
+  });
+});
