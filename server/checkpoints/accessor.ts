@@ -11,6 +11,8 @@ import { MODE_MARKER_KEY } from "./stamping-saver";
 import type { ModeConfig } from "./mode";
 import { mutationGraph, MUTATION_NODE } from "./mutation-graph";
 import { readRetryingOnce, type RetentionEpochs } from "./cleanup/epoch";
+import { AppError } from "@/server/errors";
+import type { PathBreak } from "./store";
 import { schemaDefaults, type AgentValues } from "./schema";
 
 export type ThreadSnapshot = {
@@ -106,8 +108,25 @@ export function createCheckpointAccessor(options: AccessorOptions) {
     }
   }
 
+  type PathReader = { pathBreak(threadId: string, fromId?: string): PathBreak | null };
+  const pathReader = typeof (saver as unknown as Partial<PathReader>).pathBreak === "function" ? (saver as unknown as PathReader) : null;
+
+  /**
+   * Fails closed when the parent chain from the checkpoint (default: the
+   * head) is broken, in both modes: a full checkpoint would still read
+   * complete, but a thread whose lineage was cut is not answered from a
+   * guess (every read, run, branch and regenerate then answers 409).
+   */
+  function assertIntactPath(threadId: string, checkpointId?: string): void {
+    const broken = pathReader?.pathBreak(threadId, checkpointId);
+    if (!broken) return;
+    const why = broken.kind === "cycle" ? `cycle at checkpoint ${broken.checkpointId}` : `checkpoint ${broken.checkpointId} points at missing parent ${broken.parentId}`;
+    throw new AppError("checkpoint_lineage_integrity", `Checkpoint lineage of thread ${threadId} is broken: ${why}`, { threadId });
+  }
+
   async function readState(threadId: string, checkpointId?: string): Promise<ThreadSnapshot | null> {
     if (!(await gate(threadId))) return null;
+    assertIntactPath(threadId, checkpointId);
     const graph = graphOrNull();
     if (!graph) {
       const tuple = await saver.getTuple(threadConfig(threadId, checkpointId));
@@ -144,6 +163,7 @@ export function createCheckpointAccessor(options: AccessorOptions) {
 
   async function readHistory(threadId: string, limit?: number): Promise<ThreadSnapshot[]> {
     if (!(await gate(threadId))) return [];
+    assertIntactPath(threadId);
     const graph = graphOrNull();
     const out: ThreadSnapshot[] = [];
     if (!graph) {
@@ -208,5 +228,5 @@ export function createCheckpointAccessor(options: AccessorOptions) {
     return threadConfig(threadId, checkpointId);
   }
 
-  return { config, saver, gate, getState, stateAt, history, rawTuple, rawList, parentLinks, replace, runConfig, graph: () => build(config, saver) };
+  return { config, saver, gate, assertIntactPath, getState, stateAt, history, rawTuple, rawList, parentLinks, replace, runConfig, graph: () => build(config, saver) };
 }

@@ -69,6 +69,10 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
     const prepared = request.prepare ? await request.prepare() : null;
     const content = prepared?.content ?? request.content;
     const resumeFrom = prepared?.checkpointId ?? request.checkpointId;
+    // A run continues the head's lineage (delta writes even a resume onto the
+    // head) or, in full mode, forks the resume target's: a broken one answers
+    // 409 before anything is reclaimed or written.
+    accessor.assertIntactPath(threadId, resumeFrom && accessor.config.mode === "full" ? resumeFrom : undefined);
     // Retention admission: once the request is known valid (a rejected one
     // must not reclaim the leaf), before anything is written; the resume
     // target is a selector and stays protected.

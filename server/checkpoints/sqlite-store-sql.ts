@@ -53,3 +53,21 @@ export const ORIGINS_SQL = `SELECT c.checkpoint_id AS id,
     CASE WHEN c.type = 'json' AND json_valid(${META}) THEN json_extract(${META}, '$.source') END AS source,
     CASE WHEN c.type = 'json' AND json_valid(${META}) THEN json_extract(${META}, '$.step') END AS step
   FROM checkpoints c WHERE c.thread_id = ? AND c.checkpoint_ns = ? ORDER BY c.checkpoint_id`;
+
+// Path integrity for reads: the parent chain from a checkpoint (default: the
+// newest) on primary-key lookups, reading only the id columns (they precede
+// the blobs in the row, so no overflow page is touched). The deepest row
+// tells the story: a non-null parent there is missing, unless the depth cap
+// (the thread's row count) was hit, which only a cycle can do.
+export const PATH_END_SQL = `WITH RECURSIVE
+  cap(n) AS (SELECT count(*) FROM checkpoints WHERE thread_id = @thread AND checkpoint_ns = @ns),
+  path(id, parent, depth) AS (
+    SELECT checkpoint_id, parent_checkpoint_id, 0 FROM checkpoints
+      WHERE thread_id = @thread AND checkpoint_ns = @ns
+        AND checkpoint_id = coalesce(@from, (SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = @thread AND checkpoint_ns = @ns))
+    UNION ALL
+    SELECT c.checkpoint_id, c.parent_checkpoint_id, p.depth + 1 FROM path p
+      JOIN checkpoints c ON c.thread_id = @thread AND c.checkpoint_ns = @ns AND c.checkpoint_id = p.parent
+      WHERE p.depth < (SELECT n FROM cap)
+  )
+  SELECT id, parent AS parentId, depth, (SELECT n FROM cap) AS cap FROM path ORDER BY depth DESC LIMIT 1`;

@@ -9,7 +9,7 @@ import { TASKS } from "@langchain/langgraph-checkpoint";
 import { CHECKPOINT_RETENTION_SETTINGS_KEY, type TableUsage, type ThreadUsage } from "@/lib/checkpoints/api";
 import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
-import type { AdmissionHead, CheckpointOrigin, CheckpointRow, CheckpointStore, PairProof, StoredWrite, ThreadTotals } from "./store";
+import type { AdmissionHead, CheckpointOrigin, CheckpointRow, CheckpointStore, PairProof, PathBreak, StoredWrite, ThreadTotals } from "./store";
 import {
   ADMISSION_DELETE_SQL,
   ADMISSION_HEAD_SQL,
@@ -17,6 +17,7 @@ import {
   ADMISSION_VERSIONS_SQL,
   COMPARE_SQL,
   ORIGINS_SQL,
+  PATH_END_SQL,
   ROOT_NS,
   THREAD_ROWS_SQL,
 } from "./sqlite-store-sql";
@@ -84,6 +85,18 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
         ROOT_NS,
       );
       return new Map(rows.map((r) => [r.id, r.parentId]));
+    },
+
+    pathBreak: (threadId, fromId): PathBreak | null => {
+      if (!tablesExist()) return null;
+      const end = get<{ id: string; parentId: string | null; depth: number; cap: number } | undefined>(PATH_END_SQL, {
+        thread: threadId,
+        ns: ROOT_NS,
+        from: fromId ?? null,
+      });
+      if (!end || end.parentId === null) return null;
+      if (end.depth >= end.cap) return { kind: "cycle", checkpointId: end.id };
+      return { kind: "missing_parent", checkpointId: end.id, parentId: end.parentId };
     },
 
     listThreadCheckpoints: (threadId) =>

@@ -28,7 +28,7 @@ type DeltaHistoryOptions = Parameters<BaseCheckpointSaver["getDeltaChannelHistor
 type DeltaHistory = Awaited<ReturnType<BaseCheckpointSaver["getDeltaChannelHistory"]>>;
 import { AppError } from "@/server/errors";
 import type { ChannelMode } from "./mode";
-import type { CheckpointStore } from "./store";
+import type { CheckpointStore, PathBreak } from "./store";
 
 export const MODE_MARKER_KEY = "checkpoint_channel_mode";
 
@@ -88,6 +88,12 @@ export class StampingSaver extends BaseCheckpointSaver {
   parentLinks(threadId: string): Map<string, string | null> {
     this.setup();
     return this.store.parentLinks(threadId);
+  }
+
+  /** Where the parent chain from the checkpoint (default: newest) breaks; null when intact (ids only). */
+  pathBreak(threadId: string, fromId?: string): PathBreak | null {
+    this.setup();
+    return this.store.pathBreak(threadId, fromId);
   }
 
   /**

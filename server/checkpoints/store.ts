@@ -49,6 +49,8 @@ export type CheckpointOrigin = {
   step: number | null;
 };
 
+export type PathBreak = { kind: "missing_parent"; checkpointId: string; parentId: string } | { kind: "cycle"; checkpointId: string };
+
 export type PairProof = { versionsEqual: boolean; valuesEqual: boolean; parentHasTaskWrites: boolean };
 
 export type ThreadTotals = { checkpoints: number; writes: number; checkpointBytes: number; writesBytes: number };
@@ -66,6 +68,12 @@ export type CheckpointStore = {
 
   /** Parent link of every root-namespace checkpoint of the thread (ids only, nothing decoded). */
   parentLinks(threadId: string): Map<string, string | null>;
+  /**
+   * Where the parent chain from `fromId` (default: the newest checkpoint)
+   * breaks: a parent link pointing at a missing checkpoint, or a cycle; null
+   * when it reaches a root (or the start does not exist). Reads ids only.
+   */
+  pathBreak(threadId: string, fromId?: string): PathBreak | null;
   /** Every checkpoint of the thread, oldest first. */
   listThreadCheckpoints(threadId: string): CheckpointRow[];
   /** Source and step of every checkpoint of the thread, oldest first (metadata only, never state). */
