@@ -43,28 +43,36 @@ async function probe(accessor: CheckpointAccessor, threadId: string, checkpointI
   return { hasTarget: ids.includes(messageId), idle: snapshot.next.length === 0, durationOnly: isDurationOnly(snapshot.metadata), ids };
 }
 
-export type LineageOptions = { accessor: CheckpointAccessor; threadId: string; messageId: string };
+export type LineageOptions = {
+  accessor: CheckpointAccessor;
+  threadId: string;
+  messageId: string;
+  /**
+   * A snapshot the caller just read through a gated read (branch, regenerate):
+   * the walk starts at its checkpoint and uses its message ids instead of
+   * materializing the head a second time. Default: the thread's head.
+   */
+  from?: { checkpointId: string; messageIds: readonly string[] };
+};
 
-/** Ids from the head to the thread's root, following parent links; no state is read. */
-async function pathToRoot(accessor: CheckpointAccessor, threadId: string, head: CheckpointTuple): Promise<string[]> {
-  const headId = idOf(head);
-  if (!headId) throw integrity(threadId, "a checkpoint on the path has no addressable id");
+/** Ids from `startId` to the thread's root, following parent links; no state is read. */
+async function pathToRoot(accessor: CheckpointAccessor, threadId: string, startId: string): Promise<string[]> {
   const links = await accessor.parentLinks(threadId);
   const path: string[] = [];
   const visited = new Set<string>();
-  let id = headId;
-  let tuple: CheckpointTuple | undefined = head;
+  let id = startId;
+  let tuple: CheckpointTuple | undefined = links ? undefined : await accessor.rawTuple(threadId, startId);
+  if (links ? !links.has(id) : !tuple) throw integrity(threadId, `checkpoint ${id} vanished during the walk`);
   for (;;) {
     if (visited.has(id)) throw integrity(threadId, `cycle at checkpoint ${id}`);
     visited.add(id);
     path.push(id);
     let parentId: unknown;
     if (links) {
-      if (!links.has(id)) throw integrity(threadId, `checkpoint ${id} vanished during the walk`);
       parentId = links.get(id);
       if (parentId === null) return path;
     } else {
-      // A saver without link reads: step through raw tuples (metadata and ids only are used).
+      // A saver without link reads: step through raw tuples (ids only are used).
       const parent = tuple!.parentConfig;
       if (!parent) return path;
       parentId = parent.configurable?.checkpoint_id;
@@ -77,6 +85,17 @@ async function pathToRoot(accessor: CheckpointAccessor, threadId: string, head: 
   }
 }
 
+/** The walk's start: the caller's snapshot, or the head read once here. */
+async function startOf(options: LineageOptions): Promise<{ id: string; messageIds: readonly string[] }> {
+  const { accessor, threadId, messageId } = options;
+  if (options.from) return { id: options.from.checkpointId, messageIds: options.from.messageIds };
+  const head = await accessor.rawTuple(threadId);
+  if (!head) throw new AppError("not_found", `Thread ${threadId} does not exist`);
+  const id = idOf(head);
+  if (!id) throw integrity(threadId, "a checkpoint on the path has no addressable id");
+  return { id, messageIds: (await probe(accessor, threadId, id, messageId)).ids };
+}
+
 /**
  * The parent walk. Answers the base checkpoint id, or null when the thread's
  * root was reached without an idle pre-message checkpoint. Throws
@@ -86,16 +105,15 @@ async function pathToRoot(accessor: CheckpointAccessor, threadId: string, head: 
  */
 export async function walkToCheckpointBefore(options: LineageOptions): Promise<string | null> {
   const { accessor, threadId, messageId } = options;
-  const head = await accessor.rawTuple(threadId);
-  if (!head) throw new AppError("not_found", `Thread ${threadId} does not exist`);
-  const path = await pathToRoot(accessor, threadId, head);
-  const top = await probe(accessor, threadId, path[0]!, messageId);
-  if (!top.hasTarget) throw new AppError("not_found", `Message ${messageId} is not in thread ${threadId}`);
+  const start = await startOf(options);
+  if (!start.messageIds.includes(messageId)) throw new AppError("not_found", `Message ${messageId} is not in thread ${threadId}`);
+  const path = await pathToRoot(accessor, threadId, start.id);
   const rootIndex = path.length - 1;
   if (rootIndex === 0 || (await probe(accessor, threadId, path[rootIndex]!, messageId)).hasTarget) {
     throw new CheckpointParentMissing(path[rootIndex]!);
   }
-  // Bisect: path[lo] holds the target, path[hi] does not.
+  // Bisect: path[lo] holds the target, path[hi] does not. Probe sizes halve
+  // towards an old target, so the probes cost about one read of the start.
   let lo = 0;
   let hi = rootIndex;
   while (hi - lo > 1) {
@@ -105,7 +123,7 @@ export async function walkToCheckpointBefore(options: LineageOptions): Promise<s
   }
   // From the newest checkpoint without the target down to the first idle one;
   // duration-only leaves are idle copies of their parent and are stepped over.
-  const before = top.ids.slice(0, top.ids.indexOf(messageId));
+  const before = start.messageIds.slice(0, start.messageIds.indexOf(messageId));
   for (let i = hi; i <= rootIndex; i += 1) {
     const p = await probe(accessor, threadId, path[i]!, messageId);
     if (p.hasTarget) throw integrity(threadId, `target reappears above checkpoint ${path[i - 1]}`);
