@@ -1,15 +1,17 @@
 // Branch-from-first-answer time on long threads, both modes, against reading
-// the head state once in the same run (the baseline). One thread per mode is
-// grown through the real agent graph and run API with admission cleanup on
-// (production's set-up) and tiny turns (no tool call); at each size the head
+// the head state once in the same run (the baseline). One thread per mode,
+// admission cleanup on (production's set-up), tiny turns (no tool call). With
+// `--build runs` every turn is an agent run through the run API (about four
+// checkpoints per turn; quadratic in full mode, many minutes at 1,000 turns
+// on a loaded 2-core machine); with `--build append` (default) the first two
+// turns and the last five before each measurement are agent runs and the
+// turns between are appended as real checkpoints, one per turn
+// (server/checkpoints/long-thread-test-support.ts). At each size the head
 // state is read once, then the thread is branched from its first answer and
 // regenerate's replay base lookup for the first answer is timed as well.
 // Prints one JSON object per row, then a summary object and one summary line.
 //
-//   npx tsx scripts/bench/checkpoint-lineage.ts [--turns 100,500,1000] [--modes full,delta] [--frequency 10]
-//
-// Building is quadratic in full mode (every checkpoint holds the whole
-// conversation): on a loaded 2-core machine pass smaller --turns.
+//   npx tsx --conditions=react-server scripts/bench/checkpoint-lineage.ts [--turns 100,500,1000] [--modes full,delta] [--frequency 10] [--build append|runs]
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -25,8 +27,9 @@ import { startRun, type RunDeps } from "@/server/checkpoints/runs";
 import { openSqliteCheckpoints } from "@/server/checkpoints/sqlite-saver";
 import { createThreadLocks } from "@/server/checkpoints/thread-lock";
 import { branch, createThread } from "@/server/checkpoints/threads";
+import { appendTurns } from "@/server/checkpoints/long-thread-test-support";
 
-type Args = { turns: number[]; modes: ChannelMode[]; frequency: number };
+type Args = { turns: number[]; modes: ChannelMode[]; frequency: number; build: "append" | "runs" };
 
 function parseArgs(argv: string[]): Args {
   const value = (flag: string) => {
@@ -39,7 +42,9 @@ function parseArgs(argv: string[]): Args {
   if (turns.some((n) => !Number.isInteger(n) || n < 1) || modes.some((m) => m !== "full" && m !== "delta") || !(frequency > 0)) {
     throw new Error("usage: --turns 100,500,1000 --modes full,delta --frequency 10");
   }
-  return { turns: [...turns].sort((a, b) => a - b), modes, frequency };
+  const build = value("--build") ?? "append";
+  if (build !== "append" && build !== "runs") throw new Error("--build append|runs");
+  return { turns: [...turns].sort((a, b) => a - b), modes, frequency, build };
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
@@ -66,10 +71,18 @@ async function runMode(mode: ChannelMode, args: Args, dir: string): Promise<Reco
   let done = 0;
   const buildStart = performance.now();
   for (const turns of args.turns) {
-    for (; done < turns; done += 1) {
+    const runTurn = async () => {
       const r = await startRun(deps, { threadId, content: `turn ${done}` });
       if (r.status !== "success") throw new Error(`turn ${done} failed`);
+      done += 1;
+    };
+    if (args.build === "append") {
+      while (done < Math.min(2, turns)) await runTurn();
+      const appended = Math.max(0, turns - 5 - done);
+      await appendTurns({ accessor, threadId, turns: appended, newId: deps.newId });
+      done += appended;
     }
+    while (done < turns) await runTurn();
     const head = await timed(() => accessor.getState(threadId));
     const messages = head.value!.values.messages;
     const firstAnswer = messages.find((m) => m.getType() === "ai" && !(m as AIMessage).tool_calls?.length)!;
@@ -82,6 +95,7 @@ async function runMode(mode: ChannelMode, args: Args, dir: string): Promise<Reco
       bench: "checkpoint-lineage",
       mode,
       snapshotFrequency: mode === "delta" ? args.frequency : null,
+      build: args.build,
       turns,
       checkpoints,
       messages: messages.length,

@@ -3,8 +3,10 @@
 // - LangGraph.js 1.7.3 builds checkpoint metadata from its own fields only
 //   (config.metadata is not copied), so the delta marker is stamped here on
 //   every checkpoint a delta process writes through its accessor (which
-//   injects the mode into every config). Writes without an injected mode
-//   (the upstream validation suite) pass through unchanged.
+//   injects the mode into every config), and every such checkpoint, in
+//   both modes, carries a digest of its channel_versions (versions-digest.ts).
+//   Writes without an injected mode (the upstream validation suite) pass
+//   through unchanged.
 // - SqliteSaver 1.0.4 reads pending writes with json_group_array and no
 //   ORDER BY, but delta replay requires them in (task_id, idx) order; reads
 //   with more than one write are re-read in that order here.
@@ -29,6 +31,7 @@ type DeltaHistory = Awaited<ReturnType<BaseCheckpointSaver["getDeltaChannelHisto
 import { AppError } from "@/server/errors";
 import type { ChannelMode } from "./mode";
 import type { CheckpointStore, PathBreak } from "./store";
+import { channelVersionsDigest, VERSIONS_DIGEST_KEY } from "./versions-digest";
 
 export const MODE_MARKER_KEY = "checkpoint_channel_mode";
 
@@ -155,7 +158,16 @@ export class StampingSaver extends BaseCheckpointSaver {
     if (injected !== undefined && injected !== this.mode) {
       throw new Error(`checkpoint written in ${String(injected)} mode through a ${this.mode}-mode saver`);
     }
-    const stamped = injected === "delta" ? ({ ...metadata, [MODE_MARKER_KEY]: "delta" } as CheckpointMetadata) : metadata;
+    // Checkpoints written through the accessor also carry the digest of their
+    // channel_versions (admission cleanup compares digests, not bodies).
+    const stamped =
+      injected === undefined
+        ? metadata
+        : ({
+            ...metadata,
+            ...(injected === "delta" ? { [MODE_MARKER_KEY]: "delta" } : {}),
+            [VERSIONS_DIGEST_KEY]: channelVersionsDigest(checkpoint.channel_versions),
+          } as CheckpointMetadata);
     return this.inner.put(config, checkpoint, stamped, newVersions);
   }
 
