@@ -8,6 +8,7 @@ import { admissionHook, cleanupAtAdmission } from "./admission-cleanup";
 import { ALL_OK, buildLinear, captureExpect, MODES, openHarness, replies, verifyFourWays, type Harness } from "./contract-support";
 import { createRunHistoryCache, readRunHistory } from "./run-history";
 import { loadThreadGraph } from "./thread-graph";
+import { maintainThread } from "./maintenance";
 
 let h: Harness | null = null;
 afterEach(() => {
@@ -221,6 +222,29 @@ describe.each(MODES)("admission cleanup on every run (%s mode)", (_name, config)
     expect([...graph.nodes.values()].filter((n) => n.durationOnly).map((n) => n.id)).toEqual([graph.headId]);
     const history = await readRunHistory({ accessor: h.accessor, threadId });
     expect(Object.keys(history!.history.run_durations).sort()).toEqual(results.map((r) => r.runId).sort());
+  });
+
+  it("[CRC-01] resume handles off the path: after a full-mode fork, Clean up reclaims the abandoned tip's handle (then 404); inner ones and delta's stay", async () => {
+    h = openHarness(config);
+    withAdmission(h);
+    const shape = await buildLinear(h, 4);
+    // Resuming run 1's handle: full mode forks there, delta writes onto the head.
+    expect((await startRun(h.deps, { threadId: shape.threadId, content: "from run 1", checkpointId: shape.runs[0]! })).status).toBe("success");
+    const [, , inner, tip] = shape.runs as [string, string, string, string];
+    // Until an admin's Clean up runs, every handle is still stored.
+    for (const id of shape.runs) expect(await h.accessor.getState(shape.threadId, id)).not.toBeNull();
+    maintainThread({ store: h.store, dryRun: false }, shape.threadId);
+    const resume = (checkpointId: string) => startRun(h!.deps, { threadId: shape.threadId, content: "resume", checkpointId });
+    if (config.mode === "full") {
+      // The abandoned branch's tip: childless, no writes, off the path.
+      await expect(resume(tip)).rejects.toMatchObject({ code: "not_found" });
+    } else {
+      expect((await resume(tip)).status).toBe("success");
+    }
+    // An inner handle of the abandoned branch is protected by its children.
+    expect((await resume(inner)).status).toBe("success");
+    // Run 1's handle is on the path in both modes.
+    expect((await resume(shape.runs[0]!)).status).toBe("success");
   });
 
   it("[CRC-01] resume handles: run N's handle resumes after runs N+1..N+5, each admitted with cleanup; the reclaimed leaf id answers not_found", async () => {

@@ -11,8 +11,10 @@
 //    trailing leaves, childless siblings off that path and provable links.
 //    It leaves the path only when a full-mode resume or regenerate forks
 //    from an older checkpoint (delta never forks); from then on it sits on
-//    an abandoned branch, and the next maintenance pass (Clean up) may
-//    reclaim that branch tip by tip, after which a resume answers 404.
+//    an abandoned branch. The branch's tip (the newest such handle, childless
+//    and without writes once admission took its leaf) is a leaf sibling the
+//    next maintenance pass (Clean up) reclaims, after which a resume answers
+//    404; handles further in keep children or writes and stay.
 //  - branch_ancestor: on the parent chain from the newest checkpoint to the
 //    root (a superset of the walk branch/regenerate take).
 //  - pending_writes: it has rows in `writes` (uncommitted or delta state).
