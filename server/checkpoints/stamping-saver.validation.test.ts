@@ -5,7 +5,8 @@
 // The suite hands the saver bare configs, while a delta process writes only
 // through its accessor, which injects the mode into every config. The delta
 // run therefore injects it too (every suite write takes the stamping path),
-// and hands back metadata without the marker so the suite's round-trip
+// and hands back metadata without the marker (and the channel_versions
+// digest stamped with it) so the suite's round-trip
 // comparisons see the caller's metadata; afterAll proves from the stored rows
 // that the delta run really stamped and the full run did not.
 import * as vitest from "vitest";
@@ -19,13 +20,16 @@ import type { ChannelVersions, Checkpoint, CheckpointListOptions, CheckpointMeta
 import { openSqliteCheckpoints } from "./sqlite-saver";
 import { MODE_MARKER_KEY, StampingSaver } from "./stamping-saver";
 import type { ChannelMode } from "./mode";
+import { VERSIONS_DIGEST_KEY } from "./versions-digest";
 
 const { validate, deltaChannelHistoryTests } = await import("@langchain/langgraph-checkpoint-validation");
 
+/** The caller's metadata: without the mode marker and the versions digest the saver stamps. */
 function withoutMarker(tuple: CheckpointTuple): CheckpointTuple {
-  if (!tuple.metadata || !(MODE_MARKER_KEY in tuple.metadata)) return tuple;
-  const { [MODE_MARKER_KEY]: _marker, ...metadata } = tuple.metadata as Record<string, unknown>;
+  if (!tuple.metadata || !(MODE_MARKER_KEY in tuple.metadata || VERSIONS_DIGEST_KEY in tuple.metadata)) return tuple;
+  const { [MODE_MARKER_KEY]: _marker, [VERSIONS_DIGEST_KEY]: _digest, ...metadata } = tuple.metadata as Record<string, unknown>;
   void _marker;
+  void _digest;
   return { ...tuple, metadata: metadata as CheckpointMetadata };
 }
 
