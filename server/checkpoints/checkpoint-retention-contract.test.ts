@@ -112,6 +112,17 @@ describe.each(MODES)("checkpoint retention contract (%s mode)", (_name, config) 
     expect(h.store.threadTotals(threadId).checkpoints).toBe(before);
   });
 
+  it("[CCM-13] a parent cycle fails closed on reads and runs, naming the thread", async () => {
+    h = openHarness(config);
+    const shape = await buildLinear(h, 2);
+    const root = [...loadThreadGraph(h.store, shape.threadId).nodes.values()].find((n) => n.parentId === null)!;
+    h.sqlite.prepare("UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_id = ?").run(shape.headId, shape.threadId, root.id);
+    expect(h.store.pathBreak(shape.threadId)).toMatchObject({ kind: "cycle" });
+    for (const read of [() => readThreadState(h!.deps, shape.threadId), () => startRun(h!.deps, { threadId: shape.threadId, content: "after" })]) {
+      await expect(read()).rejects.toMatchObject({ code: "checkpoint_lineage_integrity", message: expect.stringContaining(shape.threadId) });
+    }
+  });
+
   it("[CRC-03] pending writes are retained state, not garbage", async () => {
     h = openHarness(config);
     const shape = await buildLinear(h, 2);
