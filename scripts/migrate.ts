@@ -1,9 +1,8 @@
 // npm run migrate (also the first step of npm start): applies committed
 // migrations to the DATABASE_URL database, SQLite (drizzle/) or PostgreSQL
-// (drizzle/pg/), and exits. Under `--on-start` (npm start) a PostgreSQL URL
-// is left alone: the app does not serve that engine yet and answers
-// `unsupported` without sending any query (DESIGN.md), so starting it must
-// not need a reachable server.
+// (drizzle/pg/), and exits. Under `--on-start` (npm start) an unreachable
+// PostgreSQL server is reported but does not stop the start: the app then
+// answers `unsupported` until it is restarted with the server up.
 import { connectPg } from "@/server/db/pg/client";
 import { readPgConfig } from "@/server/db/pg/config";
 import { migratePg } from "@/server/db/pg/migrate";
@@ -24,7 +23,11 @@ function migratePostgres(url: string): void {
 function main(): number {
   const postgresUrl = postgresUrlOf(process.env.DATABASE_URL);
   if (postgresUrl && process.argv.includes("--on-start")) {
-    console.log("migrate: DATABASE_URL is PostgreSQL, which the app does not serve yet; run `npm run migrate` to prepare it");
+    try {
+      migratePostgres(postgresUrl);
+    } catch (error) {
+      console.error(`migrate: PostgreSQL is not reachable or not migratable (${(error as Error).message}); the app will answer unsupported`);
+    }
     return 0;
   }
   if (postgresUrl) {

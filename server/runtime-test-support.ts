@@ -3,10 +3,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { DbHandle } from "./db/client";
+import { createEmptyPgDatabase } from "./db/pg/test-db";
 import { createLogger } from "./log";
 import { createRuntime, installProcessRuntime, openRuntime, uninstallProcessRuntime, type OpenRuntime, type RuntimeOptions } from "./runtime";
 
 export type TestRuntime = OpenRuntime & {
+  /** SQLite test runtimes always have their file open. */
+  handle: DbHandle;
   dir: string;
   /** Stops the runtime, takes it out of the process slot if installed, removes the files. */
   dispose(): Promise<void>;
@@ -32,10 +36,10 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
       env: { ...env, DATABASE_URL: `file:${path.join(dir, "workspace.db")}` },
     }),
   );
-  if (!rt) throw new Error("a test runtime is always SQLite");
+  if (!rt || !rt.handle) throw new Error("a test runtime is always SQLite");
   if (install) installProcessRuntime(rt);
   if (start) rt.start();
-  return Object.assign(rt, {
+  return Object.assign(rt as OpenRuntime & { handle: DbHandle }, {
     dir,
     async dispose() {
       uninstallProcessRuntime(rt);
@@ -57,4 +61,45 @@ export function installUnsupportedRuntime(url: string, previous?: OpenRuntime): 
     uninstallProcessRuntime(rt);
     if (previous) installProcessRuntime(previous);
   };
+}
+
+/** A test runtime on either engine: SQLite (`handle` set) or PostgreSQL (`pg` set, a fresh database dropped on dispose). */
+export type EngineTestRuntime = OpenRuntime & { dir: string; dispose(): Promise<void> };
+
+/**
+ * A runtime of its own on a fresh PostgreSQL database of the TEST_POSTGRES_URL
+ * server (migrated by the runtime itself, as at boot); backups go under a
+ * temp DATA_DIR. Dispose stops it and drops the database.
+ */
+export function createPgTestRuntime(options: TestRuntimeOptions = {}): EngineTestRuntime {
+  const { prefix = "runtime-pg-", start = false, install = false, env = {}, ...rest } = options;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const db = createEmptyPgDatabase();
+  const rt = openRuntime(
+    createRuntime({
+      log: createLogger({ level: "silent" }),
+      ...rest,
+      env: { ...env, DATABASE_URL: db.url, DATA_DIR: dir },
+    }),
+  );
+  if (!rt?.pg) {
+    db.drop();
+    throw new Error("the PostgreSQL test runtime did not open its database");
+  }
+  if (install) installProcessRuntime(rt);
+  if (start) rt.start();
+  return Object.assign(rt, {
+    dir,
+    async dispose() {
+      uninstallProcessRuntime(rt);
+      await rt.stop();
+      db.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  });
+}
+
+/** A test runtime on `engine` (PostgreSQL needs TEST_POSTGRES_URL). */
+export function createEngineTestRuntime(engine: "sqlite" | "postgres", options: TestRuntimeOptions = {}): EngineTestRuntime {
+  return engine === "postgres" ? createPgTestRuntime(options) : createTestRuntime(options);
 }

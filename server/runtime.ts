@@ -3,9 +3,14 @@
 // no background work; start() starts the compaction worker, stop() stops it
 // and closes the database. Everything below receives what it needs from here
 // as arguments: no module keeps process state of its own.
-import { openSqliteStores, type Stores } from "./stores";
+import { openPgStores, openSqliteStores, type Stores } from "./stores";
 import { openDatabase, type DbHandle } from "./db/client";
-import { parseDatabaseUrl, type DatabaseTarget } from "./db/url";
+import { readPgConfig } from "./db/pg/config";
+import { migratePg } from "./db/pg/migrate";
+import { createPgPool, type PgPool } from "./db/pg/pool";
+import { bridgeEventBus, type EventBridge } from "./db/pg/event-bridge";
+import { createWorkerLease, type WorkerLease } from "./db/pg/worker-lease";
+import { parseDatabaseUrl, postgresDataAnchor, type DatabaseTarget } from "./db/url";
 import { systemClock, systemTimers, type Clock, type Timers } from "./clock";
 import { randomIds, type IdGenerator } from "./ids";
 import { createLogger, type Logger } from "./log";
@@ -13,6 +18,7 @@ import { LogRing } from "./logs/ring";
 import { createEventBus, type EventBus } from "./events/bus";
 import { createStreamSlots, type StreamSlots } from "./events/stream-slots";
 import { createMaintenanceGuard, type MaintenanceGuard } from "./maintenance/guard";
+import { createProcessLock, processLockFileFor } from "./maintenance/process-lock";
 import { createQuiescerRegistry, type QuiescerRegistry } from "./maintenance/quiescence";
 import { createModeFreeze, type ModeFreeze } from "./checkpoints/mode";
 import { createThreadLocks, type ThreadLocks } from "./checkpoints/thread-lock";
@@ -38,10 +44,18 @@ export type CheckpointServices = {
 export type Runtime = {
   readonly target: DatabaseTarget;
   /**
-   * The database connection; null when the engine is unsupported (no query
-   * may be sent then). A restore closes it and puts a new one here.
+   * The SQLite connection; null on PostgreSQL and when the database could not
+   * be opened (no query may be sent then). A restore closes it and puts a
+   * new one here.
    */
   handle: DbHandle | null;
+  /** The PostgreSQL connections (null on SQLite, or when the server could not be reached at start). */
+  pg: PgPool | null;
+  /**
+   * The path backups hang off (backups/ beside it): the SQLite file, or
+   * DATA_DIR/postgres on PostgreSQL (no file there, only backups/).
+   */
+  readonly dbFile: string | null;
   /** Every domain store on `handle` (null with it); rebuilt when a restore reopens the database. */
   stores: Stores | null;
   readonly clock: Clock;
@@ -69,7 +83,7 @@ export type Runtime = {
 };
 
 /** A runtime whose database is open: what route handlers and service verbs receive. */
-export type OpenRuntime = Runtime & { handle: DbHandle; stores: Stores; compaction: RetentionWorker };
+export type OpenRuntime = Runtime & { stores: Stores; compaction: RetentionWorker; dbFile: string };
 
 export type RuntimeOptions = {
   /** Read for DATABASE_URL, LOG_LEVEL and METRICS_TOKEN (default process.env). */
@@ -85,8 +99,11 @@ export type RuntimeOptions = {
 
 /** The runtime narrowed to an open database, or null for an unsupported engine. */
 export function openRuntime(rt: Runtime): OpenRuntime | null {
-  return rt.handle && rt.stores && rt.compaction ? (rt as OpenRuntime) : null;
+  return rt.dbFile && rt.stores && rt.compaction && (rt.handle || rt.pg) ? (rt as OpenRuntime) : null;
 }
+
+/** How soon a server notices a policy or pass changed by another process (the operator CLI). */
+const RECORD_WATCH_MS = 60_000;
 
 export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const env = options.env ?? process.env;
@@ -95,20 +112,30 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const log = options.log ?? createLogger({ level: env.LOG_LEVEL, ring: logRing });
   let started = false;
   let stopped = false;
-  const bus = createEventBus();
+  const timers = options.timers ?? systemTimers;
+  const pg = target.engine === "postgres" ? openPostgres(target.url, env, log) : null;
+  // PostgreSQL: several instances share the database. Events reach every
+  // instance (LISTEN/NOTIFY) and one worker runs at a time (advisory lock).
+  const multi = pg ? openMultiInstance({ pool: pg, timers, log, instanceId: (options.ids ?? randomIds)() }) : null;
+  const bus = multi?.bus ?? createEventBus();
 
   const rt: Runtime = {
     target,
     handle: target.engine === "sqlite" ? openDatabase({ file: target.file, log }) : null,
+    pg,
+    dbFile: target.engine === "sqlite" ? target.file : target.engine === "postgres" ? postgresDataAnchor(env) : null,
     stores: null,
     clock: options.clock ?? systemClock,
-    timers: options.timers ?? systemTimers,
+    timers,
     ids: options.ids ?? randomIds,
     log,
     logRing,
     bus,
     streamSlots: createStreamSlots(),
-    guard: createMaintenanceGuard(),
+    // The server and the operator CLI on the same file share one guard.
+    guard: createMaintenanceGuard({
+      processLock: target.engine === "sqlite" ? createProcessLock({ file: processLockFileFor(target.file) }) : undefined,
+    }),
     quiescers: createQuiescerRegistry(),
     compaction: null,
     checkpoints: {
@@ -123,7 +150,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       token: env.METRICS_TOKEN ? env.METRICS_TOKEN : null,
       bus,
       sources: {
-        stores: () => (rt.handle?.sqlite.open ? rt.stores : null),
+        stores: () => (rt.handle?.sqlite.open || rt.pg ? rt.stores : null),
         checkpointMode: () => rt.checkpoints.modeFreeze.frozen?.mode ?? configuredCheckpointMode(env),
         workerRunning: () => rt.compaction?.isRunning() ?? false,
       },
@@ -131,7 +158,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     start() {
       if (started || stopped) return;
       started = true;
-      rt.compaction?.start();
+      if (multi) multi.lease.start(() => rt.compaction?.start());
+      else rt.compaction?.start();
     },
     async stop() {
       if (stopped) return;
@@ -140,25 +168,33 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       await rt.compaction?.stop();
       await rt.checkpoints.jobs.queue.stop();
       if (rt.handle?.sqlite.open) rt.handle.sqlite.close();
+      multi?.stop();
+      rt.pg?.close();
+      rt.pg = null;
     },
   };
 
-  const buildWorker = (handle: DbHandle, stores: Stores): RetentionWorker =>
+  const buildWorker = (dbFile: string, stores: Stores): RetentionWorker =>
     createRetentionWorker({
       ...options.worker,
       store: stores.compaction,
       maintenance: stores.maintenance,
-      dbFile: handle.file,
+      dbFile,
       clock: rt.clock,
       timers: rt.timers,
       log: rt.log.child({ component: "retention-worker" }),
       newId: rt.ids,
       bus: rt.bus,
       guard: rt.guard,
+      // The operator CLI changes the same record from another process.
+      watchRecordMs: RECORD_WATCH_MS,
     });
   if (rt.handle) {
     rt.stores = openSqliteStores(rt.handle);
-    rt.compaction = buildWorker(rt.handle, rt.stores);
+    rt.compaction = buildWorker(rt.handle.file, rt.stores);
+  } else if (rt.pg && rt.dbFile && target.engine === "postgres") {
+    rt.stores = openPgStores(rt.pg.main, { url: target.url, env });
+    rt.compaction = buildWorker(rt.dbFile, rt.stores);
   }
 
   // Restore stops the worker, closes and replaces the database file, then
@@ -169,13 +205,22 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       await rt.compaction?.stop();
     },
     start: () => {
-      if (stopped || target.engine !== "sqlite") return;
+      if (stopped) return;
+      if (target.engine === "postgres") {
+        // The connections stay open across a pause: only the worker is rebuilt.
+        if (rt.stores && rt.dbFile) {
+          rt.compaction = buildWorker(rt.dbFile, rt.stores);
+          if (started && (multi ? multi.lease.held() : true)) rt.compaction.start();
+        }
+        return;
+      }
+      if (target.engine !== "sqlite") return;
       try {
         if (!rt.handle?.sqlite.open) {
           rt.handle = openDatabase({ file: target.file, log: rt.log });
           rt.stores = openSqliteStores(rt.handle);
         }
-        rt.compaction = buildWorker(rt.handle, rt.stores ?? openSqliteStores(rt.handle));
+        rt.compaction = buildWorker(rt.handle.file, rt.stores ?? openSqliteStores(rt.handle));
         if (started) rt.compaction.start();
       } catch (error) {
         rt.log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "reopening the database failed");
@@ -183,6 +228,50 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     },
   });
   return rt;
+}
+
+/**
+ * Connects to PostgreSQL and applies pending migrations (under an advisory
+ * lock, so instances starting together migrate once). An unreachable server
+ * leaves the runtime without a database: reads answer `unsupported`,
+ * mutations 501, and the log says why (libpq names host and user, never the
+ * password).
+ */
+function openPostgres(url: string, env: Record<string, string | undefined>, log: Logger): PgPool | null {
+  let pool: PgPool | null = null;
+  try {
+    pool = createPgPool(readPgConfig(url, env));
+    migratePg(pool.main);
+    return pool;
+  } catch (error) {
+    pool?.close();
+    log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "opening the PostgreSQL database failed");
+    return null;
+  }
+}
+
+type MultiInstance = { bus: EventBus; lease: WorkerLease; stop(): void };
+
+/** The event bridge and the worker lease, each on a session of its own (the lease's lock lives as long as its session). */
+function openMultiInstance(options: { pool: PgPool; timers: Timers; log: Logger; instanceId: string }): MultiInstance | null {
+  const { pool, timers, log } = options;
+  try {
+    const listener = pool.acquire();
+    const leaseSession = pool.acquire();
+    const bus: EventBus & EventBridge = bridgeEventBus({ local: createEventBus(), sender: pool.main, listener, instanceId: options.instanceId, timers, log });
+    const lease = createWorkerLease({ client: leaseSession, timers, log: log.child({ component: "worker-lease" }) });
+    return {
+      bus,
+      lease,
+      stop() {
+        bus.stop();
+        lease.stop();
+      },
+    };
+  } catch (error) {
+    log.error({ err: { name: (error as Error)?.name } }, "PostgreSQL instance coordination could not start");
+    return null;
+  }
 }
 
 /** The configured checkpoint mode before the first checkpoint use freezes it; null when misconfigured. */

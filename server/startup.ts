@@ -35,7 +35,7 @@ export function startServerProcess(env: NodeJS.ProcessEnv = process.env): Runtim
     }),
   );
   runStep(rt.log, "prune_sessions", () => pruneSessions(open.stores.auth, { nowMs: rt.clock.now() }));
-  runStep(rt.log, "maintenance", () => startMaintenance({ dbFile: open.handle.file, guard: rt.guard, log: rt.log }));
+  runStep(rt.log, "maintenance", () => startMaintenance({ dbFile: open.dbFile, guard: rt.guard, log: rt.log }));
   runStep(rt.log, "retention_worker", () => {
     rt.start();
     // Batches commit one by one, so an abrupt exit is safe; a clean stop

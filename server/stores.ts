@@ -1,18 +1,19 @@
 // Every domain's store, built for the runtime's database engine in one place:
-// domain code and routes reach the database only through these typed verbs.
-// PostgreSQL has `openPgStores` for the stores implemented so far; the
-// runtime still reports a PostgreSQL URL as unsupported (DESIGN.md) until
-// every store exists.
+// domain code and routes reach the database only through these typed verbs,
+// with one implementation per engine (SQLite, PostgreSQL).
 import type { AuthStore } from "./auth/store";
 import { createPgAuthStore } from "./auth/pg-store";
 import { createSqliteAuthStore } from "./auth/sqlite-store";
 import type { CheckpointStore } from "./checkpoints/store";
+import { createPgCheckpointStore } from "./checkpoints/pg-store";
 import { createSqliteCheckpointStore } from "./checkpoints/sqlite-store";
 import type { CompactionStore } from "./compaction/store";
+import { createPgCompactionStore } from "./compaction/store/pg-store";
 import { createSqliteCompactionStore } from "./compaction/store/sqlite-store";
 import type { DbHandle } from "./db/client";
 import type { SqlClient } from "./db/pg/client";
 import type { MaintenanceStore } from "./maintenance/store";
+import { createPgMaintenanceStore } from "./maintenance/pg-store";
 import { createSqliteMaintenanceStore } from "./maintenance/sqlite-store";
 import type { WorkspaceStore } from "./workspace/store";
 import { createPgWorkspaceStore } from "./workspace/pg-store";
@@ -37,13 +38,23 @@ export function openSqliteStores(handle: DbHandle): Stores {
   };
 }
 
-/** The PostgreSQL engine's stores so far (one synchronous connection; see server/db/pg). */
+/** The PostgreSQL engine's stores so far (kept for callers that need only these two). */
 export type PgStores = Pick<Stores, "workspace" | "auth">;
 
-/** The stores of one open PostgreSQL connection. Importing this does not load the libpq binding; connecting does. */
-export function openPgStores(client: SqlClient): PgStores {
+/**
+ * The stores of one open PostgreSQL connection (synchronous; see server/db/pg).
+ * `url` lets the maintenance store run pg_dump / vacuumdb against the same
+ * database. Importing this does not load the libpq binding; connecting does.
+ */
+export function openPgStores(client: SqlClient, options?: { url: string; env?: Readonly<Record<string, string | undefined>> }): Stores;
+export function openPgStores(client: SqlClient): PgStores;
+export function openPgStores(client: SqlClient, options?: { url: string; env?: Readonly<Record<string, string | undefined>> }): Stores | PgStores {
+  const base: PgStores = { workspace: createPgWorkspaceStore(client), auth: createPgAuthStore(client) };
+  if (!options) return base;
   return {
-    workspace: createPgWorkspaceStore(client),
-    auth: createPgAuthStore(client),
+    ...base,
+    maintenance: createPgMaintenanceStore({ client, url: options.url, env: options.env }),
+    compaction: createPgCompactionStore(client),
+    checkpoints: createPgCheckpointStore(client),
   };
 }

@@ -133,6 +133,59 @@ describe("Messages compaction card", () => {
     expect(toggle.getAttribute("aria-checked")).toBe("false");
   });
 
+  it("[TPR-API-05] a running preparation shows its backup progress by bytes and a cancel for its id", async () => {
+    const preparing = statusBody({
+      policy: { enabled: true, age: { value: 3, unit: "months" }, revision: 2 },
+      preparation: { state: "running", choice: "backup", receipt: null, errorCode: null, operationId: "p1" },
+      activeOperation: operation({
+        id: "p1",
+        kind: "preparation",
+        state: "running",
+        finishedAt: null,
+        cutoff: null,
+        scannedRows: 0,
+        eligibleTasks: 0,
+        eligibleMessages: 0,
+        payloadBytes: 0,
+        skipped: {},
+        fingerprint: undefined,
+        byKind: undefined,
+        backupBytes: { doneBytes: 1024 * 1024, totalBytes: 4 * 1024 * 1024 },
+      }),
+    });
+    const { card } = await renderCard({ status: preparing });
+    const progress = await within(card).findByTestId("retention-progress-preparation");
+    expect(progress.getAttribute("data-operation-id")).toBe("p1");
+    expect(within(progress).getByRole("progressbar").getAttribute("aria-valuenow")).toBe("25");
+    expect(progress.textContent).toContain("1 MB of 4 MB copied.");
+    expect(within(progress).getByRole("button", { name: "Cancel" })).toBeTruthy();
+  });
+
+  it("[TPR-PREP-05] a preparation backup gone before a later pass: the card says why and asks for a new preparation", async () => {
+    const gone = statusBody({
+      policy: { enabled: true, age: { value: 3, unit: "months" }, revision: 2 },
+      preparation: { state: "failed", choice: "backup", receipt: null, errorCode: "backup_missing", operationId: "p1" },
+      lastErrorCode: "backup_missing",
+    });
+    const { card } = await renderCard({ status: gone });
+    await within(card).findByTestId("retention-state");
+    expect(card.textContent).toContain(feature.compaction.operationErrors.backup_missing);
+    expect(card.textContent).not.toContain("Error code backup_missing");
+  });
+
+  it("[TPR-SCH-01] while a cleanup waits between slices, Analyze and Compact now stay available; while a slice runs they do not", async () => {
+    const pass = operation({ id: "c1", kind: "cleanup", state: "running", finishedAt: null, fingerprint: undefined, byKind: undefined, revision: 1 });
+    const base = { policy: { enabled: true, age: { value: 3, unit: "months" as const }, revision: 1 }, armed: true, activeOperation: pass };
+    const { card } = await renderCard({ status: statusBody({ ...base, betweenSlices: true }) });
+    const analyze = await within(card).findByRole("button", { name: "Analyze savings" });
+    expect((analyze as HTMLButtonElement).disabled).toBe(false);
+    expect(within(card).getByRole("button", { name: "Compact messages now" })).toBeTruthy();
+    cleanup();
+    const running = await renderCard({ status: statusBody(base) });
+    expect(((await within(running.card).findByRole("button", { name: "Analyze savings" })) as HTMLButtonElement).disabled).toBe(true);
+    expect(within(running.card).queryByRole("button", { name: "Compact messages now" })).toBeNull();
+  });
+
   it("[TPR-UI-07] registers system:tool-payload-retention with the save bar; enabling asks for the inline backup choice", async () => {
     const { card, store, server } = await renderCard({});
     fireEvent.click(await within(card).findByRole("switch", { name: "Automatic compaction" }));

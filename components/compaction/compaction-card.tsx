@@ -140,7 +140,7 @@ function CardBody({ status, isAdmin, retention, draft, events, format }: BodyPro
           draft={form}
           valid={draft.age !== null}
           analyzing={retention.busy === "analyze"}
-          analyzeBlocked={active !== null}
+          analyzeBlocked={active !== null && !status.betweenSlices}
           onValue={draft.setAgeValue}
           onUnit={draft.setAgeUnit}
           onAnalyze={() => draft.age && void retention.analyze(draft.age)}

@@ -24,7 +24,10 @@ export function OperationProgress(props: {
   const eligible = event?.progress.eligibleMessages ?? operation.eligibleMessages;
   const total = operation.progress?.totalTasks ?? null;
   const processed = operation.progress?.processedTasks ?? 0;
-  const fraction = event?.progress.fraction ?? (total ? Math.min(1, processed / total) : null);
+  // Preparation: the backup copy's progress by bytes.
+  const bytes = event?.progress.backupBytes ?? operation.backupBytes ?? null;
+  const bytesFraction = bytes?.totalBytes ? Math.min(1, bytes.doneBytes / bytes.totalBytes) : null;
+  const fraction = event?.progress.fraction ?? bytesFraction ?? (total ? Math.min(1, processed / total) : null);
   const percent = fraction === null ? null : Math.round(fraction * 100);
   return (
     <div className={styles.progress} data-testid={`retention-progress-${operation.kind}`} data-operation-id={operation.id} data-source={event ? "events" : "polling"}>
@@ -52,6 +55,13 @@ export function OperationProgress(props: {
           : operation.kind === "analysis"
             ? t("analysisCounts", { scanned, eligible })
             : t("preparationCounts")}
+        {operation.kind === "preparation" && bytes
+          ? ` ${
+              bytes.totalBytes === null
+                ? t("backupBytesSoFar", { done: format.bytes(bytes.doneBytes) })
+                : t("backupBytes", { done: format.bytes(bytes.doneBytes), total: format.bytes(bytes.totalBytes) })
+            }`
+          : ""}
         {total !== null ? ` ${t("tasksOfTotal", { processed: format.count(processed), total: format.count(total) })}` : ""}
       </p>
       {props.canCancel && (

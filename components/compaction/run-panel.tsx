@@ -36,12 +36,13 @@ export function RunPanel(props: { status: CompactionStatusBody; live: OperationE
           operation={running}
           live={props.live}
           format={format}
-          canCancel={!!controls && running.kind === "cleanup"}
+          canCancel={!!controls && (running.kind === "cleanup" || running.kind === "preparation")}
           cancelling={controls?.cancelling ?? false}
           onCancel={() => controls?.onCancel()}
         />
       )}
-      {controls && !active && status.armed && (
+      {/* Between slices of a pass, "compact now" takes the slot and the pass resumes after it. */}
+      {controls && (!active || status.betweenSlices) && status.armed && (
         <button type="button" className={styles.primaryButton} onClick={controls.onRun} disabled={controls.starting} aria-busy={controls.starting}>
           {controls.starting ? t("starting") : t("runNow")}
         </button>

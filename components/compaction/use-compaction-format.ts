@@ -26,6 +26,10 @@ export const OPERATION_ERROR_CODES = [
   "schema_changed",
   "statement_deadline",
   "shutdown",
+  "backup_missing",
+  "backup_changed",
+  "backup_interrupted",
+  "preparation_cancelled",
 ] as const;
 
 function known<T extends string>(list: readonly T[], value: string): value is T {

@@ -4,8 +4,10 @@ import { useLocale, useTranslations } from "next-intl";
 import { databaseBackupUrl, type BackupEntry, type RestoreResult } from "@/lib/database/api";
 import { useDeleteBackup } from "@/lib/database/client/use-delete-backup";
 import { formatBytes, formatDateTime } from "@/lib/i18n/format";
+import { ApiError } from "@/lib/query/fetch-json";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { ErrorSummary } from "./error-summary";
+import { PinnedDeletePanel } from "./pinned-delete-panel";
 import { RestorePanel } from "./restore-panel";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./cards.module.css";
@@ -20,10 +22,13 @@ type Props = {
   onRestored: (result: RestoreResult) => void;
 };
 
-function DeletePanel({ name, onClose }: { name: string; onClose: () => void }) {
+function DeletePanel({ name, pinned, onClose }: { name: string; pinned: boolean; onClose: () => void }) {
   const t = useTranslations("databaseCards.backups");
   const errorMessage = useErrorMessage();
   const remove = useDeleteBackup();
+  // Pinned since the list was read: the server's 409 asks for the typed confirmation.
+  const pinnedNow = pinned || (remove.error instanceof ApiError && remove.error.code === "backup_pinned");
+  if (pinnedNow) return <PinnedDeletePanel name={name} onClose={onClose} />;
   return (
     <div className={styles.panel} data-testid="delete-confirm">
       <p>{t("deleteQuestion", { name })}</p>
@@ -57,7 +62,14 @@ export function BackupRow({ backup, isAdmin, open, onOpen, onRestored }: Props) 
     <>
       <tr data-testid="backup-row" data-name={backup.name}>
         <td data-label={t("name")} className={styles.mono}>
-          {backup.name}
+          <span className={styles.nameCell}>
+            <span>{backup.name}</span>
+            {backup.pinned && (
+              <span className={styles.pinnedBadge} data-tone="info" data-testid="backup-pinned">
+                {t("pinnedBadge")}
+              </span>
+            )}
+          </span>
         </td>
         <td data-label={t("size")} className={styles.num}>
           {formatBytes(backup.sizeBytes, locale)}
@@ -83,7 +95,7 @@ export function BackupRow({ backup, isAdmin, open, onOpen, onRestored }: Props) 
         <tr className={styles.panelRow}>
           <td colSpan={4} data-label="">
             {mode === "delete" ? (
-              <DeletePanel name={backup.name} onClose={() => onOpen(null)} />
+              <DeletePanel name={backup.name} pinned={backup.pinned === true} onClose={() => onOpen(null)} />
             ) : (
               <RestorePanel name={backup.name} onClose={() => onOpen(null)} onRestored={onRestored} />
             )}

@@ -138,6 +138,41 @@ describe("backups card", () => {
     expect(screen.queryByTestId("backup-create")).toBeNull();
   });
 
+  it("[TPR-PREP-04] deleting the pinned preparation backup asks for its typed name and says compaction needs a new preparation", async () => {
+    const pinned = { ...LIST, backups: [{ ...LIST.backups[0], pinned: true }] };
+    const calls = serve({
+      "GET /api/v1/system/database/backups": { status: 200, body: pinned },
+      [`DELETE /api/v1/system/database/backups/${NAME}?confirm=${NAME}`]: { status: 200, body: { deleted: NAME } },
+    });
+    mount(<BackupsCard isAdmin />);
+    expect((await screen.findByTestId("backup-pinned")).textContent).toBe(t.backups.pinnedBadge);
+    fireEvent.click(screen.getByTestId("backup-delete"));
+    const panel = screen.getByTestId("pinned-delete-confirm");
+    expect(panel.textContent).toContain(t.backups.pinnedDeleteWarning);
+    const input = screen.getByTestId("pinned-delete-input");
+    expect(document.activeElement).toBe(input);
+    const confirm = screen.getByTestId("pinned-delete-button") as HTMLButtonElement;
+    expect(confirm.disabled).toBe(true);
+    fireEvent.change(input, { target: { value: NAME.slice(0, -1) } });
+    expect(confirm.disabled).toBe(true);
+    fireEvent.change(input, { target: { value: NAME } });
+    expect(confirm.disabled).toBe(false);
+    fireEvent.click(confirm);
+    await vi.waitFor(() => expect(calls).toContain(`DELETE /api/v1/system/database/backups/${NAME}?confirm=${NAME}`));
+  });
+
+  it("[TPR-PREP-04] a plain delete refused with backup_pinned (pinned since the list was read) turns into the typed confirmation", async () => {
+    const calls = serve({
+      "GET /api/v1/system/database/backups": { status: 200, body: LIST },
+      [`DELETE /api/v1/system/database/backups/${NAME}`]: { status: 409, body: { error: { code: "backup_pinned", message: "pinned" } } },
+    });
+    mount(<BackupsCard isAdmin />);
+    fireEvent.click(await screen.findByTestId("backup-delete"));
+    fireEvent.click(screen.getByTestId("delete-confirm-button"));
+    expect(await screen.findByTestId("pinned-delete-confirm")).toBeTruthy();
+    expect(calls).toContain(`DELETE /api/v1/system/database/backups/${NAME}`);
+  });
+
   it("[TPR-UI-14] restore asks for the exact name inline and then says a restart is required", async () => {
     const calls = serve({
       "GET /api/v1/system/database/backups": { status: 200, body: LIST },

@@ -50,6 +50,11 @@ export const compactionStatusBodySchema = z.strictObject({
   activeOperation: operationSchema.nullable(),
   nextDueAt: z.string().nullable(),
   lastErrorCode: z.string().nullable(),
+  /**
+   * The active cleanup waits between slices: a manual analysis or "compact
+   * now" takes the slot meanwhile and the pass resumes afterwards.
+   */
+  betweenSlices: z.boolean().optional(),
 });
 export type CompactionStatusBody = z.infer<typeof compactionStatusBodySchema>;
 

@@ -58,6 +58,9 @@ export const operationProgressSchema = z.strictObject({
   processedMessages: countSchema,
 });
 
+/** Progress of a preparation's backup copy by bytes (total null while unknown). */
+export const backupBytesSchema = z.strictObject({ doneBytes: countSchema, totalBytes: countSchema.nullable() });
+
 export const operationSchema = z.strictObject({
   id: z.string().min(1).max(128),
   kind: operationKindSchema,
@@ -76,6 +79,8 @@ export const operationSchema = z.strictObject({
   /** Analysis: fingerprint of the draft age it was run for. */
   fingerprint: z.string().max(128).optional(),
   progress: operationProgressSchema.optional(),
+  /** Preparation: the backup copy's progress by bytes. */
+  backupBytes: backupBytesSchema.optional(),
   byKind: kindBreakdownSchema.optional(),
   /** The policy revision the operation ran under (cleanup, preparation). */
   revision: countSchema.optional(),
@@ -110,6 +115,8 @@ export const preparationSchema = z
     verifiedAt: instantSchema.nullable().optional(),
     /** When the running backup started (status shows it as the active operation). */
     startedAt: instantSchema.nullable().optional(),
+    /** The running backup's progress by bytes (saved at most about once a second). */
+    backupBytes: backupBytesSchema.nullable().optional(),
   })
   // "ready" arms deletion, so it must carry the receipt of its choice: a
   // record that says ready without one is malformed and fails closed.
@@ -130,5 +137,6 @@ export type OperationState = z.infer<typeof operationStateSchema>;
 export type RetentionOperation = z.infer<typeof operationSchema>;
 export type OperationProgress = z.infer<typeof operationProgressSchema>;
 export type Preparation = z.infer<typeof preparationSchema>;
+export type BackupBytes = z.infer<typeof backupBytesSchema>;
 export type BackupReceipt = z.infer<typeof backupReceiptSchema>;
 export type SkipReceipt = z.infer<typeof skipReceiptSchema>;

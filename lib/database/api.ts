@@ -10,8 +10,10 @@ export const tableStatsSchema = z.object({
   tableBytes: count,
   indexBytes: count,
   totalBytes: count,
-  /** How tableBytes was obtained: walking the b-tree, or as the remainder of used pages. */
-  bytesMethod: z.enum(["dbstat", "remainder"]),
+  /** How tableBytes was obtained: walking the b-tree, as the remainder of used pages, or PostgreSQL's catalog. */
+  bytesMethod: z.enum(["dbstat", "remainder", "catalog"]),
+  /** PostgreSQL: row versions VACUUM can reclaim (pg_stat_user_tables.n_dead_tup); absent on SQLite. */
+  deadTuples: count.optional(),
 });
 export type TableStats = z.infer<typeof tableStatsSchema>;
 
@@ -40,7 +42,17 @@ export type VacuumResult = z.infer<typeof vacuumResultSchema>;
 export const backupReceiptSchema = z.object({ name: z.string(), sizeBytes: count, completedAt: z.string(), sha256: z.string() });
 export type BackupReceipt = z.infer<typeof backupReceiptSchema>;
 
-export const backupEntrySchema = z.object({ name: z.string(), sizeBytes: count, createdAt: z.string() });
+export const backupEntrySchema = z.object({
+  name: z.string(),
+  sizeBytes: count,
+  createdAt: z.string(),
+  /**
+   * The receipt of the current compaction preparation: rotation keeps it and
+   * deleting it needs its name typed (`?confirm=`); compaction then needs a
+   * new preparation.
+   */
+  pinned: z.boolean().optional(),
+});
 export type BackupEntry = z.infer<typeof backupEntrySchema>;
 
 /** GET backups: newest first; `keep` is the retention rule (newest N kept). */
@@ -66,3 +78,19 @@ export const BACKUP_NAME_PATTERN = /^workspace-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{
 export function databaseBackupUrl(name: string): string {
   return `/api/v1/system/database/backups/${encodeURIComponent(name)}`;
 }
+
+/**
+ * A backup checked by name (operator CLI `backup verify NAME`): the file is a
+ * regular file, passes the integrity check, and matches the compaction
+ * preparation receipt when it is that backup. `code` says why not.
+ */
+export const backupVerificationSchema = z.strictObject({
+  name: z.string(),
+  ok: z.boolean(),
+  code: z.enum(["backup_missing", "backup_changed", "backup_corrupt", "backup_symlink"]).nullable(),
+  sizeBytes: count.nullable(),
+  sha256: z.string().nullable(),
+  /** Whether the name is the preparation receipt's, and if so whether size and hash matched it. */
+  receipt: z.enum(["matched", "mismatched", "none"]),
+});
+export type BackupVerification = z.infer<typeof backupVerificationSchema>;

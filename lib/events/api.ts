@@ -20,6 +20,8 @@ export const operationEventSchema = z.object({
     payloadBytes: z.number(),
     /** Fraction 0..1 when the total is known, else null. */
     fraction: z.number().nullable(),
+    /** Preparation: the backup copy's progress by bytes. */
+    backupBytes: z.object({ doneBytes: z.number(), totalBytes: z.number().nullable() }).optional(),
   }),
 });
 export type OperationEvent = z.infer<typeof operationEventSchema>;

@@ -77,7 +77,7 @@ async function main() {
   const generated = generateWorkspace({ file, messages, hugeRows: 1 });
   // The route wrapper serves with the process runtime: install this one.
   const rt = openRuntime(createRuntime({ env: { DATABASE_URL: `file:${file}`, LOG_LEVEL: "warn" } }));
-  if (!rt) throw new Error("the bench needs a SQLite runtime");
+  if (!rt?.handle) throw new Error("the bench needs a SQLite runtime");
   installProcessRuntime(rt);
   const sqlite = rt.handle.sqlite;
   sqlite.prepare("insert into users (id, email, role, password_hash, created_at) values ('bench', 'bench@example.com', 'admin', 'x', '2026-01-01T00:00:00Z')").run();

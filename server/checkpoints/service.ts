@@ -2,6 +2,7 @@ import "server-only";
 // Composition for the thread routes: the process-frozen mode from the
 // configured environment, our saver on the workspace connection, the one
 // accessor, the runtime clock and the runtime's thread locks.
+import { AppError } from "@/server/errors";
 import type { OpenRuntime } from "@/server/runtime";
 import { createCheckpointAccessor, type CheckpointAccessor } from "./accessor";
 import { modeFromEnv, resolveModeConfig } from "./mode";
@@ -26,6 +27,8 @@ function toolPayloadBytes(env: NodeJS.ProcessEnv): number {
 export function threadService(rt: OpenRuntime, env: NodeJS.ProcessEnv = process.env): RunDeps {
   const { modeFreeze, locks, runHistory, epochs } = rt.checkpoints;
   const config = resolveModeConfig({ freeze: modeFreeze, explicit: modeFromEnv(env) });
+  // Agent threads run on SqliteSaver only so far (PostgresSaver is not wired).
+  if (!rt.handle) throw new AppError("unsupported_engine", "Agent threads are not available on this database engine yet");
   const sqlite = rt.handle.sqlite;
   let opened = accessors.get(sqlite);
   if (!opened) {

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DELETE as backupDelete } from "@/app/api/v1/system/database/backups/[name]/route";
-import { POST as backupsCreate } from "@/app/api/v1/system/database/backups/route";
+import { GET as backupsList, POST as backupsCreate } from "@/app/api/v1/system/database/backups/route";
 import { MANUAL_BACKUPS_KEPT } from "@/server/maintenance/backups/catalog";
 import { AS_ADMIN, apiRequest, setUpRouteTestEnv, type RouteTestEnv } from "@/server/http/route-test-support";
 import { updateRetentionRecord } from "./policy/record";
@@ -52,6 +52,9 @@ describe("the preparation backup is pinned while it is the approval's receipt", 
     const files = fs.readdirSync(backupsDir()).filter((name) => name.endsWith(".db"));
     expect(files).toContain(PINNED);
     expect(files).toHaveLength(MANUAL_BACKUPS_KEPT + 1);
+    // The list marks it, so the backups card can ask for the typed name up front.
+    const listed = (await (await backupsList(apiRequest("GET", BACKUPS, AS_ADMIN))).json()) as { backups: Array<{ name: string; pinned: boolean }> };
+    expect(listed.backups.filter((backup) => backup.pinned).map((backup) => backup.name)).toEqual([PINNED]);
   });
 
   it("[TPR-PREP-04] deleting the pinned backup needs its name typed; then it is deleted", async () => {

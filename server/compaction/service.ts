@@ -7,7 +7,9 @@ import { savePolicy } from "./policy/policy-update";
 import { readRetentionStatus, type RetentionStatus } from "./status";
 
 export function getRetentionStatus(rt: OpenRuntime): RetentionStatus {
-  return readRetentionStatus(rt.stores.compaction, rt.clock.now());
+  const status = readRetentionStatus(rt.stores.compaction, rt.clock.now());
+  const waiting = rt.compaction.betweenSlices?.() ?? null;
+  return waiting !== null && status.activeOperation?.id === waiting ? { ...status, betweenSlices: true } : status;
 }
 
 export function putRetentionPolicy(rt: OpenRuntime, body: PutPolicyBody): RetentionStatus {

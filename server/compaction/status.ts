@@ -7,6 +7,7 @@ import { idleStatusBody, type CompactionStatusBody } from "@/lib/compaction/api"
 import { createDefaultRecord, type Preparation, type RetentionOperation } from "./policy/policy-schema";
 import { readRetentionRecord, salvageRevision } from "./policy/record";
 import type { CompactionStore } from "./store";
+import { zeroOperationCounts } from "./cleanup/tally";
 
 /** The GET body; one type shared with the browser. */
 export type RetentionStatus = CompactionStatusBody;
@@ -33,14 +34,10 @@ export function preparationOperation(prep: Preparation): RetentionOperation | nu
     startedAt: prep.state === "running" ? (prep.startedAt ?? null) : null,
     finishedAt: null,
     cutoff: null,
-    scannedRows: 0,
-    eligibleTasks: 0,
-    eligibleMessages: 0,
-    changedMessages: 0,
-    payloadBytes: 0,
-    skipped: {},
+    ...zeroOperationCounts(),
     stale: false,
     ...(prep.revision === null ? {} : { revision: prep.revision }),
+    ...(prep.state === "running" && prep.backupBytes ? { backupBytes: prep.backupBytes } : {}),
     errorCode: null,
   };
 }

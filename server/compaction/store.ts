@@ -46,13 +46,22 @@ export type SessionActivityRow = {
 /** One session's turns: open ones, unparseable stamps, latest start and completion. */
 export type TurnSummary = { open: number; invalid: number; maxStarted: number | null; maxCompleted: number | null };
 
+export type WriteTransactionOptions = {
+  /**
+   * A cleanup batch's deadline. PostgreSQL enforces it as the transaction's
+   * statement_timeout (an overrun rolls back and throws
+   * StatementDeadlineError); SQLite's batch checks elapsed time itself.
+   */
+  deadlineMs?: number;
+};
+
 export type CompactionStore = {
   /**
    * Runs `fn` in one writer transaction (IMMEDIATE on SQLite: the writer lock
    * is taken first). `fn` is synchronous; a throw rolls everything back. A
    * call inside an open transaction joins it.
    */
-  writeTransaction<T>(fn: (tx: CompactionStore) => T): T;
+  writeTransaction<T>(fn: (tx: CompactionStore) => T, options?: WriteTransactionOptions): T;
   inWriteTransaction(): boolean;
 
   /** The stored text of the compaction settings record, or null when absent. */
@@ -70,6 +79,13 @@ export type CompactionStore = {
   listToolRowHeaders(options: { sessionId: string; afterRowid: number | null; upperRowid: number; limit: number }): RowHeader[];
   /** Bodies of `rows` still in the session; a row deleted meanwhile is absent. */
   readToolRowBodies(options: { sessionId: string; rows: readonly RowHeader[] }): RowBody[];
+  /**
+   * Locks the rows a batch is about to rewrite until its transaction ends
+   * (PostgreSQL `for update`; a no-op on SQLite, whose writer transaction
+   * already excludes every other writer). Optional so other implementations
+   * need not change.
+   */
+  lockRowsForRewrite?(rowids: readonly number[]): void;
   /** Writes `row.next` when the stored metadata still equals `row.observed`; false when it does not. */
   replaceMetadataIfUnchanged(row: GuardedWrite): boolean;
 

@@ -137,7 +137,11 @@ export function steppingClock(startMs: number, stepMs: number): { now(): number 
  * through the real record API (two writes: the first assigns the revision).
  */
 export function armPolicy(sqlite: Sqlite, age: RetentionAge = { value: 1, unit: "weeks" }, nowMs = NOW_MS): number {
-  const store = createSqliteCompactionStore(sqlite);
+  return armPolicyOn(createSqliteCompactionStore(sqlite), age, nowMs);
+}
+
+/** armPolicy through any engine's compaction store. */
+export function armPolicyOn(store: CompactionStore, age: RetentionAge = { value: 1, unit: "weeks" }, nowMs = NOW_MS): number {
   const { record } = updateRetentionRecord(store, {
     nowMs,
     mutate: (current) => ({ ...current, policy: { ...current.policy, enabled: true, age } }),

@@ -41,9 +41,9 @@ describe("parseDatabaseUrl", () => {
   it("defaults to ./data/workspace.db", () => {
     expect(parseDatabaseUrl(undefined, "/srv/app")).toEqual({ engine: "sqlite", file: "/srv/app/data/workspace.db" });
   });
-  it("[TPR-POL-07] reports postgres as unsupported without connecting", () => {
-    expect(parseDatabaseUrl("postgres://u:p@h/db")).toEqual({ engine: "unsupported", scheme: "postgres" });
-    expect(parseDatabaseUrl("postgresql://h/db")).toEqual({ engine: "unsupported", scheme: "postgres" });
+  it("selects the PostgreSQL engine for postgres:// and postgresql:// URLs without connecting", () => {
+    expect(parseDatabaseUrl("postgres://u:p@h/db")).toEqual({ engine: "postgres", url: "postgres://u:p@h/db" });
+    expect(parseDatabaseUrl("postgresql://h/db")).toEqual({ engine: "postgres", url: "postgresql://h/db" });
   });
   it("rejects other schemes without echoing credentials", () => {
     expect(() => parseDatabaseUrl("mysql://user:secret@h/db")).toThrow(/scheme "mysql"/);

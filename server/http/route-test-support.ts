@@ -3,7 +3,15 @@
 // take it from there), one admin and one viewer with live sessions, and a
 // Request builder. Handlers are called directly, as Next calls them.
 import { hashSessionToken } from "@/server/auth/current-user";
-import { createTestRuntime, installUnsupportedRuntime, type TestRuntime, type TestRuntimeOptions } from "@/server/runtime-test-support";
+import {
+  createEngineTestRuntime,
+  createTestRuntime,
+  installUnsupportedRuntime,
+  type EngineTestRuntime,
+  type TestRuntime,
+  type TestRuntimeOptions,
+} from "@/server/runtime-test-support";
+import type { OpenRuntime } from "@/server/runtime";
 
 export const BASE_URL = "http://localhost:3000";
 export const AS_ADMIN = "wsr_session=admin-token";
@@ -24,13 +32,7 @@ export type RouteTestEnv = {
  */
 export function setUpRouteTestEnv(prefix = "routes-", options: Omit<TestRuntimeOptions, "prefix" | "install"> = {}): RouteTestEnv {
   const rt = createTestRuntime({ start: true, ...options, prefix, install: true });
-  const sqlite = rt.handle.sqlite;
-  const user = sqlite.prepare("insert into users (id, email, role, password_hash, created_at) values (?, ?, ?, 'x', '2026-01-01T00:00:00Z')");
-  const session = sqlite.prepare("insert into auth_sessions (token_hash, user_id, created_at_ms, expires_at_ms) values (?, ?, 0, 9e15)");
-  user.run("u-admin", "admin@example.com", "admin");
-  user.run("u-viewer", "viewer@example.com", "viewer");
-  session.run(hashSessionToken("admin-token"), "u-admin");
-  session.run(hashSessionToken("viewer-token"), "u-viewer");
+  signInTestUsers(rt);
   let restore: (() => void) | null = null;
   return {
     dir: rt.dir,
@@ -57,4 +59,77 @@ export function apiRequest(
   if (body !== undefined) h["content-type"] = "application/json";
   const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
   return new Request(`${BASE_URL}${url}`, { method, headers: h, body: payload });
+}
+
+/** An admin and a viewer with live sessions (AS_ADMIN, AS_VIEWER), through the auth store (any engine). */
+function signInTestUsers(rt: OpenRuntime): void {
+  const auth = rt.stores.auth;
+  for (const [id, role, token] of [
+    ["u-admin", "admin", "admin-token"],
+    ["u-viewer", "viewer", "viewer-token"],
+  ] as const) {
+    auth.insertUser({ id, email: `${role}@example.com`, role, passwordHash: "x", createdAt: "2026-01-01T00:00:00Z" });
+    auth.insertSession({ tokenHash: hashSessionToken(token), userId: id, createdAtMs: 0, expiresAtMs: 9e15 });
+  }
+}
+
+/** Raw SQL for assertions and hand-made rows, written once for both engines (`?` placeholders). */
+export type EngineSql = {
+  all<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): T[];
+  run(sql: string, params?: readonly unknown[]): void;
+  /** Several statements without parameters. */
+  exec(sql: string): void;
+};
+
+export function engineSql(rt: OpenRuntime): EngineSql {
+  if (rt.handle) {
+    const sqlite = rt.handle.sqlite;
+    return {
+      all: <T>(sql: string, params: readonly unknown[] = []) => sqlite.prepare(sql).all(...params) as T[],
+      run: (sql, params = []) => void sqlite.prepare(sql).run(...params),
+      exec: (sql) => void sqlite.exec(sql),
+    };
+  }
+  const client = rt.pg!.main;
+  const numbered = (sql: string) => {
+    let n = 0;
+    return sql.replace(/\?/g, () => `$${++n}`);
+  };
+  return {
+    all: <T>(sql: string, params: readonly unknown[] = []) => client.query<T>(numbered(sql), params),
+    run: (sql, params = []) => void client.run(numbered(sql), params),
+    exec: (sql) => client.exec(sql),
+  };
+}
+
+export type EngineRouteTestEnv = {
+  dir: string;
+  rt: EngineTestRuntime;
+  sql: EngineSql;
+  /** Serves the following requests with DATABASE_URL = url (an engine whose database cannot be opened). */
+  useUnsupportedEngine(url: string): void;
+  dispose(): Promise<void>;
+};
+
+/** setUpRouteTestEnv on either engine (PostgreSQL: a fresh database of TEST_POSTGRES_URL's server). */
+export function setUpEngineRouteTestEnv(
+  engine: "sqlite" | "postgres",
+  prefix = "routes-",
+  options: Omit<TestRuntimeOptions, "prefix" | "install"> = {},
+): EngineRouteTestEnv {
+  const rt = createEngineTestRuntime(engine, { start: true, ...options, prefix, install: true });
+  signInTestUsers(rt);
+  let restore: (() => void) | null = null;
+  return {
+    dir: rt.dir,
+    rt,
+    sql: engineSql(rt),
+    useUnsupportedEngine(url) {
+      restore ??= installUnsupportedRuntime(url, rt);
+    },
+    async dispose() {
+      restore?.();
+      await rt.dispose();
+    },
+  };
 }

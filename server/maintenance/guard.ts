@@ -1,6 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { AppError } from "@/server/errors";
+import type { ProcessLock } from "./process-lock";
 
 /**
  * The shared maintenance admission guard (TPR-SCH-05): one in-process lease
@@ -35,7 +36,17 @@ export type MaintenanceGuard = {
   holder(): LeaseHolder | null;
 };
 
-export function createMaintenanceGuard(): MaintenanceGuard {
+export type MaintenanceGuardOptions = {
+  /**
+   * The lock shared with other processes on the same database (the server and
+   * the operator CLI). Without it the guard only separates this process's
+   * own operations.
+   */
+  processLock?: ProcessLock;
+};
+
+export function createMaintenanceGuard(options: MaintenanceGuardOptions = {}): MaintenanceGuard {
+  const { processLock } = options;
   // The current lease is only reachable through this closure: a caller can
   // release the lease object it was given, never somebody else's.
   let current: { id: string; owner: string; kind: MaintenanceKind } | null = null;
@@ -43,6 +54,9 @@ export function createMaintenanceGuard(): MaintenanceGuard {
   function tryAcquire({ owner, kind }: LeaseRequest): Lease | null {
     if (current !== null) return null;
     const entry = { id: randomUUID(), owner, kind };
+    // In-process first, then the file: another process holding it is the
+    // same answer as a local holder (defer, or maintenance_busy).
+    if (processLock && !processLock.tryTake(entry)) return null;
     current = entry;
     return Object.freeze({
       id: entry.id,
@@ -50,7 +64,9 @@ export function createMaintenanceGuard(): MaintenanceGuard {
       kind,
       held: () => current === entry,
       release: () => {
-        if (current === entry) current = null;
+        if (current !== entry) return;
+        current = null;
+        processLock?.release(entry.id);
       },
     });
   }
@@ -58,7 +74,8 @@ export function createMaintenanceGuard(): MaintenanceGuard {
   function acquireExclusive(request: LeaseRequest): Lease {
     const lease = tryAcquire(request);
     if (lease) return lease;
-    throw new AppError("maintenance_busy", `Another maintenance operation (${current?.kind}) is running; try again shortly`);
+    const kind = holder()?.kind ?? "maintenance";
+    throw new AppError("maintenance_busy", `Another maintenance operation (${kind}) is running; try again shortly`);
   }
 
   async function withExclusive<T>(request: LeaseRequest, fn: (lease: Lease) => Promise<T> | T): Promise<T> {
@@ -71,7 +88,9 @@ export function createMaintenanceGuard(): MaintenanceGuard {
   }
 
   function holder(): LeaseHolder | null {
-    return current ? { ...current } : null;
+    if (current) return { ...current };
+    const other = processLock?.holder();
+    return other ? { id: other.id, owner: other.owner, kind: other.kind } : null;
   }
 
   return { tryAcquire, acquireExclusive, withExclusive, holder };

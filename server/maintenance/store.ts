@@ -38,4 +38,11 @@ export type MaintenanceStore = {
    * between. Returns how many sessions were carried.
    */
   carrySignInStateInto(file: string): { sessions: number };
+  /**
+   * Engines that restore in place (PostgreSQL: pg_restore into the live
+   * database in one transaction) instead of swapping a file: replaces the
+   * database's contents with the backup `file` and keeps the live sign-in
+   * state, as carrySignInStateInto does for a file swap. Absent on SQLite.
+   */
+  restoreInPlace?(file: string): Promise<{ sessions: number }>;
 };

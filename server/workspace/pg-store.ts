@@ -8,17 +8,8 @@ import { inWriterTransaction } from "@/server/db/pg/writer-lock";
 import { guardMetadataWrite, type ToolCallRows } from "@/server/compaction/write-guard/write-guard";
 import { canonicalJsonObject, toolCallIdOf } from "./metadata-fields";
 import { listConversationRows, listTasks, readTaskHeader, readTaskTree } from "./pg-reads";
-import type { RecordKind, StoredMessage, WorkspaceStore } from "./store";
+import { RECORD_TABLES, type StoredMessage, type WorkspaceStore } from "./store";
 import { stampOptional, stampRequired } from "./timestamps";
-
-const TABLE_OF: Record<RecordKind, string> = {
-  task: "tasks",
-  session: "task_sessions",
-  turn: "turns",
-  message: "messages",
-  "queued message": "queued_messages",
-  run: "runs",
-};
 
 /** The rows the replacement-write guard reads (the same statement as compaction's SQLite store; strpos for instr). */
 function toolCallRows(client: SqlClient): ToolCallRows {
@@ -42,7 +33,7 @@ export function createPgWorkspaceStore(client: SqlClient): WorkspaceStore {
   const store: WorkspaceStore = {
     writeTransaction: (fn) => inWriterTransaction(client, "workspace", () => fn(store)),
 
-    recordExists: (kind, id) => client.one(`select 1 from ${TABLE_OF[kind]} where id = $1`, [id]) !== null,
+    recordExists: (kind, id) => client.one(`select 1 from ${RECORD_TABLES[kind]} where id = $1`, [id]) !== null,
 
     insertTask(task) {
       const created = stampRequired(task.createdAt);

@@ -7,18 +7,9 @@ import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
 import { guardMetadataWrite } from "@/server/compaction/write-guard/write-guard";
 import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
-import type { RecordKind, StoredMessage, WorkspaceStore } from "./store";
+import { RECORD_TABLES, type StoredMessage, type WorkspaceStore } from "./store";
 import { listConversationRows, listTasks, readTaskHeader, readTaskTree } from "./sqlite-reads";
 import { stampOptional, stampRequired } from "./timestamps";
-
-const TABLE_OF: Record<RecordKind, string> = {
-  task: "tasks",
-  session: "task_sessions",
-  turn: "turns",
-  message: "messages",
-  "queued message": "queued_messages",
-  run: "runs",
-};
 
 export function createSqliteWorkspaceStore(sqlite: Sqlite): WorkspaceStore {
   // The replacement-write guard reads tool-call rows through compaction's own store.
@@ -29,7 +20,7 @@ export function createSqliteWorkspaceStore(sqlite: Sqlite): WorkspaceStore {
   const store: WorkspaceStore = {
     writeTransaction: <T>(fn: (tx: WorkspaceStore) => T): T => inTransaction.immediate(fn) as T,
 
-    recordExists: (kind, id) => statement(sqlite, `select 1 from ${TABLE_OF[kind]} where id = ?`).get(id) !== undefined,
+    recordExists: (kind, id) => statement(sqlite, `select 1 from ${RECORD_TABLES[kind]} where id = ?`).get(id) !== undefined,
 
     insertTask(task) {
       const created = stampRequired(task.createdAt);

@@ -50,6 +50,16 @@ export type MessageRecord = {
 /** The kinds of workspace record, each with its own id space. */
 export type RecordKind = "task" | "session" | "turn" | "message" | "queued message" | "run";
 
+// The table that holds each kind of record, on every engine.
+export const RECORD_TABLES: Record<RecordKind, string> = {
+  task: "tasks",
+  session: "task_sessions",
+  turn: "turns",
+  message: "messages",
+  "queued message": "queued_messages",
+  run: "runs",
+};
+
 /** What a message write needs to know about the stored row. */
 export type StoredMessage = { rowid: number; sessionId: string; type: string; metadata: string };
 

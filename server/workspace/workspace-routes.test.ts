@@ -5,22 +5,28 @@ import { POST as postMessage } from "@/app/api/v1/sessions/[id]/messages/route";
 import { GET as getExport } from "@/app/api/v1/tasks/[id]/export/route";
 import { createSession } from "@/server/auth/sessions";
 import { manualClock } from "@/server/clock";
-import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
+import { TEST_POSTGRES_URL } from "@/server/db/pg/test-db";
+import { engineSql, type EngineSql } from "@/server/http/route-test-support";
+import { createEngineTestRuntime, type EngineTestRuntime } from "@/server/runtime-test-support";
 import { exportTask } from "./export/export-task";
-import { fingerprint, sampleFixture } from "./fixture/test-support";
+import { engineFingerprint, sampleFixture } from "./fixture/test-support";
 import { importFixture } from "./fixture/import-fixture";
-import { createSqliteWorkspaceStore } from "./sqlite-store";
-import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
 
 const BASE = "http://localhost:3000";
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 0);
-let rt: TestRuntime;
+// The same suite on every engine.
+for (const { engine, skip } of [
+  { engine: "sqlite" as const, skip: false },
+  { engine: "postgres" as const, skip: !TEST_POSTGRES_URL },
+]) {
+describe.skipIf(skip)(`[${engine}]`, () => {
+let rt: EngineTestRuntime;
+let sql: EngineSql;
 let adminCookie: string;
 let viewerCookie: string;
 
-function sqlite() {
-  return rt.handle.sqlite;
-}
+const one = (text: string) => sql.all(text)[0];
+const fingerprint = () => engineFingerprint(sql);
 
 function call(
   handler: (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>,
@@ -34,14 +40,15 @@ function call(
 }
 
 beforeEach(() => {
-  rt = createTestRuntime({ prefix: "workspace-routes-", install: true, clock: manualClock(NOW) });
-  // Users by SQL: these tests never sign in with a password, so skip the KDF.
-  const addUser = sqlite().prepare("insert into users (id, email, role, password_hash, created_at) values (?, ?, ?, 'unused', ?)");
-  addUser.run("admin-1", "admin@example.com", "admin", new Date(NOW).toISOString());
-  addUser.run("viewer-1", "viewer@example.com", "viewer", new Date(NOW).toISOString());
-  adminCookie = `wsr_session=${createSession(createSqliteAuthStore(sqlite()), { userId: "admin-1", nowMs: NOW }).token}`;
-  viewerCookie = `wsr_session=${createSession(createSqliteAuthStore(sqlite()), { userId: "viewer-1", nowMs: NOW }).token}`;
-  importFixture(createSqliteWorkspaceStore(sqlite()), { file: "in.json", text: sampleFixture() });
+  rt = createEngineTestRuntime(engine, { prefix: "workspace-routes-", install: true, clock: manualClock(NOW) });
+  sql = engineSql(rt);
+  // Users through the store: these tests never sign in with a password, so skip the KDF.
+  for (const [id, role] of [["admin-1", "admin"], ["viewer-1", "viewer"]] as const) {
+    rt.stores.auth.insertUser({ id, email: `${role}@example.com`, role, passwordHash: "unused", createdAt: new Date(NOW).toISOString() });
+  }
+  adminCookie = `wsr_session=${createSession(rt.stores.auth, { userId: "admin-1", nowMs: NOW }).token}`;
+  viewerCookie = `wsr_session=${createSession(rt.stores.auth, { userId: "viewer-1", nowMs: NOW }).token}`;
+  importFixture(rt.stores.workspace, { file: "in.json", text: sampleFixture() });
 });
 
 afterEach(() => rt.dispose());
@@ -52,7 +59,7 @@ describe("GET /api/v1/tasks/{id}/export", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-disposition")).toBe('attachment; filename="task-t1.json"');
     expect(res.headers.get("content-type")).toContain("application/json");
-    expect(await res.text()).toBe(exportTask(createSqliteWorkspaceStore(sqlite()), "t1"));
+    expect(await res.text()).toBe(exportTask(rt.stores.workspace, "t1"));
   });
 
   it("answers 404 not_found for an unknown task and 401 without a session", async () => {
@@ -122,7 +129,7 @@ describe("POST /api/v1/sessions/{id}/messages", () => {
         updatedAt: stamp,
       },
     });
-    expect(sqlite().prepare("select metadata, tool_call_id, created_at_ms from messages where id = 'm-new'").get()).toEqual({
+    expect(one("select metadata, tool_call_id, created_at_ms from messages where id = 'm-new'")).toEqual({
       metadata: '{"tool_call_id":"c9","2":"b","a":9007199254740993,"p":1.10,"s":"\\u00e9"}',
       tool_call_id: "c9",
       created_at_ms: NOW,
@@ -152,11 +159,11 @@ describe("POST /api/v1/sessions/{id}/messages", () => {
     ["turn of another session", body().replace('"u1"', '"u2"'), 400, "invalid_request"],
     ["duplicate id", body().replace('"m-new"', '"m1"'), 409, "conflict"],
   ])("[TPR-API-08] rejects %s and changes nothing", async (_name, text, status, code) => {
-    const before = fingerprint(sqlite());
+    const before = fingerprint();
     const res = await call(postMessage, { url: "/api/v1/sessions/s1/messages", id: "s1", method: "POST", cookie: adminCookie, body: text });
     expect(res.status).toBe(status);
     expect((await res.json()).error.code).toBe(code);
-    expect(fingerprint(sqlite())).toEqual(before);
+    expect(fingerprint()).toEqual(before);
   });
 
   it("404 for an unknown session, 403 for a viewer and for a foreign Origin", async () => {
@@ -173,7 +180,7 @@ describe("POST /api/v1/sessions/{id}/messages", () => {
       origin: "https://evil.example",
     });
     expect(foreign.status).toBe(403);
-    expect(sqlite().prepare("select count(*) as n from messages where id = 'm-new'").get()).toEqual({ n: 0 });
+    expect(one("select count(*) as n from messages where id = 'm-new'")).toEqual({ n: 0 });
   });
 });
 
@@ -188,14 +195,14 @@ describe("PUT /api/v1/messages/{id}/metadata", () => {
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ message: { id: "m1", toolCallId: "c5", updatedAt: new Date(NOW).toISOString() } });
-    expect(sqlite().prepare("select metadata, updated_at_ms from messages where id = 'm1'").get()).toEqual({
+    expect(one("select metadata, updated_at_ms from messages where id = 'm1'")).toEqual({
       metadata: '{"tool_call_id":"c5","10":1,"x":1e-7,"n":-0}',
       updated_at_ms: NOW,
     });
   });
 
   it("[TPR-API-08] 404 unknown message, 400 strict body, 403 viewer; nothing changes", async () => {
-    const before = fingerprint(sqlite());
+    const before = fingerprint();
     const put = (id: string, cookie: string, body: string) =>
       call(putMetadata, { url: `/api/v1/messages/${id}/metadata`, id, method: "PUT", cookie, body });
     expect((await put("zz", adminCookie, '{"metadata":{}}')).status).toBe(404);
@@ -203,6 +210,8 @@ describe("PUT /api/v1/messages/{id}/metadata", () => {
     expect((await put("m1", adminCookie, '{"metadata":"{}"}')).status).toBe(400);
     expect((await put("m1", adminCookie, "")).status).toBe(400);
     expect((await put("m1", viewerCookie, '{"metadata":{}}')).status).toBe(403);
-    expect(fingerprint(sqlite())).toEqual(before);
+    expect(fingerprint()).toEqual(before);
   });
 });
+});
+}

@@ -37,8 +37,10 @@ export function postBackup(signal?: AbortSignal): Promise<BackupReceipt> {
   return fetchParsed(backupReceiptSchema, `${DATABASE_PATH}/backups`, { method: "POST", body: {}, signal });
 }
 
-export function deleteBackup(name: string, signal?: AbortSignal): Promise<DeletedBackup> {
-  return fetchParsed(deletedBackupSchema, databaseBackupUrl(name), { method: "DELETE", signal });
+export function deleteBackup(name: string, signal?: AbortSignal, options: { confirm?: string } = {}): Promise<DeletedBackup> {
+  // A pinned backup (the compaction preparation's receipt) needs its name typed.
+  const query = options.confirm === undefined ? "" : `?confirm=${encodeURIComponent(options.confirm)}`;
+  return fetchParsed(deletedBackupSchema, `${databaseBackupUrl(name)}${query}`, { method: "DELETE", signal });
 }
 
 export function postRestore(options: { name: string; confirm: string; signal?: AbortSignal }): Promise<RestoreResult> {

@@ -14,7 +14,7 @@ import { withRetentionRecordInTx } from "../policy/record";
 import type { CompactionStore } from "../store";
 import { checkTaskEligibility, type IneligibleReason } from "../eligibility/eligibility";
 import type { ScanPosition } from "./scan";
-import { startDeadline } from "./statement-deadline";
+import { STATEMENT_DEADLINE_MS, startDeadline } from "./statement-deadline";
 import { addTally, createTally, kindOf, tallyOperation, type Tally } from "./tally";
 
 /** A row read and reduced before the writer transaction. */
@@ -114,6 +114,8 @@ export function runBatch(input: BatchInput): BatchOutcome {
       if (current.state === "malformed") return { outcome: "gated", reason: "settings_malformed" };
       const gate = checkPassGates(tx, current.record, pass);
       if (gate) return { outcome: "gated", reason: gate };
+      // Rows first, then the task's gates: a foreground write to one of them now waits for this commit.
+      tx.lockRowsForRewrite?.(rows.map((row) => row.rowid));
       const eligibility = checkTaskEligibility({ store: tx, taskId: input.taskId, cutoffMs: pass.cutoffMs, clock });
       if (!eligibility.eligible) return { outcome: "task_ineligible", reason: eligibility.reason };
 
@@ -142,5 +144,5 @@ export function runBatch(input: BatchInput): BatchOutcome {
       deadline.check();
       return { outcome: "committed", changedIds, committed, rows: rows.length, bytes };
     });
-  });
+  }, { deadlineMs: input.deadlineMs ?? STATEMENT_DEADLINE_MS });
 }

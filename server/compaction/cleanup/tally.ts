@@ -18,18 +18,13 @@ export type Tally = {
   byKind: Record<string, { messages: number; payloadBytes: number }>;
 };
 
+// The counts an operation record starts from, before any row is read.
+export function zeroOperationCounts() {
+  return { scannedRows: 0, eligibleTasks: 0, eligibleMessages: 0, changedMessages: 0, payloadBytes: 0, skipped: {} as Record<string, number> };
+}
+
 export function createTally(): Tally {
-  return {
-    processedTasks: 0,
-    processedMessages: 0,
-    scannedRows: 0,
-    eligibleTasks: 0,
-    eligibleMessages: 0,
-    changedMessages: 0,
-    payloadBytes: 0,
-    skipped: {},
-    byKind: {},
-  };
+  return { processedTasks: 0, processedMessages: 0, ...zeroOperationCounts(), byKind: {} };
 }
 
 /** The normalized kind a change removed fields from; the message type when only `result` went. */

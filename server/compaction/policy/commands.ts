@@ -7,7 +7,7 @@ import type { IdGenerator } from "@/server/ids";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { fingerprintAge } from "../analysis/analysis";
 import { computeCutoff } from "../eligibility/cutoff";
-import { editRecord, emptyOperation, reserveOperation } from "./operations";
+import { editRecord, emptyOperation, reserveOperation, stepAsideForManualJob } from "./operations";
 import type { RetentionAge } from "./policy-schema";
 import type { CompactionStore } from "../store";
 
@@ -17,12 +17,8 @@ export type CommandContext = { store: CompactionStore; nowMs: number; newId: IdG
 export function acceptAnalysis(ctx: CommandContext, options: { age: RetentionAge; waitingCleanupId?: string | null }): { operationId: string } {
   const operationId = ctx.newId();
   editRecord(ctx.store, ctx.nowMs, (record) => {
-    const active = record.runtime.activeOperation;
-    if (active?.kind === "cleanup" && options.waitingCleanupId && active.id === options.waitingCleanupId) {
-      // The pass is between slices: it steps aside and resumes after this job.
-      record.runtime.waitingCleanup = active;
-      record.runtime.activeOperation = null;
-    }
+    // A pass between slices steps aside and resumes after this job.
+    stepAsideForManualJob(record, options.waitingCleanupId);
     const operation = emptyOperation({ id: operationId, kind: "analysis", state: "queued", nowMs: ctx.nowMs });
     operation.fingerprint = fingerprintAge(options.age);
     operation.cutoff = formatUtc(computeCutoff({ nowMs: ctx.nowMs, age: options.age }));
@@ -33,9 +29,13 @@ export function acceptAnalysis(ctx: CommandContext, options: { age: RetentionAge
 
 /**
  * Accepts a manual cleanup: the policy must be enabled at the expected
- * revision and that revision approved by a finished preparation.
+ * revision and that revision approved by a finished preparation. A manual
+ * run ("compact now") may take the slot from a pass waiting between slices.
  */
-export function acceptCleanup(ctx: CommandContext, options: { expectedRevision: number; priority: "manual" | "scheduled" }): { operationId: string } {
+export function acceptCleanup(
+  ctx: CommandContext,
+  options: { expectedRevision: number; priority: "manual" | "scheduled"; waitingCleanupId?: string | null },
+): { operationId: string } {
   const operationId = ctx.newId();
   editRecord(ctx.store, ctx.nowMs, (record) => {
     const { policy, runtime } = record;
@@ -45,6 +45,7 @@ export function acceptCleanup(ctx: CommandContext, options: { expectedRevision: 
     if (!policy.enabled || runtime.preparation.state !== "ready" || runtime.approvedRevision !== policy.revision) {
       throw new AppError("cleanup_not_approved", "Compaction is not enabled and approved for the current policy.");
     }
+    if (options.priority === "manual") stepAsideForManualJob(record, options.waitingCleanupId);
     const operation = emptyOperation({ id: operationId, kind: "cleanup", state: "queued", nowMs: ctx.nowMs });
     operation.revision = policy.revision;
     return { next: reserveOperation(record, operation), result: undefined };
@@ -52,7 +53,7 @@ export function acceptCleanup(ctx: CommandContext, options: { expectedRevision: 
   return { operationId };
 }
 
-export type CancelOutcome = { kind: "analysis" | "cleanup" | "preparation"; queued: boolean };
+export type CancelOutcome = { kind: "analysis" | "cleanup" | "preparation"; queued: boolean; steppedAside?: boolean };
 
 /**
  * Cancels by identity. A preparation is invalidated in the record first, so
@@ -65,6 +66,17 @@ export function acceptCancel(ctx: CommandContext, options: { operationId: string
     if (prep.operationId === options.operationId && (prep.state === "pending" || prep.state === "running")) {
       runtime.preparation = { ...prep, state: "failed", errorCode: "preparation_cancelled" };
       return { next: record, result: { kind: "preparation" as const, queued: prep.state === "pending" } };
+    }
+    const waiting = runtime.waitingCleanup;
+    if (waiting && waiting.id === options.operationId) {
+      // A pass that stepped aside for a manual job ends where it waits, with its counts.
+      const cancelled = { ...waiting, state: "cancelled" as const, finishedAt: formatUtc(ctx.nowMs), errorCode: "cancelled" };
+      if (cancelled.progress) cancelled.progress = { ...cancelled.progress, totalTasks: null };
+      runtime.latestRun = cancelled;
+      runtime.waitingCleanup = null;
+      runtime.waitingCursor = null;
+      runtime.waitingSchemaVersion = null;
+      return { next: record, result: { kind: "cleanup" as const, queued: false, steppedAside: true } };
     }
     const active = runtime.activeOperation;
     if (!active || active.id !== options.operationId) {

@@ -67,14 +67,42 @@ export function finishAnalysisRecord(store: CompactionStore, options: { operatio
   });
 }
 
+/**
+ * Manual jobs take priority: a cleanup pass that waits between slices steps
+ * aside (slot and cursor kept in `waitingCleanup`/`waitingCursor`) so the
+ * manual job can reserve the slot. Only one pass can wait at a time; a second
+ * manual job meets the one holding the slot and gets its 409.
+ */
+export function stepAsideForManualJob(record: RetentionRecord, waitingCleanupId: string | null | undefined): void {
+  const { runtime } = record;
+  const active = runtime.activeOperation;
+  if (!waitingCleanupId || active?.kind !== "cleanup" || active.id !== waitingCleanupId || runtime.waitingCleanup) return;
+  runtime.waitingCleanup = active;
+  runtime.waitingCursor = runtime.cursor?.operationId === active.id ? runtime.cursor : null;
+  runtime.waitingSchemaVersion = runtime.schemaVersion;
+  runtime.activeOperation = null;
+  runtime.cursor = null;
+}
+
+/** Puts the waiting pass back into a free slot with its own cursor (in place). */
+function restoreWaiting(record: RetentionRecord): string | null {
+  const { runtime } = record;
+  const waiting = runtime.waitingCleanup;
+  if (!waiting || runtime.activeOperation) return null;
+  runtime.activeOperation = waiting;
+  runtime.cursor = runtime.waitingCursor ?? null;
+  runtime.schemaVersion = runtime.waitingSchemaVersion ?? null;
+  runtime.waitingCleanup = null;
+  runtime.waitingCursor = null;
+  runtime.waitingSchemaVersion = null;
+  return waiting.id;
+}
+
 /** Puts a cleanup that stepped aside for a manual job back into the free slot; returns its id. */
 export function resumeWaitingCleanup(store: CompactionStore, nowMs: number): string | null {
   return editRecord(store, nowMs, (record) => {
-    const waiting = record.runtime.waitingCleanup;
-    if (!waiting || record.runtime.activeOperation) return { next: null, result: null };
-    record.runtime.activeOperation = waiting;
-    record.runtime.waitingCleanup = null;
-    return { next: record, result: waiting.id };
+    const id = restoreWaiting(record);
+    return { next: id ? record : null, result: id };
   });
 }
 
@@ -114,11 +142,12 @@ export function recoverInterrupted(store: CompactionStore, nowMs: number): { res
       runtime.activeOperation = null;
       changed = true;
     }
-    if (runtime.waitingCleanup && !runtime.activeOperation) {
-      // The manual job it waited for ended with the process: resume the pass.
-      runtime.activeOperation = runtime.waitingCleanup;
-      runtime.waitingCleanup = null;
-      resumeCleanup = runtime.activeOperation.id;
+    // The manual job it waited for ended with the process: resume the pass.
+    // (A manual cleanup still in the slot resumes first; the worker puts the
+    // waiting one back when that ends.)
+    const restored = restoreWaiting(record);
+    if (restored) {
+      resumeCleanup = restored;
       changed = true;
     }
     let pendingPreparation: string | null = null;
@@ -157,6 +186,18 @@ export function endActiveOperation(
   options: { operationId: string; state: "failed" | "cancelled"; code: string; nowMs: number },
 ): RetentionOperation | null {
   return editRecord(store, options.nowMs, (record) => {
+    const waiting = record.runtime.waitingCleanup;
+    if (waiting && waiting.id === options.operationId) {
+      // A pass that stepped aside for a manual job ends where it waits.
+      const operation: RetentionOperation = { ...waiting, state: options.state, finishedAt: formatUtc(options.nowMs), errorCode: options.code };
+      if (operation.progress) operation.progress = { ...operation.progress, totalTasks: null };
+      record.runtime.latestRun = operation;
+      record.runtime.waitingCleanup = null;
+      record.runtime.waitingCursor = null;
+      record.runtime.waitingSchemaVersion = null;
+      if (options.state === "failed") record.runtime.lastErrorCode = options.code;
+      return { next: record, result: operation };
+    }
     const active = record.runtime.activeOperation;
     if (active?.id !== options.operationId) return { next: null, result: null };
     const operation: RetentionOperation = { ...active, state: options.state, finishedAt: formatUtc(options.nowMs), errorCode: options.code };

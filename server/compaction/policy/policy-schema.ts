@@ -47,6 +47,10 @@ export const runtimeSchema = z.strictObject({
    * slot ("manual jobs take priority"); it returns to the slot afterwards.
    */
   waitingCleanup: operationSchema.nullable().optional(),
+  /** The keyset position of the waiting pass, kept aside while another pass holds `cursor`. */
+  waitingCursor: cursorSchema.nullable().optional(),
+  /** The schema version captured with the waiting pass (a change meanwhile still ends it partial). */
+  waitingSchemaVersion: z.int().nullable().optional(),
   latestAnalysis: operationSchema.nullable(),
   latestRun: operationSchema.nullable(),
   lastErrorCode: z.string().max(64).nullable(),

@@ -75,6 +75,9 @@ export function savePolicy(store: CompactionStore, options: SavePolicyOptions): 
       // The revision the record will carry after write(): +1 on a change.
       const nextRevision = choiceChanged ? current.policy.revision + 1 : current.policy.revision;
       const active = current.runtime.activeOperation;
+      // Cleanup passes the change invalidates: the one in the slot and one
+      // that stepped aside for a manual job.
+      const passes = [active, current.runtime.waitingCleanup ?? null].flatMap((op) => (op?.kind === "cleanup" ? [op.id] : []));
       const prep = current.runtime.preparation;
       const prepInFlight = prep.operationId !== null && (prep.state === "pending" || prep.state === "running") ? prep.operationId : null;
 
@@ -82,7 +85,7 @@ export function savePolicy(store: CompactionStore, options: SavePolicyOptions): 
         next.runtime.approvedRevision = null;
         next.runtime.preparation = { state: "none", choice: null, revision: null, operationId: null, receipt: null, errorCode: null };
         next.runtime.nextDueAt = null;
-        if (active && active.kind === "cleanup") effects.stopOperations.push(active.id);
+        effects.stopOperations.push(...passes);
         // A backup still running would hold the maintenance guard for nothing.
         if (prepInFlight) effects.stopOperations.push(prepInFlight);
         return next;
@@ -92,13 +95,21 @@ export function savePolicy(store: CompactionStore, options: SavePolicyOptions): 
         // Lengthening an approved period (or saving it unchanged): approval carries over.
         if (wasApprovedFor !== null) next.runtime.approvedRevision = nextRevision;
         next.runtime.preparation = { ...current.runtime.preparation, revision: nextRevision };
+        if (choiceChanged && passes.length > 0) {
+          // A pass of the old revision (running or parked between slices)
+          // would only end at its next batch as policy_changed, holding the
+          // slot until then: stop it now and start a fresh pass under the
+          // new revision and its own cutoff.
+          effects.stopOperations.push(...passes);
+          effects.startInitialCleanup = wasApprovedFor !== null;
+        }
         return next;
       }
 
       if (!preparation) {
         throw new AppError("backup_choice_required", "Choose to create a backup or to skip it before enabling compaction.");
       }
-      if (active && active.kind === "cleanup") effects.stopOperations.push(active.id);
+      effects.stopOperations.push(...passes);
       if (prepInFlight) effects.stopOperations.push(prepInFlight);
       next.runtime.approvedRevision = null;
       next.runtime.cursor = null;

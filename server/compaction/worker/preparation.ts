@@ -9,7 +9,7 @@ import { isAppError } from "@/server/errors";
 import { formatUtc } from "@/lib/time/rfc3339";
 import type { Logger } from "@/server/log";
 import type { MaintenanceGuard } from "@/server/maintenance/guard";
-import { createBackup } from "@/server/maintenance/backups/create";
+import { createBackup, type BackupProgress } from "@/server/maintenance/backups/create";
 import type { MaintenanceStore } from "@/server/maintenance/store";
 import { editRecord } from "../policy/operations";
 import type { BackupReceipt, RetentionRecord } from "../policy/policy-schema";
@@ -31,7 +31,11 @@ export type PreparationDeps = {
   createBackupFn?: typeof createBackup;
   /** Called once the preparation is recorded as running (live event). */
   onRunning?: () => void;
+  /** The backup copy's progress by bytes (live event); the record keeps a throttled copy. */
+  onProgress?: (progress: BackupProgress) => void;
 };
+
+const PROGRESS_SAVE_EVERY_MS = 1000;
 
 export type PreparationOutcome = "armed" | "superseded" | "failed" | "stopped";
 
@@ -49,7 +53,7 @@ export async function runPreparation(deps: PreparationDeps, operationId: string)
   const { store, clock, log } = deps;
   const started = editRecord(store, clock.now(), (record) => {
     if (!isCurrent(record, operationId, ["pending"])) return { next: null, result: false };
-    record.runtime.preparation = { ...record.runtime.preparation, state: "running", errorCode: null, startedAt: formatUtc(clock.now()) };
+    record.runtime.preparation = { ...record.runtime.preparation, state: "running", errorCode: null, startedAt: formatUtc(clock.now()), backupBytes: null };
     return { next: record, result: true };
   });
   if (!started) return "superseded";
@@ -74,6 +78,7 @@ export async function runPreparation(deps: PreparationDeps, operationId: string)
       guard: deps.guard,
       signal: deps.signal,
       log,
+      onProgress: progressRecorder(deps, operationId),
     });
   } catch (error) {
     const code = deps.signal?.aborted ? "preparation_cancelled" : isAppError(error) ? error.code : "backup_failed";
@@ -93,6 +98,23 @@ export async function runPreparation(deps: PreparationDeps, operationId: string)
   });
   log.info({ operationId, armed, backup: receipt.name, sizeBytes: receipt.sizeBytes }, "preparation finished");
   return armed ? "armed" : "superseded";
+}
+
+/** Publishes every report; saves the first, the last and about one a second for status reads. */
+function progressRecorder(deps: PreparationDeps, operationId: string): (progress: BackupProgress) => void {
+  let savedAt: number | null = null;
+  return (progress) => {
+    deps.onProgress?.(progress);
+    const now = deps.clock.now();
+    const finished = progress.totalBytes !== null && progress.doneBytes >= progress.totalBytes;
+    if (savedAt !== null && now - savedAt < PROGRESS_SAVE_EVERY_MS && !finished) return;
+    savedAt = now;
+    editRecord(deps.store, now, (record) => {
+      if (!isCurrent(record, operationId, ["running"])) return { next: null, result: undefined };
+      record.runtime.preparation = { ...record.runtime.preparation, backupBytes: { ...progress } };
+      return { next: record, result: undefined };
+    });
+  };
 }
 
 function markFailed(deps: PreparationDeps, operationId: string, errorCode: string): PreparationOutcome {

@@ -1,41 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
-import { manualClock, type Timers } from "@/server/clock";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
-import { createEventBus } from "@/server/events/bus";
 import { sequentialIds } from "@/server/ids";
-import { createLogger } from "@/server/log";
 import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { listBackups } from "@/server/maintenance/backups/catalog";
 import type { SystemEvent } from "@/lib/events/api";
 import { savePolicy } from "../policy/policy-update";
-import { readRetentionRecord } from "../policy/record";
 import { readRetentionStatus } from "../status";
 import { NOW_MS, countMarkedRows, seedOldTask, storeOf } from "../test-support";
-import { createRetentionWorker, type RetentionWorkerDeps } from "./worker";
+import type { RetentionWorkerDeps } from "./worker";
+import { makeTestWorker, readRecordOf } from "./worker-test-support";
 import { DAY_MS, MINUTE_MS } from "@/server/jobs/schedule";
-
-// Short waits (batch yields, guard retries) run on the real event loop; long
-// ones (schedule, continuations) wait until the test fires them by hand.
-function hybridTimers() {
-  const parked: Array<{ at: number; fn: () => void; id: number }> = [];
-  let seq = 0;
-  const timers: Timers = {
-    setTimeout(fn, ms) {
-      if (ms <= 1000) return setTimeout(fn, 0);
-      const id = ++seq;
-      parked.push({ at: ms, fn, id });
-      return { parked: id };
-    },
-    clearTimeout(handle) {
-      if (handle && typeof handle === "object" && "parked" in handle) {
-        const i = parked.findIndex((p) => p.id === (handle as { parked: number }).parked);
-        if (i >= 0) parked.splice(i, 1);
-      } else clearTimeout(handle as NodeJS.Timeout);
-    },
-  };
-  return { timers, parked, fireNext: () => parked.shift()?.fn() };
-}
 
 let t: TestDb;
 let events: SystemEvent[];
@@ -46,30 +20,11 @@ beforeEach(() => {
 afterEach(() => t.close());
 
 function makeWorker(overrides: Partial<RetentionWorkerDeps> = {}) {
-  const clock = manualClock(NOW_MS);
-  const { timers, parked, fireNext } = hybridTimers();
-  const bus = createEventBus();
-  bus.subscribe((e) => events.push(e));
-  const deps: RetentionWorkerDeps = {
-    store: storeOf(t.sqlite),
-    maintenance: createSqliteMaintenanceStore(t),
-    dbFile: t.file,
-    clock,
-    timers,
-    log: createLogger({ level: "silent" }),
-    newId: sequentialIds("op"),
-    bus,
-    guard: createMaintenanceGuard(),
-    pass: { yieldMs: 0 },
-    ...overrides,
-  };
-  return { worker: createRetentionWorker(deps), clock, parked, fireNext, deps };
+  return makeTestWorker({ t, events, overrides });
 }
 
 function record() {
-  const read = readRetentionRecord(storeOf(t.sqlite));
-  if (read.state === "malformed") throw new Error("malformed");
-  return read.record;
+  return readRecordOf(t);
 }
 
 const age = { value: 1, unit: "weeks" as const };

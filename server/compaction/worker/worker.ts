@@ -10,14 +10,13 @@ import type { IdGenerator } from "@/server/ids";
 import type { Logger } from "@/server/log";
 import type { MaintenanceGuard } from "@/server/maintenance/guard";
 import { createVerificationCache, type VerificationCache } from "@/server/maintenance/backups/verify";
-import type { createBackup } from "@/server/maintenance/backups/create";
+import type { BackupProgress, createBackup } from "@/server/maintenance/backups/create";
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
 import { createSerialQueue, type JobContext } from "@/server/jobs/serial-queue";
 import { continuationAt, nextDueAfterCompletePass, scheduledStartAt } from "@/server/jobs/schedule";
 import { runAnalysis } from "../analysis/analysis";
 import { acceptAnalysis, acceptCancel, acceptCleanup, type CommandContext } from "../policy/commands";
-import { resumeWaitingCleanup } from "../policy/operations";
-import { editRecord, endActiveOperation, finishAnalysisRecord, markActiveRunning, operationEvent, recoverInterrupted, saveActiveProgress } from "../policy/operations";
+import { editRecord, resumeWaitingCleanup, endActiveOperation, finishAnalysisRecord, markActiveRunning, operationEvent, recoverInterrupted, saveActiveProgress } from "../policy/operations";
 import { runCleanupPass, waitWith } from "../cleanup/pass";
 import type { SavePolicyEffects } from "../policy/policy-update";
 import type { OperationState, RetentionAge, RetentionOperation } from "../policy/policy-schema";
@@ -41,10 +40,24 @@ export type RetentionWorkerDeps = {
   /** Test seams for the pass limits (defaults are the spec's). */
   pass?: { workBudgetMs?: number; yieldMs?: number };
   createBackupFn?: typeof createBackup;
+  /**
+   * How often a started worker re-reads the record for changes made by
+   * another process (the operator CLI enabling compaction, or finishing a
+   * pass): it then arms the daily schedule as if the change were its own.
+   * Off when absent (tests drive their timers by hand).
+   */
+  watchRecordMs?: number;
 };
 
 export type RetentionWorker = {
   start(): void;
+  /**
+   * Runs the jobs this process asks for and their continuations, without
+   * recovering the record or arming the daily schedule: for a process that
+   * drives one operation and exits (the operator CLI) beside a live server
+   * whose worker owns recovery and the schedule.
+   */
+  startForeground(): void;
   stop(): Promise<void>;
   isRunning(): boolean;
   requestAnalysis(age: RetentionAge): { operationId: string };
@@ -56,6 +69,11 @@ export type RetentionWorker = {
   idle(): Promise<void>;
   /** When the next timer fires, for status and tests. */
   nextTimerAt(): number | null;
+  /**
+   * The cleanup pass waiting for its continuation that a manual analysis or
+   * "compact now" would take the slot from right now (null otherwise).
+   */
+  betweenSlices?(): string | null;
 };
 
 const PROGRESS_SAVE_EVERY_MS = 1000;
@@ -68,8 +86,11 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   });
   const aborts = new Map<string, AbortController>();
   let running = false;
+  // False in a foreground worker: the daily schedule belongs to the server.
+  let scheduling = true;
   let readyAtMs = 0;
   let timer: { handle: unknown; at: number } | null = null;
+  let watchHandle: unknown = null;
   // The cleanup pass whose continuation the timer holds (between slices).
   let waiting: { id: string; at: number } | null = null;
   // A pass that stepped aside for a manual job, with its continuation time.
@@ -78,13 +99,20 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
 
   const publish = (operation: RetentionOperation) => bus.publish(operationEvent(operation));
   // Preparation is not in the slot; its live events carry identity and state.
-  const publishPreparation = (operationId: string, state: OperationState) =>
+  const publishPreparation = (operationId: string, state: OperationState, backupBytes?: BackupProgress) =>
     bus.publish({
       type: "operation",
       operationId,
       kind: "preparation",
       state,
-      progress: { scannedRows: 0, eligibleMessages: 0, changedMessages: 0, payloadBytes: 0, fraction: null },
+      progress: {
+        scannedRows: 0,
+        eligibleMessages: 0,
+        changedMessages: 0,
+        payloadBytes: 0,
+        fraction: backupBytes?.totalBytes ? Math.min(1, backupBytes.doneBytes / backupBytes.totalBytes) : null,
+        ...(backupBytes ? { backupBytes } : {}),
+      },
     });
   const markRunning = (operationId: string) => markActiveRunning(store, { operationId, nowMs: clock.now() });
 
@@ -116,15 +144,14 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   let initialCleanupPending = false;
   const afterCleanupJob = (kind: "analysis" | "cleanup") => {
     if (!running) return;
-    if (suspended && kind === "analysis") {
-      const resumed = resumeWaitingCleanup(store, clock.now());
-      const { at } = suspended;
+    // A pass that stepped aside for a manual job returns to the free slot
+    // (read from the record, so a pass left waiting by a restart returns too).
+    const resumed = resumeWaitingCleanup(store, clock.now());
+    if (resumed) {
+      const at = suspended?.id === resumed ? suspended.at : clock.now();
       suspended = null;
-      if (resumed) {
-        const id = resumed;
-        setContinuation(id, Math.max(at, clock.now()));
-        return;
-      }
+      setContinuation(resumed, Math.max(at, clock.now()));
+      return;
     }
     if (initialCleanupPending) {
       initialCleanupPending = false;
@@ -151,7 +178,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   };
 
   const scheduleNextPass = () => {
-    if (!running) return;
+    if (!running || !scheduling) return;
     const read = readRetentionRecord(store);
     if (read.state === "malformed") return;
     const { policy, runtime } = read.record;
@@ -169,6 +196,23 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         log.info({ code: errorCode(error) }, "scheduled compaction pass not started");
       }
     });
+  };
+
+  // Another process changed the record (policy, approval, a pass it ran):
+  // re-arm the schedule unless this worker is busy or holds a continuation.
+  const watchRecord = () => {
+    const every = deps.watchRecordMs;
+    if (!every || !running || !scheduling) return;
+    watchHandle = timers.setTimeout(() => {
+      watchHandle = null;
+      if (!running) return;
+      try {
+        if (!queue.running() && !waiting && !suspended && !initialCleanupPending) scheduleNextPass();
+      } catch (error) {
+        log.warn({ code: errorCode(error) }, "retention record watch failed");
+      }
+      watchRecord();
+    }, every);
   };
 
   const enqueueAnalysis = (operationId: string, age: RetentionAge) => {
@@ -280,6 +324,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
               signal: abort.signal,
               createBackupFn: deps.createBackupFn,
               onRunning: () => publishPreparation(operationId, "running"),
+              onProgress: (progress) => publishPreparation(operationId, "running", progress),
             },
             operationId,
           );
@@ -290,6 +335,27 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         }
       },
     });
+  };
+
+  /**
+   * Manual jobs take priority: a pass waiting for its continuation (not
+   * running a slice) steps aside in the same writer transaction that accepts
+   * the job; its timer is parked here until the job ends. A duplicate manual
+   * request still meets the job in the slot and gets 409.
+   */
+  const takeSlotFromWaitingPass = (accept: (waitingCleanupId: string | null) => { operationId: string }) => {
+    const between = waiting && queue.running()?.id !== waiting.id ? waiting : null;
+    const accepted = accept(between?.id ?? null);
+    if (between) {
+      const read = readRetentionRecord(store);
+      if (read.state !== "malformed" && read.record.runtime.waitingCleanup?.id === between.id) {
+        if (timer) timers.clearTimeout(timer.handle);
+        timer = null;
+        waiting = null;
+        suspended = between;
+      }
+    }
+    return accepted;
   };
 
   const startInitialCleanup = () => {
@@ -321,36 +387,36 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       } else {
         scheduleNextPass();
       }
+      watchRecord();
       log.info({ resumeCleanup: Boolean(resumeCleanup), pendingPreparation: Boolean(pendingPreparation) }, "retention worker started");
+    },
+    startForeground() {
+      if (running) return;
+      running = true;
+      scheduling = false;
+      readyAtMs = clock.now();
     },
     async stop() {
       if (!running) return;
       running = false;
       if (timer) timers.clearTimeout(timer.handle);
       timer = null;
+      if (watchHandle !== null) timers.clearTimeout(watchHandle);
+      watchHandle = null;
       for (const abort of aborts.values()) abort.abort();
       await queue.stop();
       log.info("retention worker stopped");
     },
     isRunning: () => running,
     requestAnalysis(age) {
-      // Manual jobs take priority: a pass waiting between slices steps aside.
-      const between = waiting && queue.running()?.id !== waiting.id ? waiting : null;
-      const accepted = acceptAnalysis(ctx(), { age, waitingCleanupId: between?.id ?? null });
-      if (between) {
-        const read = readRetentionRecord(store);
-        if (read.state !== "malformed" && read.record.runtime.waitingCleanup?.id === between.id) {
-          if (timer) timers.clearTimeout(timer.handle);
-          timer = null;
-          waiting = null;
-          suspended = between;
-        }
-      }
+      const accepted = takeSlotFromWaitingPass((waitingCleanupId) => acceptAnalysis(ctx(), { age, waitingCleanupId }));
       enqueueAnalysis(accepted.operationId, age);
       return accepted;
     },
     requestRun(expectedRevision) {
-      const accepted = acceptCleanup(ctx(), { expectedRevision, priority: "manual" });
+      const accepted = takeSlotFromWaitingPass((waitingCleanupId) =>
+        acceptCleanup(ctx(), { expectedRevision, priority: "manual", waitingCleanupId }),
+      );
       if (timer) timers.clearTimeout(timer.handle);
       timer = null;
       enqueueCleanup(accepted.operationId, "manual");
@@ -358,6 +424,12 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     },
     cancel(operationId) {
       const outcome = acceptCancel(ctx(), { operationId });
+      if (outcome.steppedAside) {
+        if (suspended?.id === operationId) suspended = null;
+        const ended = readRetentionRecord(store);
+        if (ended.state !== "malformed" && ended.record.runtime.latestRun?.id === operationId) publish(ended.record.runtime.latestRun);
+        return;
+      }
       if (outcome.kind === "preparation") {
         aborts.get(operationId)?.abort();
         queue.cancel(operationId);
@@ -383,6 +455,12 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         aborts.get(stop)?.abort();
         const isRunningJob = queue.running()?.id === stop;
         queue.cancel(stop);
+        if (suspended?.id === stop) {
+          // Stepped aside for a manual job: it ends where it waits.
+          suspended = null;
+          endOrphan(stop, "cancelled", "policy_changed");
+          continue;
+        }
         if (!isRunningJob && !isPreparation) {
           if (timer) timers.clearTimeout(timer.handle);
           timer = null;
@@ -395,6 +473,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     },
     idle: () => queue.idle(),
     nextTimerAt: () => timer?.at ?? null,
+    betweenSlices: () => (waiting && !suspended && queue.running()?.id !== waiting.id ? waiting.id : null),
   };
 }
 

@@ -33,6 +33,12 @@ export type SqlClient = {
    */
   transaction<T>(fn: (client: SqlClient) => T, options?: TransactionOptions): T;
   readonly inTransaction: boolean;
+  /**
+   * NOTIFY messages that arrived for this session's LISTENs since the last
+   * call, read without blocking (libpq buffers them; nothing else reads the
+   * socket of a synchronous connection).
+   */
+  drainNotifications(): Array<{ channel: string; payload: string; pid: number }>;
   close(): void;
 };
 
@@ -147,6 +153,13 @@ export function connectPg(options: ConnectOptions): SqlClient {
     },
     get inTransaction() {
       return depth > 0;
+    },
+    drainNotifications() {
+      if (closed) throw new Error("PostgreSQL connection is closed");
+      if (!native.pq.consumeInput()) throw new PgError("the PostgreSQL connection was lost", undefined);
+      const out: Array<{ channel: string; payload: string; pid: number }> = [];
+      for (let n = native.pq.notifies(); n; n = native.pq.notifies()) out.push({ channel: n.relname, payload: n.extra, pid: n.be_pid });
+      return out;
     },
     close() {
       if (closed) return;

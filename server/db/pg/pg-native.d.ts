@@ -7,6 +7,8 @@ declare module "pg-native" {
     cmdTuples(): string;
     resultErrorFields(): Record<string, string> | null;
     transactionStatus(): number;
+    consumeInput(): boolean;
+    notifies(): { relname: string; extra: string; be_pid: number } | undefined;
   }
 
   class Client {

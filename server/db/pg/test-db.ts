@@ -43,3 +43,27 @@ export function createPgTestDb(serverUrl: string | undefined = TEST_POSTGRES_URL
     },
   };
 }
+
+/** An empty database (not migrated: whoever opens it migrates) on the TEST_POSTGRES_URL server. */
+export function createEmptyPgDatabase(serverUrl: string | undefined = TEST_POSTGRES_URL): { url: string; name: string; drop(): void } {
+  if (!serverUrl) throw new Error("TEST_POSTGRES_URL is not set");
+  const name = `test_${process.pid}_${crypto.randomBytes(4).toString("hex")}`;
+  const admin = connectPg({ url: serverUrl });
+  try {
+    admin.exec(`create database ${name}`);
+  } finally {
+    admin.close();
+  }
+  return {
+    url: withDatabase(serverUrl, name),
+    name,
+    drop() {
+      const dropper = connectPg({ url: serverUrl });
+      try {
+        dropper.exec(`drop database if exists ${name} with (force)`);
+      } finally {
+        dropper.close();
+      }
+    },
+  };
+}

@@ -3,18 +3,24 @@
 // table, dedup before insert) never interleave. On PostgreSQL several app
 // instances share the database: a transaction-scoped advisory lock per
 // domain gives the same serialization, released at commit or rollback.
-import type { SqlClient } from "./client";
+import type { SqlClient, TransactionOptions } from "./client";
 
-export type WriterDomain = "auth" | "workspace";
+export type WriterDomain = "auth" | "workspace" | "compaction" | "checkpoints";
 
 // Stable keys (any constants shared by every instance).
-const KEYS: Record<WriterDomain, number> = { auth: 0x61757468, workspace: 0x776f726b };
+const KEYS: Record<WriterDomain, number> = { auth: 0x61757468, workspace: 0x776f726b, compaction: 0x636f6d70, checkpoints: 0x63686b70 };
 
-/** Runs `fn` in a transaction that first takes the domain's writer lock; nested calls join the outer transaction. */
-export function inWriterTransaction<T>(client: SqlClient, domain: WriterDomain, fn: () => T): T {
+/**
+ * Runs `fn` in a transaction that first takes the domain's writer lock;
+ * nested calls join the outer transaction (as a savepoint). `options` set a
+ * top-level transaction's own statement and lock timeouts (`set local`), which bound
+ * the wait for the writer lock too.
+ */
+export function inWriterTransaction<T>(client: SqlClient, domain: WriterDomain, fn: () => T, options?: TransactionOptions): T {
+  // A savepoint keeps the outer transaction's timeouts (a `set local` there would outlive it).
   if (client.inTransaction) return client.transaction(() => fn());
   return client.transaction(() => {
     client.one(`select pg_advisory_xact_lock($1)`, [KEYS[domain]]);
     return fn();
-  });
+  }, options);
 }

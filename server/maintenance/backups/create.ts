@@ -2,7 +2,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import type { Clock } from "@/server/clock";
+import { systemTimers, type Clock, type Timers } from "@/server/clock";
 import { tightenPath } from "@/server/db/file-modes";
 import { backupsDirFor } from "@/server/db/url";
 import { AppError, isAppError } from "@/server/errors";
@@ -36,7 +36,44 @@ export type CreateBackupOptions = {
   log: Logger;
   /** Test seam: runs on the staged snapshot before it is verified. */
   afterSnapshot?: (stagingFile: string) => void | Promise<void>;
+  /**
+   * Progress of the copy by bytes: the staged snapshot's size against the
+   * live database's (an estimate: the snapshot is compacted). Called at the
+   * start, while the copy grows, and with done = total once it is written.
+   */
+  onProgress?: (progress: BackupProgress) => void;
+  /** Polls the growing copy for onProgress (default: the system timers). */
+  timers?: Timers;
 };
+
+export type BackupProgress = { doneBytes: number; totalBytes: number | null };
+
+const PROGRESS_POLL_MS = 500;
+
+async function sizeOf(file: string): Promise<number | null> {
+  try {
+    return (await fsp.stat(file)).size;
+  } catch {
+    return null;
+  }
+}
+
+/** Reports the staged copy's size until stopped; the snapshot runs on another thread. */
+function watchCopy(options: { stagingFile: string; totalBytes: number | null; timers: Timers; report: (p: BackupProgress) => void }): () => void {
+  let stopped = false;
+  let handle: unknown = null;
+  const tick = async () => {
+    const size = await sizeOf(options.stagingFile);
+    if (stopped) return;
+    if (size !== null) options.report({ doneBytes: options.totalBytes === null ? size : Math.min(size, options.totalBytes), totalBytes: options.totalBytes });
+    handle = options.timers.setTimeout(() => void tick(), PROGRESS_POLL_MS);
+  };
+  handle = options.timers.setTimeout(() => void tick(), PROGRESS_POLL_MS);
+  return () => {
+    stopped = true;
+    options.timers.clearTimeout(handle);
+  };
+}
 
 /**
  * Snapshot -> verify -> publish (TPR-PREP-03). The store takes the snapshot
@@ -70,7 +107,21 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
     const name = generateBackupName(clock.now());
     const stagingFile = path.join(stagingDir, name);
     signal?.throwIfAborted();
-    await options.store.snapshotInto(stagingFile);
+    const report = options.onProgress;
+    if (report) {
+      const totalBytes = await sizeOf(dbFile);
+      report({ doneBytes: 0, totalBytes });
+      const stopWatching = watchCopy({ stagingFile, totalBytes, timers: options.timers ?? systemTimers, report });
+      try {
+        await options.store.snapshotInto(stagingFile);
+      } finally {
+        stopWatching();
+      }
+      const written = (await sizeOf(stagingFile)) ?? 0;
+      report({ doneBytes: written, totalBytes: written });
+    } else {
+      await options.store.snapshotInto(stagingFile);
+    }
     signal?.throwIfAborted();
     await options.afterSnapshot?.(stagingFile);
     if (!(await options.store.verifyFile(stagingFile))) {

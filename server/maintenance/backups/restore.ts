@@ -70,6 +70,17 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
       throw error;
     }
     const resume = await options.quiescers.quiesceAll();
+    if (options.store.restoreInPlace) {
+      // PostgreSQL: restored into the live database in one transaction; no file is swapped.
+      try {
+        const carriedInPlace = (await options.store.restoreInPlace(pending)).sessions;
+        log.warn({ backup: name, sessionsKept: carriedInPlace }, "database restored from backup; restart required");
+        return { restored: name, restartRequired: true as const };
+      } finally {
+        await fsp.rm(pending, { force: true });
+        resume();
+      }
+    }
     let carried: number;
     try {
       // Synchronous from here to the close: no request can sign in or out

@@ -1,11 +1,11 @@
 import "server-only";
-import type { BackupReceipt } from "@/lib/database/api";
+import type { BackupReceipt, BackupVerification } from "@/lib/database/api";
 import type { Stats } from "node:fs";
 import fsp from "node:fs/promises";
 import { backupsDirFor } from "@/server/db/url";
 import type { MaintenanceStore } from "../store";
 import { sha256File, type Hasher } from "./hash";
-import { isBackupName } from "./names";
+import { backupPath, isBackupName } from "./names";
 import path from "node:path";
 
 export type { BackupReceipt };
@@ -98,4 +98,36 @@ export async function verifyReceiptCached(options: VerifyOptions & { cache?: Ver
   const { result, identity } = await verifyFully(options);
   cache.entry = result.ok && identity ? { ...identity, name: receipt.name, sha256: receipt.sha256 } : null;
   return result;
+}
+
+/**
+ * Checks one backup by name (operator CLI): regular file (lstat, never a
+ * symlink), SHA-256, integrity_check, and, when `receipt` is the receipt
+ * naming this file, that size and hash match it. The name must already be
+ * a backup name (backupPath refuses anything else with invalid_request).
+ */
+export async function verifyBackupByName(options: { store: MaintenanceStore; dbFile: string; name: string; receipt: BackupReceipt | null; hasher?: Hasher }): Promise<BackupVerification> {
+  const { name } = options;
+  const file = backupPath(options.dbFile, name);
+  const receiptFor = options.receipt?.name === name ? options.receipt : null;
+  const failed = (code: VerifyFailureCode, sizeBytes: number | null = null, sha256: string | null = null): BackupVerification => ({
+    name,
+    ok: false,
+    code,
+    sizeBytes,
+    sha256,
+    receipt: receiptFor ? "mismatched" : "none",
+  });
+  let stats: Stats;
+  try {
+    stats = await fsp.lstat(file);
+  } catch {
+    return failed("backup_missing");
+  }
+  if (stats.isSymbolicLink()) return failed("backup_symlink");
+  if (!stats.isFile()) return failed("backup_missing");
+  const sha256 = await (options.hasher ?? sha256File)(file);
+  if (receiptFor && (receiptFor.sizeBytes !== stats.size || receiptFor.sha256 !== sha256)) return failed("backup_changed", stats.size, sha256);
+  if (!(await options.store.verifyFile(file))) return failed("backup_corrupt", stats.size, sha256);
+  return { name, ok: true, code: null, sizeBytes: stats.size, sha256, receipt: receiptFor ? "matched" : "none" };
 }

@@ -7,11 +7,15 @@ import { pinnedBackupNames } from "@/server/compaction/pinned-backup";
 export const GET = route({
   access: "member",
   unsupportedRead: () => ({ capability: "unsupported", backups: [], keep: MANUAL_BACKUPS_KEPT }),
-  handler: async ({ rt }) => ({
-    capability: "supported",
-    backups: await listBackups({ dbFile: rt.handle.file }),
-    keep: MANUAL_BACKUPS_KEPT,
-  }),
+  handler: async ({ rt }) => {
+    const pinned = new Set(pinnedBackupNames(rt.stores.compaction));
+    const backups = await listBackups({ dbFile: rt.dbFile });
+    return {
+      capability: "supported",
+      backups: backups.map((backup) => ({ ...backup, pinned: pinned.has(backup.name) })),
+      keep: MANUAL_BACKUPS_KEPT,
+    };
+  },
 });
 
 // Synchronous: answers 201 with the receipt once the backup is published.
@@ -21,5 +25,5 @@ export const POST = route({
   access: "admin",
   body: emptyBodySchema,
   status: 201,
-  handler: ({ rt }) => createBackup({ store: rt.stores.maintenance, dbFile: rt.handle.file, clock: rt.clock, label: "manual", guard: rt.guard, log: rt.log, pinned: pinnedBackupNames(rt.stores.compaction) }),
+  handler: ({ rt }) => createBackup({ store: rt.stores.maintenance, dbFile: rt.dbFile, clock: rt.clock, label: "manual", guard: rt.guard, log: rt.log, pinned: pinnedBackupNames(rt.stores.compaction) }),
 });

@@ -11,7 +11,7 @@ export const GET = route({
   access: "admin",
   params,
   handler: async ({ rt, params }) => {
-    const backup = await openBackupStream({ dbFile: rt.handle.file, name: params.name });
+    const backup = await openBackupStream({ dbFile: rt.dbFile, name: params.name });
     return new Response(backup.stream, {
       headers: {
         "Content-Type": "application/vnd.sqlite3",
@@ -30,7 +30,7 @@ export const DELETE = route({
   // `?confirm=<name>` is the typed confirmation a pinned backup needs.
   handler: async ({ rt, params, request }) => {
     const confirm = new URL(request.url).searchParams.get("confirm");
-    await deleteBackup({ dbFile: rt.handle.file, name: params.name, guard: rt.guard, pinned: pinnedBackupNames(rt.stores.compaction), confirm });
+    await deleteBackup({ dbFile: rt.dbFile, name: params.name, guard: rt.guard, pinned: pinnedBackupNames(rt.stores.compaction), confirm });
     return { deleted: params.name };
   },
 });

@@ -13,7 +13,7 @@ export const POST = route({
   handler: ({ rt, params, body }) =>
     restoreBackup({
       store: rt.stores.maintenance,
-      dbFile: rt.handle.file,
+      dbFile: rt.dbFile,
       name: params.name,
       confirm: body.confirm,
       guard: rt.guard,

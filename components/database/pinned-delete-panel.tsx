@@ -1,0 +1,64 @@
+"use client";
+
+import { useTranslations } from "next-intl";
+import { useId, useState, type FormEvent } from "react";
+import { useDeletePinnedBackup } from "@/lib/database/client/use-delete-backup";
+import { ErrorSummary } from "./error-summary";
+import { useErrorMessage } from "@/lib/i18n/use-error-message";
+import styles from "./cards.module.css";
+
+/**
+ * Deleting the compaction preparation's backup: its exact name must be typed,
+ * and the warning says compaction then needs a new preparation. The server
+ * checks the typed name again (409 backup_pinned otherwise).
+ */
+export function PinnedDeletePanel(props: { name: string; onClose: () => void }) {
+  const t = useTranslations("databaseCards.backups");
+  const errorMessage = useErrorMessage();
+  const remove = useDeletePinnedBackup();
+  const [typed, setTyped] = useState("");
+  const inputId = useId();
+  const hintId = useId();
+  const warningId = useId();
+  const matches = typed === props.name;
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (!matches) return;
+    remove.mutate({ name: props.name, confirm: typed }, { onSuccess: props.onClose });
+  }
+  return (
+    <form className={styles.pinnedPanel} onSubmit={onSubmit} data-testid="pinned-delete-confirm" aria-describedby={warningId}>
+      <div className={styles.warning} id={warningId}>
+        <strong>{t("pinnedDeleteTitle")}</strong>
+        <span>{t("pinnedDeleteWarning")}</span>
+      </div>
+      {remove.isError && <ErrorSummary title={t("deleteFailed")} message={errorMessage(remove.error)} error={remove.error} focusOnMount />}
+      <div className={styles.inlineForm}>
+        <div className={styles.field}>
+          <label htmlFor={inputId}>{t("pinnedTypeName")}</label>
+          <span id={hintId} className={styles.mutedMono}>
+            {props.name}
+          </span>
+          <input
+            id={inputId}
+            className={`${styles.input} ${styles.mono}`}
+            value={typed}
+            onChange={(event) => setTyped(event.target.value)}
+            autoComplete="off"
+            autoCapitalize="off"
+            spellCheck={false}
+            aria-describedby={hintId}
+            autoFocus
+            data-testid="pinned-delete-input"
+          />
+        </div>
+        <button type="submit" className={styles.buttonDanger} disabled={!matches || remove.isPending} aria-busy={remove.isPending} data-testid="pinned-delete-button">
+          {remove.isPending ? t("deleting") : t("deleteConfirm")}
+        </button>
+        <button type="button" className={styles.button} onClick={props.onClose} disabled={remove.isPending}>
+          {t("cancel")}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,206 @@
+// Benchmark: Messages compaction cleanup on PostgreSQL vs a naive single UPDATE.
+//   TEST_POSTGRES_URL=postgresql://... npx tsx --conditions=react-server scripts/bench/compaction-postgres.ts [--messages 20000] [--stdout-kib 16]
+// (bash scripts/pg-local.sh start /tmp/pg-bench prints a throwaway server's URL.)
+// The same generated workspace is written into two fresh databases; each
+// phase runs with a writer in a child process (its own connection) inserting
+// 50 messages/s into a live session and timing every insert:
+//   ours  - runCleanupPass with the PostgreSQL store until complete (keyset
+//           pages, one transaction per batch with row locks, 200 ms
+//           statement_timeout; the one-minute continuation wait is skipped);
+//   naive - one UPDATE rewriting the same rows' stdout through jsonb (which
+//           also reorders keys and rewrites numbers: not even correct).
+// Prints one JSON object and a one-line summary with the ratios.
+import { performance } from "node:perf_hooks";
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { formatUtc } from "@/lib/time/rfc3339";
+import { runCleanupPass } from "@/server/compaction/cleanup/pass";
+import { updateRetentionRecord } from "@/server/compaction/policy/record";
+import { createPgCompactionStore } from "@/server/compaction/store/pg-store";
+import { connectPg, type SqlClient } from "@/server/db/pg/client";
+import { migratePg } from "@/server/db/pg/migrate";
+import { createEmptyPgDatabase } from "@/server/db/pg/test-db";
+import { createPgWorkspaceStore } from "@/server/workspace/pg-store";
+import { createLogger } from "@/server/log";
+import { percentile } from "./writer-load";
+
+const OLD = "2025-01-01T00:00:00Z";
+const NOW_MS = Date.UTC(2026, 0, 1);
+const WRITER_SESSION = "bench-writer-s";
+const MIB = 1024 * 1024;
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+}
+
+function shellMetadata(callId: string, stdout: string): string {
+  return JSON.stringify({
+    tool_call_id: callId,
+    title: "npm test",
+    status: "complete",
+    normalized: { kind: "shell_exec", shell_exec: { command: "npm test", work_dir: "/repo", output: { exit_code: 0, stdout, stderr: "", truncated: false } } },
+  });
+}
+
+/** Old completed tasks of 50 shell messages each, a live writer session, an approved policy. */
+function seed(client: SqlClient, messages: number, stdoutBytes: number): void {
+  const store = createPgWorkspaceStore(client);
+  const stdout = "log line 0123456789 abcdefghij\n".repeat(Math.ceil(stdoutBytes / 31)).slice(0, stdoutBytes);
+  const perTask = 50;
+  for (let t = 0; t * perTask < messages; t += 1) {
+    const id = `t${String(t).padStart(6, "0")}`;
+    store.writeTransaction((tx) => {
+      tx.insertTask({ id, title: id, state: "COMPLETED", createdAt: OLD, updatedAt: OLD, queuedForStep: false });
+      tx.insertSession({ id: `${id}-s`, taskId: id, state: "COMPLETED", startedAt: OLD, updatedAt: OLD, completedAt: OLD });
+      tx.insertTurn({ id: `${id}-u`, sessionId: `${id}-s`, startedAt: OLD, completedAt: OLD });
+      for (let m = 0; m < perTask && t * perTask + m < messages; m += 1) {
+        const callId = `${id}-c${m}`;
+        tx.insertMessage({ id: `${id}-m${m}`, sessionId: `${id}-s`, turnId: `${id}-u`, authorType: "agent", type: "tool_execute", content: "tool", metadata: shellMetadata(callId, stdout), toolCallId: callId, createdAt: OLD, updatedAt: OLD });
+      }
+    });
+  }
+  const now = formatUtc(NOW_MS);
+  store.writeTransaction((tx) => {
+    tx.insertTask({ id: "bench-writer", title: "writer", state: "IN_PROGRESS", createdAt: now, updatedAt: now, queuedForStep: false });
+    tx.insertSession({ id: WRITER_SESSION, taskId: "bench-writer", state: "RUNNING", startedAt: now, updatedAt: now, completedAt: null });
+  });
+  const compaction = createPgCompactionStore(client);
+  const { record } = updateRetentionRecord(compaction, { nowMs: NOW_MS, mutate: (r) => ({ ...r, policy: { ...r.policy, enabled: true, age: { value: 3, unit: "months" } } }) });
+  updateRetentionRecord(compaction, {
+    nowMs: NOW_MS,
+    mutate: (r) => {
+      r.runtime.preparation = { state: "ready", choice: "skip", revision: record.policy.revision, operationId: "bench-prep", receipt: { skippedAt: now }, errorCode: null };
+      r.runtime.approvedRevision = record.policy.revision;
+      return r;
+    },
+  });
+  client.exec("vacuum analyze");
+}
+
+// The writer runs plain JavaScript in a child process with its own libpq
+// connection (the libpq addon cannot be loaded into a second thread).
+const WRITER_SOURCE = `
+const workerData = JSON.parse(process.env.BENCH_WRITER);
+const Native = require(workerData.nativePath);
+const client = new Native();
+client.connectSync(workerData.url);
+const latencies = [];
+let n = 0;
+const timer = setInterval(() => {
+  const t = performance.now();
+  const id = workerData.prefix + (n++);
+  client.querySync("insert into messages (id, session_id, author_type, type, content, metadata, created_at, created_at_ms, updated_at, updated_at_ms) values ($1, $2, 'user', 'message', 'hi', '{}', $3, $4, $3, $4)",
+    [id, workerData.sessionId, workerData.now, String(workerData.nowMs)]);
+  latencies.push(performance.now() - t);
+}, 1000 / workerData.rate);
+process.on("message", () => { clearInterval(timer); process.send(latencies, () => process.exit(0)); });
+`;
+
+function startWriter(url: string, prefix: string): { stop(): Promise<number[]> } {
+  const nativePath = createRequire(path.join(process.cwd(), "package.json")).resolve("pg-native");
+  const data = { url, nativePath, prefix, sessionId: WRITER_SESSION, rate: 50, now: formatUtc(NOW_MS), nowMs: NOW_MS };
+  const child = spawn(process.execPath, ["-e", WRITER_SOURCE], { stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, BENCH_WRITER: JSON.stringify(data) } });
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        child.once("message", (latencies) => resolve(latencies as number[]));
+        child.send("stop");
+      }),
+  };
+}
+
+const metadataBytes = (client: SqlClient) => client.one<{ b: number }>(`select coalesce(sum(octet_length(metadata)), 0)::bigint as b from messages`)!.b;
+const writerStats = (latencies: number[]) => ({ inserts: latencies.length, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: percentile(latencies, 100) });
+
+async function phaseOurs(url: string) {
+  const client = connectPg({ url });
+  const before = metadataBytes(client);
+  const writer = startWriter(url, "w-ours-");
+  const offset = NOW_MS - Date.now();
+  const clock = { now: () => Date.now() + offset };
+  const log = createLogger({ level: "warn", destination: process.stderr });
+  const changed: string[] = [];
+  let waitedMs = 0;
+  let passes = 0;
+  let batches = 0;
+  const wall = performance.now();
+  let result;
+  do {
+    passes += 1;
+    result = await runCleanupPass({
+      store: createPgCompactionStore(client),
+      clock,
+      operationId: "bench-run",
+      log,
+      wait: async (ms) => {
+        const t = performance.now();
+        await new Promise((r) => setTimeout(r, ms));
+        waitedMs += performance.now() - t;
+      },
+      onBatch: ({ changedIds }) => {
+        batches += 1;
+        changed.push(...changedIds);
+      },
+    });
+  } while (result.continuation);
+  const wallMs = performance.now() - wall;
+  const latencies = await writer.stop();
+  const after = metadataBytes(client);
+  client.close();
+  const workMs = wallMs - waitedMs;
+  return { state: result.state, passes, batches, changedRows: changed.length, wallMs: Math.round(wallMs), workMs: Math.round(workMs), reclaimedBytes: before - after, bytesPerWorkSecond: Math.round(((before - after) / workMs) * 1000), writer: writerStats(latencies), changed };
+}
+
+async function phaseNaive(url: string, ids: string[]) {
+  const client = connectPg({ url, timeouts: { statementTimeoutMs: 0, lockTimeoutMs: 0 } });
+  const before = metadataBytes(client);
+  const writer = startWriter(url, "w-naive-");
+  await new Promise((r) => setTimeout(r, 500));
+  const t = performance.now();
+  // One statement over exactly the rows ours changed. It blocks this thread
+  // (synchronous client); the writer keeps its own thread and connection.
+  client.run(
+    `update messages set metadata = (metadata::jsonb #- '{normalized,shell_exec,output,stdout}')::text where id = any($1::text[])`,
+    [`{${ids.map((id) => `"${id}"`).join(",")}}`],
+  );
+  const workMs = performance.now() - t;
+  await new Promise((r) => setTimeout(r, 500));
+  const latencies = await writer.stop();
+  const after = metadataBytes(client);
+  client.close();
+  return { rows: ids.length, workMs: Math.round(workMs), reclaimedBytes: before - after, bytesPerWorkSecond: Math.round(((before - after) / workMs) * 1000), writer: writerStats(latencies) };
+}
+
+async function main() {
+  const messages = Number(arg("messages", "20000"));
+  const stdoutBytes = Number(arg("stdout-kib", "16")) * 1024;
+  const ours = createEmptyPgDatabase();
+  const naive = createEmptyPgDatabase();
+  try {
+    for (const db of [ours, naive]) {
+      const client = connectPg({ url: db.url, timeouts: { statementTimeoutMs: 0, lockTimeoutMs: 0 } });
+      migratePg(client);
+      process.stderr.write(`seeding ${messages} messages into ${db.name}...\n`);
+      seed(client, messages, stdoutBytes);
+      client.close();
+    }
+    const oursResult = await phaseOurs(ours.url);
+    const { changed, ...oursReport } = oursResult;
+    const naiveReport = await phaseNaive(naive.url, changed);
+    const report = { engine: "postgres", messages, stdoutBytes, ours: oursReport, naive: naiveReport };
+    console.log(JSON.stringify(report, null, 2));
+    console.log(
+      `postgres: ours ${(oursReport.bytesPerWorkSecond / MIB).toFixed(1)} MiB/s of work (writer p99 ${oursReport.writer.p99Ms} ms, max ${oursReport.writer.maxMs} ms) vs naive single UPDATE ${(naiveReport.bytesPerWorkSecond / MIB).toFixed(1)} MiB/s (writer p99 ${naiveReport.writer.p99Ms} ms, max ${naiveReport.writer.maxMs} ms); reclaimed ${(oursReport.reclaimedBytes / MIB).toFixed(1)} vs ${(naiveReport.reclaimedBytes / MIB).toFixed(1)} MiB`,
+    );
+  } finally {
+    ours.drop();
+    naive.drop();
+  }
+}
+
+void main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

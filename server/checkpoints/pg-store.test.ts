@@ -1,0 +1,100 @@
+// The checkpoint store on PostgresSaver's table layout (checkpoints with
+// jsonb, checkpoint_blobs by channel and version, checkpoint_writes): the
+// same verbs as on SqliteSaver's tables, plus blob reachability — deleting
+// checkpoints deletes the blobs no surviving checkpoint names, and keeps a
+// version a survivor still shares.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { TASKS } from "@langchain/langgraph-checkpoint";
+import { createPgTestDb, TEST_POSTGRES_URL, type PgTestDb } from "@/server/db/pg/test-db";
+import { createPgCheckpointStore } from "./pg-store";
+
+// The tables PostgresSaver.setup() creates (its migrations, abridged to the columns it uses).
+const SAVER_TABLES = `
+  create table if not exists checkpoints (thread_id text not null, checkpoint_ns text not null default '', checkpoint_id text not null,
+    parent_checkpoint_id text, type text, checkpoint jsonb not null, metadata jsonb not null default '{}',
+    primary key (thread_id, checkpoint_ns, checkpoint_id));
+  create table if not exists checkpoint_blobs (thread_id text not null, checkpoint_ns text not null default '', channel text not null,
+    version text not null, type text not null, blob bytea, primary key (thread_id, checkpoint_ns, channel, version));
+  create table if not exists checkpoint_writes (thread_id text not null, checkpoint_ns text not null default '', checkpoint_id text not null,
+    task_id text not null, idx integer not null, channel text not null, type text, blob bytea not null,
+    primary key (thread_id, checkpoint_ns, checkpoint_id, task_id, idx))`;
+
+describe.skipIf(!TEST_POSTGRES_URL)("checkpoint store on PostgresSaver's tables", () => {
+  let db: PgTestDb;
+  beforeAll(() => {
+    db = createPgTestDb();
+  });
+  afterAll(() => db?.close());
+  beforeEach(() => {
+    db.client.exec(`drop table if exists checkpoints, checkpoint_blobs, checkpoint_writes`);
+    db.reset();
+  });
+
+  const checkpoint = (id: string, parent: string | null, versions: Record<string, string>, metadata: object = { source: "loop", step: 1 }) =>
+    db.client.run(`insert into checkpoints (thread_id, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) values ('th', $1, $2, 'json', $3, $4)`, [
+      id,
+      parent,
+      JSON.stringify({ v: 1, id, channel_versions: versions, channel_values: {} }),
+      JSON.stringify(metadata),
+    ]);
+  const blob = (channel: string, version: string) =>
+    db.client.run(`insert into checkpoint_blobs (thread_id, channel, version, type, blob) values ('th', $1, $2, 'json', convert_to($3, 'UTF8'))`, [channel, version, `"${channel}@${version}"`]);
+  const write = (checkpointId: string, channel: string) =>
+    db.client.run(`insert into checkpoint_writes (thread_id, checkpoint_id, task_id, idx, channel, type, blob) values ('th', $1, 'task', 0, $2, 'json', convert_to('{}', 'UTF8'))`, [
+      checkpointId,
+      channel,
+    ]);
+  const blobs = () => db.client.query<{ k: string }>(`select channel || '@' || version as k from checkpoint_blobs order by 1`).map((r) => r.k);
+
+  it("answers empty before the saver created its tables", () => {
+    const store = createPgCheckpointStore(db.client);
+    expect(store.listThreadIds()).toEqual([]);
+    expect(store.tableUsage()).toEqual({ checkpoints: { rows: 0, bytes: 0 }, writes: { rows: 0, bytes: 0 } });
+    expect(store.largestThreads(5)).toEqual([]);
+  });
+
+  it("deletes checkpoints with their writes and the blobs only they reached; a version a survivor shares stays", () => {
+    db.client.exec(SAVER_TABLES);
+    checkpoint("c1", null, { messages: "1", files: "1" });
+    checkpoint("c2", "c1", { messages: "2", files: "1" });
+    checkpoint("c3", "c2", { messages: "3", files: "1" });
+    for (const [channel, version] of [["messages", "1"], ["messages", "2"], ["messages", "3"], ["files", "1"]] as const) blob(channel, version);
+    write("c1", "messages");
+    const store = createPgCheckpointStore(db.client);
+
+    expect(store.listThreadIds()).toEqual(["th"]);
+    expect(store.listThreadCheckpoints("th").map((row) => [row.id, row.parentId, row.writesCount])).toEqual([
+      ["c1", null, 1],
+      ["c2", "c1", 0],
+      ["c3", "c2", 0],
+    ]);
+    const deleted = store.transaction(() => {
+      const out = store.deleteCheckpoints("th", ["c1", "c2"]);
+      store.reparentChildren("th", "c2", "c1");
+      return out;
+    });
+    expect(deleted).toEqual({ checkpoints: 2, writes: 1 });
+    expect(blobs()).toEqual(["files@1", "messages@3"]);
+    expect(store.countOrphanWrites()).toBe(0);
+    expect(store.threadTotals("th")).toMatchObject({ checkpoints: 1, writes: 0 });
+  });
+
+  it("proves a duration-only child equal to its parent and deletes a trailing leaf only while it is still the newest without writes", () => {
+    db.client.exec(SAVER_TABLES);
+    checkpoint("c1", null, { messages: "1" });
+    write("c1", TASKS);
+    checkpoint("c2", "c1", { messages: "1" }, { source: "update", step: 2, writes: { runtime_run_duration: 12 } });
+    blob("messages", "1");
+    const store = createPgCheckpointStore(db.client);
+    expect(store.compareWithParent("th", "c2", "c1")).toEqual({ versionsEqual: true, valuesEqual: true, parentHasTaskWrites: true });
+    expect(store.admissionHead("th")).toMatchObject({ id: "c2", parentId: "c1", durationOnly: true });
+    expect(store.listCheckpointOrigins("th")).toEqual([
+      { id: "c1", source: "loop", step: 1 },
+      { id: "c2", source: "update", step: 2 },
+    ]);
+    expect(store.deleteTrailingLeaf("th", "c1")).toBe(false); // not the newest
+    expect(store.deleteTrailingLeaf("th", "c2")).toBe(true);
+    // The blob c1 still names survives the leaf's deletion.
+    expect(blobs()).toEqual(["messages@1"]);
+  });
+});

@@ -1,0 +1,225 @@
+// The operator CLI through its real binary (bin/compaction.mjs, a child
+// process) on a temp database with the migrations applied. --json answers are
+// parsed with the API's own zod schemas.
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { compactionStatusBodySchema } from "@/lib/compaction/api";
+import { backupReceiptSchema, backupsResponseSchema, backupVerificationSchema } from "@/lib/database/api";
+import { checkpointStorageStatus } from "@/lib/checkpoints/api";
+import { createTestDb, type TestDb } from "@/server/db/test-db";
+import { acceptCleanup } from "@/server/compaction/policy/commands";
+import { readRetentionRecord, updateRetentionRecord } from "@/server/compaction/policy/record";
+import { formatUtc } from "@/lib/time/rfc3339";
+import { DAY_MS } from "@/server/jobs/schedule";
+import { armPolicy, countMarkedRows, seedOldTask, storeOf } from "@/server/compaction/test-support";
+import { jsonOf, runCompaction, startLiveServer, type LiveServer } from "./test-support/run-cli";
+import { createRuntime, openRuntime } from "@/server/runtime";
+import { createLogger } from "@/server/log";
+import { EXIT } from "./exit-codes";
+import { SLICE_ENDED_CODE } from "./follow";
+
+const errorCode = (result: { stdout: string }) => (jsonOf({ status: null, stdout: result.stdout, stderr: "" }) as { error: { code: string } }).error.code;
+
+// Each command is a process start (tsx + the server graph): generous timeouts
+// for a loaded machine, not a speed claim.
+describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 }, () => {
+  let db: TestDb;
+  const cli = (args: string[], env?: Record<string, string>) => runCompaction(db.file, args, env);
+
+  beforeEach(() => {
+    db = createTestDb("cli-");
+  });
+  afterEach(() => db.close());
+
+  it("status: human lines by default, the API's status body with --json (exit 0)", async () => {
+    armPolicy(db.sqlite, { value: 12, unit: "weeks" }, Date.now());
+    const [human, json] = await Promise.all([
+      cli(["status"]),
+      // The bin from another directory: a relative file: URL is the caller's.
+      runCompaction(db.file, ["status", "--json"], { DATABASE_URL: "file:workspace.db" }, path.dirname(db.file)),
+    ]);
+    expect(human.status).toBe(EXIT.done);
+    expect(human.stdout).toContain("policy: enabled, older than 12w, revision 1");
+    expect(human.stdout).toContain("maintenance guard: free");
+    expect(json.status).toBe(EXIT.done);
+    const body = compactionStatusBodySchema.parse(jsonOf(json));
+    expect(body).toMatchObject({ capability: "supported", recordState: "ok", armed: true, activeOperation: null, policy: { age: { value: 12, unit: "weeks" } } });
+  });
+
+  it("usage mistakes exit 2 and change nothing", async () => {
+    const [help, ...results] = await Promise.all([
+      cli(["--help"]),
+      cli(["frobnicate"]),
+      cli(["analyze", "--age", "5x"]),
+      cli(["enable", "--age", "3m", "--backup", "--skip-backup"]),
+      cli(["backup", "verify", "../workspace.db", "--json"]),
+    ]);
+    expect(help.status).toBe(EXIT.done);
+    expect(help.stdout).toContain("checkpoints");
+    expect(results.map((r) => r.status)).toEqual([EXIT.usage, EXIT.usage, EXIT.usage, EXIT.usage]);
+    expect(results[1]?.stderr).toContain("3m or 12w");
+    expect(errorCode(results[3]!)).toBe("invalid_request");
+    expect(readRetentionRecord(storeOf(db.sqlite)).state).toBe("missing");
+  });
+
+  it("[TPR-PREP-01] enable without a backup choice, run before approval and an unsupported engine are refused (exit 3)", async () => {
+    const [enable, run, postgres] = await Promise.all([
+      cli(["enable", "--age", "1w", "--json"]),
+      cli(["run", "--json"]),
+      cli(["status", "--json"], { DATABASE_URL: "postgres://localhost:1/none" }),
+    ]);
+    expect(postgres.status).toBe(EXIT.refused);
+    expect(errorCode(postgres)).toBe("unsupported_engine");
+    expect(enable.status).toBe(EXIT.refused);
+    expect(errorCode(enable)).toBe("backup_choice_required");
+    expect(run.status).toBe(EXIT.refused);
+    expect(errorCode(run)).toBe("cleanup_not_approved");
+    expect(readRetentionRecord(storeOf(db.sqlite)).state).toBe("missing");
+  });
+
+  it("analyze changes nothing; enable --skip-backup arms and runs the first pass; run --until-done and disable (exit 0)", async () => {
+    seedOldTask(db.sqlite, "t1", 3);
+    seedOldTask(db.sqlite, "t2", 3);
+
+    const analyze = await cli(["analyze", "--age", "1w", "--json"]);
+    expect(analyze.status).toBe(EXIT.done);
+    expect(compactionStatusBodySchema.parse(jsonOf(analyze)).latestAnalysis).toMatchObject({ kind: "analysis", state: "succeeded", eligibleMessages: 6 });
+    expect(countMarkedRows(db.sqlite)).toBe(0);
+
+    const enable = await cli(["enable", "--age", "1w", "--skip-backup", "--json"]);
+    expect(enable.status).toBe(EXIT.done);
+    const enabled = compactionStatusBodySchema.parse(jsonOf(enable));
+    expect(enabled).toMatchObject({ armed: true, policy: { enabled: true, age: { value: 1, unit: "weeks" } }, preparation: { state: "ready", choice: "skip" } });
+    expect(enabled.latestRun).toMatchObject({ kind: "cleanup", state: "succeeded", changedMessages: 6 });
+    expect(countMarkedRows(db.sqlite)).toBe(6);
+
+    const run = await cli(["run", "--until-done", "--json"]);
+    expect(run.status).toBe(EXIT.done);
+    expect(compactionStatusBodySchema.parse(jsonOf(run)).latestRun).toMatchObject({ state: "succeeded", changedMessages: 0 });
+
+    const disable = await cli(["disable", "--json"]);
+    expect(disable.status).toBe(EXIT.done);
+    const disabled = compactionStatusBodySchema.parse(jsonOf(disable));
+    expect(disabled.policy.enabled).toBe(false);
+    expect(disabled.armed).toBe(false);
+  });
+
+  it("cancel: nothing active is a conflict (exit 4); a second runner is refused (exit 4); an operation active in another process is cancelled (exit 0)", async () => {
+    const nothing = await cli(["cancel", "--json"]);
+    expect(nothing.status).toBe(EXIT.conflict);
+    expect(errorCode(nothing)).toBe("conflict");
+
+    // Another process (a server) reserved a pass in the shared record.
+    const revision = armPolicy(db.sqlite, { value: 1, unit: "weeks" }, Date.now());
+    const { operationId } = acceptCleanup({ store: storeOf(db.sqlite), nowMs: Date.now(), newId: () => "server-pass-1" }, { expectedRevision: revision, priority: "manual" });
+
+    const second = await cli(["run", "--json"]);
+    expect(second.status).toBe(EXIT.conflict);
+    expect(errorCode(second)).toBe("operation_active");
+
+    const cancel = await cli(["cancel", "--json"]);
+    expect(cancel.status).toBe(EXIT.done);
+    const status = compactionStatusBodySchema.parse(jsonOf(cancel));
+    expect(status.activeOperation).toBeNull();
+    expect(status.latestRun).toMatchObject({ id: operationId, state: "cancelled" });
+  });
+
+  it("[TPR-PREP-03] backup create, list and verify (exit 0); enable --backup pins a receipt that verifies; a damaged backup fails (exit 1)", async () => {
+    const create = await cli(["backup", "create", "--json"]);
+    expect(create.status).toBe(EXIT.done);
+    const receipt = backupReceiptSchema.parse(jsonOf(create));
+
+    const enable = await cli(["enable", "--age", "1w", "--backup", "--json"]);
+    expect(enable.status).toBe(EXIT.done);
+    const prepared = compactionStatusBodySchema.parse(jsonOf(enable)).preparation;
+    expect(prepared).toMatchObject({ state: "ready", choice: "backup" });
+    const pinned = prepared.receipt && "name" in prepared.receipt ? prepared.receipt.name : "";
+
+    const [list, verifyManual, verifyPinned] = await Promise.all([
+      cli(["backup", "list", "--json"]),
+      cli(["backup", "verify", receipt.name, "--json"]),
+      cli(["backup", "verify", pinned, "--json"]),
+    ]);
+    expect(list.status).toBe(EXIT.done);
+    expect(backupsResponseSchema.parse(jsonOf(list)).backups.map((b) => b.name).sort()).toEqual([receipt.name, pinned].sort());
+    expect(verifyManual.status).toBe(EXIT.done);
+    expect(backupVerificationSchema.parse(jsonOf(verifyManual))).toMatchObject({ ok: true, sha256: receipt.sha256, receipt: "none" });
+    expect(verifyPinned.status).toBe(EXIT.done);
+    expect(backupVerificationSchema.parse(jsonOf(verifyPinned))).toMatchObject({ ok: true, receipt: "matched" });
+
+    const file = path.join(path.dirname(db.file), "backups", receipt.name);
+    const fd = fs.openSync(file, "r+");
+    fs.writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, 0);
+    fs.closeSync(fd);
+    const [damaged, missing] = await Promise.all([
+      cli(["backup", "verify", receipt.name, "--json"]),
+      cli(["backup", "verify", "workspace-2020-01-01T00-00-00Z-00000000.db", "--json"]),
+    ]);
+    expect(damaged.status).toBe(EXIT.failed);
+    expect(backupVerificationSchema.parse(jsonOf(damaged))).toMatchObject({ ok: false, code: "backup_corrupt" });
+    expect(missing.status).toBe(EXIT.failed);
+    expect(backupVerificationSchema.parse(jsonOf(missing))).toMatchObject({ ok: false, code: "backup_missing" });
+  });
+
+  it("checkpoints analyze and run answer the checkpoint storage status (exit 0)", async () => {
+    const analyze = await cli(["checkpoints", "analyze", "--json"]);
+    expect(analyze.status).toBe(EXIT.done);
+    expect(checkpointStorageStatus.parse(jsonOf(analyze)).lastResult).toMatchObject({ kind: "analysis", state: "succeeded" });
+    const run = await cli(["checkpoints", "run"]);
+    expect(run.status).toBe(EXIT.done);
+    expect(run.stdout).toMatch(/^checkpoint cleanup \S+: succeeded$/m);
+  });
+
+  describe("beside a live server process on the same file", () => {
+    let server: LiveServer | null = null;
+    afterEach(async () => {
+      await server?.stop();
+      server = null;
+    });
+
+    it("[TPR-SCH-05] the shared guard keeps them apart: backup refused (exit 4), a pass defers with work left (exit 5); after release both go through", async () => {
+      server = await startLiveServer(db.file);
+      for (const task of ["a", "b"]) seedOldTask(db.sqlite, task, 3);
+      armPolicy(db.sqlite, { value: 1, unit: "weeks" }, Date.now());
+      // The server's own daily pass is due tomorrow: its record watch must
+      // not start one while this test runs (manual runs ignore the due time).
+      updateRetentionRecord(storeOf(db.sqlite), {
+        nowMs: Date.now(),
+        mutate: (record) => ({ ...record, runtime: { ...record.runtime, nextDueAt: formatUtc(Date.now() + DAY_MS) } }),
+      });
+
+      // A server runtime in this process sees the other process's lease too.
+      const local = openRuntime(createRuntime({ env: { DATABASE_URL: `file:${db.file}` }, log: createLogger({ level: "silent" }) }))!;
+      try {
+        expect(local.guard.tryAcquire({ owner: "test", kind: "vacuum" })).toBeNull();
+        expect(local.guard.holder()).toMatchObject({ owner: "live-server-backup", kind: "backup" });
+      } finally {
+        await local.stop();
+      }
+
+      const [backup, status, run] = await Promise.all([cli(["backup", "create", "--json"]), cli(["status"]), cli(["run", "--json"])]);
+      expect(backup.status).toBe(EXIT.conflict);
+      expect(errorCode(backup)).toBe("maintenance_busy");
+      expect(status.stdout).toContain("maintenance guard: backup (live-server-backup)");
+      expect(run.status).toBe(EXIT.partial);
+      const deferred = compactionStatusBodySchema.parse(jsonOf(run));
+      expect(deferred.activeOperation).toBeNull();
+      expect(deferred.latestRun).toMatchObject({ state: "cancelled", errorCode: SLICE_ENDED_CODE, changedMessages: 0 });
+      expect(countMarkedRows(db.sqlite)).toBe(0);
+      const backups = path.join(path.dirname(db.file), "backups");
+      expect(fs.existsSync(backups) ? fs.readdirSync(backups).filter((name) => name.endsWith(".db")) : []).toEqual([]);
+
+      await server.release();
+      // One after the other: a backup running beside the pass would make it
+      // defer (correctly) and wait a minute for its continuation.
+      const done = await cli(["run", "--until-done"]);
+      const again = await cli(["backup", "create", "--json"]);
+      expect(again.status).toBe(EXIT.done);
+      backupReceiptSchema.parse(jsonOf(again));
+      expect(done.status).toBe(EXIT.done);
+      expect(done.stdout).toMatch(/^run \S+: succeeded$/m);
+      expect(countMarkedRows(db.sqlite)).toBe(6);
+    });
+  });
+});

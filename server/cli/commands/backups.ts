@@ -1,0 +1,50 @@
+import { backupReceiptSchema, backupsResponseSchema, backupVerificationSchema } from "@/lib/database/api";
+import { pinnedBackupNames } from "@/server/compaction/pinned-backup";
+import { getRetentionStatus } from "@/server/compaction/service";
+import { listBackups, MANUAL_BACKUPS_KEPT } from "@/server/maintenance/backups/catalog";
+import { createBackup } from "@/server/maintenance/backups/create";
+import { verifyBackupByName } from "@/server/maintenance/backups/verify";
+import { EXIT, type ExitCode } from "../exit-codes";
+import type { CommandEnv } from "./compaction";
+
+/** The same verb POST /backups calls: under the shared guard, synchronous. */
+export async function backupCreateCommand(env: CommandEnv): Promise<ExitCode> {
+  const { rt } = env;
+  env.out.note("creating a backup (snapshot, integrity check, hash)...");
+  const receipt = await createBackup({
+    store: rt.stores.maintenance,
+    dbFile: rt.dbFile,
+    clock: rt.clock,
+    label: "manual",
+    guard: rt.guard,
+    log: rt.log,
+    pinned: pinnedBackupNames(rt.stores.compaction),
+  });
+  env.out.result(backupReceiptSchema, receipt, (r) => [`created ${r.name}: ${r.sizeBytes} bytes, sha256 ${r.sha256}, ${r.completedAt}`]);
+  return EXIT.done;
+}
+
+export async function backupListCommand(env: CommandEnv): Promise<ExitCode> {
+  const backups = await listBackups({ dbFile: env.rt.dbFile });
+  env.out.result(backupsResponseSchema, { capability: "supported", backups, keep: MANUAL_BACKUPS_KEPT }, (body) =>
+    body.backups.length === 0
+      ? [`no backups (the newest ${body.keep} are kept)`]
+      : [...body.backups.map((b) => `${b.name}  ${b.sizeBytes} bytes  ${b.createdAt}`), `(the newest ${body.keep} are kept)`],
+  );
+  return EXIT.done;
+}
+
+/** 0 when the backup is sound, 1 when it is missing, changed or corrupt. */
+export async function backupVerifyCommand(env: CommandEnv, name: string): Promise<ExitCode> {
+  const receipt = getRetentionStatus(env.rt).preparation.receipt;
+  const result = await verifyBackupByName({
+    store: env.rt.stores.maintenance,
+    dbFile: env.rt.dbFile,
+    name,
+    receipt: receipt && "sha256" in receipt ? receipt : null,
+  });
+  env.out.result(backupVerificationSchema, result, (r) => [
+    r.ok ? `${r.name}: ok, ${r.sizeBytes} bytes, sha256 ${r.sha256}${r.receipt === "matched" ? ", matches the preparation receipt" : ""}` : `${r.name}: not usable (${r.code})`,
+  ]);
+  return result.ok ? EXIT.done : EXIT.failed;
+}

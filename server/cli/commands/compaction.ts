@@ -1,0 +1,130 @@
+import { compactionStatusBodySchema, type CompactionStatusBody } from "@/lib/compaction/api";
+import type { RetentionAge, RetentionOperation } from "@/lib/compaction/policy";
+import { AppError } from "@/server/errors";
+import { analyzeRetention, cancelRetention, getRetentionStatus, putRetentionPolicy, runRetention } from "@/server/compaction/service";
+import type { OpenRuntime } from "@/server/runtime";
+import { EXIT, type ExitCode } from "../exit-codes";
+import { followOperation, type FollowOutcome } from "../follow";
+import type { Output } from "../output";
+import { showProgress } from "../progress";
+import { statusLines } from "../status-lines";
+
+export type CommandEnv = { rt: OpenRuntime; out: Output; tty: boolean; signal: AbortSignal };
+
+function printStatus(env: CommandEnv, status: CompactionStatusBody, headline?: string): void {
+  const busy = env.rt.guard.holder();
+  env.out.result(compactionStatusBodySchema, status, (value) => [...(headline ? [headline] : []), ...statusLines(value, busy ? `${busy.kind} (${busy.owner})` : null)]);
+}
+
+/** 0 done, 5 partial or cancelled, 1 failed. */
+function exitForOperation(operation: RetentionOperation | null, outcome: FollowOutcome): ExitCode {
+  if (outcome === "work_left") return EXIT.partial;
+  if (!operation) return EXIT.failed;
+  if (operation.state === "succeeded") return EXIT.done;
+  if (operation.state === "partial" || operation.state === "cancelled") return EXIT.partial;
+  return EXIT.failed;
+}
+
+/** Follows an accepted operation here with a progress bar; Ctrl-C cancels it at the next batch. */
+async function follow(env: CommandEnv, options: { operationId: string; label: string; untilDone: boolean }): Promise<FollowOutcome> {
+  const { rt } = env;
+  const progress = showProgress({ bus: rt.bus, enabled: env.tty && !env.out.json, label: options.label, operationId: () => options.operationId });
+  const onAbort = () => {
+    try {
+      rt.compaction.cancel(options.operationId);
+    } catch {
+      // Already ended: nothing to cancel.
+    }
+  };
+  env.signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await followOperation(rt, { operationId: options.operationId, untilDone: options.untilDone, signal: env.signal });
+  } finally {
+    env.signal.removeEventListener("abort", onAbort);
+    progress.stop();
+  }
+}
+
+export function statusCommand(env: CommandEnv): ExitCode {
+  printStatus(env, getRetentionStatus(env.rt));
+  return EXIT.done;
+}
+
+export async function analyzeCommand(env: CommandEnv, options: { age: RetentionAge | null }): Promise<ExitCode> {
+  const age = options.age ?? getRetentionStatus(env.rt).policy.age;
+  const { operationId } = analyzeRetention(env.rt, { age });
+  const outcome = await follow(env, { operationId, label: "analysis", untilDone: true });
+  const status = getRetentionStatus(env.rt);
+  const analysis = status.latestAnalysis?.id === operationId ? status.latestAnalysis : null;
+  printStatus(env, status, `analysis ${operationId}: ${analysis?.state ?? "ended"}`);
+  return exitForOperation(analysis, outcome);
+}
+
+export async function enableCommand(env: CommandEnv, options: { age: RetentionAge | null; preparation: "backup" | "skip" | undefined; untilDone: boolean }): Promise<ExitCode> {
+  const before = getRetentionStatus(env.rt);
+  const saved = putRetentionPolicy(env.rt, {
+    policy: { enabled: true, age: options.age ?? before.policy.age },
+    expectedRevision: before.policy.revision,
+    preparation: options.preparation,
+  });
+  // The preparation (backup or skip) and the initial pass run in this
+  // process's worker, exactly as the server would run them after a save.
+  // A backup preparation waits while another process holds the guard;
+  // Ctrl-C cancels it (recorded as preparation_cancelled).
+  const preparationId = saved.preparation.operationId;
+  const onAbort = () => {
+    try {
+      if (preparationId) env.rt.compaction.cancel(preparationId);
+    } catch {
+      // Already finished.
+    }
+  };
+  env.signal.addEventListener("abort", onAbort, { once: true });
+  const progress = showProgress({ bus: env.rt.bus, enabled: env.tty && !env.out.json, label: "preparation" });
+  try {
+    await env.rt.compaction.idle();
+  } finally {
+    env.signal.removeEventListener("abort", onAbort);
+    progress.stop();
+  }
+  let status = getRetentionStatus(env.rt);
+  if (status.preparation.state === "failed") {
+    printStatus(env, status, `enabled revision ${saved.policy.revision}, but preparation failed: ${status.preparation.errorCode ?? "unknown"}`);
+    return EXIT.failed;
+  }
+  const pass = status.activeOperation?.kind === "cleanup" ? status.activeOperation.id : null;
+  if (!pass) {
+    printStatus(env, status, `enabled revision ${saved.policy.revision}`);
+    return EXIT.done;
+  }
+  const outcome = await follow(env, { operationId: pass, label: "first pass", untilDone: options.untilDone });
+  status = getRetentionStatus(env.rt);
+  const run = status.latestRun?.id === pass ? status.latestRun : null;
+  printStatus(env, status, `enabled revision ${saved.policy.revision}; first pass ${run?.state ?? "ended"}${outcome === "work_left" ? ", work left (run again or use --until-done)" : ""}`);
+  return exitForOperation(run, outcome);
+}
+
+export function disableCommand(env: CommandEnv): ExitCode {
+  const before = getRetentionStatus(env.rt);
+  const saved = putRetentionPolicy(env.rt, { policy: { enabled: false, age: before.policy.age }, expectedRevision: before.policy.revision });
+  printStatus(env, saved, `disabled (revision ${saved.policy.revision})`);
+  return EXIT.done;
+}
+
+export async function runCommand(env: CommandEnv, options: { untilDone: boolean }): Promise<ExitCode> {
+  const before = getRetentionStatus(env.rt);
+  const { operationId } = runRetention(env.rt, { expectedRevision: before.policy.revision });
+  const outcome = await follow(env, { operationId, label: "compaction", untilDone: options.untilDone });
+  const status = getRetentionStatus(env.rt);
+  const run = status.latestRun?.id === operationId ? status.latestRun : null;
+  printStatus(env, status, `run ${operationId}: ${run?.state ?? "ended"}${outcome === "work_left" ? ", work left (run again or use --until-done)" : ""}`);
+  return exitForOperation(run, outcome);
+}
+
+export function cancelCommand(env: CommandEnv, options: { operationId: string | undefined }): ExitCode {
+  const operationId = options.operationId ?? getRetentionStatus(env.rt).activeOperation?.id;
+  if (!operationId) throw new AppError("conflict", "No operation is active.");
+  const status = cancelRetention(env.rt, { operationId });
+  printStatus(env, status, `cancelled ${operationId}`);
+  return EXIT.done;
+}

@@ -1,0 +1,43 @@
+import type { OpenRuntime } from "@/server/runtime";
+import { endActiveOperation } from "@/server/compaction/policy/operations";
+import { readRetentionRecord } from "@/server/compaction/policy/record";
+
+/** How following an operation ended for this process. */
+export type FollowOutcome = "ended" | "work_left";
+
+/** Code recorded when the CLI stops a pass after one slice (without --until-done). */
+export const SLICE_ENDED_CODE = "cli_slice_ended";
+
+function activeId(rt: OpenRuntime): string | null {
+  const read = readRetentionRecord(rt.stores.compaction);
+  return read.state === "malformed" ? null : (read.record.runtime.activeOperation?.id ?? null);
+}
+
+/**
+ * Waits until this process's worker has nothing left to do for `operationId`.
+ * A cleanup pass yields after each work budget and continues after a pause
+ * (the server's rules); with `untilDone` those continuations run here, else
+ * the pass is ended after its first slice, recorded as cancelled with
+ * SLICE_ENDED_CODE, so nothing is left waiting for a process that exits.
+ */
+export async function followOperation(rt: OpenRuntime, options: { operationId: string; untilDone: boolean; signal?: AbortSignal }): Promise<FollowOutcome> {
+  const { operationId } = options;
+  for (;;) {
+    await rt.compaction.idle();
+    if (activeId(rt) !== operationId) return "ended";
+    const at = rt.compaction.nextTimerAt();
+    if (!options.untilDone || at === null || options.signal?.aborted) {
+      const ended = endActiveOperation(rt.stores.compaction, { operationId, state: "cancelled", code: SLICE_ENDED_CODE, nowMs: rt.clock.now() });
+      if (ended) rt.bus.publish({ type: "operation", operationId, kind: ended.kind, state: ended.state, progress: { scannedRows: ended.scannedRows, eligibleMessages: ended.eligibleMessages, changedMessages: ended.changedMessages, payloadBytes: ended.payloadBytes, fraction: null } });
+      return "work_left";
+    }
+    // The continuation timer enqueues the next slice; wait just past it.
+    await new Promise<void>((resolve) => {
+      const handle = rt.timers.setTimeout(resolve, Math.max(0, at - rt.clock.now()) + 20);
+      options.signal?.addEventListener("abort", () => {
+        rt.timers.clearTimeout(handle);
+        resolve();
+      }, { once: true });
+    });
+  }
+}

@@ -1,0 +1,82 @@
+// The eligibility probes for PostgreSQL: the same questions as
+// sqlite-eligibility.ts, each bounded by an index on (session_id, ...) or a
+// primary key. Pending input is judged on the metadata text with the one
+// span scanner (PostgreSQL 15 has no json validity test and a cast of
+// invalid JSON would throw); only the session's request rows are read.
+import "server-only";
+import type { SqlClient } from "@/server/db/pg/client";
+import { member } from "@/server/json/nodes";
+import { scanJson } from "@/server/json/scan";
+import type { CompactionStore, SessionActivityRow, TaskActivityRow, TurnSummary } from "../store";
+
+export const PG_PROBE_SQL = {
+  task: `select state, created_at as "createdAt", created_at_ms as "createdAtMs",
+           updated_at as "updatedAt", updated_at_ms as "updatedAtMs", queued_for_step::int as "queuedForStep"
+         from tasks where id = $1`,
+  sessions: `select id, state, started_at as "startedAt", started_at_ms as "startedAtMs",
+               updated_at as "updatedAt", updated_at_ms as "updatedAtMs",
+               completed_at as "completedAt", completed_at_ms as "completedAtMs"
+             from task_sessions where task_id = $1 order by id`,
+  turns: `select count(*)::int as n,
+            count(*) filter (where completed_at is null)::int as open,
+            count(*) filter (where started_at_ms is null or (completed_at is not null and completed_at_ms is null))::int as invalid,
+            max(started_at_ms) as "maxStarted", max(completed_at_ms) as "maxCompleted"
+          from turns where session_id = $1`,
+  messageMaxUpdated: `select max(updated_at_ms) as ms from messages where session_id = $1`,
+  messageMaxCreated: `select max(created_at_ms) as ms from messages where session_id = $1`,
+  messageInvalidUpdated: `select 1 as hit from messages where session_id = $1 and updated_at_ms is null limit 1`,
+  messageInvalidCreated: `select 1 as hit from messages where session_id = $1 and created_at_ms is null limit 1`,
+  requestMetadata: `select metadata from messages where session_id = $1 and type in ('permission_request', 'clarification_request')`,
+  foreignTurn: `select 1 as hit from messages m
+                where m.session_id = $1 and m.turn_id is not null
+                  and not exists (select 1 from turns t where t.id = m.turn_id and t.session_id = m.session_id)
+                limit 1`,
+  queuedMessage: `select 1 as hit from queued_messages where session_id = $1 limit 1`,
+  unfinishedRun: `select state from runs where session_id = $1 and state not in ('SUCCEEDED', 'FAILED', 'CANCELLED') limit 1`,
+} as const;
+
+/**
+ * SQLite's `coalesce(json_extract(metadata, '$.status'), '') in ('', 'pending')`
+ * with unreadable metadata counted as pending (fail closed).
+ */
+export function isPendingRequest(metadata: string): boolean {
+  const scanned = scanJson(metadata);
+  if (!scanned.ok) return true;
+  const status = scanned.root.kind === "object" ? member(scanned.root, "status") : undefined;
+  if (!status || status.kind === "null") return true;
+  return status.kind === "string" && (status.value === "" || status.value === "pending");
+}
+
+type EligibilityVerbs = Pick<
+  CompactionStore,
+  | "readTaskActivity"
+  | "listSessionActivity"
+  | "summarizeTurns"
+  | "latestMessageUpdate"
+  | "latestMessageCreation"
+  | "hasUnparsedMessageUpdate"
+  | "hasUnparsedMessageCreation"
+  | "hasPendingInput"
+  | "hasForeignTurnMessage"
+  | "hasQueuedMessage"
+  | "findUnfinishedRunState"
+>;
+
+export function pgEligibilityVerbs(client: SqlClient): EligibilityVerbs {
+  const hit = (sql: string, sessionId: string) => client.one(sql, [sessionId]) !== null;
+  const latest = (sql: string, sessionId: string) => client.one<{ ms: number | null }>(sql, [sessionId])?.ms ?? null;
+  return {
+    readTaskActivity: (taskId) => client.one<TaskActivityRow>(PG_PROBE_SQL.task, [taskId]),
+    listSessionActivity: (taskId) => client.query<SessionActivityRow>(PG_PROBE_SQL.sessions, [taskId]),
+    summarizeTurns: (sessionId) => client.one<TurnSummary>(PG_PROBE_SQL.turns, [sessionId])!,
+    latestMessageUpdate: (sessionId) => latest(PG_PROBE_SQL.messageMaxUpdated, sessionId),
+    latestMessageCreation: (sessionId) => latest(PG_PROBE_SQL.messageMaxCreated, sessionId),
+    hasUnparsedMessageUpdate: (sessionId) => hit(PG_PROBE_SQL.messageInvalidUpdated, sessionId),
+    hasUnparsedMessageCreation: (sessionId) => hit(PG_PROBE_SQL.messageInvalidCreated, sessionId),
+    hasPendingInput: (sessionId) =>
+      client.query<{ metadata: string }>(PG_PROBE_SQL.requestMetadata, [sessionId]).some((row) => isPendingRequest(row.metadata)),
+    hasForeignTurnMessage: (sessionId) => hit(PG_PROBE_SQL.foreignTurn, sessionId),
+    hasQueuedMessage: (sessionId) => hit(PG_PROBE_SQL.queuedMessage, sessionId),
+    findUnfinishedRunState: (sessionId) => client.one<{ state: string }>(PG_PROBE_SQL.unfinishedRun, [sessionId])?.state ?? null,
+  };
+}

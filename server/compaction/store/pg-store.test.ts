@@ -1,0 +1,134 @@
+// The PostgreSQL compaction store's own mechanics: the batch deadline as a
+// real statement_timeout, row locks on rewritten rows, the writer lock that
+// makes the record's compare-and-set hold across instances, and pending-input
+// judgement identical to SQLite's json_extract.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { connectPg, SQLSTATE, type PgError, type SqlClient } from "@/server/db/pg/client";
+import { createPgTestDb, TEST_POSTGRES_URL, type PgTestDb } from "@/server/db/pg/test-db";
+import { createTestDb } from "@/server/db/test-db";
+import { StatementDeadlineError } from "../cleanup/statement-deadline";
+import { PROBE_SQL } from "./sqlite-eligibility";
+import { isPendingRequest } from "./pg-eligibility";
+import { createPgCompactionStore } from "./pg-store";
+
+describe("pending input on PostgreSQL", () => {
+  it("judges request metadata exactly as SQLite's probe does (unreadable counts as pending)", () => {
+    const texts = [
+      "{}",
+      '{"status":"pending"}',
+      '{"status":""}',
+      '{"status":null}',
+      '{"status":"approved"}',
+      '{"status":0}',
+      '{"status":false}',
+      '{"status":{"x":1}}',
+      '{"status":["pending"]}',
+      "[]",
+      '"pending"',
+      "{not json",
+      "",
+      '{"status":"approved","status":"pending"}',
+      '{"nested":{"status":"approved"}}',
+    ];
+    const db = createTestDb("pg-pending-");
+    try {
+      db.sqlite.exec(`insert into tasks (id, title, state, created_at, updated_at) values ('t', 't', 'COMPLETED', 'x', 'x');
+        insert into task_sessions (id, task_id, state, updated_at) values ('s', 't', 'COMPLETED', 'x')`);
+      const insert = db.sqlite.prepare(
+        `insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at) values (?, 's', 'agent', 'permission_request', '', ?, 'x', 'x')`,
+      );
+      for (const [i, text] of texts.entries()) {
+        db.sqlite.exec("delete from messages");
+        insert.run(`m${i}`, text);
+        const sqlite = db.sqlite.prepare(PROBE_SQL.pendingInput).get("s") !== undefined;
+        expect(isPendingRequest(text), text).toBe(sqlite);
+      }
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
+  let db: PgTestDb;
+  let other: SqlClient;
+  beforeAll(() => {
+    db = createPgTestDb();
+    other = connectPg({ url: db.url });
+  });
+  afterAll(() => {
+    other?.close();
+    db?.close();
+  });
+  beforeEach(() => {
+    db.reset();
+    db.client.exec(`insert into tasks (id, title, state, created_at, updated_at) values ('t', 't', 'COMPLETED', 'x', 'x');
+      insert into task_sessions (id, task_id, state, updated_at) values ('s', 't', 'COMPLETED', 'x');
+      insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at)
+        values ('m1', 's', 'agent', 'tool_execute', '', '{"a": 1.50}', 'x', 'x')`);
+  });
+
+  const rowidOf = (client: SqlClient) => client.one<{ rowid: number }>(`select rowid from messages where id = 'm1'`)!.rowid;
+
+  it("a batch past its deadline is cancelled by the server and rolls back everything it wrote", () => {
+    const store = createPgCompactionStore(db.client);
+    let caught: unknown;
+    try {
+      store.writeTransaction(
+        (tx) => {
+          tx.writeRecordText({ text: '{"written":true}', nowMs: 1 });
+          tx.replaceMetadataIfUnchanged({ rowid: rowidOf(db.client), observed: '{"a": 1.50}', next: "{}" });
+          db.client.one(`select pg_sleep(0.5)`);
+        },
+        { deadlineMs: 50 },
+      );
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(StatementDeadlineError);
+    expect(store.readRecordText()).toBeNull();
+    expect(db.client.one(`select metadata from messages where id = 'm1'`)).toEqual({ metadata: '{"a": 1.50}' });
+    // The timeout was the transaction's own.
+    expect(db.client.one(`select current_setting('statement_timeout') as v`)).toEqual({ v: "30s" });
+  });
+
+  it("rows locked for a rewrite make a foreground writer wait for the commit, which then sees the new text", () => {
+    const store = createPgCompactionStore(db.client);
+    const rowid = rowidOf(db.client);
+    store.writeTransaction((tx) => {
+      tx.lockRowsForRewrite!([rowid]);
+      let waited: unknown;
+      try {
+        other.transaction(() => other.run(`update messages set metadata = '{"fg":1}' where rowid = $1`, [rowid]), { lockTimeoutMs: 30 });
+      } catch (error) {
+        waited = error;
+      }
+      expect((waited as PgError).code).toBe(SQLSTATE.lockNotAvailable);
+      expect(tx.replaceMetadataIfUnchanged({ rowid, observed: '{"a": 1.50}', next: '{"a": 1.50, "compacted": true}' })).toBe(true);
+    });
+    // The foreground's guarded write compares with what is stored now: the batch's text.
+    expect(other.run(`update messages set metadata = '{"fg":1}' where rowid = $1 and metadata = $2`, [rowid, '{"a": 1.50}'])).toBe(0);
+    expect(db.client.one(`select metadata from messages where id = 'm1'`)).toEqual({ metadata: '{"a": 1.50, "compacted": true}' });
+  });
+
+  it("writer transactions of two instances serialize: the record's compare-and-set cannot interleave", () => {
+    const mine = createPgCompactionStore(db.client);
+    const theirs = createPgCompactionStore(other);
+    mine.writeTransaction((tx) => {
+      tx.writeRecordText({ text: '{"revision":1}', nowMs: 1 });
+      // The other instance cannot even read-then-write while this transaction holds the writer lock.
+      expect(() => theirs.writeTransaction((t2) => t2.writeRecordText({ text: '{"revision":1}', nowMs: 2 }), { deadlineMs: 30 })).toThrow(StatementDeadlineError);
+    });
+    expect(theirs.readRecordText()).toBe('{"revision":1}');
+  });
+
+  it("keeps metadata text byte-exact and reads headers without bodies in rowid order", () => {
+    const store = createPgCompactionStore(db.client);
+    const bounds = store.captureBounds();
+    expect(bounds.upperTaskId).toBe("t");
+    const headers = store.listToolRowHeaders({ sessionId: "s", afterRowid: null, upperRowid: bounds.upperMessageRowid!, limit: 10 });
+    expect(headers).toEqual([{ rowid: rowidOf(db.client), id: "m1", type: "tool_execute", bytes: 11 }]);
+    expect(store.readToolRowBodies({ sessionId: "s", rows: headers })[0]!.metadata).toBe('{"a": 1.50}');
+    expect(typeof store.readSchemaVersion()).toBe("number");
+  });
+});

@@ -1,0 +1,106 @@
+// The PostgreSQL implementation of the compaction store, through the
+// synchronous client (server/db/pg). The same verbs and meanings as the
+// SQLite store, with PostgreSQL's means:
+// - a writer transaction takes the compaction writer lock (a transaction
+//   advisory lock: every instance's policy writes and batches serialize on
+//   it, which is what makes the record's compare-and-set work across
+//   instances);
+// - a batch's deadline is a real `statement_timeout` (`set local`): the
+//   server cancels an overrunning statement and the batch rolls back;
+// - the rows a batch rewrites are locked `for update` before its gates are
+//   re-checked, so a foreground writer of one of them waits for the commit
+//   and then sees the rewritten text (its own guard compares exactly);
+// - the schema version is the identity of the messages table plus the count
+//   of applied migrations (a migration or a restore changes it).
+import "server-only";
+import type { SqlClient } from "@/server/db/pg/client";
+import { PgError, SQLSTATE } from "@/server/db/pg/client";
+import { inWriterTransaction } from "@/server/db/pg/writer-lock";
+import { StatementDeadlineError } from "../cleanup/statement-deadline";
+import { RETENTION_SETTINGS_KEY } from "../policy/policy-schema";
+import { TOOL_MESSAGE_TYPES, type CompactionStore, type PassBounds, type RowBody, type RowHeader } from "../store";
+import { pgEligibilityVerbs } from "./pg-eligibility";
+
+const TYPE_LIST = TOOL_MESSAGE_TYPES.map((type) => `'${type}'`).join(", ");
+
+export const PG_CANDIDATE_SQL = {
+  bounds: `select (select max(id) from tasks) as "upperTaskId", (select max(rowid) from messages) as "upperMessageRowid"`,
+  tasks: `select id from tasks where id > $1 and id <= $2 order by id limit $3`,
+  firstTasks: `select id from tasks where id <= $1 order by id limit $2`,
+  sessions: `select id from task_sessions where task_id = $1 and id > $2 order by id limit $3`,
+  // octet_length of a TOASTed text reads its header, not the value.
+  headers: `select rowid, id, type, octet_length(metadata) as bytes from messages
+            where session_id = $1 and rowid > $2 and rowid <= $3 and type in (${TYPE_LIST})
+            order by rowid limit $4`,
+  body: `select rowid, id, type, metadata, octet_length(metadata) as bytes from messages where rowid = $1 and session_id = $2`,
+  lockRows: `select rowid from messages where rowid = any($1::bigint[]) order by rowid for update`,
+  guardedUpdate: `update messages set metadata = $1 where rowid = $2 and metadata = $3`,
+  toolCallRows: `select m.metadata from task_sessions s
+      join task_sessions peer on peer.task_id = s.task_id
+      join messages m on m.session_id = peer.id and m.tool_call_id = $1
+    where s.id = $2 and strpos(m.metadata, $3) > 0`,
+  readRecord: `select value from settings where key = $1`,
+  upsertRecord: `insert into settings (key, value, updated_at_ms) values ($1, $2, $3)
+    on conflict (key) do update set value = excluded.value, updated_at_ms = excluded.updated_at_ms`,
+  schemaVersion: `select ('public.messages'::regclass)::oid::bigint * 1000
+      + coalesce((select count(*) from drizzle.__drizzle_migrations), 0) as version`,
+} as const;
+
+const ids = (rows: Array<{ id: string }>) => rows.map((row) => row.id);
+
+export function createPgCompactionStore(client: SqlClient): CompactionStore {
+  const store: CompactionStore = {
+    writeTransaction(fn, options) {
+      const deadlineMs = options?.deadlineMs;
+      const timeouts = deadlineMs === undefined ? undefined : { statementTimeoutMs: Math.max(1, deadlineMs), lockTimeoutMs: Math.max(1, deadlineMs) };
+      try {
+        return inWriterTransaction(client, "compaction", () => fn(store), timeouts);
+      } catch (error) {
+        // The server cancelled a statement past the batch deadline (or a lock wait ran out): the batch rolled back.
+        if (deadlineMs !== undefined && error instanceof PgError && (error.code === SQLSTATE.queryCanceled || error.code === SQLSTATE.lockNotAvailable)) {
+          throw new StatementDeadlineError(deadlineMs);
+        }
+        throw error;
+      }
+    },
+    inWriteTransaction: () => client.inTransaction,
+
+    readRecordText: () => client.one<{ value: string }>(PG_CANDIDATE_SQL.readRecord, [RETENTION_SETTINGS_KEY])?.value ?? null,
+    writeRecordText({ text, nowMs }) {
+      client.run(PG_CANDIDATE_SQL.upsertRecord, [RETENTION_SETTINGS_KEY, text, nowMs]);
+    },
+    readSchemaVersion: () => client.one<{ version: number }>(PG_CANDIDATE_SQL.schemaVersion)!.version,
+
+    captureBounds() {
+      const row = client.one<PassBounds>(PG_CANDIDATE_SQL.bounds)!;
+      return { upperTaskId: row.upperTaskId, upperMessageRowid: row.upperMessageRowid };
+    },
+    listTaskIds: ({ afterTaskId, upperTaskId, limit }) =>
+      ids(
+        afterTaskId === null
+          ? client.query(PG_CANDIDATE_SQL.firstTasks, [upperTaskId, limit])
+          : client.query(PG_CANDIDATE_SQL.tasks, [afterTaskId, upperTaskId, limit]),
+      ),
+    listSessionIds: ({ taskId, afterSessionId, limit }) => ids(client.query(PG_CANDIDATE_SQL.sessions, [taskId, afterSessionId ?? "", limit])),
+    listToolRowHeaders: ({ sessionId, afterRowid, upperRowid, limit }) =>
+      client.query<RowHeader>(PG_CANDIDATE_SQL.headers, [sessionId, afterRowid ?? 0, upperRowid, limit]),
+    readToolRowBodies({ sessionId, rows }) {
+      const bodies: RowBody[] = [];
+      for (const header of rows) {
+        const row = client.one<RowBody>(PG_CANDIDATE_SQL.body, [header.rowid, sessionId]);
+        if (row) bodies.push(row);
+      }
+      return bodies;
+    },
+    lockRowsForRewrite(rowids) {
+      if (rowids.length > 0) client.query(PG_CANDIDATE_SQL.lockRows, [`{${rowids.map((id) => Math.trunc(id)).join(",")}}`]);
+    },
+    replaceMetadataIfUnchanged: (row) => client.run(PG_CANDIDATE_SQL.guardedUpdate, [row.next, row.rowid, row.observed]) === 1,
+
+    ...pgEligibilityVerbs(client),
+
+    listToolCallMetadata: ({ sessionId, toolCallId, containing }) =>
+      client.query<{ metadata: string }>(PG_CANDIDATE_SQL.toolCallRows, [toolCallId, sessionId, containing]).map((row) => row.metadata),
+  };
+  return store;
+}

@@ -1,0 +1,89 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { manualClock, type Timers } from "@/server/clock";
+import { createTestDb, type TestDb } from "@/server/db/test-db";
+import { createEventBus } from "@/server/events/bus";
+import { sequentialIds } from "@/server/ids";
+import { createLogger } from "@/server/log";
+import { createMaintenanceGuard } from "@/server/maintenance/guard";
+import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
+import { MINUTE_MS } from "@/server/jobs/schedule";
+import { NOW_MS, armPolicy, storeOf } from "../test-support";
+import { createRetentionWorker } from "./worker";
+
+const WATCH_MS = 60_000;
+
+// Every timer waits until the test fires it.
+function parkedTimers() {
+  const parked = new Map<number, { ms: number; fn: () => void }>();
+  let seq = 0;
+  const timers: Timers = {
+    setTimeout(fn, ms) {
+      seq += 1;
+      parked.set(seq, { ms, fn });
+      return seq;
+    },
+    clearTimeout(handle) {
+      parked.delete(handle as number);
+    },
+  };
+  const fire = (ms: number) => {
+    const entry = [...parked.entries()].find(([, p]) => p.ms === ms);
+    if (!entry) throw new Error(`no timer of ${ms} ms`);
+    parked.delete(entry[0]);
+    entry[1].fn();
+  };
+  return { timers, parked, fire };
+}
+
+describe("retention worker: changes made by another process", () => {
+  let t: TestDb;
+  beforeEach(() => {
+    t = createTestDb();
+  });
+  afterEach(() => t.close());
+
+  const makeWorker = (options: { watchRecordMs?: number }) => {
+    const clock = manualClock(NOW_MS);
+    const { timers, parked, fire } = parkedTimers();
+    const worker = createRetentionWorker({
+      store: storeOf(t.sqlite),
+      maintenance: createSqliteMaintenanceStore(t),
+      dbFile: t.file,
+      clock,
+      timers,
+      log: createLogger({ level: "silent" }),
+      newId: sequentialIds("op"),
+      bus: createEventBus(),
+      guard: createMaintenanceGuard(),
+      ...options,
+    });
+    return { worker, parked, fire };
+  };
+
+  it("a started worker arms the daily schedule for a policy another process enabled, at its next record watch", async () => {
+    const { worker, fire } = makeWorker({ watchRecordMs: WATCH_MS });
+    worker.start();
+    expect(worker.nextTimerAt()).toBeNull();
+    // The operator CLI enables and approves compaction in the shared record.
+    armPolicy(t.sqlite, { value: 1, unit: "weeks" }, NOW_MS);
+    expect(worker.nextTimerAt()).toBeNull();
+    fire(WATCH_MS);
+    expect(worker.nextTimerAt()).toBe(NOW_MS + MINUTE_MS);
+    await worker.stop();
+  });
+
+  it("a foreground worker (the CLI's) neither watches nor schedules; stop clears the watch", async () => {
+    const foreground = makeWorker({ watchRecordMs: WATCH_MS });
+    armPolicy(t.sqlite, { value: 1, unit: "weeks" }, NOW_MS);
+    foreground.worker.startForeground();
+    expect(foreground.parked.size).toBe(0);
+    expect(foreground.worker.nextTimerAt()).toBeNull();
+    await foreground.worker.stop();
+
+    const server = makeWorker({ watchRecordMs: WATCH_MS });
+    server.worker.start();
+    expect([...server.parked.values()].some((p) => p.ms === WATCH_MS)).toBe(true);
+    await server.worker.stop();
+    expect(server.parked.size).toBe(0);
+  });
+});

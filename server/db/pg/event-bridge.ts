@@ -1,0 +1,87 @@
+// Live events to every instance's browsers: each instance publishes its bus
+// events with NOTIFY on one channel and re-publishes the other instances'
+// events it receives on a LISTEN session into its own bus. Events carry ids
+// and counts only (never payload text), as on one instance. NOTIFY payloads
+// are capped at 8000 bytes: a batch's list of changed message ids is split
+// across several notifications when it would not fit.
+import type { SystemEvent } from "@/lib/events/api";
+import type { Timers } from "@/server/clock";
+import type { EventBus } from "@/server/events/bus";
+import type { Logger } from "@/server/log";
+import type { SqlClient } from "./client";
+
+export const EVENTS_CHANNEL = "retention_events";
+const MAX_PAYLOAD_BYTES = 7_900;
+export const EVENTS_POLL_MS = 250;
+
+type Envelope = { from: string; event: SystemEvent };
+
+/** The notifications one event becomes (a long messages_changed list is split). */
+export function envelopesOf(from: string, event: SystemEvent): string[] {
+  const text = JSON.stringify({ from, event } satisfies Envelope);
+  if (Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES) return [text];
+  if (event.type !== "messages_changed" || event.messageIds.length < 2) return [];
+  const half = Math.ceil(event.messageIds.length / 2);
+  return [
+    ...envelopesOf(from, { ...event, messageIds: event.messageIds.slice(0, half) }),
+    ...envelopesOf(from, { ...event, messageIds: event.messageIds.slice(half) }),
+  ];
+}
+
+export type EventBridge = { stop(): void };
+
+/**
+ * Wraps `local` so its events also reach the other instances, and feeds
+ * theirs into it. `sender` sends NOTIFYs (any connection of this instance);
+ * `listener` is a dedicated session that only LISTENs.
+ */
+export function bridgeEventBus(options: {
+  local: EventBus;
+  sender: SqlClient;
+  listener: SqlClient;
+  instanceId: string;
+  timers: Timers;
+  log: Logger;
+  pollMs?: number;
+}): EventBus & EventBridge {
+  const { local, sender, listener, instanceId, timers, log } = options;
+  listener.exec(`listen ${EVENTS_CHANNEL}`);
+  let stopped = false;
+  let timer: unknown = null;
+
+  const poll = () => {
+    timer = null;
+    if (stopped) return;
+    try {
+      for (const note of listener.drainNotifications()) {
+        if (note.channel !== EVENTS_CHANNEL) continue;
+        const envelope = JSON.parse(note.payload) as Envelope;
+        if (envelope.from !== instanceId) local.publish(envelope.event);
+      }
+    } catch (error) {
+      log.warn({ err: { name: (error as Error).name } }, "event bridge poll failed");
+    }
+    timer = timers.setTimeout(poll, options.pollMs ?? EVENTS_POLL_MS);
+  };
+  poll();
+
+  return {
+    publish(event) {
+      local.publish(event);
+      if (stopped) return;
+      try {
+        for (const payload of envelopesOf(instanceId, event)) sender.one(`select pg_notify($1, $2)`, [EVENTS_CHANNEL, payload]);
+      } catch (error) {
+        // Live progress is best effort: status re-reads the durable record.
+        log.warn({ err: { name: (error as Error).name } }, "event notify failed");
+      }
+    },
+    subscribe: (fn) => local.subscribe(fn),
+    size: () => local.size(),
+    stop() {
+      stopped = true;
+      if (timer) timers.clearTimeout(timer);
+      timer = null;
+    },
+  };
+}

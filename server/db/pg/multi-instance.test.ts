@@ -1,0 +1,163 @@
+// Two app instances on one PostgreSQL database: one worker at a time (the
+// advisory-lock lease), a killed holder's pass finished by the other with the
+// counts of an uninterrupted run, events reaching the other instance, and
+// the policy compare-and-set holding across instances.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SystemEvent } from "@/lib/events/api";
+import type { Timers } from "@/server/clock";
+import { armPolicyOn, shellMetadata } from "@/server/compaction/test-support";
+import { updateRetentionRecord } from "@/server/compaction/policy/record";
+import { createLogger } from "@/server/log";
+import { createRuntime, openRuntime, type OpenRuntime } from "@/server/runtime";
+import { createEmptyPgDatabase, TEST_POSTGRES_URL } from "./test-db";
+
+// Real timers with every delay compressed: lease polls, the one-minute
+// readiness delay and continuations all happen within milliseconds.
+const fastTimers: Timers = {
+  setTimeout: (fn, ms) => setTimeout(fn, Math.min(ms, 10)),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+const OLD = "2025-01-01T00:00:00Z";
+const TASKS = 12;
+const PER_TASK = 25;
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function database() {
+  const db = createEmptyPgDatabase();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pg-multi-"));
+  cleanups.push(() => {
+    db.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return { url: db.url, dir };
+}
+
+function instance(db: { url: string; dir: string }): OpenRuntime {
+  const rt = openRuntime(
+    createRuntime({
+      env: { DATABASE_URL: db.url, DATA_DIR: db.dir },
+      log: createLogger({ level: "silent" }),
+      timers: fastTimers,
+      worker: { pass: { yieldMs: 5 } },
+    }),
+  );
+  if (!rt) throw new Error("the instance did not open its database");
+  cleanups.push(() => rt.stop());
+  return rt;
+}
+
+function seed(rt: OpenRuntime): number {
+  const store = rt.stores.workspace;
+  store.writeTransaction((tx) => {
+    for (let t = 0; t < TASKS; t += 1) {
+      const id = `t${String(t).padStart(3, "0")}`;
+      tx.insertTask({ id, title: id, state: "COMPLETED", createdAt: OLD, updatedAt: OLD, queuedForStep: false });
+      tx.insertSession({ id: `${id}-s`, taskId: id, state: "COMPLETED", startedAt: OLD, updatedAt: OLD, completedAt: OLD });
+      tx.insertTurn({ id: `${id}-u`, sessionId: `${id}-s`, startedAt: OLD, completedAt: OLD });
+      for (let m = 0; m < PER_TASK; m += 1) {
+        tx.insertMessage({
+          id: `${id}-m${m}`,
+          sessionId: `${id}-s`,
+          turnId: `${id}-u`,
+          authorType: "agent",
+          type: "tool_execute",
+          content: "tool",
+          metadata: shellMetadata(`${id}-c${m}`, "y".repeat(20_000)),
+          toolCallId: `${id}-c${m}`,
+          createdAt: OLD,
+          updatedAt: OLD,
+        });
+      }
+    }
+  });
+  return armPolicyOn(rt.stores.compaction, { value: 1, unit: "weeks" }, Date.now());
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function latestRun(rt: OpenRuntime) {
+  const text = rt.stores.compaction.readRecordText();
+  return text ? (JSON.parse(text).runtime.latestRun as { state: string; changedMessages: number; payloadBytes: number } | null) : null;
+}
+
+function storedRows(rt: OpenRuntime): Array<{ id: string; metadata: string }> {
+  return rt.stores.workspace.writeTransaction(() => {
+    const rows: Array<{ id: string; metadata: string }> = [];
+    for (let t = 0; t < TASKS; t += 1) {
+      const task = rt.stores.workspace.readTaskTree(`t${String(t).padStart(3, "0")}`);
+      for (const session of task?.sessions ?? []) for (const message of session.messages) rows.push({ id: message.id, metadata: message.metadata });
+    }
+    return rows;
+  });
+}
+
+describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL database", () => {
+  it("exactly one instance runs the worker; a killed holder's pass is finished by the other with an uninterrupted run's counts", async () => {
+    // The uninterrupted run, on a database of its own with the same data.
+    // Armed before start: the scheduled pass starts after readiness (compressed timers).
+    const alone = instance(database());
+    seed(alone);
+    alone.start();
+    await until(() => latestRun(alone)?.state === "succeeded", "the uninterrupted pass");
+    const expected = latestRun(alone)!;
+    expect(expected.changedMessages).toBe(TASKS * PER_TASK);
+
+    const db = database();
+    const a = instance(db);
+    const b = instance(db);
+    seed(a);
+    // B's browsers see A's progress (LISTEN/NOTIFY).
+    const seenByB: SystemEvent[] = [];
+    b.bus.subscribe((event) => seenByB.push(event));
+    // Kill A after its first committed batch: every session it had ends at once, as when the process dies.
+    let batches = 0;
+    a.bus.subscribe((event) => {
+      if (event.type === "messages_changed" && ++batches === 1) a.pg!.close();
+    });
+    a.start();
+    expect(a.compaction.isRunning()).toBe(true);
+    b.start();
+    expect(b.compaction.isRunning()).toBe(false);
+    await until(() => b.compaction.isRunning(), "B taking over the lease");
+    await until(() => latestRun(b)?.state === "succeeded", "B finishing the pass");
+
+    expect(batches).toBe(1);
+    expect(seenByB.some((event) => event.type === "messages_changed")).toBe(true);
+    const finished = latestRun(b)!;
+    expect({ changed: finished.changedMessages, bytes: finished.payloadBytes }).toEqual({ changed: expected.changedMessages, bytes: expected.payloadBytes });
+    // No half-written row: each is either compacted (valid JSON with the marker) or untouched; and all were compacted.
+    const rows = storedRows(b);
+    expect(rows).toHaveLength(TASKS * PER_TASK);
+    for (const row of rows) expect((JSON.parse(row.metadata) as { payload_retention?: unknown }).payload_retention, row.id).toBeDefined();
+  }, 60_000);
+
+  it("the policy compare-and-set holds across instances: a stale revision from the other instance is refused", () => {
+    const db = database();
+    const a = instance(db);
+    const b = instance(db);
+    const update = (rt: OpenRuntime, expectedRevision: number) =>
+      updateRetentionRecord(rt.stores.compaction, {
+        nowMs: Date.now(),
+        expectedRevision,
+        mutate: (current) => ({ ...current, policy: { ...current.policy, enabled: !current.policy.enabled } }),
+      });
+    const first = update(a, 0);
+    expect(first.record.policy.revision).toBe(1);
+    expect(() => update(b, 0)).toThrow();
+    expect(update(b, 1).record.policy.revision).toBe(2);
+  });
+});
