@@ -123,7 +123,7 @@ async function runMode(o: Options, mode: ModeConfig["mode"]) {
       turns: o.turns,
       payloadBytes: o.payloadBytes,
       snapshotFrequency: o.frequency,
-      regenerateEvery: mode === "full" ? o.regenerateEvery : 0,
+      regenerateEvery: o.regenerateEvery,
       scriptMs: Math.round(scriptMs),
       baseline,
       withAdmission,
