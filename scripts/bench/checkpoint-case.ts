@@ -1,6 +1,8 @@
 // One benchmark case, run in a fresh child process by checkpoint-channels.ts:
 // N scripted turns on SqliteSaver (through our saver wrapper and accessor) in
-// a temp database, then warm/cold reads, storage stats and a digest of the
+// a temp database with admission cleanup on, as production runs them (each
+// run reclaims the previous run's duration leaf), then warm/cold reads, a
+// branch from the first answer, storage stats and a digest of the
 // materialized conversation. Prints one JSON object on stdout.
 import fs from "node:fs";
 import os from "node:os";
@@ -15,7 +17,9 @@ import type { ModeConfig } from "@/server/checkpoints/mode";
 import { startRun } from "@/server/checkpoints/runs";
 import { openSqliteCheckpoints } from "@/server/checkpoints/sqlite-saver";
 import { createThreadLocks } from "@/server/checkpoints/thread-lock";
-import { createThread } from "@/server/checkpoints/threads";
+import { branch, createThread } from "@/server/checkpoints/threads";
+import { admissionHook } from "@/server/checkpoints/cleanup/admission-cleanup";
+import type { AIMessage } from "@langchain/core/messages";
 
 export type CaseInput = { mode: ModeConfig["mode"]; snapshotFrequency: number; turns: number; payloadBytes: number; tmpdir?: string };
 
@@ -48,9 +52,16 @@ export async function runCase(input: CaseInput): Promise<Record<string, unknown>
   const config: ModeConfig = { mode: input.mode, snapshotFrequency: input.snapshotFrequency };
   try {
     const handle = openDatabase({ file });
-    const { saver } = openSqliteCheckpoints({ sqlite: handle.sqlite, mode: config.mode });
+    const { saver, store } = openSqliteCheckpoints({ sqlite: handle.sqlite, mode: config.mode });
     const accessor = createCheckpointAccessor({ saver, config });
-    const deps = { accessor, clock: systemClock, newId: sequentialIds(), locks: createThreadLocks(), toolPayloadBytes: input.payloadBytes };
+    const deps = {
+      accessor,
+      clock: systemClock,
+      newId: sequentialIds(),
+      locks: createThreadLocks(),
+      toolPayloadBytes: input.payloadBytes,
+      admit: admissionHook({ store }),
+    };
     const { threadId } = await createThread(deps);
     const latencies: number[] = [];
     const writeStart = performance.now();
@@ -76,6 +87,12 @@ export async function runCase(input: CaseInput): Promise<Record<string, unknown>
     const dbWalBytes = (sizes.dbBytes ?? 0) + (sizes.walBytes ?? 0);
     // Cold read: a new connection, saver, accessor and compiled graph.
     const c0 = performance.now();
+    // Branch from the first answer (lineage walk + one materialization), timed
+    // after the sizes so the new thread's rows are not counted.
+    const firstAnswer = warm!.values.messages.find((m) => m.getType() === "ai" && !(m as AIMessage).tool_calls?.length);
+    const b0 = performance.now();
+    if (firstAnswer) await branch(deps, threadId, String(firstAnswer.id));
+    const branchMs = performance.now() - b0;
     const coldSqlite = new Database(file);
     const { saver: coldSaver } = openSqliteCheckpoints({ sqlite: coldSqlite, mode: config.mode });
     const cold = await createCheckpointAccessor({ saver: coldSaver, config }).getState(threadId);
@@ -94,6 +111,8 @@ export async function runCase(input: CaseInput): Promise<Record<string, unknown>
       writeP99Ms: round(percentile(sorted, 99)),
       warmReadMs: round(warmReadMs),
       coldReadMs: round(coldReadMs),
+      branchMs: round(branchMs),
+      admission: true,
       checkpointRows: checkpoints.n,
       checkpointBytes: checkpoints.b,
       writeRows: writes.n,

@@ -1,6 +1,6 @@
 // Checkpoint retention benchmark: per mode, N turns through the run API on
-// a fresh database (regenerating an answer every K turns in full mode, which
-// leaves sibling branches), then
+// a fresh database (regenerating an answer every K turns in both modes: full
+// mode forks and leaves sibling branches, delta linearizes), then
 //  - baseline: rows and bytes per table as the runtime left them,
 //  - admission: the same script on a second thread with admission cleanup,
 //  - engine: the exhaustive maintenance pass on the baseline thread
@@ -60,11 +60,12 @@ async function conversation(accessor: CheckpointAccessor, threadId: string): Pro
   return JSON.stringify(s?.values.messages.map((m) => [m.id, m.content]));
 }
 
-async function script(d: RunDeps, threadId: string, o: Options, mode: ModeConfig["mode"]): Promise<void> {
+async function script(d: RunDeps, threadId: string, o: Options): Promise<void> {
   for (let turn = 1; turn <= o.turns; turn += 1) {
     const r = await startRun(d, { threadId, content: `turn ${turn}` });
     if (r.status !== "success") throw new Error(`turn ${turn} failed`);
-    if (mode === "full" && o.regenerateEvery > 0 && turn % o.regenerateEvery === 0) {
+    // The same workload in both modes (delta linearizes the regenerate).
+    if (o.regenerateEvery > 0 && turn % o.regenerateEvery === 0) {
       const s = await d.accessor.getState(threadId);
       const reply = s!.values.messages.filter((m) => m.getType() === "ai").at(-1)!;
       await regenerate(d, threadId, String(reply.id));
@@ -94,13 +95,13 @@ async function runMode(o: Options, mode: ModeConfig["mode"]) {
     const plain = deps(accessor, o.payloadBytes, "plain");
     const { threadId: baselineThread } = await createThread(plain);
     const started = performance.now();
-    await script(plain, baselineThread, o, mode);
+    await script(plain, baselineThread, o);
     const scriptMs = performance.now() - started;
     const baseline = store.threadTotals(baselineThread);
 
     const admitted = { ...deps(accessor, o.payloadBytes, "admit"), admit: admissionHook({ store }) };
     const { threadId: admissionThread } = await createThread(admitted);
-    await script(admitted, admissionThread, o, mode);
+    await script(admitted, admissionThread, o);
     const withAdmission = store.threadTotals(admissionThread);
 
     // Flat cost: one admission on a 1-turn thread vs on the N-turn thread (same run).
@@ -122,7 +123,7 @@ async function runMode(o: Options, mode: ModeConfig["mode"]) {
       turns: o.turns,
       payloadBytes: o.payloadBytes,
       snapshotFrequency: o.frequency,
-      regenerateEvery: mode === "full" ? o.regenerateEvery : 0,
+      regenerateEvery: o.regenerateEvery,
       scriptMs: Math.round(scriptMs),
       baseline,
       withAdmission,

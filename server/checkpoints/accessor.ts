@@ -11,6 +11,8 @@ import { MODE_MARKER_KEY } from "./stamping-saver";
 import type { ModeConfig } from "./mode";
 import { mutationGraph, MUTATION_NODE } from "./mutation-graph";
 import { readRetryingOnce, type RetentionEpochs } from "./cleanup/epoch";
+import { AppError } from "@/server/errors";
+import type { PathBreak } from "./store";
 import { schemaDefaults, type AgentValues } from "./schema";
 
 export type ThreadSnapshot = {
@@ -106,8 +108,25 @@ export function createCheckpointAccessor(options: AccessorOptions) {
     }
   }
 
+  type PathReader = { pathBreak(threadId: string, fromId?: string): PathBreak | null };
+  const pathReader = typeof (saver as unknown as Partial<PathReader>).pathBreak === "function" ? (saver as unknown as PathReader) : null;
+
+  /**
+   * Fails closed when the parent chain from the checkpoint (default: the
+   * head) is broken, in both modes: a full checkpoint would still read
+   * complete, but a thread whose lineage was cut is not answered from a
+   * guess (every read, run, branch and regenerate then answers 409).
+   */
+  function assertIntactPath(threadId: string, checkpointId?: string): void {
+    const broken = pathReader?.pathBreak(threadId, checkpointId);
+    if (!broken) return;
+    const why = broken.kind === "cycle" ? `cycle at checkpoint ${broken.checkpointId}` : `checkpoint ${broken.checkpointId} points at missing parent ${broken.parentId}`;
+    throw new AppError("checkpoint_lineage_integrity", `Checkpoint lineage of thread ${threadId} is broken: ${why}`, { threadId });
+  }
+
   async function readState(threadId: string, checkpointId?: string): Promise<ThreadSnapshot | null> {
     if (!(await gate(threadId))) return null;
+    assertIntactPath(threadId, checkpointId);
     const graph = graphOrNull();
     if (!graph) {
       const tuple = await saver.getTuple(threadConfig(threadId, checkpointId));
@@ -123,6 +142,19 @@ export function createCheckpointAccessor(options: AccessorOptions) {
     return readRetryingOnce(options.epochs, threadId, () => readState(threadId, checkpointId));
   }
 
+  /**
+   * State of a checkpoint the caller resolved through a gated read of the
+   * same thread (lineage probes): no second gate and no existence pre-read,
+   * so one materialization per call. A missing checkpoint answers null.
+   */
+  async function stateAt(threadId: string, checkpointId: string): Promise<ThreadSnapshot | null> {
+    const graph = graphOrNull();
+    if (!graph) return readState(threadId, checkpointId);
+    const snapshot = await graph.getState(threadConfig(threadId, checkpointId));
+    // A missing checkpoint comes back as an empty snapshot without metadata.
+    return snapshot.metadata === undefined ? null : fromSnapshot(threadId, snapshot);
+  }
+
   /** Newest first. 0 -> [] without touching storage; undefined -> unlimited. */
   async function history(threadId: string, limit?: number): Promise<ThreadSnapshot[]> {
     if (limit === 0) return [];
@@ -131,6 +163,7 @@ export function createCheckpointAccessor(options: AccessorOptions) {
 
   async function readHistory(threadId: string, limit?: number): Promise<ThreadSnapshot[]> {
     if (!(await gate(threadId))) return [];
+    assertIntactPath(threadId);
     const graph = graphOrNull();
     const out: ThreadSnapshot[] = [];
     if (!graph) {
@@ -147,6 +180,20 @@ export function createCheckpointAccessor(options: AccessorOptions) {
   async function rawTuple(threadId: string, checkpointId?: string): Promise<CheckpointTuple | undefined> {
     if (!(await gate(threadId))) return undefined;
     return saver.getTuple(threadConfig(threadId, checkpointId));
+  }
+
+  type LinkReader = { parentLinks(threadId: string): Map<string, string | null> };
+  const linkReader = typeof (saver as unknown as Partial<LinkReader>).parentLinks === "function" ? (saver as unknown as LinkReader) : null;
+
+  /**
+   * Parent link of every checkpoint of the thread (ids only, nothing decoded),
+   * gated; null when the saver cannot answer it (the walk then steps through
+   * raw tuples).
+   */
+  async function parentLinks(threadId: string): Promise<Map<string, string | null> | null> {
+    if (!linkReader) return null;
+    await gate(threadId);
+    return linkReader.parentLinks(threadId);
   }
 
   /** Raw tuples newest first (bounded fallback scans), gated. */
@@ -181,5 +228,5 @@ export function createCheckpointAccessor(options: AccessorOptions) {
     return threadConfig(threadId, checkpointId);
   }
 
-  return { config, saver, gate, getState, history, rawTuple, rawList, replace, runConfig, graph: () => build(config, saver) };
+  return { config, saver, gate, assertIntactPath, getState, stateAt, history, rawTuple, rawList, parentLinks, replace, runConfig, graph: () => build(config, saver) };
 }

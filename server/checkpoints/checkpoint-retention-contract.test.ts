@@ -3,7 +3,10 @@
 // four ways: latest resume, explicit checkpointId resume, branch from an
 // older visible turn, orphan writes. Every case runs in full and delta mode.
 import { afterEach, describe, expect, it } from "vitest";
+import { isAppError } from "@/server/errors";
+import { ERROR_STATUS } from "@/lib/api/error-codes";
 import { startRun } from "./runs";
+import { branch, readThreadHistory, readThreadState, regenerate } from "./threads";
 import {
   ALL_OK,
   buildLeafSibling,
@@ -61,8 +64,63 @@ describe.each(MODES)("checkpoint retention contract (%s mode)", (_name, config) 
     const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
     forceDelete(h, shape.threadId, [ancestor]);
     const result = await verifyFourWays(h, shape.threadId, expectAfter);
-    expect(result.branch).toBe("checkpoint_lineage_integrity");
-    expect(result.orphans).toBe(0);
+    // The ancestor lies below the delta snapshot window of the head, so a
+    // delta read would still see the whole conversation: the path check
+    // fails it closed anyway, in both modes. A full-mode resume of the
+    // older handle forks from an intact lineage and still works; delta
+    // writes every resume onto the broken head, so it fails closed.
+    const broken = "checkpoint_lineage_integrity";
+    expect(result).toEqual({ ...ALL_OK, latest: broken, branch: broken, explicit: config.mode === "full" ? "ok" : broken });
+  });
+
+  it("[CRC-02] [CCM-14] a dangling parent fails closed on every read path", async () => {
+    h = openHarness(config);
+    const shape = await buildLinear(h, 4);
+    const [firstReply] = await (async () => {
+      const s = await h!.accessor.getState(shape.threadId);
+      return s!.values.messages.filter((m) => m.getType() === "ai" && !((m as { tool_calls?: unknown[] }).tool_calls?.length)).map((m) => String(m.id));
+    })();
+    // The head's parent goes: the head now points at a missing checkpoint.
+    forceDelete(h, shape.threadId, [parentOf(h, shape.threadId, shape.headId)]);
+    const before = h.store.threadTotals(shape.threadId).checkpoints;
+    const deps = h.deps;
+    const threadId = shape.threadId;
+    async function code(fn: () => Promise<unknown>): Promise<string> {
+      try {
+        const value = await fn();
+        return value && typeof value === "object" && "status" in value && value.status !== "success" ? `run_${String(value.status)}` : "ok";
+      } catch (error) {
+        if (!isAppError(error)) throw error;
+        // The 409 names the thread.
+        expect(error.message).toContain(threadId);
+        expect(ERROR_STATUS[error.code]).toBe(409);
+        return error.code;
+      }
+    }
+    const outcomes = {
+      state: await code(() => readThreadState(deps, threadId)),
+      history: await code(() => readThreadHistory(deps, threadId, 10)),
+      run: await code(() => startRun(deps, { threadId, content: "after the deletion" })),
+      branch: await code(() => branch(deps, threadId, firstReply!)),
+      regenerate: await code(() => regenerate(deps, threadId, firstReply!)),
+    };
+    // Full state would read complete without ancestors; both modes refuse
+    // it rather than answer from a cut lineage.
+    const broken = "checkpoint_lineage_integrity";
+    expect(outcomes).toEqual({ state: broken, history: broken, run: broken, branch: broken, regenerate: broken });
+    // Nothing was written by the refused run.
+    expect(h.store.threadTotals(threadId).checkpoints).toBe(before);
+  });
+
+  it("[CCM-13] a parent cycle fails closed on reads and runs, naming the thread", async () => {
+    h = openHarness(config);
+    const shape = await buildLinear(h, 2);
+    const root = [...loadThreadGraph(h.store, shape.threadId).nodes.values()].find((n) => n.parentId === null)!;
+    h.sqlite.prepare("UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_id = ?").run(shape.headId, shape.threadId, root.id);
+    expect(h.store.pathBreak(shape.threadId)).toMatchObject({ kind: "cycle" });
+    for (const read of [() => readThreadState(h!.deps, shape.threadId), () => startRun(h!.deps, { threadId: shape.threadId, content: "after" })]) {
+      await expect(read()).rejects.toMatchObject({ code: "checkpoint_lineage_integrity", message: expect.stringContaining(shape.threadId) });
+    }
   });
 
   it("[CRC-03] pending writes are retained state, not garbage", async () => {

@@ -3,9 +3,14 @@
 // id/ts) parented on the head whose metadata carries the run's duration and
 // the cumulative run_durations / run_message_ids maps. This is the one
 // sanctioned raw write; it goes through the saver's put so parentage holds.
+// In delta mode the copy leaves out the delta channels' stored values (a
+// snapshot of the whole conversation on snapshot steps): with the same
+// channel_versions and no writes of its own, a read of the leaf walks to the
+// parent and finds the same seed, so the copy would only duplicate bytes.
 import { copyCheckpoint, uuid6, type CheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import type { Clock } from "@/server/clock";
 import type { CheckpointAccessor } from "./accessor";
+import { DELTA_CHANNELS } from "./schema";
 
 export type RunDurationEntry = { run_id: string; duration_ms: number };
 
@@ -51,13 +56,14 @@ export type PersistDurationOptions = {
   clock: Clock;
 };
 
-/** Appends the duration-only leaf; answers its checkpoint id. */
-export async function persistRunDuration(options: PersistDurationOptions): Promise<string> {
+/** Appends the duration-only leaf; answers its id and the state checkpoint it clones. */
+export async function persistRunDuration(options: PersistDurationOptions): Promise<{ leafId: string; stateId: string }> {
   const { accessor, threadId, runId, durationMs, clock } = options;
   const head = await accessor.rawTuple(threadId);
   if (!head) throw new Error("duration checkpoint without a head");
   const headMeta = (head.metadata ?? {}) as Record<string, unknown>;
   const checkpoint = copyCheckpoint(head.checkpoint);
+  if (accessor.config.mode === "delta") for (const channel of DELTA_CHANNELS) delete checkpoint.channel_values[channel];
   const step = typeof headMeta.step === "number" ? headMeta.step + 1 : 0;
   // "Latest" is the greatest id: the leaf must sort after its parent even
   // when both were minted in the same millisecond.
@@ -79,5 +85,5 @@ export async function persistRunDuration(options: PersistDurationOptions): Promi
     run_message_ids: { ...options.previous.run_message_ids, [runId]: options.messageIds },
   } as unknown as CheckpointMetadata;
   const written = await accessor.saver.put(accessor.runConfig(threadId, headId), checkpoint, metadata, {});
-  return String(written.configurable?.checkpoint_id);
+  return { leafId: String(written.configurable?.checkpoint_id), stateId: headId };
 }

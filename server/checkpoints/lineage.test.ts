@@ -40,6 +40,11 @@ function fakeAccessor(nodes: FakeNode[], calls: { rawList: number[] } = { rawLis
       const n = id ? byId.get(id) : nodes[0];
       return n ? snapshot(n) : null;
     },
+    stateAt: async (_t: string, id: string) => {
+      const n = byId.get(id);
+      return n ? snapshot(n) : null;
+    },
+    parentLinks: async () => null,
     rawList: async (_t: string, limit: number) => {
       calls.rawList.push(limit);
       return nodes.slice(0, limit).map(tuple);
@@ -113,11 +118,22 @@ describe("replay lineage", () => {
       { id: "c1", messages: [] },
     ]);
     expect(await lineageError(findCheckpointBeforeMessage({ accessor: mismatch, threadId: "t", messageId: "m" }))).toContain("reappears");
-    const deep = fakeAccessor(Array.from({ length: 10 }, (_, i) => ({ id: `c${10 - i}`, parent: i < 9 ? `c${9 - i}` : null, messages: ["m"] })));
-    expect(await lineageError(findCheckpointBeforeMessage({ accessor: deep, threadId: "t", messageId: "m", maxDepth: 5 }))).toContain("within 5");
-    // The real default limit is 400.
-    const long = fakeAccessor(Array.from({ length: 401 }, (_, i) => ({ id: `c${401 - i}`, parent: `c${400 - i}`, messages: ["m"] })));
-    expect(await lineageError(findCheckpointBeforeMessage({ accessor: long, threadId: "t", messageId: "m" }))).toContain("within 400");
+    // A far-down cycle is still caught (the only bound on an intact walk is the cycle guard).
+    const far = fakeAccessor(Array.from({ length: 1000 }, (_, i) => ({ id: `c${1000 - i}`, parent: i < 999 ? `c${999 - i}` : "c900", messages: ["m"] })));
+    expect(await lineageError(findCheckpointBeforeMessage({ accessor: far, threadId: "t", messageId: "m" }))).toContain("cycle");
+  });
+
+  it("[CCM-14] an intact chain has no depth budget: the base lies 3,000 checkpoints down and few states are read", async () => {
+    const nodes: FakeNode[] = [];
+    const n = 3000;
+    for (let i = 0; i < n; i += 1) nodes.push({ id: `c${n - i}`, parent: `c${n - i - 1}`, messages: ["b", "m"], duration: i % 6 === 0 });
+    nodes.push({ id: "c0", parent: "r", messages: ["b"] });
+    nodes.push({ id: "r", messages: [] });
+    const reads = { getState: 0 };
+    const accessor = fakeAccessor(nodes);
+    const counted = { ...accessor, stateAt: (...a: Parameters<typeof accessor.stateAt>) => ((reads.getState += 1), accessor.stateAt(...a)) } as CheckpointAccessor;
+    expect(await findCheckpointBeforeMessage({ accessor: counted, threadId: "t", messageId: "m" })).toBe("c0");
+    expect(reads.getState).toBeLessThan(20);
   });
 
   it("[CCM-14] the fallback reads 400 raw checkpoints, skips duration-only ones, takes 200 effective and needs an addressable idle base", async () => {

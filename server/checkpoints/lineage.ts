@@ -1,14 +1,18 @@
 // Replay base lookup for branch and regenerate: walk parent links from the
-// head to the newest checkpoint before the target message. Integrity
-// problems fail closed; only an explicitly missing legacy parent link falls
-// back to a bounded newest-first scan (never a global chronological pick,
+// head to the newest idle checkpoint before the target message. The walk
+// reads ids and parent links only (one query for the whole thread); state is
+// materialized only to bisect the path (a message, once written on a path,
+// stays in every later checkpoint of it) and to check the base, so a
+// 1,000-turn thread costs a few dozen reads, not thousands. There is no depth
+// budget on an intact chain beyond the cycle guard. Integrity problems fail
+// closed; only an explicitly missing legacy parent link falls back to the
+// bounded newest-first scan of CCM-14 (never a global chronological pick,
 // which could select a sibling created by regeneration).
 import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { AppError } from "@/server/errors";
-import type { CheckpointAccessor } from "./accessor";
+import type { CheckpointAccessor, ThreadSnapshot } from "./accessor";
 import { isDurationOnly } from "./durations";
 
-export const LINEAGE_DEPTH_LIMIT = 400;
 export const FALLBACK_RAW_LIMIT = 400;
 export const FALLBACK_EFFECTIVE_LIMIT = 200;
 
@@ -29,57 +33,108 @@ function idOf(tuple: CheckpointTuple): string | undefined {
   return typeof id === "string" && id !== "" ? id : undefined;
 }
 
-type Probe = { hasTarget: boolean; idle: boolean };
+type Probe = { hasTarget: boolean; idle: boolean; durationOnly: boolean; ids: string[] };
 
 async function probe(accessor: CheckpointAccessor, threadId: string, checkpointId: string, messageId: string): Promise<Probe> {
-  const snapshot = await accessor.getState(threadId, checkpointId);
+  // The walk starts with a gated read of the head, so probes skip the gate.
+  const snapshot: ThreadSnapshot | null = await accessor.stateAt(threadId, checkpointId);
   if (!snapshot) throw integrity(threadId, `checkpoint ${checkpointId} cannot be read`);
-  return { hasTarget: snapshot.values.messages.some((m) => m.id === messageId), idle: snapshot.next.length === 0 };
+  const ids = snapshot.values.messages.map((m) => String(m.id));
+  return { hasTarget: ids.includes(messageId), idle: snapshot.next.length === 0, durationOnly: isDurationOnly(snapshot.metadata), ids };
 }
 
-export type LineageOptions = { accessor: CheckpointAccessor; threadId: string; messageId: string; maxDepth?: number };
+export type LineageOptions = {
+  accessor: CheckpointAccessor;
+  threadId: string;
+  messageId: string;
+  /**
+   * A snapshot the caller just read through a gated read (branch, regenerate):
+   * the walk starts at its checkpoint and uses its message ids instead of
+   * materializing the head a second time. Default: the thread's head.
+   */
+  from?: { checkpointId: string; messageIds: readonly string[] };
+};
+
+/** Ids from `startId` to the thread's root, following parent links; no state is read. */
+async function pathToRoot(accessor: CheckpointAccessor, threadId: string, startId: string): Promise<string[]> {
+  const links = await accessor.parentLinks(threadId);
+  const path: string[] = [];
+  const visited = new Set<string>();
+  let id = startId;
+  let tuple: CheckpointTuple | undefined = links ? undefined : await accessor.rawTuple(threadId, startId);
+  if (links ? !links.has(id) : !tuple) throw integrity(threadId, `checkpoint ${id} vanished during the walk`);
+  for (;;) {
+    if (visited.has(id)) throw integrity(threadId, `cycle at checkpoint ${id}`);
+    visited.add(id);
+    path.push(id);
+    let parentId: unknown;
+    if (links) {
+      parentId = links.get(id);
+      if (parentId === null) return path;
+    } else {
+      // A saver without link reads: step through raw tuples (ids only are used).
+      const parent = tuple!.parentConfig;
+      if (!parent) return path;
+      parentId = parent.configurable?.checkpoint_id;
+    }
+    if (typeof parentId !== "string" || parentId === "") throw integrity(threadId, `checkpoint ${id} has a non-addressable parent`);
+    if (links ? !links.has(parentId) : !(tuple = await accessor.rawTuple(threadId, parentId))) {
+      throw integrity(threadId, `checkpoint ${id} points at missing parent ${parentId}`);
+    }
+    id = parentId;
+  }
+}
+
+/** The walk's start: the caller's snapshot, or the head read once here. */
+async function startOf(options: LineageOptions): Promise<{ id: string; messageIds: readonly string[] }> {
+  const { accessor, threadId, messageId } = options;
+  if (options.from) return { id: options.from.checkpointId, messageIds: options.from.messageIds };
+  const head = await accessor.rawTuple(threadId);
+  if (!head) throw new AppError("not_found", `Thread ${threadId} does not exist`);
+  const id = idOf(head);
+  if (!id) throw integrity(threadId, "a checkpoint on the path has no addressable id");
+  return { id, messageIds: (await probe(accessor, threadId, id, messageId)).ids };
+}
 
 /**
  * The parent walk. Answers the base checkpoint id, or null when the thread's
  * root was reached without an idle pre-message checkpoint. Throws
- * CheckpointParentMissing for a legacy missing link, AppError
- * checkpoint_lineage_integrity for cycles, dangling or non-addressable
- * parents, target mismatch and depth exhaustion.
+ * CheckpointParentMissing for a legacy missing link (the root still holds the
+ * target), AppError checkpoint_lineage_integrity for cycles, dangling or
+ * non-addressable parents and target mismatches.
  */
 export async function walkToCheckpointBefore(options: LineageOptions): Promise<string | null> {
-  const { accessor, threadId, messageId, maxDepth = LINEAGE_DEPTH_LIMIT } = options;
-  let tuple = await accessor.rawTuple(threadId);
-  if (!tuple) throw new AppError("not_found", `Thread ${threadId} does not exist`);
-  const visited = new Set<string>();
-  let passedWithout = false;
-  let depth = 0;
-  for (;;) {
-    const id = idOf(tuple);
-    if (!id) throw integrity(threadId, "a checkpoint on the path has no addressable id");
-    if (visited.has(id)) throw integrity(threadId, `cycle at checkpoint ${id}`);
-    visited.add(id);
-    depth += 1;
-    if (depth > maxDepth) throw integrity(threadId, `no base within ${maxDepth} checkpoints`);
-    let hasTarget = true;
-    if (!isDurationOnly(tuple.metadata)) {
-      const p = await probe(accessor, threadId, id, messageId);
-      hasTarget = p.hasTarget;
-      if (depth === 1 && !hasTarget) throw new AppError("not_found", `Message ${messageId} is not in thread ${threadId}`);
-      if (hasTarget && passedWithout) throw integrity(threadId, `target reappears above checkpoint ${id}`);
-      if (!hasTarget && p.idle) return id;
-      if (!hasTarget) passedWithout = true;
-    }
-    const parent = tuple.parentConfig;
-    if (!parent) {
-      if (hasTarget && !passedWithout) throw new CheckpointParentMissing(id);
-      return null;
-    }
-    const parentId = parent.configurable?.checkpoint_id;
-    if (typeof parentId !== "string" || parentId === "") throw integrity(threadId, `checkpoint ${id} has a non-addressable parent`);
-    const next = await accessor.rawTuple(threadId, parentId);
-    if (!next) throw integrity(threadId, `checkpoint ${id} points at missing parent ${parentId}`);
-    tuple = next;
+  const { accessor, threadId, messageId } = options;
+  const start = await startOf(options);
+  if (!start.messageIds.includes(messageId)) throw new AppError("not_found", `Message ${messageId} is not in thread ${threadId}`);
+  const path = await pathToRoot(accessor, threadId, start.id);
+  const rootIndex = path.length - 1;
+  if (rootIndex === 0 || (await probe(accessor, threadId, path[rootIndex]!, messageId)).hasTarget) {
+    throw new CheckpointParentMissing(path[rootIndex]!);
   }
+  // Bisect: path[lo] holds the target, path[hi] does not. Probe sizes halve
+  // towards an old target, so the probes cost about one read of the start.
+  let lo = 0;
+  let hi = rootIndex;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if ((await probe(accessor, threadId, path[mid]!, messageId)).hasTarget) lo = mid;
+    else hi = mid;
+  }
+  // From the newest checkpoint without the target down to the first idle one;
+  // duration-only leaves are idle copies of their parent and are stepped over.
+  const before = start.messageIds.slice(0, start.messageIds.indexOf(messageId));
+  for (let i = hi; i <= rootIndex; i += 1) {
+    const p = await probe(accessor, threadId, path[i]!, messageId);
+    if (p.hasTarget) throw integrity(threadId, `target reappears above checkpoint ${path[i - 1]}`);
+    if (p.durationOnly || !p.idle) continue;
+    // The base must hold exactly the conversation before the target.
+    if (p.ids.length !== before.length || p.ids.some((id, k) => id !== before[k])) {
+      throw integrity(threadId, `checkpoint ${path[i]} does not hold the conversation before the target`);
+    }
+    return path[i]!;
+  }
+  return null;
 }
 
 /**

@@ -97,4 +97,20 @@ describe.skipIf(!TEST_POSTGRES_URL)("checkpoint store on PostgresSaver's tables"
     // The blob c1 still names survives the leaf's deletion.
     expect(blobs()).toEqual(["messages@1"]);
   });
+
+  it("[CCM-13] answers parent links and where a path breaks: intact, a missing parent, a cycle", () => {
+    db.client.exec(SAVER_TABLES);
+    const store = createPgCheckpointStore(db.client);
+    checkpoint("c1", null, { messages: "1" });
+    checkpoint("c2", "c1", { messages: "2" });
+    checkpoint("c3", "c2", { messages: "3" });
+    expect([...store.parentLinks("th")].sort()).toEqual([["c1", null], ["c2", "c1"], ["c3", "c2"]]);
+    expect(store.pathBreak("th")).toBeNull();
+    expect(store.pathBreak("th", "c2")).toBeNull();
+    expect(store.pathBreak("th", "missing")).toBeNull();
+    db.client.run(`delete from checkpoints where thread_id = 'th' and checkpoint_id = 'c2'`);
+    expect(store.pathBreak("th")).toEqual({ kind: "missing_parent", checkpointId: "c3", parentId: "c2" });
+    checkpoint("c2", "c3", { messages: "2" });
+    expect(store.pathBreak("th")).toMatchObject({ kind: "cycle" });
+  });
 });

@@ -14,7 +14,7 @@ import { TASKS } from "@langchain/langgraph-checkpoint";
 import { CHECKPOINT_RETENTION_SETTINGS_KEY, type TableUsage, type ThreadUsage } from "@/lib/checkpoints/api";
 import type { SqlClient } from "@/server/db/pg/client";
 import { inWriterTransaction } from "@/server/db/pg/writer-lock";
-import type { AdmissionHead, CheckpointOrigin, CheckpointRow, CheckpointStore, PairProof, StoredWrite, ThreadTotals } from "./store";
+import type { AdmissionHead, CheckpointOrigin, CheckpointRow, CheckpointStore, PairProof, PathBreak, StoredWrite, ThreadTotals } from "./store";
 
 const ROOT_NS = "";
 const ZERO_USAGE: TableUsage = { rows: 0, bytes: 0 };
@@ -48,6 +48,23 @@ const DELETE_UNREACHABLE_BLOBS_SQL = `delete from checkpoint_blobs b where b.thr
   and not exists (select 1 from checkpoints c where c.thread_id = b.thread_id and c.checkpoint_ns = b.checkpoint_ns
                   and c.checkpoint->'channel_versions'->>b.channel = b.version)`;
 
+// Path integrity for reads (see sqlite-store-sql.ts PATH_END_SQL): the parent
+// chain from a checkpoint (default: the newest) on primary-key lookups; the
+// deepest row's non-null parent is missing unless the depth cap (the
+// thread's row count) was hit, which only a cycle can do.
+const PATH_END_SQL = `with recursive
+  cap(n) as (select count(*)::int from checkpoints where thread_id = $1 and checkpoint_ns = $2),
+  path(id, parent, depth) as (
+    select checkpoint_id, parent_checkpoint_id, 0 from checkpoints
+      where thread_id = $1 and checkpoint_ns = $2
+        and checkpoint_id = coalesce($3::text, (select max(checkpoint_id) from checkpoints where thread_id = $1 and checkpoint_ns = $2))
+    union all
+    select c.checkpoint_id, c.parent_checkpoint_id, p.depth + 1 from path p
+      join checkpoints c on c.thread_id = $1 and c.checkpoint_ns = $2 and c.checkpoint_id = p.parent
+      where p.depth < (select n from cap)
+  )
+  select id, parent as "parentId", depth, (select n from cap) as cap from path order by depth desc limit 1`;
+
 type CompareRow = { versions: string | null; values: string | null };
 
 export function createPgCheckpointStore(client: SqlClient): CheckpointStore {
@@ -75,6 +92,23 @@ export function createPgCheckpointStore(client: SqlClient): CheckpointStore {
         [threadId],
       );
       return row ? { type: "json", value: row.metadata } : undefined;
+    },
+
+    parentLinks: (threadId) => {
+      if (!tablesExist()) return new Map();
+      const rows = client.query<{ id: string; parentId: string | null }>(
+        `select checkpoint_id as id, parent_checkpoint_id as "parentId" from checkpoints where thread_id = $1 and checkpoint_ns = $2`,
+        [threadId, ROOT_NS],
+      );
+      return new Map(rows.map((r) => [r.id, r.parentId]));
+    },
+
+    pathBreak: (threadId, fromId): PathBreak | null => {
+      if (!tablesExist()) return null;
+      const end = client.one<{ id: string; parentId: string | null; depth: number; cap: number }>(PATH_END_SQL, [threadId, ROOT_NS, fromId ?? null]);
+      if (!end || end.parentId === null) return null;
+      if (Number(end.depth) >= Number(end.cap)) return { kind: "cycle", checkpointId: end.id };
+      return { kind: "missing_parent", checkpointId: end.id, parentId: end.parentId };
     },
 
     listThreadCheckpoints: (threadId) => client.query<CheckpointRow>(THREAD_ROWS_SQL, [threadId, ROOT_NS]),

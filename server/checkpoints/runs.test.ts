@@ -45,7 +45,8 @@ describe("agent runs", () => {
     for (let i = 0; i < 3; i += 1) results.push(await startRun(deps, { threadId, content: `q${i}` }));
     expect(results.every((r) => r.status === "success")).toBe(true);
     const leaf = await saver.getTuple({ configurable: { thread_id: threadId } });
-    expect(leaf!.config.configurable?.checkpoint_id).toBe(results[2]!.checkpointId);
+    // The run hands out the state checkpoint the leaf clones, never the leaf.
+    expect(leaf!.parentConfig?.configurable?.checkpoint_id).toBe(results[2]!.checkpointId);
     const meta = leaf!.metadata as Record<string, unknown>;
     expect(isDurationOnly(meta)).toBe(true);
     expect(meta.source).toBe("update");

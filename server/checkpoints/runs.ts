@@ -3,7 +3,7 @@
 // head, never fork), the scripted graph, then the duration-only checkpoint.
 import { HumanMessage } from "@langchain/core/messages";
 import type { Clock } from "@/server/clock";
-import { AppError } from "@/server/errors";
+import { AppError, isAppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
 import type { CheckpointAccessor } from "./accessor";
 import { SCRIPT_KEY, type AgentScript } from "./agent";
@@ -69,6 +69,10 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
     const prepared = request.prepare ? await request.prepare() : null;
     const content = prepared?.content ?? request.content;
     const resumeFrom = prepared?.checkpointId ?? request.checkpointId;
+    // A run continues the head's lineage (delta writes even a resume onto the
+    // head) or, in full mode, forks the resume target's: a broken one answers
+    // 409 before anything is reclaimed or written.
+    accessor.assertIntactPath(threadId, resumeFrom && accessor.config.mode === "full" ? resumeFrom : undefined);
     // Retention admission: once the request is known valid (a rejected one
     // must not reclaim the leaf), before anything is written; the resume
     // target is a selector and stays protected.
@@ -105,6 +109,8 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
         { configurable: { ...config.configurable, [SCRIPT_KEY]: script }, signal: request.signal },
       );
     } catch (error) {
+      // A broken lineage is the thread's state, not this run's failure: 409.
+      if (isAppError(error) && error.code === "checkpoint_lineage_integrity") throw error;
       const cancelled = request.signal?.aborted === true;
       deps.log?.warn({ threadId, runId, cancelled, err: { name: (error as Error).name } }, "agent run ended early");
       if (cancelled && rollback) {
@@ -113,7 +119,11 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
       const now = await accessor.rawTuple(threadId);
       return { runId, status: cancelled ? "cancelled" : "error", checkpointId: now ? String(now.config.configurable?.checkpoint_id) : null };
     }
-    const checkpointId = await persistRunDuration({
+    // The handle is the run's last state checkpoint, never the leaf:
+    // admission reclaims the leaf when the next run starts, the state
+    // checkpoint stays on the thread's path (see the resume-handle rule in
+    // cleanup/protected-set.ts).
+    const { stateId } = await persistRunDuration({
       accessor,
       threadId,
       runId,
@@ -122,6 +132,6 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
       previous,
       clock,
     });
-    return { runId, status: "success", checkpointId };
+    return { runId, status: "success", checkpointId: stateId };
   });
 }

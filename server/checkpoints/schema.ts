@@ -77,3 +77,6 @@ export function agentStateSchema(config: ModeConfig): AgentSchema {
 export function schemaDefaults(): AgentValues {
   return { messages: [], title: null, notes: [] };
 }
+
+/** Channels stored as DeltaChannel in delta mode (sentinel + writes, snapshot every N steps). */
+export const DELTA_CHANNELS: readonly string[] = ["messages"];

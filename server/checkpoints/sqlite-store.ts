@@ -9,7 +9,7 @@ import { TASKS } from "@langchain/langgraph-checkpoint";
 import { CHECKPOINT_RETENTION_SETTINGS_KEY, type TableUsage, type ThreadUsage } from "@/lib/checkpoints/api";
 import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
-import type { AdmissionHead, CheckpointOrigin, CheckpointRow, CheckpointStore, PairProof, StoredWrite, ThreadTotals } from "./store";
+import type { AdmissionHead, CheckpointOrigin, CheckpointRow, CheckpointStore, PairProof, PathBreak, StoredWrite, ThreadTotals } from "./store";
 import {
   ADMISSION_DELETE_SQL,
   ADMISSION_HEAD_SQL,
@@ -17,13 +17,35 @@ import {
   ADMISSION_VERSIONS_SQL,
   COMPARE_SQL,
   ORIGINS_SQL,
+  PATH_END_SQL,
   ROOT_NS,
   THREAD_ROWS_SQL,
 } from "./sqlite-store-sql";
 
 type HeadRow = Omit<AdmissionHead, "durationOnly"> & { durationOnly: number };
 type NodeRow = Omit<CheckpointRow, "durationOnly"> & { durationOnly: number };
-type CompareRow = { childVersions: string | null; parentVersions: string | null; childValues: string | null; parentValues: string | null; parentTasks: number };
+type CompareRow = {
+  childVersions: string | null;
+  parentVersions: string | null;
+  childValues: string | null;
+  parentValues: string | null;
+  parentTasks: number;
+  childDelta: number | null;
+};
+
+/**
+ * A delta-mode duration leaf leaves out the delta channels' stored values
+ * (durations.ts): equal when every value it does hold equals the parent's
+ * and the only ones it lacks are delta channels (a read walks on to the
+ * parent's seed either way).
+ */
+function leanCopyOf(childValues: string, parentValues: string, deltaChannels: readonly string[]): boolean {
+  const child = JSON.parse(childValues) as Record<string, unknown>;
+  const parent = JSON.parse(parentValues) as Record<string, unknown>;
+  for (const key of Object.keys(parent)) if (!(key in child) && !deltaChannels.includes(key)) return false;
+  const trimmed = Object.fromEntries(Object.keys(parent).filter((k) => k in child).map((k) => [k, parent[k]]));
+  return Object.keys(child).length === Object.keys(trimmed).length && JSON.stringify(child) === JSON.stringify(trimmed);
+}
 
 const ZERO_USAGE: TableUsage = { rows: 0, bytes: 0 };
 
@@ -55,6 +77,28 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
       return row ? { type: row.type, value: row.metadata } : undefined;
     },
 
+    parentLinks: (threadId) => {
+      if (!tablesExist()) return new Map();
+      const rows = all<{ id: string; parentId: string | null }>(
+        "SELECT checkpoint_id AS id, parent_checkpoint_id AS parentId FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?",
+        threadId,
+        ROOT_NS,
+      );
+      return new Map(rows.map((r) => [r.id, r.parentId]));
+    },
+
+    pathBreak: (threadId, fromId): PathBreak | null => {
+      if (!tablesExist()) return null;
+      const end = get<{ id: string; parentId: string | null; depth: number; cap: number } | undefined>(PATH_END_SQL, {
+        thread: threadId,
+        ns: ROOT_NS,
+        from: fromId ?? null,
+      });
+      if (!end || end.parentId === null) return null;
+      if (end.depth >= end.cap) return { kind: "cycle", checkpointId: end.id };
+      return { kind: "missing_parent", checkpointId: end.id, parentId: end.parentId };
+    },
+
     listThreadCheckpoints: (threadId) =>
       all<NodeRow>(THREAD_ROWS_SQL, threadId, ROOT_NS).map((r) => ({ ...r, durationOnly: r.durationOnly === 1 })),
 
@@ -83,12 +127,17 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
 
     hasPendingWrites: (threadId, checkpointId) => get<{ busy: number }>(ADMISSION_PROBE_SQL, threadId, ROOT_NS, checkpointId).busy === 1,
 
-    compareWithParent: (threadId, childId, parentId): PairProof | null => {
+    compareWithParent: (threadId, childId, parentId, deltaChannels = []): PairProof | null => {
       const row = get<CompareRow>(COMPARE_SQL, { thread: threadId, child: childId, ns: ROOT_NS, parent: parentId, tasks: TASKS });
       if (row.childVersions === null || row.parentVersions === null) return null;
+      const { childValues, parentValues } = row;
+      const versionsEqual = childValues !== null && row.childVersions === row.parentVersions;
       return {
         versionsEqual: row.childVersions === row.parentVersions,
-        valuesEqual: row.childValues !== null && row.childValues === row.parentValues,
+        valuesEqual:
+          childValues !== null &&
+          (childValues === parentValues ||
+            (versionsEqual && row.childDelta === 1 && parentValues !== null && deltaChannels.length > 0 && leanCopyOf(childValues, parentValues, deltaChannels))),
         parentHasTaskWrites: row.parentTasks === 1,
       };
     },

@@ -3,11 +3,17 @@
 // - LangGraph.js 1.7.3 builds checkpoint metadata from its own fields only
 //   (config.metadata is not copied), so the delta marker is stamped here on
 //   every checkpoint a delta process writes through its accessor (which
-//   injects the mode into every config). Writes without an injected mode
-//   (the upstream validation suite) pass through unchanged.
+//   injects the mode into every config), and every such checkpoint, in
+//   both modes, carries a digest of its channel_versions (versions-digest.ts).
+//   Writes without an injected mode (the upstream validation suite) pass
+//   through unchanged.
 // - SqliteSaver 1.0.4 reads pending writes with json_group_array and no
 //   ORDER BY, but delta replay requires them in (task_id, idx) order; reads
 //   with more than one write are re-read in that order here.
+// - The library's delta history walk stops silently at a missing parent and
+//   answers a truncated channel; here a missing ancestor on the path fails
+//   closed with checkpoint_lineage_integrity (every delta read goes through it:
+//   state, history, runs, branch, regenerate).
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   BaseCheckpointSaver,
@@ -19,8 +25,13 @@ import {
   type CheckpointTuple,
   type PendingWrite,
 } from "@langchain/langgraph-checkpoint";
+
+type DeltaHistoryOptions = Parameters<BaseCheckpointSaver["getDeltaChannelHistory"]>[0];
+type DeltaHistory = Awaited<ReturnType<BaseCheckpointSaver["getDeltaChannelHistory"]>>;
+import { AppError } from "@/server/errors";
 import type { ChannelMode } from "./mode";
-import type { CheckpointStore } from "./store";
+import type { CheckpointStore, PathBreak } from "./store";
+import { channelVersionsDigest, VERSIONS_DIGEST_KEY } from "./versions-digest";
 
 export const MODE_MARKER_KEY = "checkpoint_channel_mode";
 
@@ -76,6 +87,61 @@ export class StampingSaver extends BaseCheckpointSaver {
     return (await this.serde.loadsTyped(row.type ?? "json", row.value ?? "")) as CheckpointMetadata;
   }
 
+  /** Parent link of every root-namespace checkpoint of the thread, nothing decoded (lineage walks). */
+  parentLinks(threadId: string): Map<string, string | null> {
+    this.setup();
+    return this.store.parentLinks(threadId);
+  }
+
+  /** Where the parent chain from the checkpoint (default: newest) breaks; null when intact (ids only). */
+  pathBreak(threadId: string, fromId?: string): PathBreak | null {
+    this.setup();
+    return this.store.pathBreak(threadId, fromId);
+  }
+
+  /**
+   * The upstream walk (each ancestor once, writes oldest to newest, the first
+   * stored value as seed), except that a parent link pointing at a missing
+   * checkpoint raises instead of answering a truncated history.
+   */
+  async getDeltaChannelHistory(options: DeltaHistoryOptions): Promise<DeltaHistory> {
+    const { config, channels } = options;
+    if (channels.length === 0) return {};
+    const writesByChannel: Record<string, CheckpointPendingWrite[]> = {};
+    const seeds: Record<string, unknown> = {};
+    const remaining = new Set(channels);
+    for (const ch of channels) writesByChannel[ch] = [];
+    let cursor = (await this.getTuple(config))?.parentConfig;
+    while (cursor && remaining.size > 0) {
+      const tuple = await this.getTuple(cursor);
+      if (!tuple) {
+        const threadId = String(cursor.configurable?.thread_id ?? config.configurable?.thread_id ?? "");
+        const missing = String(cursor.configurable?.checkpoint_id ?? "");
+        throw new AppError("checkpoint_lineage_integrity", `Checkpoint lineage of thread ${threadId} is broken: ancestor ${missing} is missing`, {
+          threadId,
+        });
+      }
+      const perChannel: Record<string, CheckpointPendingWrite[]> = {};
+      for (const write of tuple.pendingWrites ?? []) if (remaining.has(write[1])) (perChannel[write[1]] ??= []).push(write);
+      // Collected newest first, reversed at the end.
+      for (const [ch, block] of Object.entries(perChannel)) for (let i = block.length - 1; i >= 0; i -= 1) writesByChannel[ch]!.push(block[i]!);
+      for (const ch of [...remaining]) {
+        if (Object.prototype.hasOwnProperty.call(tuple.checkpoint.channel_values, ch)) {
+          seeds[ch] = tuple.checkpoint.channel_values[ch];
+          remaining.delete(ch);
+        }
+      }
+      cursor = tuple.parentConfig;
+    }
+    const result: DeltaHistory = {};
+    for (const ch of channels) {
+      const entry: DeltaHistory[string] = { writes: writesByChannel[ch]!.slice().reverse() };
+      if (Object.prototype.hasOwnProperty.call(seeds, ch)) entry.seed = seeds[ch];
+      result[ch] = entry;
+    }
+    return result;
+  }
+
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const tuple = await this.inner.getTuple(config);
     return tuple ? this.sortWrites(tuple) : undefined;
@@ -92,7 +158,16 @@ export class StampingSaver extends BaseCheckpointSaver {
     if (injected !== undefined && injected !== this.mode) {
       throw new Error(`checkpoint written in ${String(injected)} mode through a ${this.mode}-mode saver`);
     }
-    const stamped = injected === "delta" ? ({ ...metadata, [MODE_MARKER_KEY]: "delta" } as CheckpointMetadata) : metadata;
+    // Checkpoints written through the accessor also carry the digest of their
+    // channel_versions (admission cleanup compares digests, not bodies).
+    const stamped =
+      injected === undefined
+        ? metadata
+        : ({
+            ...metadata,
+            ...(injected === "delta" ? { [MODE_MARKER_KEY]: "delta" } : {}),
+            [VERSIONS_DIGEST_KEY]: channelVersionsDigest(checkpoint.channel_versions),
+          } as CheckpointMetadata);
     return this.inner.put(config, checkpoint, stamped, newVersions);
   }
 

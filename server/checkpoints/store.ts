@@ -49,6 +49,8 @@ export type CheckpointOrigin = {
   step: number | null;
 };
 
+export type PathBreak = { kind: "missing_parent"; checkpointId: string; parentId: string } | { kind: "cycle"; checkpointId: string };
+
 export type PairProof = { versionsEqual: boolean; valuesEqual: boolean; parentHasTaskWrites: boolean };
 
 export type ThreadTotals = { checkpoints: number; writes: number; checkpointBytes: number; writesBytes: number };
@@ -64,6 +66,14 @@ export type CheckpointStore = {
   /** Serialized metadata of the thread's newest checkpoint. */
   latestMetadata(threadId: string): SerializedValue | undefined;
 
+  /** Parent link of every root-namespace checkpoint of the thread (ids only, nothing decoded). */
+  parentLinks(threadId: string): Map<string, string | null>;
+  /**
+   * Where the parent chain from `fromId` (default: the newest checkpoint)
+   * breaks: a parent link pointing at a missing checkpoint, or a cycle; null
+   * when it reaches a root (or the start does not exist). Reads ids only.
+   */
+  pathBreak(threadId: string, fromId?: string): PathBreak | null;
   /** Every checkpoint of the thread, oldest first. */
   listThreadCheckpoints(threadId: string): CheckpointRow[];
   /** Source and step of every checkpoint of the thread, oldest first (metadata only, never state). */
@@ -75,8 +85,12 @@ export type CheckpointStore = {
   /** The checkpoint's channel_versions text; undefined when the checkpoint is missing. */
   channelVersions(threadId: string, checkpointId: string): { versions: string | null } | undefined;
   hasPendingWrites(threadId: string, checkpointId: string): boolean;
-  /** Compares child and parent state without decoding them; null when either is unreadable. */
-  compareWithParent(threadId: string, childId: string, parentId: string): PairProof | null;
+  /**
+   * Compares child and parent state without decoding them; null when either
+   * is unreadable. A delta-stamped child with the parent's channel_versions
+   * may leave out the values of `deltaChannels` (a lean duration leaf).
+   */
+  compareWithParent(threadId: string, childId: string, parentId: string, deltaChannels?: readonly string[]): PairProof | null;
 
   /**
    * Deletes the leaf only while it still has no writes and is still the

@@ -97,3 +97,4 @@ export function countRows(sqlite: Database.Database, threadId?: string): { check
   const w = sqlite.prepare(`select count(*) n from writes${where}`).get(...args) as { n: number };
   return { checkpoints: c.n, writes: w.n };
 }
+

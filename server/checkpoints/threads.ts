@@ -2,6 +2,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { AppError } from "@/server/errors";
 import type { HistoryItem, ThreadState } from "@/lib/checkpoints/api";
+import type { ThreadSnapshot } from "./accessor";
 import { findCheckpointBeforeMessage } from "./lineage";
 import { startRun, type RunDeps, type RunResult } from "./runs";
 import { withThreadLock } from "./thread-lock";
@@ -27,7 +28,12 @@ export async function readThreadHistory(deps: RunDeps, threadId: string, limit: 
   return items.map(viewHistoryItem);
 }
 
-type Located = { messages: BaseMessage[]; index: number };
+/** The lineage walk starts from the snapshot just read (no second head read). */
+function walkStart(head: ThreadSnapshot): { checkpointId: string; messageIds: string[] } {
+  return { checkpointId: head.checkpointId, messageIds: head.values.messages.map((m) => String(m.id)) };
+}
+
+type Located = { messages: BaseMessage[]; index: number; head: ThreadSnapshot };
 
 async function locateAssistantMessage(deps: RunDeps, threadId: string, messageId: string): Promise<Located> {
   const head = await deps.accessor.getState(threadId);
@@ -36,7 +42,7 @@ async function locateAssistantMessage(deps: RunDeps, threadId: string, messageId
   const index = messages.findIndex((m) => m.id === messageId);
   if (index < 0) throw new AppError("not_found", `Message ${messageId} is not in thread ${threadId}`);
   if (messages[index]!.getType() !== "ai") throw new AppError("invalid_request", "Only an assistant message can be regenerated or branched from");
-  return { messages, index };
+  return { messages, index, head };
 }
 
 /**
@@ -47,12 +53,12 @@ export async function regenerate(deps: RunDeps, threadId: string, messageId: str
   // Validate outside the lock (cheap 400/404), resolve the base inside it.
   await locateAssistantMessage(deps, threadId, messageId);
   const prepare = async () => {
-    const { messages, index } = await locateAssistantMessage(deps, threadId, messageId);
+    const { messages, index, head } = await locateAssistantMessage(deps, threadId, messageId);
     let humanIndex = index;
     while (humanIndex >= 0 && messages[humanIndex]!.getType() !== "human") humanIndex -= 1;
     if (humanIndex < 0) throw new AppError("invalid_request", "No user message prompted this answer");
     const human = messages[humanIndex]!;
-    const base = await findCheckpointBeforeMessage({ accessor: deps.accessor, threadId, messageId: String(human.id) });
+    const base = await findCheckpointBeforeMessage({ accessor: deps.accessor, threadId, messageId: String(human.id), from: walkStart(head) });
     if (!base) throw new AppError("conflict", "This answer has no replay base in its thread and cannot be regenerated");
     const content = typeof human.content === "string" ? human.content : JSON.stringify(human.content);
     return { content, checkpointId: base };
@@ -66,11 +72,11 @@ export async function regenerate(deps: RunDeps, threadId: string, messageId: str
  * checkpoint tuple is copied across threads (delta state depends on ancestry).
  */
 export async function branch(deps: RunDeps, threadId: string, messageId: string): Promise<{ threadId: string }> {
-  const { messages, index } = await locateAssistantMessage(deps, threadId, messageId);
+  const { messages, index, head } = await locateAssistantMessage(deps, threadId, messageId);
   const nextHuman = messages.slice(index + 1).find((m) => m.getType() === "human");
-  let source = await deps.accessor.getState(threadId);
+  let source: ThreadSnapshot | null = head;
   if (nextHuman) {
-    const base = await findCheckpointBeforeMessage({ accessor: deps.accessor, threadId, messageId: String(nextHuman.id) });
+    const base = await findCheckpointBeforeMessage({ accessor: deps.accessor, threadId, messageId: String(nextHuman.id), from: walkStart(head) });
     if (base) source = await deps.accessor.getState(threadId, base);
   }
   if (!source) throw new AppError("not_found", `Thread ${threadId} does not exist`);

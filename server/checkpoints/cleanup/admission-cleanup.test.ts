@@ -3,10 +3,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startRun } from "../runs";
 import { createSqliteCheckpointStore } from "../sqlite-store";
 import { createThread, regenerate } from "../threads";
+import { appendTurns } from "../long-thread-test-support";
 import { admissionHook, cleanupAtAdmission } from "./admission-cleanup";
 import { ALL_OK, buildLinear, captureExpect, MODES, openHarness, replies, verifyFourWays, type Harness } from "./contract-support";
 import { createRunHistoryCache, readRunHistory } from "./run-history";
 import { loadThreadGraph } from "./thread-graph";
+import { maintainThread } from "./maintenance";
 
 let h: Harness | null = null;
 afterEach(() => {
@@ -43,30 +45,6 @@ function countingStore(real: Database.Database) {
   return { store: createSqliteCheckpointStore(view as unknown as Database.Database), executed };
 }
 
-/** Pads a thread with `count` older checkpoints (and two writes each) under its root. */
-function padHistory(sqlite: Database.Database, threadId: string, count: number): void {
-  const graph = loadThreadGraph(createSqliteCheckpointStore(sqlite), threadId);
-  const root = [...graph.nodes.values()].find((n) => n.parentId === null)!;
-  sqlite.transaction(() => {
-    sqlite
-      .prepare(
-        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-         INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
-         SELECT ?, '', printf('0000-pad-%08d', i), CASE WHEN i = 1 THEN NULL ELSE printf('0000-pad-%08d', i - 1) END, type, checkpoint, metadata
-         FROM n, (SELECT type, checkpoint, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?)`,
-      )
-      .run(count, threadId, threadId, root.id);
-    sqlite
-      .prepare(
-        `INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value)
-         SELECT thread_id, '', checkpoint_id, 't', k.idx, 'messages', 'json', '[]' FROM checkpoints, (SELECT 0 AS idx UNION ALL SELECT 1) k
-         WHERE thread_id = ? AND checkpoint_id LIKE '0000-pad-%'`,
-      )
-      .run(threadId);
-    sqlite.prepare("UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_id = ?").run(`0000-pad-${String(count).padStart(8, "0")}`, threadId, root.id);
-  })();
-}
-
 describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
   it("[CRC-10] deletes only the trailing leaf whose parent has identical channel_versions; the admitted run carries its run history", async () => {
     h = openHarness(config);
@@ -87,7 +65,7 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
     const history = await readRunHistory({ accessor: h.accessor, threadId: shape.threadId });
     expect(history?.source).toBe("latest");
     expect(Object.keys(history!.history.run_durations)).toHaveLength(4);
-    expect(run.checkpointId).toBe(graph.headId);
+    expect(run.checkpointId).toBe(graph.nodes.get(graph.headId!)!.parentId);
   });
 
   it("[CRC-14] no-op on a head that is not a duration leaf, pending writes, changed versions or a missing parent", async () => {
@@ -100,30 +78,62 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
     await h.accessor.saver.putWrites(h.accessor.runConfig(writes.threadId, writes.headId), [["notes", "pending"]], "task-1");
     expect(cleanupAtAdmission({ store: h.store, threadId: writes.threadId, selectors: [] })).toEqual({ action: "noop", reason: "pending_writes" });
 
+    // The proof reads the channel_versions digest stamped into metadata.
     const changed = await buildLinear(h, 1);
     h.sqlite
-      .prepare("UPDATE checkpoints SET checkpoint = json_set(CAST(checkpoint AS TEXT), '$.channel_versions.notes', 999) WHERE thread_id = ? AND checkpoint_id = ?")
+      .prepare("UPDATE checkpoints SET metadata = json_set(CAST(metadata AS TEXT), '$.channel_versions_digest', 'other') WHERE thread_id = ? AND checkpoint_id = ?")
       .run(changed.threadId, changed.headId);
     expect(cleanupAtAdmission({ store: h.store, threadId: changed.threadId, selectors: [] })).toEqual({ action: "noop", reason: "versions_differ" });
+
+    // Rows written before the digest existed: bodies are compared instead,
+    // and a digest never matches a body (the leaf stays).
+    const unstamp = (threadId: string, id: string) =>
+      h!.sqlite.prepare("UPDATE checkpoints SET metadata = json_remove(CAST(metadata AS TEXT), '$.channel_versions_digest') WHERE thread_id = ? AND checkpoint_id = ?").run(threadId, id);
+    const mixed = await buildLinear(h, 1);
+    unstamp(mixed.threadId, mixed.headId);
+    expect(cleanupAtAdmission({ store: h.store, threadId: mixed.threadId, selectors: [] })).toEqual({ action: "noop", reason: "versions_differ" });
+    const legacy = await buildLinear(h, 1);
+    const legacyParent = loadThreadGraph(h.store, legacy.threadId).nodes.get(legacy.headId)!.parentId!;
+    unstamp(legacy.threadId, legacy.headId);
+    unstamp(legacy.threadId, legacyParent);
+    h.sqlite
+      .prepare("UPDATE checkpoints SET checkpoint = json_set(CAST(checkpoint AS TEXT), '$.channel_versions.notes', 999) WHERE thread_id = ? AND checkpoint_id = ?")
+      .run(legacy.threadId, legacy.headId);
+    expect(cleanupAtAdmission({ store: h.store, threadId: legacy.threadId, selectors: [] })).toEqual({ action: "noop", reason: "versions_differ" });
+    const legacySame = await buildLinear(h, 1);
+    unstamp(legacySame.threadId, legacySame.headId);
+    unstamp(legacySame.threadId, loadThreadGraph(h.store, legacySame.threadId).nodes.get(legacySame.headId)!.parentId!);
+    expect(cleanupAtAdmission({ store: h.store, threadId: legacySame.threadId, selectors: [] })).toMatchObject({ action: "deleted", leafId: legacySame.headId });
 
     const orphaned = await buildLinear(h, 1);
     const parent = loadThreadGraph(h.store, orphaned.threadId).nodes.get(orphaned.headId)!.parentId!;
     h.sqlite.prepare("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?").run(orphaned.threadId, parent);
     expect(cleanupAtAdmission({ store: h.store, threadId: orphaned.threadId, selectors: [] })).toEqual({ action: "noop", reason: "missing_parent" });
-    for (const t of [failed, writes, changed, orphaned]) expect(loadThreadGraph(h.store, t.threadId).nodes.size).toBeGreaterThan(0);
+    for (const t of [failed, writes, changed, mixed, legacy, orphaned]) expect(loadThreadGraph(h.store, t.threadId).nodes.size).toBeGreaterThan(0);
     expect(loadThreadGraph(h.store, writes.threadId).nodes.has(writes.headId)).toBe(true);
   });
 
-  it("[CRC-14] cost is flat: the same statements for a short and a 10,000-checkpoint thread, all on the primary key", async () => {
+  it("[CRC-14] cost is flat: a 1-turn and a real 1,000-turn thread run the same primary-key statements, and no checkpoint body is parsed", { timeout: 120_000 }, async () => {
     h = openHarness(config);
+    withAdmission(h);
     const small = await buildLinear(h, 1);
-    const large = await buildLinear(h, 1);
-    padHistory(h.sqlite, large.threadId, 10_000);
-    expect(loadThreadGraph(h.store, small.threadId).nodes.size).toBeLessThanOrEqual(10);
-    expect(loadThreadGraph(h.store, large.threadId).nodes.size).toBeGreaterThan(10_000);
-    const counted = [small, large].map((t) => {
+    const { threadId } = await createThread(h.deps);
+    for (let i = 0; i < 2; i += 1) expect((await startRun(h.deps, { threadId, content: `first ${i}` })).status).toBe("success");
+    await appendTurns({ accessor: h.accessor, threadId, turns: 997, newId: h.newId });
+    expect((await startRun(h.deps, { threadId, content: "last" })).status).toBe("success");
+    const graph = loadThreadGraph(h.store, threadId);
+    expect(graph.nodes.size).toBeGreaterThan(1_000);
+    const head = graph.nodes.get(graph.headId!)!;
+    expect(head.durationOnly).toBe(true);
+    // Full conversations: in full mode the leaf and its parent hold all 2,000 messages.
+    const bodyBytes = (id: string) => (h!.sqlite.prepare("SELECT length(checkpoint) AS n FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?").get(threadId, id) as { n: number }).n;
+    if (config.mode === "full") expect(bodyBytes(head.parentId!)).toBeGreaterThan(200_000);
+    // Bodies that cannot be parsed: a body read would throw (a logged no-op);
+    // the digests in metadata prove the pair without them.
+    for (const id of [head.id, head.parentId!]) h.sqlite.prepare("UPDATE checkpoints SET checkpoint = CAST('{not json' AS BLOB) WHERE thread_id = ? AND checkpoint_id = ?").run(threadId, id);
+    const counted = [small.threadId, threadId].map((t) => {
       const { store, executed } = countingStore(h!.sqlite);
-      expect(cleanupAtAdmission({ store, threadId: t.threadId, selectors: [] })).toMatchObject({ action: "deleted" });
+      expect(cleanupAtAdmission({ store, threadId: t, selectors: [] })).toMatchObject({ action: "deleted" });
       return executed;
     });
     expect(counted[0]).toHaveLength(4); // head lookup, parent lookup, write probe, deletion
@@ -146,14 +156,16 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
     expect(loadThreadGraph(h.store, shape.threadId).nodes.has(shape.headId)).toBe(true);
     // The cache entry for the current leaf is dropped before the leaf goes.
     const read = await readRunHistory({ accessor: h.accessor, threadId: shape.threadId, cache });
-    expect(cache.get(shape.threadId, resumed.checkpointId!)).toEqual(read!.history);
+    const leafId = loadThreadGraph(h.store, shape.threadId).headId!;
+    expect(cache.get(shape.threadId, leafId)).toEqual(read!.history);
     expect(cleanupAtAdmission({ store: h.store, threadId: shape.threadId, selectors: [], cache })).toMatchObject({ action: "deleted" });
-    expect(cache.get(shape.threadId, resumed.checkpointId!)).toBeUndefined();
+    expect(cache.get(shape.threadId, leafId)).toBeUndefined();
     // An invalidation failure leaves the leaf intact.
     const next = await startRun(h.deps, { threadId: shape.threadId, content: "again" });
     const broken = { ...createRunHistoryCache(), invalidate: () => { throw new Error("cache down"); } };
     expect(cleanupAtAdmission({ store: h.store, threadId: shape.threadId, selectors: [], cache: broken })).toEqual({ action: "noop", reason: "invalidation_failed" });
-    expect(loadThreadGraph(h.store, shape.threadId).headId).toBe(next.checkpointId);
+    const after = loadThreadGraph(h.store, shape.threadId);
+    expect(after.nodes.get(after.headId!)!.parentId).toBe(next.checkpointId);
     // A failing connection never fails admission.
     const failing = { prepare: () => { throw new Error("database is locked"); } } as unknown as Database.Database;
     h.deps = { ...h.deps, admit: admissionHook({ store: createSqliteCheckpointStore(failing) }) };
@@ -176,7 +188,8 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
     expect(h.store.threadTotals(threadId)).toEqual(rows);
     // Completion never cleans up: the next successful run's leaf stays the head.
     const ok = await startRun(h.deps, { threadId, content: "five" });
-    expect(loadThreadGraph(h.store, threadId).headId).toBe(ok.checkpointId);
+    const okGraph = loadThreadGraph(h.store, threadId);
+    expect(okGraph.nodes.get(okGraph.headId!)!.parentId).toBe(ok.checkpointId);
     expect((await readRunHistory({ accessor: h.accessor, threadId, cache }))?.source).toBe("latest");
   });
 });
@@ -188,7 +201,9 @@ describe.each(MODES)("admission cleanup on every run (%s mode)", (_name, config)
     const shape = await buildLinear(h, 4);
     // Only the newest leaf survives; every earlier one was reclaimed at admission.
     const graph = loadThreadGraph(h.store, shape.threadId);
-    expect(shape.runs.slice(0, 3).some((id) => graph.nodes.has(id))).toBe(false);
+    expect(shape.leaves.slice(0, 3).some((id) => graph.nodes.has(id))).toBe(false);
+    // Every handle the run API gave out survives (each is on the head's path).
+    expect(shape.runs.every((id) => graph.nodes.has(id))).toBe(true);
     const explicit = graph.nodes.get(graph.nodes.get(shape.headId)!.parentId!)!.parentId!;
     const expectAfter = await captureExpect(h, shape.threadId, explicit);
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
@@ -209,12 +224,42 @@ describe.each(MODES)("admission cleanup on every run (%s mode)", (_name, config)
     expect(Object.keys(history!.history.run_durations).sort()).toEqual(results.map((r) => r.runId).sort());
   });
 
-  it("[CRC-01] TTL semantic: a run result's leaf id is superseded when the next run is admitted; resuming it then answers not_found", async () => {
+  it("[CRC-01] resume handles off the path: after a full-mode fork, Clean up reclaims the abandoned tip's handle (then 404); inner ones and delta's stay", async () => {
     h = openHarness(config);
     withAdmission(h);
-    const shape = await buildLinear(h, 2);
-    await expect(startRun(h.deps, { threadId: shape.threadId, content: "old handle", checkpointId: shape.runs[0]! })).rejects.toMatchObject({ code: "not_found" });
-    // The current handle (the newest leaf) still resumes.
-    expect((await startRun(h.deps, { threadId: shape.threadId, content: "current handle", checkpointId: shape.headId })).status).toBe("success");
+    const shape = await buildLinear(h, 4);
+    // Resuming run 1's handle: full mode forks there, delta writes onto the head.
+    expect((await startRun(h.deps, { threadId: shape.threadId, content: "from run 1", checkpointId: shape.runs[0]! })).status).toBe("success");
+    const [, , inner, tip] = shape.runs as [string, string, string, string];
+    // Until an admin's Clean up runs, every handle is still stored.
+    for (const id of shape.runs) expect(await h.accessor.getState(shape.threadId, id)).not.toBeNull();
+    maintainThread({ store: h.store, dryRun: false }, shape.threadId);
+    const resume = (checkpointId: string) => startRun(h!.deps, { threadId: shape.threadId, content: "resume", checkpointId });
+    if (config.mode === "full") {
+      // The abandoned branch's tip: childless, no writes, off the path.
+      await expect(resume(tip)).rejects.toMatchObject({ code: "not_found" });
+    } else {
+      expect((await resume(tip)).status).toBe("success");
+    }
+    // An inner handle of the abandoned branch is protected by its children.
+    expect((await resume(inner)).status).toBe("success");
+    // Run 1's handle is on the path in both modes.
+    expect((await resume(shape.runs[0]!)).status).toBe("success");
+  });
+
+  it("[CRC-01] resume handles: run N's handle resumes after runs N+1..N+5, each admitted with cleanup; the reclaimed leaf id answers not_found", async () => {
+    h = openHarness(config);
+    withAdmission(h);
+    const shape = await buildLinear(h, 6);
+    const handle = shape.runs[0]!;
+    const conversation = (await h.accessor.getState(shape.threadId, handle))!.values.messages.map((m) => String(m.id));
+    expect(conversation).toHaveLength(4);
+    const resumed = await startRun(h.deps, { threadId: shape.threadId, content: "from run 1", checkpointId: handle });
+    expect(resumed.status).toBe("success");
+    const after = (await h.accessor.getState(shape.threadId))!.values.messages.map((m) => String(m.id));
+    expect(after.slice(0, 4)).toEqual(conversation);
+    expect(after).toHaveLength(8);
+    // The leaf (never handed out) was reclaimed at the next admission.
+    await expect(startRun(h.deps, { threadId: shape.threadId, content: "leaf", checkpointId: shape.leaves[0]! })).rejects.toMatchObject({ code: "not_found" });
   });
 });

@@ -69,18 +69,26 @@ export async function replies(h: Harness, threadId: string): Promise<string[]> {
     .map((m) => String(m.id));
 }
 
-export type Shape = { threadId: string; runs: string[]; headId: string };
+/** runs: the handles the run API returned; leaves: each run's duration-only leaf; headId: the newest leaf. */
+export type Shape = { threadId: string; runs: string[]; leaves: string[]; headId: string };
+
+async function newestId(h: Harness, threadId: string): Promise<string> {
+  const head = await h.accessor.rawTuple(threadId);
+  return String(head!.config.configurable?.checkpoint_id);
+}
 
 /** A thread with `turns` successful runs (each leaves a duration-only checkpoint). */
 export async function buildLinear(h: Harness, turns = 3): Promise<Shape> {
   const { threadId } = await createThread(h.deps);
   const runs: string[] = [];
+  const leaves: string[] = [];
   for (let i = 0; i < turns; i += 1) {
     const r = await startRun(h.deps, { threadId, content: `question ${i + 1}` });
     if (r.status !== "success" || !r.checkpointId) throw new Error(`builder run ${i} failed`);
     runs.push(r.checkpointId);
+    leaves.push(await newestId(h, threadId));
   }
-  return { threadId, runs, headId: runs[runs.length - 1]! };
+  return { threadId, runs, leaves, headId: leaves[leaves.length - 1]! };
 }
 
 /**
@@ -101,9 +109,9 @@ export async function buildLeafSibling(h: Harness): Promise<Shape & { siblingLea
     h.reopen(target);
     const r = await startRun(h.deps, { threadId: shape.threadId, content: "after migration" });
     if (r.status !== "success") throw new Error("builder delta run failed");
-    return { ...shape, headId: r.checkpointId!, siblingLeafId: shape.runs[2]! };
+    return { ...shape, headId: await newestId(h, shape.threadId), siblingLeafId: shape.leaves[2]! };
   }
-  return { ...shape, headId: regenerated.checkpointId!, siblingLeafId: shape.runs[2]! };
+  return { ...shape, headId: await newestId(h, shape.threadId), siblingLeafId: shape.leaves[2]! };
 }
 
 export type Outcome = "ok" | string;

@@ -26,7 +26,7 @@ describe.each(MODES)("protected set (%s mode)", (_name, config) => {
   it("[CRC-04] a duration-only chain link is protected; graftAndDelete re-parents its child onto the grandparent in one transaction", async () => {
     h = openHarness(config);
     const shape = await buildLinear(h, 3);
-    const link = shape.runs[0]!;
+    const link = shape.leaves[0]!;
     const graph = loadThreadGraph(h.store, shape.threadId);
     const verdict = judgeDeletion({ store: h.store, graph, checkpointId: link });
     expect(verdict.deletable ? [] : verdict.reasons).toContain("duration_chain_link");

@@ -1,12 +1,20 @@
 // The protected set (checkpoint-retention-contract): the one place every
 // deletion path asks "may this checkpoint go?". A checkpoint is protected as
-//  - explicit_resume_target: an id in the caller's pin set. TTL semantic: pins
-//    never expire in this version. The server pins what it knows a client is
-//    using right now: the admitted run's checkpointId selector (admission
-//    cleanup) and any ids handed to the maintenance engine. Run results hand
-//    out the trailing duration leaf id; that handle is superseded when the
-//    next run on the thread is admitted (the leaf is then reclaimed and a
-//    resume with it answers 404 — resume from the head or a history id).
+//  - explicit_resume_target: an id in the caller's pin set. The server pins
+//    what it knows a client is using right now: the admitted run's
+//    checkpointId selector (admission cleanup) and any ids handed to the
+//    maintenance engine. Resume handles: a run result hands out the run's
+//    last state checkpoint (the one its duration leaf clones), never the
+//    leaf. That id is a branch ancestor for as long as it lies on the path
+//    from the thread's head to its root, which no deletion path removes:
+//    admission reclaims only the trailing leaf above it, maintenance only
+//    trailing leaves, childless siblings off that path and provable links.
+//    It leaves the path only when a full-mode resume or regenerate forks
+//    from an older checkpoint (delta never forks); from then on it sits on
+//    an abandoned branch. The branch's tip (the newest such handle, childless
+//    and without writes once admission took its leaf) is a leaf sibling the
+//    next maintenance pass (Clean up) reclaims, after which a resume answers
+//    404; handles further in keep children or writes and stay.
 //  - branch_ancestor: on the parent chain from the newest checkpoint to the
 //    root (a superset of the walk branch/regenerate take).
 //  - pending_writes: it has rows in `writes` (uncommitted or delta state).
@@ -17,6 +25,7 @@
 //    the newest, with the same state).
 // Whatever cannot be proven (other namespaces, broken lineage, unreadable
 // rows) is refused.
+import { DELTA_CHANNELS } from "../schema";
 import type { CheckpointStore, Deleted } from "../store";
 import { bumpRetentionEpoch, type RetentionEpochs } from "./epoch";
 import { loadThreadGraph, type CheckpointNode, type ThreadGraph } from "./thread-graph";
@@ -155,7 +164,7 @@ export function judgeGraft(options: JudgeOptions): GraftVerdict {
   const parent = node.parentId ? graph.nodes.get(node.parentId) : undefined;
   if (!parent) reasons.push("broken_lineage");
   if (reasons.length === 0 && parent) {
-    const proof = store.compareWithParent(graph.threadId, id, parent.id);
+    const proof = store.compareWithParent(graph.threadId, id, parent.id, DELTA_CHANNELS);
     if (!proof || !proof.versionsEqual || !proof.valuesEqual) reasons.push("state_differs");
     else if (proof.parentHasTaskWrites) reasons.push("parent_has_task_writes");
   }

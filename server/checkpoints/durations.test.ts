@@ -1,0 +1,42 @@
+// Lean delta leaves: the duration-only leaf of a delta run does not copy the
+// messages snapshot; it still reads as its parent's state and a link made of
+// it is still provably graftable. Full leaves stay complete copies.
+import { describe, expect, it } from "vitest";
+import { loadThreadGraph } from "./cleanup/thread-graph";
+import { judgeGraft } from "./cleanup/protected-set";
+import { startRun } from "./runs";
+import { createThread } from "./threads";
+import { checkpointTestEnvPerTest, DELTA, FULL, sequentialIds, testRunDeps } from "./test-support";
+
+const env = checkpointTestEnvPerTest();
+
+describe.each([
+  ["full", FULL],
+  ["delta", DELTA],
+] as const)("duration leaves (%s mode)", (mode, config) => {
+  it("[CRC-10] a delta leaf leaves the messages snapshot out, reads as its parent and stays graftable; a full leaf copies it", async () => {
+    const { accessor, store, sqlite } = env.open(config);
+    const deps = testRunDeps(accessor, sequentialIds());
+    const { threadId } = await createThread(deps);
+    for (let i = 0; i < 7; i += 1) await startRun(deps, { threadId, content: `q${i}` });
+    const graph = loadThreadGraph(store, threadId);
+    const leaves = [...graph.nodes.values()].filter((n) => n.durationOnly);
+    expect(leaves).toHaveLength(7);
+    const hasMessages = sqlite.prepare("SELECT json_type(CAST(checkpoint AS TEXT), '$.channel_values.messages') IS NOT NULL AS has FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?");
+    const has = (id: string) => (hasMessages.get(threadId, id) as { has: number }).has === 1;
+    // Some leaf's parent holds a snapshot (snapshot frequency 3), so the case is covered.
+    expect(leaves.some((leaf) => has(leaf.parentId!))).toBe(true);
+    let graftableWithSnapshot = 0;
+    for (const leaf of leaves) {
+      expect(has(leaf.id)).toBe(mode === "full");
+      const own = (await accessor.getState(threadId, leaf.id))!.values;
+      const parent = (await accessor.getState(threadId, leaf.parentId!))!.values;
+      expect(own.messages.map((m) => m.id)).toEqual(parent.messages.map((m) => m.id));
+      expect(own.notes).toEqual(parent.notes);
+      if (leaf.id === graph.headId) continue;
+      expect(judgeGraft({ store, graph, checkpointId: leaf.id })).toEqual({ graftable: true, parentId: leaf.parentId });
+      if (has(leaf.parentId!)) graftableWithSnapshot += 1;
+    }
+    expect(graftableWithSnapshot).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,48 @@
+// Resume handles over HTTP: the id a run returns stays resumable after five
+// more runs, each admitted with cleanup (the thread service wires it), in
+// both modes.
+import { afterEach, describe, expect, it } from "vitest";
+import { POST as runsPost } from "@/app/api/v1/threads/[id]/runs/route";
+import { GET as stateGet } from "@/app/api/v1/threads/[id]/state/route";
+import { POST as createPost } from "@/app/api/v1/threads/route";
+import { apiRequest, AS_ADMIN, setUpRouteTestEnv, type RouteTestEnv } from "@/server/http/route-test-support";
+
+let env: RouteTestEnv | null = null;
+afterEach(async () => {
+  delete process.env.CHECKPOINT_CHANNEL_MODE;
+  await env?.dispose();
+  env = null;
+});
+
+const ctx = (id: string) => ({ params: Promise.resolve({ id }) });
+type RunBody = { runId: string; status: string; checkpointId: string | null };
+
+describe.each(["full", "delta"] as const)("resume handles over HTTP (%s mode)", (mode) => {
+  it("[CRC-01] run 1's checkpointId resumes after runs 2..6, and the resumed run continues run 1's conversation", async () => {
+    // The thread service resolves the mode from the process environment.
+    process.env.CHECKPOINT_CHANNEL_MODE = mode;
+    env = setUpRouteTestEnv("resume-handle-");
+    const id = ((await (await createPost(apiRequest("POST", "/api/v1/threads", AS_ADMIN, {}))).json()) as { threadId: string }).threadId;
+    const run = async (content: string, checkpointId?: string) => {
+      const res = await runsPost(apiRequest("POST", `/api/v1/threads/${id}/runs`, AS_ADMIN, { input: { content }, ...(checkpointId ? { checkpointId } : {}) }), ctx(id));
+      return { status: res.status, body: (await res.json()) as RunBody };
+    };
+    const first = await run("question 1");
+    expect(first.status).toBe(200);
+    const handle = first.body.checkpointId!;
+    const stateAt = async () => ((await (await stateGet(apiRequest("GET", `/api/v1/threads/${id}/state`, AS_ADMIN), ctx(id))).json()) as { values: { messages: Array<{ id: string; content: string }> } }).values.messages;
+    const afterFirst = await stateAt();
+    for (let n = 2; n <= 6; n += 1) expect((await run(`question ${n}`)).body.status).toBe("success");
+    expect((await stateAt()).length).toBe(afterFirst.length * 6);
+    const resumed = await run("again from run 1", handle);
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.status).toBe("success");
+    const now = await stateAt();
+    expect(now.slice(0, afterFirst.length).map((m) => m.id)).toEqual(afterFirst.map((m) => m.id));
+    expect(now.length).toBe(afterFirst.length * 2);
+    expect(now.filter((m) => m.content.startsWith("question") || m.content.startsWith("again")).map((m) => m.content)).toEqual(["question 1", "again from run 1"]);
+    // The thread really was written in the requested mode.
+    const stamped = env.rt.handle.sqlite.prepare("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ? AND CAST(metadata AS TEXT) LIKE '%checkpoint_channel_mode%'").get(id) as { n: number };
+    expect(stamped.n > 0).toBe(mode === "delta");
+  });
+});
