@@ -3,6 +3,9 @@
 // PostgreSQL has `openPgStores` for the stores implemented so far; the
 // runtime still reports a PostgreSQL URL as unsupported (DESIGN.md) until
 // every store exists.
+import type { AuditStore } from "./audit/store";
+import { createPgAuditStore } from "./audit/pg-store";
+import { createSqliteAuditStore } from "./audit/sqlite-store";
 import type { AuthStore } from "./auth/store";
 import { createPgAuthStore } from "./auth/pg-store";
 import { createSqliteAuthStore } from "./auth/sqlite-store";
@@ -24,6 +27,7 @@ export type Stores = {
   maintenance: MaintenanceStore;
   compaction: CompactionStore;
   checkpoints: CheckpointStore;
+  audit: AuditStore;
 };
 
 /** The stores of one open SQLite connection (statements are prepared once per connection). */
@@ -34,16 +38,18 @@ export function openSqliteStores(handle: DbHandle): Stores {
     maintenance: createSqliteMaintenanceStore(handle),
     compaction: createSqliteCompactionStore(handle.sqlite),
     checkpoints: createSqliteCheckpointStore(handle.sqlite),
+    audit: createSqliteAuditStore(handle.sqlite),
   };
 }
 
 /** The PostgreSQL engine's stores so far (one synchronous connection; see server/db/pg). */
-export type PgStores = Pick<Stores, "workspace" | "auth">;
+export type PgStores = Pick<Stores, "workspace" | "auth" | "audit">;
 
 /** The stores of one open PostgreSQL connection. Importing this does not load the libpq binding; connecting does. */
 export function openPgStores(client: SqlClient): PgStores {
   return {
     workspace: createPgWorkspaceStore(client),
     auth: createPgAuthStore(client),
+    audit: createPgAuditStore(client),
   };
 }
