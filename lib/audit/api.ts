@@ -55,7 +55,12 @@ export const auditEntrySchema = z.object({
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
 /** Newest first; `nextCursor` is handed back as `cursor` for the next (older) page. */
-export const auditPageSchema = z.object({ entries: z.array(auditEntrySchema), nextCursor: z.string().nullable() });
+export const auditPageSchema = z.object({
+  entries: z.array(auditEntrySchema),
+  nextCursor: z.string().nullable(),
+  /** How long entries are kept (AUDIT_RETENTION_DAYS). */
+  retentionDays: z.number().int().positive(),
+});
 export type AuditPage = z.infer<typeof auditPageSchema>;
 
 export const auditQuerySchema = z.strictObject({

@@ -36,3 +36,34 @@ export function formatDateTime(ms: number, locale: string, timeZone = "UTC"): st
 export function formatCount(value: number, locale: string): string {
   return new Intl.NumberFormat(tagFor(locale)).format(value);
 }
+
+/**
+ * An instant in the viewer's time zone with the zone named ("1 Dec 2026,
+ * 05:10 GMT+1"): people read local times, and the zone says which.
+ */
+export function formatInstant(ms: number, locale: string, timeZone: string): string {
+  return new Intl.DateTimeFormat(tagFor(locale), {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZoneName: "short",
+    timeZone,
+  }).format(new Date(ms));
+}
+
+const RELATIVE_STEPS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
+  ["second", 1000],
+  ["minute", 60 * 1000],
+  ["hour", 60 * 60 * 1000],
+  ["day", 24 * 60 * 60 * 1000],
+];
+
+/** How far `ms` is from `nowMs` in its largest whole unit ("in 3 hr.", "5 min. ago"), shown beside an absolute time. */
+export function formatRelative(ms: number, nowMs: number, locale: string): string {
+  const delta = ms - nowMs;
+  let [unit, size] = RELATIVE_STEPS[0]!;
+  for (const step of RELATIVE_STEPS) if (Math.abs(delta) >= step[1]) [unit, size] = step;
+  return new Intl.RelativeTimeFormat(tagFor(locale), { numeric: "auto", style: "short" }).format(Math.round(delta / size), unit);
+}

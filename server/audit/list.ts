@@ -26,10 +26,10 @@ function toEntry(row: AuditRow): AuditEntry | null {
   };
 }
 
-export function listAuditEntries(store: AuditStore, query: AuditQuery): AuditPage {
+export function listAuditEntries(store: AuditStore, query: AuditQuery, retentionDays: number): AuditPage {
   const rows = store.list({ beforeSeq: query.cursor ? Number(query.cursor) : null, kind: query.kind ?? null, limit: query.limit + 1 });
   const page = rows.slice(0, query.limit);
   const entries = page.map(toEntry).filter((entry): entry is AuditEntry => entry !== null);
   const last = page.at(-1);
-  return { entries, nextCursor: rows.length > query.limit && last ? String(last.seq) : null };
+  return { entries, nextCursor: rows.length > query.limit && last ? String(last.seq) : null, retentionDays };
 }

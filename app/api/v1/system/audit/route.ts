@@ -1,5 +1,6 @@
 import { auditQuerySchema } from "@/lib/audit/api";
 import { listAuditEntries } from "@/server/audit/list";
+import { auditRetentionDays } from "@/server/audit/retention";
 import { AppError } from "@/server/errors";
 import { route } from "@/server/http/route";
 
@@ -11,6 +12,6 @@ export const GET = route({
   handler: ({ request, rt }) => {
     const parsed = auditQuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
     if (!parsed.success) throw new AppError("invalid_request", "kind must be a known audit kind; cursor a positive integer; limit 1..200");
-    return listAuditEntries(rt.stores.audit, parsed.data);
+    return listAuditEntries(rt.stores.audit, parsed.data, auditRetentionDays(process.env));
   },
 });
