@@ -8,9 +8,11 @@ import { auditPreparationChoice, policyAuditDetail } from "./policy-audit";
 import { savePolicy } from "./policy/policy-update";
 import { readRetentionRecord } from "./policy/record";
 import { readRetentionStatus, type RetentionStatus } from "./status";
+import { describeWindow } from "./window-status";
 
 export function getRetentionStatus(rt: OpenRuntime): RetentionStatus {
-  return readRetentionStatus(rt.stores.compaction, rt.clock.now());
+  const nowMs = rt.clock.now();
+  return { ...readRetentionStatus(rt.stores.compaction, nowMs), maintenanceWindow: describeWindow(rt.maintenanceWindow, nowMs) };
 }
 
 /** `actor` is the signed-in user's id; verbs called without one are the command line's. */
@@ -37,7 +39,7 @@ export function analyzeRetention(rt: OpenRuntime, body: AnalyzeBody): { operatio
 
 export function runRetention(rt: OpenRuntime, body: RunBody, actor: AuditActor = "cli"): { operationId: string } {
   return audited(rt, { actor, kind: "compaction.run", detail: ({ operationId }) => ({ operationId }), failureDetail: {} }, () =>
-    rt.compaction.requestRun(body.expectedRevision),
+    rt.compaction.requestRun(body.expectedRevision, { outsideWindow: body.outsideWindow }),
   );
 }
 
