@@ -29,12 +29,18 @@ describe("maintenance window through the API", () => {
     const enable = { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 0, preparation: "skip" };
     expect((await PUT(apiRequest("PUT", BASE, AS_ADMIN, enable))).status).toBe(200);
     await env.rt.compaction.idle();
+    // The initial pass waits for the window.
+    expect(env.rt.compaction.nextTimerAt()).toBe(Date.parse("2026-07-02T00:00:00Z"));
     const refused = await run(apiRequest("POST", `${BASE}/run`, AS_ADMIN, { expectedRevision: 1 }));
     expect(refused.status).toBe(409);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("outside_maintenance_window");
     const confirmed = await run(apiRequest("POST", `${BASE}/run`, AS_ADMIN, { expectedRevision: 1, outsideWindow: true }));
     expect(confirmed.status).toBe(202);
     await env.rt.compaction.idle();
+    // The confirmed run took over the initial pass that was waiting for the window.
+    const after = compactionStatusBodySchema.parse(await (await GET(apiRequest("GET", BASE, AS_ADMIN))).json());
+    expect(after.activeOperation).toBeNull();
+    expect(after.latestRun).toMatchObject({ kind: "cleanup", state: "succeeded" });
     const audit = env.rt.handle.sqlite.prepare("select result, error_code as code from audit_events where kind = 'compaction.run' order by seq").all();
     expect(audit).toEqual([
       { result: "failed", code: "outside_maintenance_window" },
