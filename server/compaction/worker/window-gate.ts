@@ -5,8 +5,6 @@
 import "server-only";
 import type { Clock } from "@/server/clock";
 import { AppError } from "@/server/errors";
-import { readRetentionRecord } from "../policy/record";
-import type { CompactionStore } from "../store";
 import { deferToWindow, isInsideWindow, type MaintenanceWindow } from "@/server/jobs/maintenance-window";
 
 export type WindowGate = {
@@ -17,8 +15,6 @@ export type WindowGate = {
   /** Refuses a manual run outside the window unless confirmed. */
   checkManualRun(confirmedOutsideWindow: boolean): void;
   override(operationId: string): void;
-  /** Overrides the pass waiting for its continuation, when it belongs to `expectedRevision` (else null). */
-  takeOverWaiting(store: CompactionStore, waiting: { id: string } | null, expectedRevision: number): string | null;
 };
 
 export function createWindowGate(options: { window: MaintenanceWindow | null; clock: Clock }): WindowGate {
@@ -33,15 +29,5 @@ export function createWindowGate(options: { window: MaintenanceWindow | null; cl
       throw new AppError("outside_maintenance_window", "This is outside the maintenance window; confirm to run anyway.");
     },
     override: (operationId) => void overridden.add(operationId),
-    takeOverWaiting(store, waiting, expectedRevision) {
-      if (!waiting) return null;
-      const read = readRetentionRecord(store);
-      if (read.state === "malformed" || read.record.runtime.activeOperation?.id !== waiting.id) return null;
-      if (read.record.policy.revision !== expectedRevision) {
-        throw new AppError("conflict", "The policy was changed by someone else; reload and try again.", { revision: read.record.policy.revision });
-      }
-      overridden.add(waiting.id);
-      return waiting.id;
-    },
   };
 }

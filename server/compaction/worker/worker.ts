@@ -359,15 +359,6 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     },
     requestRun(expectedRevision, options) {
       gate.checkManualRun(options?.outsideWindow === true);
-      // A confirmed run takes over a pass that waits for the window: it continues now.
-      const takeOver = options?.outsideWindow ? gate.takeOverWaiting(store, waiting, expectedRevision) : null;
-      if (takeOver) {
-        if (timer) timers.clearTimeout(timer.handle);
-        timer = null;
-        waiting = null;
-        enqueueCleanup(takeOver, "manual");
-        return { operationId: takeOver };
-      }
       const accepted = acceptCleanup(ctx(), { expectedRevision, priority: "manual" });
       if (options?.outsideWindow) gate.override(accepted.operationId);
       if (timer) timers.clearTimeout(timer.handle);
