@@ -24,13 +24,13 @@ export function formatBytes(bytes: number, locale: string): string {
   }).format(value);
 }
 
-/** A UTC instant in the locale's medium date and short time, with the zone shown. */
+/**
+ * An instant in the locale's words and the given zone (the viewer's; UTC
+ * until the browser has said), with the zone named so a time is never
+ * ambiguous.
+ */
 export function formatDateTime(ms: number, locale: string, timeZone = "UTC"): string {
-  return new Intl.DateTimeFormat(tagFor(locale), {
-    dateStyle: "medium",
-    timeStyle: "short",
-    timeZone,
-  }).format(new Date(ms));
+  return formatInstant(ms, locale, timeZone);
 }
 
 export function formatCount(value: number, locale: string): string {
@@ -46,7 +46,7 @@ export function formatInstant(ms: number, locale: string, timeZone: string): str
     year: "numeric",
     month: "short",
     day: "numeric",
-    hour: "2-digit",
+    hour: "numeric",
     minute: "2-digit",
     timeZoneName: "short",
     timeZone,
