@@ -17,14 +17,18 @@ function view(policy: RetentionRecord["policy"]): AuditPolicyView {
 }
 
 export function policyAuditDetail(options: {
-  before: RetentionRead;
+  /** The record before the save (read again inside its transaction). */
+  before: () => RetentionRead;
   body: PutPolicyBody;
 }): Pick<AuditOptions<SavePolicyResult>, "detail" | "failureDetail"> {
-  const before = options.before.state === "malformed" ? null : view(options.before.record.policy);
+  const beforeView = () => {
+    const read = options.before();
+    return read.state === "malformed" ? null : view(read.record.policy);
+  };
   const { policy, expectedRevision } = options.body;
   return {
-    detail: ({ record }) => ({ before, after: view(record.policy), revision: record.policy.revision }),
-    failureDetail: { before, after: { enabled: policy.enabled, age: { ...policy.age }, revision: expectedRevision }, revision: expectedRevision },
+    detail: ({ record }) => ({ before: beforeView(), after: view(record.policy), revision: record.policy.revision }),
+    failureDetail: { before: beforeView(), after: { enabled: policy.enabled, age: { ...policy.age }, revision: expectedRevision }, revision: expectedRevision },
   };
 }
 

@@ -17,8 +17,10 @@ export function getRetentionStatus(rt: OpenRuntime): RetentionStatus {
 
 /** `actor` is the signed-in user's id; verbs called without one are the command line's. */
 export function putRetentionPolicy(rt: OpenRuntime, body: PutPolicyBody, actor: AuditActor = "cli"): RetentionStatus {
-  const before = readRetentionRecord(rt.stores.compaction);
-  const { effects } = audited(rt, { actor, kind: "policy.changed", ...policyAuditDetail({ before, body }) }, () => {
+  let before = readRetentionRecord(rt.stores.compaction);
+  const { effects } = audited(rt, { actor, kind: "policy.changed", ...policyAuditDetail({ before: () => before, body }) }, () => {
+    // Re-read inside the writer transaction: "before" is what this save replaced.
+    before = readRetentionRecord(rt.stores.compaction);
     const saved = savePolicy(rt.stores.compaction, {
       draft: body.policy,
       expectedRevision: body.expectedRevision,
