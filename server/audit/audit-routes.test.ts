@@ -207,8 +207,9 @@ describe("audit trail", () => {
     const target = { stores: env.rt.stores, clock: env.rt.clock };
     audited(target, { actor: "cli", kind: "backup.created" }, () => 1);
     const day = 24 * 60 * 60 * 1000;
-    expect(pruneAuditTrail({ store: env.rt.stores.audit, nowMs: env.rt.clock.now() + 180 * day, days: 180 })).toBe(0);
-    expect(pruneAuditTrail({ store: env.rt.stores.audit, nowMs: env.rt.clock.now() + 181 * day, days: 180 })).toBe(1);
+    const { atMs } = env.rt.handle.sqlite.prepare("select at_ms as atMs from audit_events").get() as { atMs: number };
+    expect(pruneAuditTrail({ store: env.rt.stores.audit, nowMs: atMs + 180 * day, days: 180 })).toBe(0);
+    expect(pruneAuditTrail({ store: env.rt.stores.audit, nowMs: atMs + 180 * day + 1, days: 180 })).toBe(1);
     expect(auditRowCount()).toBe(0);
   });
 });
