@@ -6,8 +6,8 @@ import { systemClock } from "@/server/clock";
 import { openDatabase } from "@/server/db/client";
 import { parseDatabaseUrl } from "@/server/db/url";
 import { isAppError } from "@/server/errors";
-import { createUser } from "@/server/auth/users";
-import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
+import { createUserAudited } from "@/server/audit/user-created";
+import { openSqliteStores } from "@/server/stores";
 
 const USAGE = "usage: npm run users -- create --email EMAIL --role admin|viewer   (password on stdin)";
 
@@ -36,7 +36,8 @@ async function main(): Promise<number> {
   }
   const handle = openDatabase({ file: target.file });
   try {
-    const { id } = createUser(createSqliteAuthStore(handle.sqlite), { email: values.email, role: values.role, password, nowMs: systemClock.now() });
+    const input = { email: values.email, role: values.role as "admin" | "viewer", password, nowMs: systemClock.now() };
+    const { id } = createUserAudited({ stores: openSqliteStores(handle), clock: systemClock }, { actor: "cli", input });
     console.log(`created ${values.role} ${values.email.trim().toLowerCase()} (id ${id})`);
     return 0;
   } catch (error) {

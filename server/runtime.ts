@@ -29,6 +29,8 @@ import { createSignInServices, type SignInServices } from "./auth/sign-in-servic
 import { createRetentionWorker, type RetentionWorker, type RetentionWorkerDeps } from "./compaction/worker/worker";
 import { modeFromEnv } from "./checkpoints/mode";
 import { createOperatorMetrics, type OperatorMetrics } from "./metrics/operator-metrics";
+import { maintenanceWindowFromEnv } from "./jobs/window-config";
+import type { MaintenanceWindow } from "./jobs/maintenance-window";
 
 /** Checkpoint state shared by every request of one runtime. */
 export type CheckpointServices = {
@@ -76,6 +78,8 @@ export type Runtime = {
   readonly signIn: SignInServices;
   /** The Prometheus registry behind GET /api/v1/metrics (off unless METRICS_TOKEN is set). */
   readonly metrics: OperatorMetrics;
+  /** MAINTENANCE_WINDOW: when scheduled cleanup may run (null: any time). */
+  readonly maintenanceWindow: MaintenanceWindow | null;
   /** Starts background work (the compaction worker); idempotent. */
   start(): void;
   /** Stops background work and closes the database; idempotent. */
@@ -146,6 +150,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       epochs: createRetentionEpochs(),
     },
     signIn: createSignInServices({ env, log }),
+    maintenanceWindow: maintenanceWindowFromEnv(env, log),
     metrics: createOperatorMetrics({
       token: env.METRICS_TOKEN ? env.METRICS_TOKEN : null,
       bus,
@@ -188,6 +193,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       guard: rt.guard,
       // The operator CLI changes the same record from another process.
       watchRecordMs: RECORD_WATCH_MS,
+      window: rt.maintenanceWindow,
     });
   if (rt.handle) {
     rt.stores = openSqliteStores(rt.handle);

@@ -1,4 +1,6 @@
 import "server-only";
+import { audited } from "@/server/audit/record";
+import { auditRetentionDays, schedulePruning } from "@/server/audit/retention";
 import { ensureFirstAdmin } from "@/server/auth/first-admin";
 import { pruneSessions } from "@/server/auth/sessions";
 import { createLogger, type Logger } from "@/server/log";
@@ -26,12 +28,23 @@ export function startServerProcess(env: NodeJS.ProcessEnv = process.env): Runtim
   const open = openRuntime(rt);
   if (!open) return rt;
   runStep(rt.log, "first_admin", () =>
-    ensureFirstAdmin({
-      store: open.stores.auth,
-      email: env.ADMIN_EMAIL,
-      password: env.ADMIN_PASSWORD,
-      nowMs: rt.clock.now(),
+    audited(open, { actor: "system", kind: "user.created", detail: (outcome) => (outcome === "created" ? { role: "admin" } : null) }, () =>
+      ensureFirstAdmin({
+        store: open.stores.auth,
+        email: env.ADMIN_EMAIL,
+        password: env.ADMIN_PASSWORD,
+        nowMs: rt.clock.now(),
+        log: rt.log,
+      }),
+    ),
+  );
+  runStep(rt.log, "audit_pruning", () =>
+    schedulePruning({
+      store: () => (rt.handle?.sqlite.open ? (rt.stores?.audit ?? null) : null),
+      clock: rt.clock,
+      timers: rt.timers,
       log: rt.log,
+      days: auditRetentionDays(env),
     }),
   );
   runStep(rt.log, "prune_sessions", () => pruneSessions(open.stores.auth, { nowMs: rt.clock.now() }));

@@ -1,6 +1,9 @@
 // Every domain's store, built for the runtime's database engine in one place:
 // domain code and routes reach the database only through these typed verbs,
 // with one implementation per engine (SQLite, PostgreSQL).
+import type { AuditStore } from "./audit/store";
+import { createPgAuditStore } from "./audit/pg-store";
+import { createSqliteAuditStore } from "./audit/sqlite-store";
 import type { AuthStore } from "./auth/store";
 import { createPgAuthStore } from "./auth/pg-store";
 import { createSqliteAuthStore } from "./auth/sqlite-store";
@@ -25,6 +28,7 @@ export type Stores = {
   maintenance: MaintenanceStore;
   compaction: CompactionStore;
   checkpoints: CheckpointStore;
+  audit: AuditStore;
 };
 
 /** The stores of one open SQLite connection (statements are prepared once per connection). */
@@ -35,11 +39,12 @@ export function openSqliteStores(handle: DbHandle): Stores {
     maintenance: createSqliteMaintenanceStore(handle),
     compaction: createSqliteCompactionStore(handle.sqlite),
     checkpoints: createSqliteCheckpointStore(handle.sqlite),
+    audit: createSqliteAuditStore(handle.sqlite),
   };
 }
 
-/** The PostgreSQL engine's stores so far (kept for callers that need only these two). */
-export type PgStores = Pick<Stores, "workspace" | "auth">;
+/** The PostgreSQL stores that need no database URL (workspace, auth, audit). */
+export type PgStores = Pick<Stores, "workspace" | "auth" | "audit">;
 
 /**
  * The stores of one open PostgreSQL connection (synchronous; see server/db/pg).
@@ -49,7 +54,7 @@ export type PgStores = Pick<Stores, "workspace" | "auth">;
 export function openPgStores(client: SqlClient, options?: { url: string; env?: Readonly<Record<string, string | undefined>> }): Stores;
 export function openPgStores(client: SqlClient): PgStores;
 export function openPgStores(client: SqlClient, options?: { url: string; env?: Readonly<Record<string, string | undefined>> }): Stores | PgStores {
-  const base: PgStores = { workspace: createPgWorkspaceStore(client), auth: createPgAuthStore(client) };
+  const base: PgStores = { workspace: createPgWorkspaceStore(client), auth: createPgAuthStore(client), audit: createPgAuditStore(client) };
   if (!options) return base;
   return {
     ...base,

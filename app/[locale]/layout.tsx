@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { hasLocale, NextIntlClientProvider } from "next-intl";
 import { getTranslations, setRequestLocale } from "next-intl/server";
 import { QueryProvider } from "@/components/providers/query-provider";
+import { TimeZoneSync } from "@/components/providers/time-zone-sync";
 import { LANGUAGE_TAGS, routing } from "@/lib/i18n/routing";
 import "../globals.css";
 
@@ -31,6 +32,7 @@ export default async function LocaleLayout({ children, params }: Props) {
     <html lang={LANGUAGE_TAGS[locale]}>
       <body>
         <NextIntlClientProvider>
+          <TimeZoneSync />
           <QueryProvider>{children}</QueryProvider>
         </NextIntlClientProvider>
       </body>

@@ -1,6 +1,6 @@
 "use client";
 
-import { useLocale, useTranslations } from "next-intl";
+import { useLocale, useTimeZone, useTranslations } from "next-intl";
 import type { RetentionResult, Totals } from "@/lib/checkpoints/api";
 import { formatBytes, formatCount, formatDateTime } from "@/lib/i18n/format";
 import { DataTable } from "@/components/ui/data-table";
@@ -12,6 +12,7 @@ type Row = { key: keyof Totals; label: string; bytes: boolean };
 export function OperationResult({ result }: { result: RetentionResult }) {
   const t = useTranslations("checkpoints.result");
   const locale = useLocale();
+  const timeZone = useTimeZone();
   const rows: Row[] = [
     { key: "checkpoints", label: t("checkpointRows"), bytes: false },
     { key: "writes", label: t("writeRows"), bytes: false },
@@ -26,7 +27,7 @@ export function OperationResult({ result }: { result: RetentionResult }) {
         {title}
       </h4>
       <p className={styles.muted}>
-        {t(`state.${result.state}`)} · {t("finishedAt", { time: formatDateTime(result.finishedAtMs, locale) })}
+        {t(`state.${result.state}`)} · {t("finishedAt", { time: formatDateTime(result.finishedAtMs, locale, timeZone) })}
       </p>
       {result.state === "failed" && (
         <p className={styles.error} role="alert">

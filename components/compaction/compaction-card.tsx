@@ -182,7 +182,7 @@ function CardBody({ status, isAdmin, retention, draft, events, format }: BodyPro
         format={format}
         controls={
           isAdmin
-            ? { starting: retention.busy === "run", cancelling: retention.busy === "cancel", onRun: () => void retention.run(status.policy.revision), onCancel: cancel }
+            ? { starting: retention.busy === "run", cancelling: retention.busy === "cancel", onRun: (options) => void retention.run(status.policy.revision, options), onCancel: cancel }
             : null
         }
       />

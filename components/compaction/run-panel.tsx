@@ -7,10 +7,12 @@ import type { CompactionStatusBody } from "@/lib/compaction/api";
 import type { RetentionOperation } from "@/lib/compaction/policy";
 import { OperationDetails } from "./operation-details";
 import { OperationProgress } from "./operation-progress";
+import { RunNowButton, type RunOptions } from "./run-now-button";
+import { WindowNote } from "./window-note";
 import type { RetentionFormat } from "./use-compaction-format";
 import styles from "./retention-card.module.css";
 
-export type RunControls = { starting: boolean; cancelling: boolean; onRun: () => void; onCancel: () => void } | null;
+export type RunControls = { starting: boolean; cancelling: boolean; onRun: (options?: RunOptions) => void; onCancel: () => void } | null;
 
 export function RunPanel(props: { status: CompactionStatusBody; live: OperationEvent | null; format: RetentionFormat; controls: RunControls }) {
   const { status, format, controls } = props;
@@ -18,7 +20,7 @@ export function RunPanel(props: { status: CompactionStatusBody; live: OperationE
   const active = status.activeOperation;
   const running = active && active.kind !== "analysis" ? active : null;
   const last = status.latestRun;
-  const next = format.time(status.nextDueAt);
+  const next = format.timeWithRelative(status.nextDueAt);
   return (
     <section className={styles.block} aria-labelledby="retention-run-title" data-testid="retention-run">
       <h4 id="retention-run-title" className={styles.blockTitle}>
@@ -30,6 +32,7 @@ export function RunPanel(props: { status: CompactionStatusBody; live: OperationE
         <dt>{t("next")}</dt>
         <dd data-testid="retention-next-run">{next ?? (status.armed ? t("afterCurrent") : t("notScheduled"))}</dd>
       </dl>
+      {status.maintenanceWindow && <WindowNote window={status.maintenanceWindow} />}
       {showLastError(status) && <p className={styles.warning}>{t("lastError", { reason: format.operationError(status.lastErrorCode ?? "other") })}</p>}
       {running && (
         <OperationProgress
@@ -43,9 +46,7 @@ export function RunPanel(props: { status: CompactionStatusBody; live: OperationE
       )}
       {/* Between slices of a pass, "compact now" takes the slot and the pass resumes after it. */}
       {controls && (!active || status.betweenSlices) && status.armed && (
-        <button type="button" className={styles.primaryButton} onClick={controls.onRun} disabled={controls.starting} aria-busy={controls.starting}>
-          {controls.starting ? t("starting") : t("runNow")}
-        </button>
+        <RunNowButton window={status.maintenanceWindow} starting={controls.starting} onRun={controls.onRun} />
       )}
       {controls && !status.armed && <p className={styles.muted}>{t("notArmed")}</p>}
       {last && <OperationDetails operation={last} format={format} testId="retention-run-details" />}

@@ -2,9 +2,9 @@
 // Locale-aware formatting for the card: dates, bytes, counts, ages, and the
 // localized names of skip reasons, tool kinds and error codes (with a
 // generic fallback for codes this build does not know yet).
-import { useLocale, useTranslations } from "next-intl";
+import { useLocale, useNow, useTimeZone, useTranslations } from "next-intl";
 import { useMemo } from "react";
-import { formatBytes, formatCount, formatDateTime } from "@/lib/i18n/format";
+import { formatBytes, formatCount, formatDateTime, formatRelative } from "@/lib/i18n/format";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import type { RetentionAge } from "@/lib/compaction/policy";
 import { SKIP_REASONS } from "@/lib/compaction/skip-reasons";
@@ -39,6 +39,9 @@ function known<T extends string>(list: readonly T[], value: string): value is T 
 export function useCompactionFormat() {
   const locale = useLocale();
   const t = useTranslations("compaction");
+  const tw = useTranslations("maintenanceWindow");
+  const timeZone = useTimeZone();
+  const now = useNow({ updateInterval: 60_000 }).getTime();
   return useMemo(
     () => ({
       locale,
@@ -48,14 +51,19 @@ export function useCompactionFormat() {
       /** An RFC 3339 instant in the locale's words, or null when absent or unreadable. */
       time: (text: string | null | undefined) => {
         const ms = parseRfc3339(text ?? null);
-        return ms === null ? null : formatDateTime(ms, locale);
+        return ms === null ? null : formatDateTime(ms, locale, timeZone);
+      },
+      /** As `time`, with how far away it is ("in 3 hr."): for upcoming times. */
+      timeWithRelative: (text: string | null | undefined) => {
+        const ms = parseRfc3339(text ?? null);
+        return ms === null ? null : tw("withRelative", { time: formatDateTime(ms, locale, timeZone), relative: formatRelative(ms, now, locale) });
       },
       age: (age: RetentionAge) => t(`age.amount.${age.unit}`, { count: age.value }),
       skipReason: (reason: string) => (known(SKIP_REASONS, reason) ? t(`reasons.${reason}`) : t("reasons.other", { reason })),
       toolKind: (kind: string) => (known(TOOL_KINDS, kind) ? t(`kinds.${kind}`) : t("kinds.other", { kind })),
       operationError: (code: string) => (known(OPERATION_ERROR_CODES, code) ? t(`operationErrors.${code}`) : t("operationErrors.other", { code })),
     }),
-    [locale, t],
+    [locale, t, tw, timeZone, now],
   );
 }
 

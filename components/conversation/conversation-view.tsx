@@ -1,6 +1,6 @@
 "use client";
 
-import { useLocale, useTranslations } from "next-intl";
+import { useLocale, useTimeZone, useTranslations } from "next-intl";
 import type { EventSourceFactory } from "@/lib/events/client/event-stream";
 import { useMessagesChangedEvents } from "@/lib/conversation/client/use-messages-changed-events";
 import { useTaskConversation } from "@/lib/conversation/client/use-task-conversation";
@@ -17,6 +17,7 @@ import styles from "./conversation.module.css";
 export function ConversationView({ taskId, eventSource }: { taskId: string; eventSource?: EventSourceFactory }) {
   const t = useTranslations("conversation");
   const locale = useLocale();
+  const timeZone = useTimeZone();
   const query = useTaskConversation(taskId);
   useMessagesChangedEvents(eventSource);
   const data = query.data;
@@ -40,7 +41,7 @@ export function ConversationView({ taskId, eventSource }: { taskId: string; even
             <div className={styles.meta}>
               <TaskStateBadge state={data.task.state} />
               <span>{t("messageCount", { count: data.messages.length })}</span>
-              {updatedMs !== null && <span>{t("updated", { date: formatDateTime(updatedMs, locale) })}</span>}
+              {updatedMs !== null && <span>{t("updated", { date: formatDateTime(updatedMs, locale, timeZone) })}</span>}
             </div>
             <p className={cards.muted}>{t("readOnly")}</p>
           </div>

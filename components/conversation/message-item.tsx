@@ -1,6 +1,6 @@
 "use client";
 
-import { useLocale, useTranslations } from "next-intl";
+import { useLocale, useTimeZone, useTranslations } from "next-intl";
 import { useId, useState } from "react";
 import type { ConversationMessage } from "@/lib/conversation/api";
 import { formatDateTime } from "@/lib/i18n/format";
@@ -43,6 +43,7 @@ function ShellTool({ message }: { message: ConversationMessage }) {
 export function MessageItem({ message }: { message: ConversationMessage }) {
   const t = useTranslations("conversation");
   const locale = useLocale();
+  const timeZone = useTimeZone();
   const ms = parseRfc3339(message.createdAt);
   const authorKey = `authors.${message.authorType}`;
   const typeKey = `types.${message.type}`;
@@ -55,7 +56,7 @@ export function MessageItem({ message }: { message: ConversationMessage }) {
         <span className={cards.badge}>{isCatalogKey(t, typeKey) ? t(typeKey) : message.type}</span>
         {message.tool?.title && <span className={cards.muted}>{message.tool.title}</span>}
         <time className={cards.muted} dateTime={ms === null ? undefined : new Date(ms).toISOString()}>
-          {ms === null ? message.createdAt : formatDateTime(ms, locale)}
+          {ms === null ? message.createdAt : formatDateTime(ms, locale, timeZone)}
         </time>
       </div>
       {message.content && <p className={styles.content}>{message.content}</p>}

@@ -1,6 +1,6 @@
 "use client";
 
-import { useLocale, useTranslations } from "next-intl";
+import { useLocale, useTimeZone, useTranslations } from "next-intl";
 import type { ShellOutputRemoved } from "@/lib/conversation/api";
 import { formatDateTime } from "@/lib/i18n/format";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
@@ -11,10 +11,11 @@ import styles from "./conversation.module.css";
 export function RemovedNotice({ removedAt, summary }: { removedAt: string | null; summary: ShellOutputRemoved["summary"] | null }) {
   const t = useTranslations("conversation.output");
   const locale = useLocale();
+  const timeZone = useTimeZone();
   const ms = parseRfc3339(removedAt);
   return (
     <div className={cards.warning} role="status" data-testid="output-removed">
-      <strong>{ms === null ? t("removedUndated") : t("removedOn", { date: formatDateTime(ms, locale) })}</strong>
+      <strong>{ms === null ? t("removedUndated") : t("removedOn", { date: formatDateTime(ms, locale, timeZone) })}</strong>
       <span>{t("removedExplanation")}</span>
       {summary && (
         <dl className={styles.summary} aria-label={t("retainedSummary")}>

@@ -1,6 +1,6 @@
 "use client";
 
-import { useLocale, useTranslations } from "next-intl";
+import { useLocale, useTimeZone, useTranslations } from "next-intl";
 import { useState } from "react";
 import { useTaskList } from "@/lib/conversation/client/use-task-list";
 import { formatDateTime } from "@/lib/i18n/format";
@@ -18,6 +18,7 @@ const PAGE = 50;
 export function TaskList() {
   const t = useTranslations("conversation.tasks");
   const locale = useLocale();
+  const timeZone = useTimeZone();
   const [offset, setOffset] = useState(0);
   const query = useTaskList(offset);
   const data = query.data;
@@ -38,7 +39,7 @@ export function TaskList() {
                   <span className={styles.meta}>
                     <TaskStateBadge state={task.state} />
                     <span>{t("messageCount", { count: task.messageCount })}</span>
-                    <span>{ms === null ? task.updatedAt : t("updated", { date: formatDateTime(ms, locale) })}</span>
+                    <span>{ms === null ? task.updatedAt : t("updated", { date: formatDateTime(ms, locale, timeZone) })}</span>
                   </span>
                 </Link>
               </li>

@@ -1,6 +1,6 @@
 "use client";
 
-import { useLocale, useTranslations } from "next-intl";
+import { useLocale, useTimeZone, useTranslations } from "next-intl";
 import { databaseBackupUrl, type BackupEntry, type RestoreResult } from "@/lib/database/api";
 import { useDeleteBackup } from "@/lib/database/client/use-delete-backup";
 import { formatBytes, formatDateTime } from "@/lib/i18n/format";
@@ -55,6 +55,7 @@ function DeletePanel({ name, pinned, onClose }: { name: string; pinned: boolean;
 export function BackupRow({ backup, isAdmin, open, onOpen, onRestored }: Props) {
   const t = useTranslations("databaseCards.backups");
   const locale = useLocale();
+  const timeZone = useTimeZone();
   const createdMs = parseRfc3339(backup.createdAt);
   const mode = open?.name === backup.name ? open.mode : null;
   const toggle = (next: "delete" | "restore") => onOpen(mode === next ? null : { name: backup.name, mode: next });
@@ -74,7 +75,7 @@ export function BackupRow({ backup, isAdmin, open, onOpen, onRestored }: Props) 
         <td data-label={t("size")} className={styles.num}>
           {formatBytes(backup.sizeBytes, locale)}
         </td>
-        <td data-label={t("createdAt")}>{createdMs === null ? backup.createdAt : formatDateTime(createdMs, locale)}</td>
+        <td data-label={t("createdAt")}>{createdMs === null ? backup.createdAt : formatDateTime(createdMs, locale, timeZone)}</td>
         {isAdmin && (
           <td data-label="">
             <div className={styles.rowActions}>

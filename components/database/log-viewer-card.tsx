@@ -1,6 +1,6 @@
 "use client";
 
-import { useLocale, useTranslations } from "next-intl";
+import { useLocale, useTimeZone, useTranslations } from "next-intl";
 import { useId, useState } from "react";
 import type { LogEntry, LogLevel } from "@/lib/logs/api";
 import { useLogs } from "@/lib/database/client/use-logs";
@@ -17,6 +17,7 @@ const TONE: Record<LogLevel, string> = { trace: "", debug: "", info: "info", war
 function Entry({ entry }: { entry: LogEntry }) {
   const t = useTranslations("databaseCards.logs");
   const locale = useLocale();
+  const timeZone = useTimeZone();
   const ms = parseRfc3339(entry.time);
   return (
     <li className={styles.logEntry} data-testid="log-entry" data-level={entry.level}>
@@ -25,7 +26,7 @@ function Entry({ entry }: { entry: LogEntry }) {
           {t(`levels.${entry.level}`)}
         </span>
         <time dateTime={entry.time} className={styles.muted}>
-          {ms === null ? entry.time : formatDateTime(ms, locale)}
+          {ms === null ? entry.time : formatDateTime(ms, locale, timeZone)}
         </time>
       </div>
       <p className={styles.mono}>{entry.msg}</p>

@@ -24,6 +24,9 @@ export const ERROR_STATUS = {
   // Delete refused: the backup is pinned (compaction's preparation receipt)
   // and the administrator has not typed its name to confirm.
   backup_pinned: 409,
+  // A manual run outside the configured maintenance window without the
+  // administrator's confirmation (runBody.outsideWindow).
+  outside_maintenance_window: 409,
   tool_payload_removed: 410,
   payload_too_large: 413,
   too_many_requests: 429,

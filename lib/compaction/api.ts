@@ -21,7 +21,8 @@ export const putPolicyBodySchema = z.strictObject({
 });
 
 export const analyzeBodySchema = z.strictObject({ age: ageSchema });
-export const runBodySchema = z.strictObject({ expectedRevision: countSchema });
+/** `outsideWindow`: the administrator confirmed running outside the maintenance window. */
+export const runBodySchema = z.strictObject({ expectedRevision: countSchema, outsideWindow: z.boolean().optional() });
 export const cancelBodySchema = z.strictObject({ operationId: z.string().min(1).max(128) });
 
 export type PutPolicyBody = z.infer<typeof putPolicyBodySchema>;
@@ -31,6 +32,17 @@ export type CancelBody = z.infer<typeof cancelBodySchema>;
 
 export const acceptedOperationSchema = z.looseObject({ operationId: z.string().min(1) });
 export type AcceptedOperation = z.infer<typeof acceptedOperationSchema>;
+
+/** MAINTENANCE_WINDOW as status shows it: wall-clock start/end in its zone, and the instants that matter now. */
+export const maintenanceWindowSchema = z.strictObject({
+  start: z.string(),
+  end: z.string(),
+  timeZone: z.string(),
+  open: z.boolean(),
+  nextStartAt: z.string(),
+  endsAt: z.string().nullable(),
+});
+export type MaintenanceWindowView = z.infer<typeof maintenanceWindowSchema>;
 
 /** The GET body (also the answer of PUT and cancel); server/compaction/status.ts builds it. */
 export const compactionStatusBodySchema = z.strictObject({
@@ -55,6 +67,8 @@ export const compactionStatusBodySchema = z.strictObject({
    * now" takes the slot meanwhile and the pass resumes afterwards.
    */
   betweenSlices: z.boolean().optional(),
+  /** Absent or null: no window (cleanup may run at any time). */
+  maintenanceWindow: maintenanceWindowSchema.nullable().optional(),
 });
 export type CompactionStatusBody = z.infer<typeof compactionStatusBodySchema>;
 

@@ -24,15 +24,46 @@ export function formatBytes(bytes: number, locale: string): string {
   }).format(value);
 }
 
-/** A UTC instant in the locale's medium date and short time, with the zone shown. */
+/**
+ * An instant in the locale's words and the given zone (the viewer's; UTC
+ * until the browser has said), with the zone named so a time is never
+ * ambiguous.
+ */
 export function formatDateTime(ms: number, locale: string, timeZone = "UTC"): string {
-  return new Intl.DateTimeFormat(tagFor(locale), {
-    dateStyle: "medium",
-    timeStyle: "short",
-    timeZone,
-  }).format(new Date(ms));
+  return formatInstant(ms, locale, timeZone);
 }
 
 export function formatCount(value: number, locale: string): string {
   return new Intl.NumberFormat(tagFor(locale)).format(value);
+}
+
+/**
+ * An instant in the viewer's time zone with the zone named ("1 Dec 2026,
+ * 05:10 GMT+1"): people read local times, and the zone says which.
+ */
+export function formatInstant(ms: number, locale: string, timeZone: string): string {
+  return new Intl.DateTimeFormat(tagFor(locale), {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "numeric",
+    minute: "2-digit",
+    timeZoneName: "short",
+    timeZone,
+  }).format(new Date(ms));
+}
+
+const RELATIVE_STEPS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
+  ["second", 1000],
+  ["minute", 60 * 1000],
+  ["hour", 60 * 60 * 1000],
+  ["day", 24 * 60 * 60 * 1000],
+];
+
+/** How far `ms` is from `nowMs` in its largest whole unit ("in 3 hr.", "5 min. ago"), shown beside an absolute time. */
+export function formatRelative(ms: number, nowMs: number, locale: string): string {
+  const delta = ms - nowMs;
+  let [unit, size] = RELATIVE_STEPS[0]!;
+  for (const step of RELATIVE_STEPS) if (Math.abs(delta) >= step[1]) [unit, size] = step;
+  return new Intl.RelativeTimeFormat(tagFor(locale), { numeric: "auto", style: "short" }).format(Math.round(delta / size), unit);
 }

@@ -7,19 +7,23 @@ import type conversation from "@/messages/conversation/en.json";
 import type database from "@/messages/database/en.json";
 import type apiErrors from "@/messages/api-errors/en.json";
 import type compaction from "@/messages/compaction/en.json";
+import type audit from "@/messages/audit/en.json";
+import type maintenanceWindow from "@/messages/maintenance-window/en.json";
 
 /** Feature folders under messages/, each one namespace; load-messages merges exactly these. */
-export const MESSAGE_FEATURES = ["api-errors", "checkpoints", "compaction", "conversation", "database"] as const;
+export const MESSAGE_FEATURES = ["api-errors", "audit", "checkpoints", "compaction", "conversation", "database", "maintenance-window"] as const;
 export type MessageFeature = (typeof MESSAGE_FEATURES)[number];
 
 // A JSON import needs a literal path, so each folder is also named here; the
 // check below keeps this map and MESSAGE_FEATURES naming the same folders.
 type FeatureCatalogs = {
   "api-errors": typeof apiErrors;
+  audit: typeof audit;
   checkpoints: typeof checkpoints;
   compaction: typeof compaction;
   conversation: typeof conversation;
   database: typeof database;
+  "maintenance-window": typeof maintenanceWindow;
 };
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

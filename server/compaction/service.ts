@@ -3,22 +3,35 @@
 import "server-only";
 import type { OpenRuntime } from "@/server/runtime";
 import type { AnalyzeBody, CancelBody, PutPolicyBody, RunBody } from "@/lib/compaction/api";
+import { audited, type AuditActor } from "@/server/audit/record";
+import { auditPreparationChoice, policyAuditDetail } from "./policy-audit";
 import { savePolicy } from "./policy/policy-update";
+import { readRetentionRecord } from "./policy/record";
 import { readRetentionStatus, type RetentionStatus } from "./status";
+import { describeWindow } from "./window-status";
 
 export function getRetentionStatus(rt: OpenRuntime): RetentionStatus {
-  const status = readRetentionStatus(rt.stores.compaction, rt.clock.now());
+  const nowMs = rt.clock.now();
+  const status = { ...readRetentionStatus(rt.stores.compaction, nowMs), maintenanceWindow: describeWindow(rt.maintenanceWindow, nowMs) };
   const waiting = rt.compaction.betweenSlices?.() ?? null;
   return waiting !== null && status.activeOperation?.id === waiting ? { ...status, betweenSlices: true } : status;
 }
 
-export function putRetentionPolicy(rt: OpenRuntime, body: PutPolicyBody): RetentionStatus {
-  const { effects } = savePolicy(rt.stores.compaction, {
-    draft: body.policy,
-    expectedRevision: body.expectedRevision,
-    preparation: body.preparation,
-    nowMs: rt.clock.now(),
-    newId: rt.ids,
+/** `actor` is the signed-in user's id; verbs called without one are the command line's. */
+export function putRetentionPolicy(rt: OpenRuntime, body: PutPolicyBody, actor: AuditActor = "cli"): RetentionStatus {
+  let before = readRetentionRecord(rt.stores.compaction);
+  const { effects } = audited(rt, { actor, kind: "policy.changed", ...policyAuditDetail({ before: () => before, body }) }, () => {
+    // Re-read inside the writer transaction: "before" is what this save replaced.
+    before = readRetentionRecord(rt.stores.compaction);
+    const saved = savePolicy(rt.stores.compaction, {
+      draft: body.policy,
+      expectedRevision: body.expectedRevision,
+      preparation: body.preparation,
+      nowMs: rt.clock.now(),
+      newId: rt.ids,
+    });
+    auditPreparationChoice(rt, { actor, saved });
+    return saved;
   });
   rt.compaction.policySaved(effects);
   return getRetentionStatus(rt);
@@ -28,11 +41,13 @@ export function analyzeRetention(rt: OpenRuntime, body: AnalyzeBody): { operatio
   return rt.compaction.requestAnalysis(body.age);
 }
 
-export function runRetention(rt: OpenRuntime, body: RunBody): { operationId: string } {
-  return rt.compaction.requestRun(body.expectedRevision);
+export function runRetention(rt: OpenRuntime, body: RunBody, actor: AuditActor = "cli"): { operationId: string } {
+  return audited(rt, { actor, kind: "compaction.run", detail: ({ operationId }) => ({ operationId }), failureDetail: {} }, () =>
+    rt.compaction.requestRun(body.expectedRevision, { outsideWindow: body.outsideWindow }),
+  );
 }
 
-export function cancelRetention(rt: OpenRuntime, body: CancelBody): RetentionStatus {
-  rt.compaction.cancel(body.operationId);
+export function cancelRetention(rt: OpenRuntime, body: CancelBody, actor: AuditActor = "cli"): RetentionStatus {
+  audited(rt, { actor, kind: "compaction.cancelled", detail: { operationId: body.operationId } }, () => rt.compaction.cancel(body.operationId));
   return getRetentionStatus(rt);
 }

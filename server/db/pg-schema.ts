@@ -153,3 +153,17 @@ export const settings = pgTable("settings", {
   value: text("value").notNull(),
   updatedAtMs: ms("updated_at_ms").notNull(),
 });
+
+export const auditEvents = pgTable(
+  "audit_events",
+  {
+    seq: bigserial("seq", { mode: "number" }).primaryKey(),
+    atMs: ms("at_ms").notNull(),
+    actor: text("actor").notNull(),
+    kind: text("kind").notNull(),
+    result: text("result").notNull(),
+    errorCode: text("error_code"),
+    detail: text("detail").notNull(),
+  },
+  (t) => [index("audit_events_at_idx").on(t.atMs), index("audit_events_kind_seq_idx").on(t.kind, t.seq)],
+);

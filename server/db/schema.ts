@@ -156,3 +156,20 @@ export const settings = sqliteTable("settings", {
   value: text("value").notNull(),
   updatedAtMs: integer("updated_at_ms").notNull(),
 });
+
+export const auditEvents = sqliteTable(
+  "audit_events",
+  {
+    // Insertion order doubles as the cursor of GET /api/v1/system/audit.
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    atMs: integer("at_ms").notNull(),
+    // A user id, or "cli" / "system" for actions without a signed-in user.
+    actor: text("actor").notNull(),
+    kind: text("kind").notNull(),
+    result: text("result", { enum: ["ok", "failed"] }).notNull(),
+    errorCode: text("error_code"),
+    // Small JSON of ids, counts and policy values; never payloads, titles or secrets.
+    detail: text("detail").notNull(),
+  },
+  (t) => [index("audit_events_at_idx").on(t.atMs), index("audit_events_kind_seq_idx").on(t.kind, t.seq)],
+);

@@ -37,7 +37,8 @@ export type UseCompaction = {
   dismissActionError: () => void;
   save: (body: PutPolicyBody) => Promise<ActionResult<CompactionStatusBody>>;
   analyze: (age: RetentionAge) => Promise<ActionResult<{ operationId: string }>>;
-  run: (expectedRevision: number) => Promise<ActionResult<{ operationId: string }>>;
+  /** `outsideWindow`: the administrator confirmed running outside the maintenance window. */
+  run: (expectedRevision: number, options?: { outsideWindow?: boolean }) => Promise<ActionResult<{ operationId: string }>>;
   cancel: (operationId: string) => Promise<ActionResult<unknown>>;
 };
 
@@ -119,7 +120,11 @@ export function useCompaction(options: { enabled?: boolean } = {}): UseCompactio
     [runAction, queryClient],
   );
   const analyze = useCallback((age: RetentionAge) => runAction("analyze", () => postAnalyze({ age })), [runAction]);
-  const run = useCallback((expectedRevision: number) => runAction("run", () => postRun({ expectedRevision })), [runAction]);
+  const run = useCallback(
+    (expectedRevision: number, options?: { outsideWindow?: boolean }) =>
+      runAction("run", () => postRun(options?.outsideWindow ? { expectedRevision, outsideWindow: true } : { expectedRevision })),
+    [runAction],
+  );
   const cancel = useCallback((operationId: string) => runAction("cancel", () => postCancel({ operationId })), [runAction]);
 
   const refresh = useCallback(async () => {

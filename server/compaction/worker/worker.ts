@@ -14,6 +14,8 @@ import type { BackupProgress, createBackup } from "@/server/maintenance/backups/
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
 import { createSerialQueue, type JobContext } from "@/server/jobs/serial-queue";
 import { continuationAt, nextDueAfterCompletePass, scheduledStartAt } from "@/server/jobs/schedule";
+import { createWindowGate } from "./window-gate";
+import type { MaintenanceWindow } from "@/server/jobs/maintenance-window";
 import { runAnalysis } from "../analysis/analysis";
 import { acceptAnalysis, acceptCancel, acceptCleanup, type CommandContext } from "../policy/commands";
 import { editRecord, resumeWaitingCleanup, endActiveOperation, finishAnalysisRecord, markActiveRunning, operationEvent, recoverInterrupted, saveActiveProgress } from "../policy/operations";
@@ -47,6 +49,8 @@ export type RetentionWorkerDeps = {
    * Off when absent (tests drive their timers by hand).
    */
   watchRecordMs?: number;
+  /** Cleanup starts and continues only inside it, unless a manual run overrode it (default: none). */
+  window?: MaintenanceWindow | null;
 };
 
 export type RetentionWorker = {
@@ -61,7 +65,8 @@ export type RetentionWorker = {
   stop(): Promise<void>;
   isRunning(): boolean;
   requestAnalysis(age: RetentionAge): { operationId: string };
-  requestRun(expectedRevision: number): { operationId: string };
+  /** `outsideWindow`: the administrator confirmed running outside the maintenance window. */
+  requestRun(expectedRevision: number, options?: { outsideWindow?: boolean }): { operationId: string };
   cancel(operationId: string): void;
   /** Applies what a saved policy asks for (preparation, initial cleanup, stop). */
   policySaved(effects: SavePolicyEffects): void;
@@ -96,6 +101,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   // A pass that stepped aside for a manual job, with its continuation time.
   let suspended: { id: string; at: number } | null = null;
   const ctx = (): CommandContext => ({ store, nowMs: clock.now(), newId: deps.newId });
+  const gate = createWindowGate({ window: deps.window ?? null, clock });
 
   const publish = (operation: RetentionOperation) => bus.publish(operationEvent(operation));
   // Preparation is not in the slot; its live events carry identity and state.
@@ -172,7 +178,8 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     timer = { handle, at };
   };
 
-  const setContinuation = (operationId: string, at: number) => {
+  const setContinuation = (operationId: string, requestedAt: number) => {
+    const at = gate.startAt(operationId, requestedAt);
     setTimer(at, () => enqueueCleanup(operationId, "scheduled"));
     waiting = { id: operationId, at };
   };
@@ -184,7 +191,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     const { policy, runtime } = read.record;
     const armed = policy.enabled && runtime.preparation.state === "ready" && runtime.approvedRevision === policy.revision;
     if (!armed || runtime.activeOperation) return;
-    const at = scheduledStartAt({ nextDueAtMs: parseRfc3339(runtime.nextDueAt), readyAtMs, nowMs: clock.now() });
+    const at = gate.startAt(null, scheduledStartAt({ nextDueAtMs: parseRfc3339(runtime.nextDueAt), readyAtMs, nowMs: clock.now() }));
     setTimer(at, () => {
       try {
         const current = readRetentionRecord(store);
@@ -251,6 +258,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       kind: "cleanup",
       priority,
       run: guarded(operationId, "cleanup", async (job: JobContext) => {
+        if (!gate.mayRun(operationId)) return setContinuation(operationId, clock.now());
         const started = markRunning(operationId);
         if (!started) return;
         publish(started);
@@ -268,7 +276,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
           wait: waitWith(timers),
           shouldStop: () => job.stopReason() === "cancelled",
           // Shutdown keeps the cursor: the next start resumes the pass.
-          shouldPause: () => job.stopReason() === "shutdown",
+          shouldPause: () => job.stopReason() === "shutdown" || !gate.mayRun(operationId),
           admitBatch: () => deps.guard.tryAcquire({ owner: `cleanup:${operationId}`, kind: "compaction" }),
           log,
           workBudgetMs: deps.pass?.workBudgetMs,
@@ -413,10 +421,12 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       enqueueAnalysis(accepted.operationId, age);
       return accepted;
     },
-    requestRun(expectedRevision) {
+    requestRun(expectedRevision, options) {
+      gate.checkManualRun(options?.outsideWindow === true);
       const accepted = takeSlotFromWaitingPass((waitingCleanupId) =>
         acceptCleanup(ctx(), { expectedRevision, priority: "manual", waitingCleanupId }),
       );
+      if (options?.outsideWindow) gate.override(accepted.operationId);
       if (timer) timers.clearTimeout(timer.handle);
       timer = null;
       enqueueCleanup(accepted.operationId, "manual");

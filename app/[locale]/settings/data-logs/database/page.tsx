@@ -7,6 +7,7 @@ import { SaveBar } from "@/components/settings/save-bar/save-bar";
 import { PageIntro } from "@/components/ui/page-intro";
 import { BackupsCard } from "@/components/database/backups-card";
 import { LogViewerCard } from "@/components/database/log-viewer-card";
+import { ActivityCard } from "@/components/audit/activity-card";
 import { StatsCard } from "@/components/database/stats-card";
 import { CheckpointStorageCard } from "@/components/checkpoints/checkpoint-storage-card";
 import { currentPageUser } from "@/server/auth/page-user";
@@ -56,6 +57,7 @@ export default async function DatabasePage({ params }: Props) {
         <BackupsCard isAdmin={isAdmin} />
       </Section>
       <Section id="logs">
+        {isAdmin && <ActivityCard />}
         <LogViewerCard />
       </Section>
       <SaveBar />

@@ -1,6 +1,7 @@
 import { loginBodySchema } from "@/lib/auth/api";
 import { isSecureRequest, sessionCookie } from "@/server/auth/cookie";
 import { login } from "@/server/auth/login";
+import { auditSignIn } from "@/server/audit/sign-in";
 import { clientAddress, hashedClientKey, throttleAddressKey } from "@/server/http/client-address";
 import { peerAddressStampInstalled } from "@/server/http/peer-address";
 import { errorResponse, route } from "@/server/http/route";
@@ -24,9 +25,11 @@ export const POST = route({
       );
       response.headers.set("Cache-Control", "no-store");
       rt.log.info({ requestId, event: "login_succeeded", userId: user.id, client }, "sign-in");
+      auditSignIn(rt, { email: body.email, userId: user.id, errorCode: null });
       return response;
     } catch (error) {
       if (isAppError(error)) rt.log.warn({ requestId, event: "login_refused", code: error.code, client }, "sign-in refused");
+      if (isAppError(error)) auditSignIn(rt, { email: body.email, userId: null, errorCode: error.code });
       if (isAppError(error) && error.code === "too_many_requests") {
         const response = errorResponse(error.code, error.message, error.extra);
         response.headers.set("Retry-After", String(error.extra?.retryAfterSeconds ?? 900));

@@ -1,4 +1,5 @@
 import { emptyBodySchema } from "@/lib/database/api";
+import { auditedAsync } from "@/server/audit/record";
 import { route } from "@/server/http/route";
 import { listBackups, MANUAL_BACKUPS_KEPT } from "@/server/maintenance/backups/catalog";
 import { createBackup } from "@/server/maintenance/backups/create";
@@ -25,5 +26,8 @@ export const POST = route({
   access: "admin",
   body: emptyBodySchema,
   status: 201,
-  handler: ({ rt }) => createBackup({ store: rt.stores.maintenance, dbFile: rt.dbFile, clock: rt.clock, label: "manual", guard: rt.guard, log: rt.log, pinned: pinnedBackupNames(rt.stores.compaction) }),
+  handler: ({ rt, user }) =>
+    auditedAsync(rt, { actor: user!.id, kind: "backup.created", detail: (receipt) => ({ backupName: receipt.name }) }, () =>
+      createBackup({ store: rt.stores.maintenance, dbFile: rt.dbFile, clock: rt.clock, label: "manual", guard: rt.guard, log: rt.log, pinned: pinnedBackupNames(rt.stores.compaction) }),
+    ),
 });

@@ -14,5 +14,5 @@ export const GET = route({
 export const PUT = route({
   access: "admin",
   body: putPolicyBodySchema,
-  handler: ({ rt, body }) => putRetentionPolicy(rt, body),
+  handler: ({ rt, body, user }) => putRetentionPolicy(rt, body, user!.id),
 });

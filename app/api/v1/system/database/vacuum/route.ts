@@ -1,4 +1,5 @@
 import { emptyBodySchema } from "@/lib/database/api";
+import { auditedAsync } from "@/server/audit/record";
 import { route } from "@/server/http/route";
 import { vacuumDatabase } from "@/server/maintenance/vacuum";
 
@@ -7,5 +8,8 @@ import { vacuumDatabase } from "@/server/maintenance/vacuum";
 export const POST = route({
   access: "admin",
   body: emptyBodySchema,
-  handler: ({ rt }) => vacuumDatabase({ store: rt.stores.maintenance, clock: rt.clock, guard: rt.guard, log: rt.log }),
+  handler: ({ rt, user }) =>
+    auditedAsync(rt, { actor: user!.id, kind: "database.vacuumed", detail: (result) => ({ freedBytes: result.freedBytes }) }, () =>
+      vacuumDatabase({ store: rt.stores.maintenance, clock: rt.clock, guard: rt.guard, log: rt.log }),
+    ),
 });

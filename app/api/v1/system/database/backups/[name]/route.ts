@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { auditedAsync } from "@/server/audit/record";
 import { route } from "@/server/http/route";
 import { deleteBackup, openBackupStream } from "@/server/maintenance/backups/catalog";
 import { pinnedBackupNames } from "@/server/compaction/pinned-backup";
@@ -28,9 +29,9 @@ export const DELETE = route({
   access: "admin",
   params,
   // `?confirm=<name>` is the typed confirmation a pinned backup needs.
-  handler: async ({ rt, params, request }) => {
+  handler: async ({ rt, params, request, user }) => {
     const confirm = new URL(request.url).searchParams.get("confirm");
-    await deleteBackup({ dbFile: rt.dbFile, name: params.name, guard: rt.guard, pinned: pinnedBackupNames(rt.stores.compaction), confirm });
+    await auditedAsync(rt, { actor: user!.id, kind: "backup.deleted", detail: { backupName: params.name } }, () => deleteBackup({ dbFile: rt.dbFile, name: params.name, guard: rt.guard, pinned: pinnedBackupNames(rt.stores.compaction), confirm }));
     return { deleted: params.name };
   },
 });

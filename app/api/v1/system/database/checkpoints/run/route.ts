@@ -1,3 +1,4 @@
+import { audited } from "@/server/audit/record";
 import { route } from "@/server/http/route";
 import { startOperationBody } from "@/lib/checkpoints/api";
 import { startCheckpointOperation } from "@/server/checkpoints/cleanup/service";
@@ -6,5 +7,8 @@ export const POST = route({
   access: "admin",
   body: startOperationBody,
   status: 202,
-  handler: ({ rt }) => startCheckpointOperation(rt, "cleanup"),
+  handler: ({ rt, user }) =>
+    audited(rt, { actor: user!.id, kind: "checkpoints.cleanup", detail: ({ operationId }) => ({ operationId }), failureDetail: {} }, () =>
+      startCheckpointOperation(rt, "cleanup"),
+    ),
 });

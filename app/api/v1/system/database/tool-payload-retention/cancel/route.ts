@@ -5,5 +5,5 @@ import { cancelRetention } from "@/server/compaction/service";
 export const POST = route({
   access: "admin",
   body: cancelBodySchema,
-  handler: ({ rt, body }) => cancelRetention(rt, body),
+  handler: ({ rt, body, user }) => cancelRetention(rt, body, user!.id),
 });

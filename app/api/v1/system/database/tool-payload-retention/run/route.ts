@@ -6,5 +6,5 @@ export const POST = route({
   access: "admin",
   body: runBodySchema,
   status: 202,
-  handler: ({ rt, body }) => runRetention(rt, body),
+  handler: ({ rt, body, user }) => runRetention(rt, body, user!.id),
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { restoreBodySchema } from "@/lib/database/api";
+import { auditedAsync } from "@/server/audit/record";
 import { route } from "@/server/http/route";
 import { restoreBackup } from "@/server/maintenance/backups/restore";
 import { closeDatabase } from "@/server/runtime";
@@ -10,8 +11,9 @@ export const POST = route({
   access: "admin",
   params: z.strictObject({ name: z.string() }),
   body: restoreBodySchema,
-  handler: ({ rt, params, body }) =>
-    restoreBackup({
+  // The entry lands in the restored database (the runtime reopens its stores first).
+  handler: ({ rt, params, body, user }) =>
+    auditedAsync(rt, { actor: user!.id, kind: "backup.restored", detail: { backupName: params.name } }, () => restoreBackup({
       store: rt.stores.maintenance,
       dbFile: rt.dbFile,
       name: params.name,
@@ -20,5 +22,5 @@ export const POST = route({
       quiescers: rt.quiescers,
       closeDatabase: () => closeDatabase(rt),
       log: rt.log,
-    }),
+    })),
 });
