@@ -10,6 +10,10 @@ import { migratePg } from "./db/pg/migrate";
 import { createPgPool, type PgPool } from "./db/pg/pool";
 import { bridgeEventBus, type EventBridge } from "./db/pg/event-bridge";
 import { createWorkerLease, type WorkerLease } from "./db/pg/worker-lease";
+import { COMMANDS_CHANNEL, createCommandRelay, receiveCommands } from "./db/pg/command-relay";
+import { createPgMaintenanceLock } from "./db/pg/maintenance-lock";
+import type { CommandRelay } from "./compaction/worker/command-relay";
+import type { ProcessLock } from "./maintenance/process-lock";
 import { parseDatabaseUrl, postgresDataAnchor, type DatabaseTarget } from "./db/url";
 import { systemClock, systemTimers, type Clock, type Timers } from "./clock";
 import { randomIds, type IdGenerator } from "./ids";
@@ -120,7 +124,9 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const pg = target.engine === "postgres" ? openPostgres(target.url, env, log) : null;
   // PostgreSQL: several instances share the database. Events reach every
   // instance (LISTEN/NOTIFY) and one worker runs at a time (advisory lock).
-  const multi = pg ? openMultiInstance({ pool: pg, timers, log, instanceId: (options.ids ?? randomIds)() }) : null;
+  const multi = pg
+    ? openMultiInstance({ pool: pg, timers, log, instanceId: (options.ids ?? randomIds)(), onCommand: (command) => rt.compaction?.receiveCommand?.(command), started: () => started && !stopped })
+    : null;
   const bus = multi?.bus ?? createEventBus();
 
   const rt: Runtime = {
@@ -136,9 +142,9 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     logRing,
     bus,
     streamSlots: createStreamSlots(),
-    // The server and the operator CLI on the same file share one guard.
+    // The server and the operator CLI on the same file share one guard; on PostgreSQL every instance does.
     guard: createMaintenanceGuard({
-      processLock: target.engine === "sqlite" ? createProcessLock({ file: processLockFileFor(target.file) }) : undefined,
+      processLock: target.engine === "sqlite" ? createProcessLock({ file: processLockFileFor(target.file) }) : multi?.maintenanceLock,
     }),
     quiescers: createQuiescerRegistry(),
     compaction: null,
@@ -194,6 +200,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       // The operator CLI changes the same record from another process.
       watchRecordMs: RECORD_WATCH_MS,
       window: rt.maintenanceWindow,
+      relay: multi?.relay,
     });
   if (rt.handle) {
     rt.stores = openSqliteStores(rt.handle);
@@ -256,19 +263,34 @@ function openPostgres(url: string, env: Record<string, string | undefined>, log:
   }
 }
 
-type MultiInstance = { bus: EventBus; lease: WorkerLease; stop(): void };
+type MultiInstance = { bus: EventBus; lease: WorkerLease; relay: CommandRelay; maintenanceLock: ProcessLock; stop(): void };
 
-/** The event bridge and the worker lease, each on a session of its own (the lease's lock lives as long as its session). */
-function openMultiInstance(options: { pool: PgPool; timers: Timers; log: Logger; instanceId: string }): MultiInstance | null {
+/**
+ * The event bridge (which also carries commands to the worker's instance) and
+ * the worker lease, each on a session of its own (the lease's lock, and the
+ * maintenance guard's beside it, live as long as that session).
+ */
+function openMultiInstance(options: {
+  pool: PgPool;
+  timers: Timers;
+  log: Logger;
+  instanceId: string;
+  onCommand: Parameters<typeof receiveCommands>[0]["deliver"];
+  /** True once the runtime started its background work (before that, commands run where accepted). */
+  started: () => boolean;
+}): MultiInstance | null {
   const { pool, timers, log } = options;
   try {
     const listener = pool.acquire();
     const leaseSession = pool.acquire();
-    const bus: EventBus & EventBridge = bridgeEventBus({ local: createEventBus(), sender: pool.main, listener, instanceId: options.instanceId, timers, log });
+    const channels = { [COMMANDS_CHANNEL]: receiveCommands({ deliver: options.onCommand, log }) };
+    const bus: EventBus & EventBridge = bridgeEventBus({ local: createEventBus(), sender: pool.main, listener, instanceId: options.instanceId, timers, log, channels });
     const lease = createWorkerLease({ client: leaseSession, timers, log: log.child({ component: "worker-lease" }) });
     return {
       bus,
       lease,
+      relay: createCommandRelay({ sender: pool.main, log, remote: () => options.started() && !lease.held() }),
+      maintenanceLock: createPgMaintenanceLock({ client: leaseSession, log }),
       stop() {
         bus.stop();
         lease.stop();

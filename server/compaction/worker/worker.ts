@@ -24,6 +24,8 @@ import type { SavePolicyEffects } from "../policy/policy-update";
 import type { OperationState, RetentionAge, RetentionOperation } from "../policy/policy-schema";
 import { runPreparation } from "./preparation";
 import { verifyBeforeCleanup } from "./verify-before-cleanup";
+import { ageOfFingerprint, knownLocally, relayedCancel } from "./relay-intake";
+import type { CommandRelay, RelayedCommand } from "./command-relay";
 import { readRetentionRecord } from "../policy/record";
 import type { CompactionStore } from "../store";
 import type { MaintenanceStore } from "@/server/maintenance/store";
@@ -51,6 +53,12 @@ export type RetentionWorkerDeps = {
   watchRecordMs?: number;
   /** Cleanup starts and continues only inside it, unless a manual run overrode it (default: none). */
   window?: MaintenanceWindow | null;
+  /**
+   * PostgreSQL with several instances: while this worker is not started
+   * (another instance holds the lease), accepted commands are relayed to the
+   * worker that runs (absent: they run here, as on SQLite).
+   */
+  relay?: CommandRelay;
 };
 
 export type RetentionWorker = {
@@ -79,6 +87,8 @@ export type RetentionWorker = {
    * "compact now" would take the slot from right now (null otherwise).
    */
   betweenSlices?(): string | null;
+  /** A command another instance accepted for this (running) worker; ignored while not started. */
+  receiveCommand?(command: RelayedCommand): void;
 };
 
 const PROGRESS_SAVE_EVERY_MS = 1000;
@@ -214,6 +224,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       watchHandle = null;
       if (!running) return;
       try {
+        pickUpQueued();
         if (!queue.running() && !waiting && !suspended && !initialCleanupPending) scheduleNextPass();
       } catch (error) {
         log.warn({ code: errorCode(error) }, "retention record watch failed");
@@ -366,6 +377,25 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     return accepted;
   };
 
+  // The slot holds a queued operation another instance accepted: run it here.
+  const pickUpQueued = () => {
+    if (!running || !scheduling) return;
+    const read = readRetentionRecord(store);
+    const active = read.state === "malformed" ? null : read.record.runtime.activeOperation;
+    if (!active || active.state !== "queued" || knownLocally(queue, active.id)) return;
+    if (active.kind === "analysis") {
+      const age = ageOfFingerprint(active.fingerprint);
+      if (!age) return endOrphan(active.id, "failed", "job_failed");
+      enqueueAnalysis(active.id, age);
+    } else if (active.kind === "cleanup") {
+      if (timer) timers.clearTimeout(timer.handle);
+      timer = null;
+      waiting = null;
+      enqueueCleanup(active.id, "manual");
+    }
+  };
+  const relayed = () => (!running && deps.relay?.remote() ? deps.relay : null);
+
   const startInitialCleanup = () => {
     try {
       const read = readRetentionRecord(store);
@@ -382,7 +412,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     }
   };
 
-  return {
+  const worker: RetentionWorker = {
     start() {
       if (running) return;
       running = true;
@@ -417,12 +447,24 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     },
     isRunning: () => running,
     requestAnalysis(age) {
+      const relay = relayed();
+      if (relay) {
+        const accepted = acceptAnalysis(ctx(), { age });
+        relay.send({ kind: "pickup", operationId: accepted.operationId });
+        return accepted;
+      }
       const accepted = takeSlotFromWaitingPass((waitingCleanupId) => acceptAnalysis(ctx(), { age, waitingCleanupId }));
       enqueueAnalysis(accepted.operationId, age);
       return accepted;
     },
     requestRun(expectedRevision, options) {
       gate.checkManualRun(options?.outsideWindow === true);
+      const relay = relayed();
+      if (relay) {
+        const accepted = acceptCleanup(ctx(), { expectedRevision, priority: "manual" });
+        relay.send({ kind: "pickup", operationId: accepted.operationId, ...(options?.outsideWindow ? { outsideWindow: true } : {}) });
+        return accepted;
+      }
       const accepted = takeSlotFromWaitingPass((waitingCleanupId) =>
         acceptCleanup(ctx(), { expectedRevision, priority: "manual", waitingCleanupId }),
       );
@@ -434,6 +476,16 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     },
     cancel(operationId) {
       const outcome = acceptCancel(ctx(), { operationId });
+      const relay = relayed();
+      if (relay) {
+        // The record already ended a queued or stepped-aside operation; the holder drops its job or stops the running one.
+        if (outcome.steppedAside) {
+          const ended = readRetentionRecord(store);
+          if (ended.state !== "malformed" && ended.record.runtime.latestRun?.id === operationId) publish(ended.record.runtime.latestRun);
+        }
+        relay.send({ kind: "cancel", operationId });
+        return;
+      }
       if (outcome.steppedAside) {
         if (suspended?.id === operationId) suspended = null;
         const ended = readRetentionRecord(store);
@@ -481,10 +533,31 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       if (effects.startInitialCleanup) startInitialCleanup();
       else scheduleNextPass();
     },
+    receiveCommand(command) {
+      if (!running || !scheduling) return;
+      if (command.kind === "pickup") {
+        if (command.outsideWindow) gate.override(command.operationId);
+        return pickUpQueued();
+      }
+      const id = command.operationId;
+      const action = relayedCancel(readRetentionRecord(store), id);
+      if (action === "cancel") return worker.cancel(id);
+      // Ended in the record by the accepting instance: forget it here.
+      aborts.get(id)?.abort();
+      queue.cancel(id);
+      if (suspended?.id === id) suspended = null;
+      if (waiting?.id === id && timer) {
+        timers.clearTimeout(timer.handle);
+        timer = null;
+        waiting = null;
+        scheduleNextPass();
+      }
+    },
     idle: () => queue.idle(),
     nextTimerAt: () => timer?.at ?? null,
     betweenSlices: () => (waiting && !suspended && queue.running()?.id !== waiting.id ? waiting.id : null),
   };
+  return worker;
 }
 
 function errorCode(error: unknown): string {

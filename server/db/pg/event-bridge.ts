@@ -43,9 +43,13 @@ export function bridgeEventBus(options: {
   timers: Timers;
   log: Logger;
   pollMs?: number;
+  /** Other channels the same listening session serves (the worker's command relay). */
+  channels?: Record<string, (payload: string) => void>;
 }): EventBus & EventBridge {
   const { local, sender, listener, instanceId, timers, log } = options;
+  const channels = options.channels ?? {};
   listener.exec(`listen ${EVENTS_CHANNEL}`);
+  for (const channel of Object.keys(channels)) listener.exec(`listen ${channel}`);
   let stopped = false;
   let timer: unknown = null;
 
@@ -54,7 +58,10 @@ export function bridgeEventBus(options: {
     if (stopped) return;
     try {
       for (const note of listener.drainNotifications()) {
-        if (note.channel !== EVENTS_CHANNEL) continue;
+        if (note.channel !== EVENTS_CHANNEL) {
+          channels[note.channel]?.(note.payload);
+          continue;
+        }
         const envelope = JSON.parse(note.payload) as Envelope;
         if (envelope.from !== instanceId) local.publish(envelope.event);
       }

@@ -2,97 +2,20 @@
 // advisory-lock lease), a killed holder's pass finished by the other with the
 // counts of an uninterrupted run, events reaching the other instance, and
 // the policy compare-and-set holding across instances.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SystemEvent } from "@/lib/events/api";
-import type { Timers } from "@/server/clock";
-import { armPolicyOn, shellMetadata } from "@/server/compaction/test-support";
 import { updateRetentionRecord } from "@/server/compaction/policy/record";
-import { createLogger } from "@/server/log";
-import { createRuntime, openRuntime, type OpenRuntime } from "@/server/runtime";
-import { createEmptyPgDatabase, TEST_POSTGRES_URL } from "./test-db";
+import type { OpenRuntime } from "@/server/runtime";
+import { TEST_POSTGRES_URL } from "./test-db";
+import { database as newDatabase, instance as newInstance, latestRun, PER_TASK, seed, TASKS, until, type Cleanups } from "./multi-instance-test-support";
 
-// Real timers with every delay compressed: lease polls, the one-minute
-// readiness delay and continuations all happen within milliseconds.
-const fastTimers: Timers = {
-  setTimeout: (fn, ms) => setTimeout(fn, Math.min(ms, 10)),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
-const OLD = "2025-01-01T00:00:00Z";
-const TASKS = 12;
-const PER_TASK = 25;
-
-const cleanups: Array<() => Promise<void> | void> = [];
+const cleanups: Cleanups = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function database() {
-  const db = createEmptyPgDatabase();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pg-multi-"));
-  cleanups.push(() => {
-    db.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  return { url: db.url, dir };
-}
-
-function instance(db: { url: string; dir: string }): OpenRuntime {
-  const rt = openRuntime(
-    createRuntime({
-      env: { DATABASE_URL: db.url, DATA_DIR: db.dir },
-      log: createLogger({ level: "silent" }),
-      timers: fastTimers,
-      worker: { pass: { yieldMs: 5 } },
-    }),
-  );
-  if (!rt) throw new Error("the instance did not open its database");
-  cleanups.push(() => rt.stop());
-  return rt;
-}
-
-function seed(rt: OpenRuntime): number {
-  const store = rt.stores.workspace;
-  store.writeTransaction((tx) => {
-    for (let t = 0; t < TASKS; t += 1) {
-      const id = `t${String(t).padStart(3, "0")}`;
-      tx.insertTask({ id, title: id, state: "COMPLETED", createdAt: OLD, updatedAt: OLD, queuedForStep: false });
-      tx.insertSession({ id: `${id}-s`, taskId: id, state: "COMPLETED", startedAt: OLD, updatedAt: OLD, completedAt: OLD });
-      tx.insertTurn({ id: `${id}-u`, sessionId: `${id}-s`, startedAt: OLD, completedAt: OLD });
-      for (let m = 0; m < PER_TASK; m += 1) {
-        tx.insertMessage({
-          id: `${id}-m${m}`,
-          sessionId: `${id}-s`,
-          turnId: `${id}-u`,
-          authorType: "agent",
-          type: "tool_execute",
-          content: "tool",
-          metadata: shellMetadata(`${id}-c${m}`, "y".repeat(20_000)),
-          toolCallId: `${id}-c${m}`,
-          createdAt: OLD,
-          updatedAt: OLD,
-        });
-      }
-    }
-  });
-  return armPolicyOn(rt.stores.compaction, { value: 1, unit: "weeks" }, Date.now());
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-function latestRun(rt: OpenRuntime) {
-  const text = rt.stores.compaction.readRecordText();
-  return text ? (JSON.parse(text).runtime.latestRun as { state: string; changedMessages: number; payloadBytes: number } | null) : null;
-}
+const database = () => newDatabase(cleanups);
+const instance = (db: { url: string; dir: string }) => newInstance(cleanups, db);
 
 function storedRows(rt: OpenRuntime): Array<{ id: string; metadata: string }> {
   return rt.stores.workspace.writeTransaction(() => {

@@ -1,0 +1,119 @@
+// Two app instances on one PostgreSQL database: commands accepted on the
+// instance that does not hold the worker lease are carried out by the one
+// that does (a multi-slice manual run completes, a cancel stops the holder's
+// pass, an analysis runs there), and a restore on one instance holds every
+// instance's maintenance guard, so the other's worker waits at its next batch.
+import { afterEach, describe, expect, it } from "vitest";
+import { formatUtc } from "@/lib/time/rfc3339";
+import { updateRetentionRecord } from "@/server/compaction/policy/record";
+import { createLogger } from "@/server/log";
+import type { OpenRuntime } from "@/server/runtime";
+import { TEST_POSTGRES_URL } from "./test-db";
+import { database, instance, latestRun, minuteTimers, PER_TASK, recordRuntime, seed, TASKS, until, type Cleanups } from "./multi-instance-test-support";
+
+const cleanups: Cleanups = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const TOTAL = TASKS * PER_TASK;
+
+/** Seeds and arms the policy with the daily pass due tomorrow, so only the test's commands run; returns the revision. */
+function armForManualRuns(rt: OpenRuntime): number {
+  const revision = seed(rt);
+  updateRetentionRecord(rt.stores.compaction, {
+    nowMs: Date.now(),
+    mutate: (current) => ({ ...current, runtime: { ...current.runtime, nextDueAt: formatUtc(Date.now() + 24 * 3600_000) } }),
+  });
+  return revision;
+}
+
+/** A holder A and a non-holder B on one fresh database; by default each slice does at most about one batch. */
+function twoInstances(options: { logA?: string[]; workBudgetMs?: number } = {}) {
+  const clock = minuteTimers();
+  cleanups.push(() => clock.release());
+  const db = database(cleanups);
+  const pass = { workBudgetMs: options.workBudgetMs ?? 1, yieldMs: 1 };
+  const logA = options.logA;
+  const a = instance(cleanups, db, {
+    timers: clock.timers,
+    pass,
+    ...(logA ? { log: createLogger({ level: "info", destination: { write: (line: string) => void logA.push(line) } }) } : {}),
+  });
+  const b = instance(cleanups, db, { timers: clock.timers, pass });
+  const revision = armForManualRuns(a);
+  a.start();
+  b.start();
+  expect(a.compaction.isRunning()).toBe(true);
+  expect(b.compaction.isRunning()).toBe(false);
+  let batches = 0;
+  a.bus.subscribe((event) => {
+    if (event.type === "messages_changed") batches += 1;
+  });
+  return { a, b, revision, clock, batches: () => batches };
+}
+
+describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does not hold the worker lease", () => {
+  it("a manual run accepted on the non-holder is carried out by the holder through every slice", async () => {
+    const { a, b, revision, batches } = twoInstances();
+    const { operationId } = b.compaction.requestRun(revision);
+    await until(() => latestRun(b)?.id === operationId && latestRun(b)?.state !== "running", "the pass to end");
+    expect(latestRun(b)).toMatchObject({ id: operationId, state: "succeeded", changedMessages: TOTAL });
+    // More than one slice (one batch each): the continuations ran on the holder.
+    expect(batches()).toBeGreaterThan(1);
+    expect(recordRuntime(a)?.activeOperation).toBeNull();
+  }, 60_000);
+
+  it("a cancel accepted on the non-holder stops the holder's pass, keeping its committed counts", async () => {
+    // Slices long enough to commit some batches.
+    const { a, b, revision, clock, batches } = twoInstances({ workBudgetMs: 100 });
+    // Continuations (and the record watch) wait: the pass stays between slices, and only NOTIFY can reach the holder.
+    clock.hold();
+    const { operationId } = b.compaction.requestRun(revision);
+    await until(() => a.compaction.betweenSlices?.() === operationId, "the holder's pass between slices");
+    expect(batches()).toBeGreaterThan(0);
+    b.compaction.cancel(operationId);
+    await until(() => latestRun(a)?.id === operationId, "the cancelled pass");
+    const run = latestRun(a)!;
+    expect(run).toMatchObject({ state: "cancelled" });
+    expect(run.changedMessages).toBeGreaterThan(0);
+    expect(run.changedMessages).toBeLessThan(TOTAL);
+    expect(a.compaction.betweenSlices?.()).toBeNull();
+    expect(recordRuntime(b)?.activeOperation).toBeNull();
+  }, 60_000);
+
+  it("an analysis accepted on the non-holder runs on the holder and completes", async () => {
+    const logA: string[] = [];
+    const { b } = twoInstances({ logA });
+    const { operationId } = b.compaction.requestAnalysis({ value: 1, unit: "weeks" });
+    await until(() => recordRuntime(b)?.latestAnalysis?.id === operationId, "the analysis to finish");
+    expect(recordRuntime(b)?.latestAnalysis).toMatchObject({ state: "succeeded", eligibleMessages: TOTAL });
+    expect(logA.some((line) => line.includes("analysis finished") && line.includes(operationId))).toBe(true);
+  }, 60_000);
+});
+
+describe.skipIf(!TEST_POSTGRES_URL)("a restore on one instance pauses the others", () => {
+  it("while one instance holds the guard for a restore, the other's guard names it and its worker waits at the next batch", async () => {
+    const { a, b, revision, batches } = twoInstances();
+    const restore = b.guard.acquireExclusive({ owner: "restore:test", kind: "restore" });
+    // The other instance answers as during a restore: busy, and no maintenance of its own.
+    expect(a.guard.holder()?.kind).toBe("restore");
+    expect(a.guard.tryAcquire({ owner: "vacuum", kind: "vacuum" })).toBeNull();
+    expect(() => a.guard.acquireExclusive({ owner: "backup", kind: "backup" })).toThrow(/maintenance/i);
+
+    const { operationId } = a.compaction.requestRun(revision);
+    // The pass defers again and again (continuations are compressed) without committing a batch.
+    let deferrals = 0;
+    await until(() => {
+      if (a.compaction.betweenSlices?.() === operationId) deferrals += 1;
+      return deferrals >= 3;
+    }, "the holder's pass to defer");
+    expect(batches()).toBe(0);
+    expect(recordRuntime(a)?.activeOperation).toMatchObject({ id: operationId, changedMessages: 0 });
+
+    restore.release();
+    expect(a.guard.holder()).toBeNull();
+    await until(() => latestRun(a)?.id === operationId, "the pass to finish after the restore");
+    expect(latestRun(a)).toMatchObject({ state: "succeeded", changedMessages: TOTAL });
+  }, 60_000);
+});

@@ -1,0 +1,135 @@
+// Shared set-up of the two-instance tests: fresh PostgreSQL databases, app
+// instances (runtimes) on them with compressed or parked timers, a seeded
+// workspace of old tool outputs, and reads of the shared retention record.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Timers } from "@/server/clock";
+import { armPolicyOn, shellMetadata } from "@/server/compaction/test-support";
+import type { RetentionOperation } from "@/server/compaction/policy/policy-schema";
+import { createLogger, type Logger } from "@/server/log";
+import { createRuntime, openRuntime, type OpenRuntime, type RuntimeOptions } from "@/server/runtime";
+import { createEmptyPgDatabase } from "./test-db";
+
+export const OLD = "2025-01-01T00:00:00Z";
+export const TASKS = 12;
+export const PER_TASK = 25;
+
+export type Cleanups = Array<() => Promise<void> | void>;
+
+/** Real timers with every delay compressed: lease polls, the one-minute readiness delay and continuations happen within milliseconds. */
+export const fastTimers: Timers = {
+  setTimeout: (fn, ms) => setTimeout(fn, Math.min(ms, 10)),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/**
+ * Compressed up to a minute (polls, continuations, the record watch), never
+ * beyond (a daily schedule armed for tomorrow stays parked). `hold()` parks
+ * the minute-long ones too (a pass stays between slices) until `release()`.
+ */
+export function minuteTimers() {
+  let holding = false;
+  const held: Array<() => void> = [];
+  const timers: Timers = {
+    setTimeout(fn, ms) {
+      if (ms > 60_000) return { parked: true };
+      if (holding && ms >= 60_000) {
+        const entry = { cancelled: false };
+        held.push(() => {
+          if (!entry.cancelled) fn();
+        });
+        return entry;
+      }
+      return setTimeout(fn, Math.min(ms, 10));
+    },
+    clearTimeout(handle) {
+      if (handle && typeof handle === "object" && "cancelled" in handle) (handle as { cancelled: boolean }).cancelled = true;
+      else if (handle && typeof handle === "object" && !("parked" in handle)) clearTimeout(handle as NodeJS.Timeout);
+    },
+  };
+  return {
+    timers,
+    hold: () => {
+      holding = true;
+    },
+    release: () => {
+      holding = false;
+      for (const fire of held.splice(0)) setTimeout(fire, 0);
+    },
+  };
+}
+
+export function database(cleanups: Cleanups) {
+  const db = createEmptyPgDatabase();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pg-multi-"));
+  cleanups.push(() => {
+    db.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return { url: db.url, dir };
+}
+
+export function instance(
+  cleanups: Cleanups,
+  db: { url: string; dir: string },
+  options: { timers?: Timers; pass?: NonNullable<RuntimeOptions["worker"]>["pass"]; log?: Logger } = {},
+): OpenRuntime {
+  const rt = openRuntime(
+    createRuntime({
+      env: { DATABASE_URL: db.url, DATA_DIR: db.dir },
+      log: options.log ?? createLogger({ level: "silent" }),
+      timers: options.timers ?? fastTimers,
+      worker: { pass: options.pass ?? { yieldMs: 5 } },
+    }),
+  );
+  if (!rt) throw new Error("the instance did not open its database");
+  cleanups.push(() => rt.stop());
+  return rt;
+}
+
+/** Old completed tasks with large tool outputs, and the policy armed; returns its revision. */
+export function seed(rt: OpenRuntime): number {
+  rt.stores.workspace.writeTransaction((tx) => {
+    for (let t = 0; t < TASKS; t += 1) {
+      const id = `t${String(t).padStart(3, "0")}`;
+      tx.insertTask({ id, title: id, state: "COMPLETED", createdAt: OLD, updatedAt: OLD, queuedForStep: false });
+      tx.insertSession({ id: `${id}-s`, taskId: id, state: "COMPLETED", startedAt: OLD, updatedAt: OLD, completedAt: OLD });
+      tx.insertTurn({ id: `${id}-u`, sessionId: `${id}-s`, startedAt: OLD, completedAt: OLD });
+      for (let m = 0; m < PER_TASK; m += 1) {
+        tx.insertMessage({
+          id: `${id}-m${m}`,
+          sessionId: `${id}-s`,
+          turnId: `${id}-u`,
+          authorType: "agent",
+          type: "tool_execute",
+          content: "tool",
+          metadata: shellMetadata(`${id}-c${m}`, "y".repeat(20_000)),
+          toolCallId: `${id}-c${m}`,
+          createdAt: OLD,
+          updatedAt: OLD,
+        });
+      }
+    }
+  });
+  return armPolicyOn(rt.stores.compaction, { value: 1, unit: "weeks" }, Date.now());
+}
+
+export async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+type Runtime = { activeOperation: RetentionOperation | null; latestRun: RetentionOperation | null; latestAnalysis: RetentionOperation | null };
+
+export function recordRuntime(rt: OpenRuntime): Runtime | null {
+  const text = rt.stores.compaction.readRecordText();
+  return text ? (JSON.parse(text).runtime as Runtime) : null;
+}
+
+export function latestRun(rt: OpenRuntime) {
+  return recordRuntime(rt)?.latestRun ?? null;
+}
