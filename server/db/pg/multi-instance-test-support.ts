@@ -115,7 +115,7 @@ export function seed(rt: OpenRuntime): number {
   return armPolicyOn(rt.stores.compaction, { value: 1, unit: "weeks" }, Date.now());
 }
 
-export async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+export async function until(condition: () => boolean, what: string, timeoutMs = 40_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
