@@ -224,7 +224,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       watchHandle = null;
       if (!running) return;
       try {
-        pickUpQueued();
+        if (deps.relay) pickUpQueued({ secondLook: true });
         if (!queue.running() && !waiting && !suspended && !initialCleanupPending) scheduleNextPass();
       } catch (error) {
         log.warn({ code: errorCode(error) }, "retention record watch failed");
@@ -378,11 +378,18 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   };
 
   // The slot holds a queued operation another instance accepted: run it here.
-  const pickUpQueued = () => {
+  // The record watch takes one only when it was already queued at its
+  // previous look (its notification was lost), never one that a foreground
+  // process (the operator CLI) is about to start itself.
+  let queuedAtLastLook: string | null = null;
+  const pickUpQueued = (options: { secondLook?: boolean } = {}) => {
     if (!running || !scheduling) return;
     const read = readRetentionRecord(store);
     const active = read.state === "malformed" ? null : read.record.runtime.activeOperation;
     if (!active || active.state !== "queued" || knownLocally(queue, active.id)) return;
+    const seenBefore = queuedAtLastLook === active.id;
+    queuedAtLastLook = active.id;
+    if (options.secondLook && !seenBefore) return;
     if (active.kind === "analysis") {
       const age = ageOfFingerprint(active.fingerprint);
       if (!age) return endOrphan(active.id, "failed", "job_failed");

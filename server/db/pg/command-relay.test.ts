@@ -5,6 +5,7 @@
 // instance's maintenance guard, so the other's worker waits at its next batch.
 import { afterEach, describe, expect, it } from "vitest";
 import { formatUtc } from "@/lib/time/rfc3339";
+import { acceptCleanup } from "@/server/compaction/policy/commands";
 import { updateRetentionRecord } from "@/server/compaction/policy/record";
 import { createLogger } from "@/server/log";
 import type { OpenRuntime } from "@/server/runtime";
@@ -83,6 +84,14 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     expect(run.changedMessages).toBeLessThan(TOTAL);
     expect(a.compaction.betweenSlices?.()).toBeNull();
     expect(recordRuntime(b)?.activeOperation).toBeNull();
+  }, 90_000);
+
+  it("a run whose notification was lost is picked up by the holder's record watch", async () => {
+    const { b, revision } = twoInstances();
+    // Accepted into the shared record with no NOTIFY, as when the notification failed.
+    acceptCleanup({ store: b.stores.compaction, nowMs: Date.now(), newId: () => "lost-notify" }, { expectedRevision: revision, priority: "manual" });
+    await until(() => latestRun(b)?.id === "lost-notify", "the pass to end");
+    expect(latestRun(b)).toMatchObject({ state: "succeeded", changedMessages: TOTAL });
   }, 90_000);
 
   it("an analysis accepted on the non-holder runs on the holder and completes", async () => {
