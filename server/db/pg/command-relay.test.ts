@@ -8,6 +8,9 @@ import { formatUtc } from "@/lib/time/rfc3339";
 import { acceptCleanup } from "@/server/compaction/policy/commands";
 import { updateRetentionRecord } from "@/server/compaction/policy/record";
 import { createLogger } from "@/server/log";
+import { createBackup } from "@/server/maintenance/backups/create";
+import { restoreBackup } from "@/server/maintenance/backups/restore";
+import { closeDatabase } from "@/server/runtime";
 import type { OpenRuntime } from "@/server/runtime";
 import { TEST_POSTGRES_URL } from "./test-db";
 import { database, instance, latestRun, minuteTimers, PER_TASK, recordRuntime, seed, TASKS, until, type Cleanups } from "./multi-instance-test-support";
@@ -127,5 +130,30 @@ describe.skipIf(!TEST_POSTGRES_URL)("a restore on one instance pauses the others
     expect(a.guard.holder()).toBeNull();
     await until(() => latestRun(a)?.id === operationId, "the pass to finish after the restore");
     expect(latestRun(a)).toMatchObject({ state: "succeeded", changedMessages: TOTAL });
+  }, 90_000);
+
+  it("a real restore on one instance: the other sees the guard held for the restore meanwhile, and free again afterwards", async () => {
+    const { a, b } = twoInstances();
+    const receipt = await createBackup({ store: b.stores.maintenance, dbFile: b.dbFile, clock: b.clock, label: "manual", guard: b.guard, log: b.log });
+    const seenByA = new Set<string>();
+    const watch = setInterval(() => seenByA.add(a.guard.holder()?.kind ?? "none"), 1);
+    try {
+      const result = await restoreBackup({
+        store: b.stores.maintenance,
+        dbFile: b.dbFile,
+        name: receipt.name,
+        confirm: receipt.name,
+        guard: b.guard,
+        quiescers: b.quiescers,
+        closeDatabase: () => closeDatabase(b),
+        log: b.log,
+      });
+      expect(result).toEqual({ restored: receipt.name, restartRequired: true });
+    } finally {
+      clearInterval(watch);
+    }
+    expect(seenByA.has("restore")).toBe(true);
+    expect(a.guard.holder()).toBeNull();
+    expect(a.guard.tryAcquire({ owner: "vacuum", kind: "vacuum" })).not.toBeNull();
   }, 90_000);
 });
