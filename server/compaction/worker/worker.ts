@@ -408,7 +408,10 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       const read = readRetentionRecord(store);
       if (read.state === "malformed") return;
       const { operationId } = acceptCleanup(ctx(), { expectedRevision: read.record.policy.revision, priority: "manual" });
-      enqueueCleanup(operationId, "manual");
+      // Enabled on an instance without the lease: the holder runs the initial pass.
+      const relay = relayed();
+      if (relay) relay.send({ kind: "pickup", operationId });
+      else enqueueCleanup(operationId, "manual");
     } catch (error) {
       if (isAppError(error) && error.code === "operation_active") {
         initialCleanupPending = true;
@@ -519,6 +522,8 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       scheduleNextPass();
     },
     policySaved(effects) {
+      // Saved on an instance without the lease: the holder stops its job too.
+      for (const stop of effects.stopOperations) relayed()?.send({ kind: "cancel", operationId: stop });
       for (const stop of effects.stopOperations) {
         const isPreparation = aborts.has(stop);
         aborts.get(stop)?.abort();

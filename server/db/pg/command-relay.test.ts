@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { acceptCleanup } from "@/server/compaction/policy/commands";
+import { putRetentionPolicy } from "@/server/compaction/service";
 import { updateRetentionRecord } from "@/server/compaction/policy/record";
 import { createLogger } from "@/server/log";
 import { createBackup } from "@/server/maintenance/backups/create";
@@ -13,7 +14,7 @@ import { restoreBackup } from "@/server/maintenance/backups/restore";
 import { closeDatabase } from "@/server/runtime";
 import type { OpenRuntime } from "@/server/runtime";
 import { TEST_POSTGRES_URL } from "./test-db";
-import { database, instance, latestRun, minuteTimers, PER_TASK, recordRuntime, seed, TASKS, until, type Cleanups } from "./multi-instance-test-support";
+import { database, instance, latestRun, minuteTimers, PER_TASK, recordRuntime, seed, seedMessages, TASKS, until, type Cleanups } from "./multi-instance-test-support";
 
 const cleanups: Cleanups = [];
 afterEach(async () => {
@@ -95,6 +96,26 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     acceptCleanup({ store: b.stores.compaction, nowMs: Date.now(), newId: () => "lost-notify" }, { expectedRevision: revision, priority: "manual" });
     await until(() => latestRun(b)?.id === "lost-notify", "the pass to end");
     expect(latestRun(b)).toMatchObject({ state: "succeeded", changedMessages: TOTAL });
+  }, 90_000);
+
+  it("compaction enabled on the non-holder: the holder runs the initial pass through every slice", async () => {
+    const clock = minuteTimers();
+    cleanups.push(() => clock.release());
+    const db = database(cleanups);
+    const pass = { workBudgetMs: 100, yieldMs: 1 };
+    const a = instance(cleanups, db, { timers: clock.timers, pass });
+    const b = instance(cleanups, db, { timers: clock.timers, pass });
+    seedMessages(a);
+    a.start();
+    b.start();
+    clock.hold();
+    putRetentionPolicy(b, { policy: { enabled: true, age: { value: 1, unit: "weeks" } }, expectedRevision: 0, preparation: "skip" });
+    const initial = recordRuntime(b)?.activeOperation?.id;
+    expect(initial).toBeDefined();
+    await until(() => a.compaction.betweenSlices?.() === initial, "the holder's initial pass between slices");
+    clock.release();
+    await until(() => latestRun(b) !== null && latestRun(b)?.state !== "running", "the initial pass to end");
+    expect(latestRun(b)).toMatchObject({ id: initial, state: "succeeded", changedMessages: TOTAL });
   }, 90_000);
 
   it("an analysis accepted on the non-holder runs on the holder and completes", async () => {

@@ -90,6 +90,12 @@ export function instance(
 
 /** Old completed tasks with large tool outputs, and the policy armed; returns its revision. */
 export function seed(rt: OpenRuntime): number {
+  seedMessages(rt);
+  return armPolicyOn(rt.stores.compaction, { value: 1, unit: "weeks" }, Date.now());
+}
+
+/** Old completed tasks with large tool outputs (TASKS x PER_TASK messages). */
+export function seedMessages(rt: OpenRuntime): void {
   rt.stores.workspace.writeTransaction((tx) => {
     for (let t = 0; t < TASKS; t += 1) {
       const id = `t${String(t).padStart(3, "0")}`;
@@ -112,7 +118,6 @@ export function seed(rt: OpenRuntime): number {
       }
     }
   });
-  return armPolicyOn(rt.stores.compaction, { value: 1, unit: "weeks" }, Date.now());
 }
 
 export async function until(condition: () => boolean, what: string, timeoutMs = 40_000): Promise<void> {
