@@ -50,6 +50,8 @@ export type CleanupPassOptions = {
   log?: Logger;
   workBudgetMs?: number;
   yieldMs?: number;
+  /** The shortest pause after a committed batch (COMPACTION_BATCH_PAUSE_MS; default 1 ms). */
+  minYieldMs?: number;
   deadlineMs?: number;
   pageLimits?: PageLimits;
 };
@@ -177,7 +179,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     // error propagates instead of retrying work that is already committed.
     const batchMs = clock.now() - batchStarted;
     options.onBatch?.({ operationId, changedIds: result.changedIds, rows: result.rows, bytes: result.bytes });
-    await pause(yieldAfter(batchMs, limits.yieldMs));
+    await pause(yieldAfter(batchMs, limits.yieldMs, options.minYieldMs));
     return "advance";
   };
 
