@@ -60,13 +60,22 @@ export async function analyzeCommand(env: CommandEnv, options: { age: RetentionA
   return exitForOperation(analysis, outcome);
 }
 
-export async function enableCommand(env: CommandEnv, options: { age: RetentionAge | null; preparation: "backup" | "skip" | undefined; untilDone: boolean }): Promise<ExitCode> {
+/**
+ * A save that starts a pass outside the maintenance window is refused (the
+ * pass would wait for the window in a process about to exit) unless
+ * `outsideWindow` confirms running it now.
+ */
+export async function enableCommand(
+  env: CommandEnv,
+  options: { age: RetentionAge | null; preparation: "backup" | "skip" | undefined; untilDone: boolean; outsideWindow: boolean },
+): Promise<ExitCode> {
   const before = getRetentionStatus(env.rt);
-  const saved = putRetentionPolicy(env.rt, {
-    policy: { enabled: true, age: options.age ?? before.policy.age },
-    expectedRevision: before.policy.revision,
-    preparation: options.preparation,
-  });
+  const saved = putRetentionPolicy(
+    env.rt,
+    { policy: { enabled: true, age: options.age ?? before.policy.age }, expectedRevision: before.policy.revision, preparation: options.preparation },
+    "cli",
+    { outsideWindow: options.outsideWindow ? "run" : "refuse" },
+  );
   // The preparation (backup or skip) and the initial pass run in this
   // process's worker, exactly as the server would run them after a save.
   // A backup preparation waits while another process holds the guard;
@@ -111,9 +120,10 @@ export function disableCommand(env: CommandEnv): ExitCode {
   return EXIT.done;
 }
 
-export async function runCommand(env: CommandEnv, options: { untilDone: boolean }): Promise<ExitCode> {
+/** Outside the maintenance window the run is refused unless `outsideWindow` confirms it. */
+export async function runCommand(env: CommandEnv, options: { untilDone: boolean; outsideWindow: boolean }): Promise<ExitCode> {
   const before = getRetentionStatus(env.rt);
-  const { operationId } = runRetention(env.rt, { expectedRevision: before.policy.revision });
+  const { operationId } = runRetention(env.rt, { expectedRevision: before.policy.revision, outsideWindow: options.outsideWindow });
   const outcome = await follow(env, { operationId, label: "compaction", untilDone: options.untilDone });
   const status = getRetentionStatus(env.rt);
   const run = status.latestRun?.id === operationId ? status.latestRun : null;
