@@ -7,6 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { compactionStatusBodySchema } from "@/lib/compaction/api";
 import { backupReceiptSchema, backupsResponseSchema, backupVerificationSchema } from "@/lib/database/api";
 import { checkpointStorageStatus } from "@/lib/checkpoints/api";
+import { auditPageSchema } from "@/lib/audit/api";
+import { listAuditEntries } from "@/server/audit/list";
+import { createSqliteAuditStore } from "@/server/audit/sqlite-store";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { acceptCleanup } from "@/server/compaction/policy/commands";
 import { readRetentionRecord, updateRetentionRecord } from "@/server/compaction/policy/record";
@@ -20,6 +23,21 @@ import { EXIT } from "./exit-codes";
 import { SLICE_ENDED_CODE } from "./follow";
 
 const errorCode = (result: { stdout: string }) => (jsonOf({ status: null, stdout: result.stdout, stderr: "" }) as { error: { code: string } }).error.code;
+
+/** The audit trail as GET /api/v1/system/audit answers it (newest first), reduced to [kind, actor, result, errorCode]. */
+function auditTrail(sqlite: TestDb["sqlite"]) {
+  const page = auditPageSchema.parse(listAuditEntries(createSqliteAuditStore(sqlite), { limit: 200 }, 180));
+  return page.entries.map((e) => [e.kind, e.actor, e.result, e.errorCode]);
+}
+
+const HOUR_MS = 3_600_000;
+const hh = (hour: number) => `${String((hour + 24) % 24).padStart(2, "0")}:00`;
+/** A UTC window relative to the real clock's current hour (the bin reads the real clock). */
+function utcWindow(fromHour: number, toHour: number) {
+  const hourStartMs = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
+  const hour = new Date(hourStartMs).getUTCHours();
+  return { text: `${hh(hour + fromHour)}-${hh(hour + toHour)} UTC`, startMs: hourStartMs + fromHour * HOUR_MS, endMs: hourStartMs + toHour * HOUR_MS };
+}
 
 // Each command is a process start (tsx + the server graph): generous timeouts
 // for a loaded machine, not a speed claim.
@@ -42,9 +60,11 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     expect(human.status).toBe(EXIT.done);
     expect(human.stdout).toContain("policy: enabled, older than 12w, revision 1");
     expect(human.stdout).toContain("maintenance guard: free");
+    expect(human.stdout).toContain("maintenance window: none");
     expect(json.status).toBe(EXIT.done);
     const body = compactionStatusBodySchema.parse(jsonOf(json));
     expect(body).toMatchObject({ capability: "supported", recordState: "ok", armed: true, activeOperation: null, policy: { age: { value: 12, unit: "weeks" } } });
+    expect(body.maintenanceWindow ?? null).toBeNull();
   });
 
   it("usage mistakes exit 2 and change nothing", async () => {
@@ -76,6 +96,11 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     expect(run.status).toBe(EXIT.refused);
     expect(errorCode(run)).toBe("cleanup_not_approved");
     expect(readRetentionRecord(storeOf(db.sqlite)).state).toBe("missing");
+    // Refusals are in the audit trail with their codes, as the command line's.
+    expect(auditTrail(db.sqlite).sort()).toEqual([
+      ["compaction.run", "cli", "failed", "cleanup_not_approved"],
+      ["policy.changed", "cli", "failed", "backup_choice_required"],
+    ]);
   });
 
   it("analyze changes nothing; enable --skip-backup arms and runs the first pass; run --until-done and disable (exit 0)", async () => {
@@ -103,6 +128,14 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     const disabled = compactionStatusBodySchema.parse(jsonOf(disable));
     expect(disabled.policy.enabled).toBe(false);
     expect(disabled.armed).toBe(false);
+
+    // Every change as the command line's; the analysis changed nothing and is not there.
+    expect(auditTrail(db.sqlite)).toEqual([
+      ["policy.changed", "cli", "ok", null],
+      ["compaction.run", "cli", "ok", null],
+      ["policy.changed", "cli", "ok", null],
+      ["preparation.chosen", "cli", "ok", null],
+    ]);
   });
 
   it("cancel: nothing active is a conflict (exit 4); a second runner is refused (exit 4); an operation active in another process is cancelled (exit 0)", async () => {
@@ -123,6 +156,10 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     const status = compactionStatusBodySchema.parse(jsonOf(cancel));
     expect(status.activeOperation).toBeNull();
     expect(status.latestRun).toMatchObject({ id: operationId, state: "cancelled" });
+    expect(auditTrail(db.sqlite)).toEqual([
+      ["compaction.cancelled", "cli", "ok", null],
+      ["compaction.run", "cli", "failed", "operation_active"],
+    ]);
   });
 
   it("[TPR-PREP-03] backup create, list and verify (exit 0); enable --backup pins a receipt that verifies; a damaged backup fails (exit 1)", async () => {
@@ -160,6 +197,15 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     expect(backupVerificationSchema.parse(jsonOf(damaged))).toMatchObject({ ok: false, code: "backup_corrupt" });
     expect(missing.status).toBe(EXIT.failed);
     expect(backupVerificationSchema.parse(jsonOf(missing))).toMatchObject({ ok: false, code: "backup_missing" });
+
+    // The manual backup and the enable are recorded as the command line's; verify changes nothing and is not.
+    expect(auditTrail(db.sqlite)).toEqual([
+      ["policy.changed", "cli", "ok", null],
+      ["preparation.chosen", "cli", "ok", null],
+      ["backup.created", "cli", "ok", null],
+    ]);
+    const created = auditPageSchema.parse(listAuditEntries(createSqliteAuditStore(db.sqlite), { kind: "backup.created", limit: 10 }, 180)).entries;
+    expect(created.map((e) => e.detail)).toEqual([{ backupName: receipt.name }]);
   });
 
   it("checkpoints analyze and run answer the checkpoint storage status (exit 0)", async () => {
@@ -169,6 +215,74 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     const run = await cli(["checkpoints", "run"]);
     expect(run.status).toBe(EXIT.done);
     expect(run.stdout).toMatch(/^checkpoint cleanup \S+: succeeded$/m);
+    // The cleanup is a change (recorded as the command line's); the analysis is not.
+    const entries = auditPageSchema.parse(listAuditEntries(createSqliteAuditStore(db.sqlite), { limit: 10 }, 180)).entries;
+    expect(entries).toMatchObject([{ kind: "checkpoints.cleanup", actor: "cli", result: "ok", detail: { operationId: expect.any(String) } }]);
+  });
+
+  describe("with a maintenance window (MAINTENANCE_WINDOW, relative to the real clock)", () => {
+    it("closed: status shows the next start; run and enable are refused (exit 3, nothing changed, recorded) unless --outside-window", async () => {
+      const closed = utcWindow(6, 8);
+      const env = { MAINTENANCE_WINDOW: closed.text };
+      seedOldTask(db.sqlite, "t1", 2);
+      const [human, json, enable] = await Promise.all([cli(["status"], env), cli(["status", "--json"], env), cli(["enable", "--age", "1w", "--skip-backup", "--json"], env)]);
+      const nextStart = formatUtc(closed.startMs);
+      expect(human.stdout).toContain(`maintenance window: ${closed.text}, closed; next start ${nextStart.slice(0, 10)} ${closed.text.slice(0, 5)} UTC (${nextStart})`);
+      expect(compactionStatusBodySchema.parse(jsonOf(json)).maintenanceWindow).toEqual({
+        start: closed.text.slice(0, 5),
+        end: closed.text.slice(6, 11),
+        timeZone: "UTC",
+        open: false,
+        nextStartAt: nextStart,
+        endsAt: null,
+      });
+      expect(enable.status).toBe(EXIT.refused);
+      expect(errorCode(enable)).toBe("outside_maintenance_window");
+      expect(readRetentionRecord(storeOf(db.sqlite)).state).toBe("missing");
+
+      const confirmed = await cli(["enable", "--age", "1w", "--skip-backup", "--outside-window", "--json"], env);
+      expect(confirmed.status).toBe(EXIT.done);
+      expect(compactionStatusBodySchema.parse(jsonOf(confirmed))).toMatchObject({ armed: true, latestRun: { kind: "cleanup", state: "succeeded", changedMessages: 2 } });
+      expect(countMarkedRows(db.sqlite)).toBe(2);
+
+      seedOldTask(db.sqlite, "t2", 2);
+      const run = await cli(["run", "--json"], env);
+      expect(run.status).toBe(EXIT.refused);
+      expect(errorCode(run)).toBe("outside_maintenance_window");
+      expect(countMarkedRows(db.sqlite)).toBe(2);
+      const runAnyway = await cli(["run", "--outside-window", "--json"], env);
+      expect(runAnyway.status).toBe(EXIT.done);
+      expect(compactionStatusBodySchema.parse(jsonOf(runAnyway)).latestRun).toMatchObject({ state: "succeeded", changedMessages: 2 });
+      expect(countMarkedRows(db.sqlite)).toBe(4);
+
+      expect(auditTrail(db.sqlite)).toEqual([
+        ["compaction.run", "cli", "ok", null],
+        ["compaction.run", "cli", "failed", "outside_maintenance_window"],
+        ["policy.changed", "cli", "ok", null],
+        ["preparation.chosen", "cli", "ok", null],
+        ["policy.changed", "cli", "failed", "outside_maintenance_window"],
+      ]);
+    });
+
+    it("open: status shows when it ends; enable runs its first pass without --outside-window (exit 0)", async () => {
+      const open = utcWindow(-1, 2);
+      const env = { MAINTENANCE_WINDOW: open.text };
+      seedOldTask(db.sqlite, "t1", 2);
+      const enable = await cli(["enable", "--age", "1w", "--skip-backup", "--json"], env);
+      expect(enable.status).toBe(EXIT.done);
+      const body = compactionStatusBodySchema.parse(jsonOf(enable));
+      expect(body.latestRun).toMatchObject({ state: "succeeded", changedMessages: 2 });
+      expect(body.maintenanceWindow).toEqual({
+        start: open.text.slice(0, 5),
+        end: open.text.slice(6, 11),
+        timeZone: "UTC",
+        open: true,
+        nextStartAt: formatUtc(open.startMs + DAY_MS),
+        endsAt: formatUtc(open.endMs),
+      });
+      const human = await cli(["status"], env);
+      expect(human.stdout).toContain(`maintenance window: ${open.text}, open until ${formatUtc(open.endMs).slice(0, 10)} ${open.text.slice(6, 11)} UTC`);
+    });
   });
 
   describe("beside a live server process on the same file", () => {
