@@ -7,9 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { compactionStatusBodySchema } from "@/lib/compaction/api";
 import { backupReceiptSchema, backupsResponseSchema, backupVerificationSchema } from "@/lib/database/api";
 import { checkpointStorageStatus } from "@/lib/checkpoints/api";
-import { auditPageSchema } from "@/lib/audit/api";
-import { listAuditEntries } from "@/server/audit/list";
-import { createSqliteAuditStore } from "@/server/audit/sqlite-store";
+import { auditPage, auditTrail } from "./test-support/audit-trail";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { acceptCleanup } from "@/server/compaction/policy/commands";
 import { readRetentionRecord, updateRetentionRecord } from "@/server/compaction/policy/record";
@@ -23,21 +21,6 @@ import { EXIT } from "./exit-codes";
 import { SLICE_ENDED_CODE } from "./follow";
 
 const errorCode = (result: { stdout: string }) => (jsonOf({ status: null, stdout: result.stdout, stderr: "" }) as { error: { code: string } }).error.code;
-
-/** The audit trail as GET /api/v1/system/audit answers it (newest first), reduced to [kind, actor, result, errorCode]. */
-function auditTrail(sqlite: TestDb["sqlite"]) {
-  const page = auditPageSchema.parse(listAuditEntries(createSqliteAuditStore(sqlite), { limit: 200 }, 180));
-  return page.entries.map((e) => [e.kind, e.actor, e.result, e.errorCode]);
-}
-
-const HOUR_MS = 3_600_000;
-const hh = (hour: number) => `${String((hour + 24) % 24).padStart(2, "0")}:00`;
-/** A UTC window relative to the real clock's current hour (the bin reads the real clock). */
-function utcWindow(fromHour: number, toHour: number) {
-  const hourStartMs = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
-  const hour = new Date(hourStartMs).getUTCHours();
-  return { text: `${hh(hour + fromHour)}-${hh(hour + toHour)} UTC`, startMs: hourStartMs + fromHour * HOUR_MS, endMs: hourStartMs + toHour * HOUR_MS };
-}
 
 // Each command is a process start (tsx + the server graph): generous timeouts
 // for a loaded machine, not a speed claim.
@@ -204,7 +187,7 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
       ["preparation.chosen", "cli", "ok", null],
       ["backup.created", "cli", "ok", null],
     ]);
-    const created = auditPageSchema.parse(listAuditEntries(createSqliteAuditStore(db.sqlite), { kind: "backup.created", limit: 10 }, 180)).entries;
+    const created = auditPage(db.sqlite, "backup.created").entries;
     expect(created.map((e) => e.detail)).toEqual([{ backupName: receipt.name }]);
   });
 
@@ -216,73 +199,8 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     expect(run.status).toBe(EXIT.done);
     expect(run.stdout).toMatch(/^checkpoint cleanup \S+: succeeded$/m);
     // The cleanup is a change (recorded as the command line's); the analysis is not.
-    const entries = auditPageSchema.parse(listAuditEntries(createSqliteAuditStore(db.sqlite), { limit: 10 }, 180)).entries;
+    const entries = auditPage(db.sqlite).entries;
     expect(entries).toMatchObject([{ kind: "checkpoints.cleanup", actor: "cli", result: "ok", detail: { operationId: expect.any(String) } }]);
-  });
-
-  describe("with a maintenance window (MAINTENANCE_WINDOW, relative to the real clock)", () => {
-    it("closed: status shows the next start; run and enable are refused (exit 3, nothing changed, recorded) unless --outside-window", async () => {
-      const closed = utcWindow(6, 8);
-      const env = { MAINTENANCE_WINDOW: closed.text };
-      seedOldTask(db.sqlite, "t1", 2);
-      const [human, json, enable] = await Promise.all([cli(["status"], env), cli(["status", "--json"], env), cli(["enable", "--age", "1w", "--skip-backup", "--json"], env)]);
-      const nextStart = formatUtc(closed.startMs);
-      expect(human.stdout).toContain(`maintenance window: ${closed.text}, closed; next start ${nextStart.slice(0, 10)} ${closed.text.slice(0, 5)} UTC (${nextStart})`);
-      expect(compactionStatusBodySchema.parse(jsonOf(json)).maintenanceWindow).toEqual({
-        start: closed.text.slice(0, 5),
-        end: closed.text.slice(6, 11),
-        timeZone: "UTC",
-        open: false,
-        nextStartAt: nextStart,
-        endsAt: null,
-      });
-      expect(enable.status).toBe(EXIT.refused);
-      expect(errorCode(enable)).toBe("outside_maintenance_window");
-      expect(readRetentionRecord(storeOf(db.sqlite)).state).toBe("missing");
-
-      const confirmed = await cli(["enable", "--age", "1w", "--skip-backup", "--outside-window", "--json"], env);
-      expect(confirmed.status).toBe(EXIT.done);
-      expect(compactionStatusBodySchema.parse(jsonOf(confirmed))).toMatchObject({ armed: true, latestRun: { kind: "cleanup", state: "succeeded", changedMessages: 2 } });
-      expect(countMarkedRows(db.sqlite)).toBe(2);
-
-      seedOldTask(db.sqlite, "t2", 2);
-      const run = await cli(["run", "--json"], env);
-      expect(run.status).toBe(EXIT.refused);
-      expect(errorCode(run)).toBe("outside_maintenance_window");
-      expect(countMarkedRows(db.sqlite)).toBe(2);
-      const runAnyway = await cli(["run", "--outside-window", "--json"], env);
-      expect(runAnyway.status).toBe(EXIT.done);
-      expect(compactionStatusBodySchema.parse(jsonOf(runAnyway)).latestRun).toMatchObject({ state: "succeeded", changedMessages: 2 });
-      expect(countMarkedRows(db.sqlite)).toBe(4);
-
-      expect(auditTrail(db.sqlite)).toEqual([
-        ["compaction.run", "cli", "ok", null],
-        ["compaction.run", "cli", "failed", "outside_maintenance_window"],
-        ["policy.changed", "cli", "ok", null],
-        ["preparation.chosen", "cli", "ok", null],
-        ["policy.changed", "cli", "failed", "outside_maintenance_window"],
-      ]);
-    });
-
-    it("open: status shows when it ends; enable runs its first pass without --outside-window (exit 0)", async () => {
-      const open = utcWindow(-1, 2);
-      const env = { MAINTENANCE_WINDOW: open.text };
-      seedOldTask(db.sqlite, "t1", 2);
-      const enable = await cli(["enable", "--age", "1w", "--skip-backup", "--json"], env);
-      expect(enable.status).toBe(EXIT.done);
-      const body = compactionStatusBodySchema.parse(jsonOf(enable));
-      expect(body.latestRun).toMatchObject({ state: "succeeded", changedMessages: 2 });
-      expect(body.maintenanceWindow).toEqual({
-        start: open.text.slice(0, 5),
-        end: open.text.slice(6, 11),
-        timeZone: "UTC",
-        open: true,
-        nextStartAt: formatUtc(open.startMs + DAY_MS),
-        endsAt: formatUtc(open.endMs),
-      });
-      const human = await cli(["status"], env);
-      expect(human.stdout).toContain(`maintenance window: ${open.text}, open until ${formatUtc(open.endMs).slice(0, 10)} ${open.text.slice(6, 11)} UTC`);
-    });
   });
 
   describe("beside a live server process on the same file", () => {
