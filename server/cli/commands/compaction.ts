@@ -11,6 +11,12 @@ import { statusLines } from "../status-lines";
 
 export type CommandEnv = { rt: OpenRuntime; out: Output; tty: boolean; signal: AbortSignal };
 
+/** The headline's tail when the pass stopped with work left. */
+function workLeftNote(outcome: FollowOutcome): string {
+  if (outcome === "window_closed") return ", work left: the maintenance window closed (run again in it, or with --outside-window)";
+  return outcome === "work_left" ? ", work left (run again or use --until-done)" : "";
+}
+
 function printStatus(env: CommandEnv, status: CompactionStatusBody, headline?: string): void {
   const busy = env.rt.guard.holder();
   env.out.result(compactionStatusBodySchema, status, (value) => [...(headline ? [headline] : []), ...statusLines(value, busy ? `${busy.kind} (${busy.owner})` : null)]);
@@ -18,7 +24,7 @@ function printStatus(env: CommandEnv, status: CompactionStatusBody, headline?: s
 
 /** 0 done, 5 partial or cancelled, 1 failed. */
 function exitForOperation(operation: RetentionOperation | null, outcome: FollowOutcome): ExitCode {
-  if (outcome === "work_left") return EXIT.partial;
+  if (outcome !== "ended") return EXIT.partial;
   if (!operation) return EXIT.failed;
   if (operation.state === "succeeded") return EXIT.done;
   if (operation.state === "partial" || operation.state === "cancelled") return EXIT.partial;
@@ -109,7 +115,7 @@ export async function enableCommand(
   const outcome = await follow(env, { operationId: pass, label: "first pass", untilDone: options.untilDone });
   status = getRetentionStatus(env.rt);
   const run = status.latestRun?.id === pass ? status.latestRun : null;
-  printStatus(env, status, `enabled revision ${saved.policy.revision}; first pass ${run?.state ?? "ended"}${outcome === "work_left" ? ", work left (run again or use --until-done)" : ""}`);
+  printStatus(env, status, `enabled revision ${saved.policy.revision}; first pass ${run?.state ?? "ended"}${workLeftNote(outcome)}`);
   return exitForOperation(run, outcome);
 }
 
@@ -127,7 +133,7 @@ export async function runCommand(env: CommandEnv, options: { untilDone: boolean;
   const outcome = await follow(env, { operationId, label: "compaction", untilDone: options.untilDone });
   const status = getRetentionStatus(env.rt);
   const run = status.latestRun?.id === operationId ? status.latestRun : null;
-  printStatus(env, status, `run ${operationId}: ${run?.state ?? "ended"}${outcome === "work_left" ? ", work left (run again or use --until-done)" : ""}`);
+  printStatus(env, status, `run ${operationId}: ${run?.state ?? "ended"}${workLeftNote(outcome)}`);
   return exitForOperation(run, outcome);
 }
 
