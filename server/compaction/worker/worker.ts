@@ -68,8 +68,12 @@ export type RetentionWorker = {
   /** `outsideWindow`: the administrator confirmed running outside the maintenance window. */
   requestRun(expectedRevision: number, options?: { outsideWindow?: boolean }): { operationId: string };
   cancel(operationId: string): void;
-  /** Applies what a saved policy asks for (preparation, initial cleanup, stop). */
-  policySaved(effects: SavePolicyEffects): void;
+  /**
+   * Applies what a saved policy asks for (preparation, initial cleanup, stop).
+   * `outsideWindow`: the administrator confirmed that the initial pass runs
+   * now even outside the maintenance window (else it waits for the window).
+   */
+  policySaved(effects: SavePolicyEffects, options?: { outsideWindow?: boolean }): void;
   /** Resolves when nothing runs or waits in the queue (tests). */
   idle(): Promise<void>;
   /** When the next timer fires, for status and tests. */
@@ -148,6 +152,8 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   // Set when a saved approval could not start its initial pass because an
   // older operation still held the slot; the pass starts when that one ends.
   let initialCleanupPending = false;
+  // The last save confirmed running its initial pass outside the window.
+  let initialOutsideWindow = false;
   const afterCleanupJob = (kind: "analysis" | "cleanup") => {
     if (!running) return;
     // A pass that stepped aside for a manual job returns to the free slot
@@ -372,6 +378,8 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       const read = readRetentionRecord(store);
       if (read.state === "malformed") return;
       const { operationId } = acceptCleanup(ctx(), { expectedRevision: read.record.policy.revision, priority: "manual" });
+      if (initialOutsideWindow) gate.override(operationId);
+      initialOutsideWindow = false;
       enqueueCleanup(operationId, "manual");
     } catch (error) {
       if (isAppError(error) && error.code === "operation_active") {
@@ -460,7 +468,8 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       endOrphan(operationId, "cancelled", "cancelled");
       scheduleNextPass();
     },
-    policySaved(effects) {
+    policySaved(effects, options) {
+      initialOutsideWindow = Boolean(options?.outsideWindow) && (effects.startInitialCleanup || effects.startPreparation !== null);
       for (const stop of effects.stopOperations) {
         const isPreparation = aborts.has(stop);
         aborts.get(stop)?.abort();
