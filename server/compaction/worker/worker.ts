@@ -40,7 +40,7 @@ export type RetentionWorkerDeps = {
   guard: MaintenanceGuard;
   verificationCache?: VerificationCache;
   /** Test seams for the pass limits (defaults are the spec's). */
-  pass?: { workBudgetMs?: number; yieldMs?: number };
+  pass?: { workBudgetMs?: number; yieldMs?: number; maxBatchRows?: number };
   createBackupFn?: typeof createBackup;
   /**
    * How often a started worker re-reads the record for changes made by
@@ -281,6 +281,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
           log,
           workBudgetMs: deps.pass?.workBudgetMs,
           yieldMs: deps.pass?.yieldMs,
+          maxBatchRows: deps.pass?.maxBatchRows,
           onBatch: (batch) => {
             bus.publish({ type: "messages_changed", operationId, messageIds: batch.changedIds });
             const read = readRetentionRecord(store);
