@@ -227,9 +227,10 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
       verdict = checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
     }
     if (verdict.eligible) {
+      // A resumed task keeps its deeper position.
+      if (resumed) return true;
       // Entered: a commit from here on must not count the task again on resume.
       walked = { afterTaskId: taskId, afterSessionId: ENTERED_TASK, afterMessageRowid: null };
-      if (resumed) return true;
       pending.eligibleTasks += 1;
       eligibleSinceCommit.add(taskId);
       return true;
@@ -244,6 +245,9 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     enterTask,
     page: ({ taskId, sessionId, page, next }) => handlePage(taskId, sessionId, page, next),
     moved: (position) => {
+      // A task that fell out of a batch is already done as a whole: a session
+      // of it finishing later must not move the position back inside it.
+      if (position.afterSessionId !== null && dropped.has(position.afterTaskId as string)) return;
       walked = position;
     },
     shouldStop: () => {
