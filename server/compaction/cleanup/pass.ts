@@ -11,12 +11,12 @@
 // commit travel with the next one, so a crash loses cursor and counts
 // together and a resume never double counts.
 import "server-only";
-import type { Clock, Timers } from "@/server/clock";
-import type { Logger } from "@/server/log";
 import { formatUtc } from "@/lib/time/rfc3339";
-import type { OperationState, RetentionOperation } from "@/lib/compaction/policy";
-import { PAGE_LIMITS, type PageLimits, type PlannedPage } from "./candidates";
-import { runBatch, type GateFailure, type PreparedRow } from "./batch";
+import type { OperationState } from "@/lib/compaction/policy";
+import { PAGE_LIMITS, type PlannedPage } from "./candidates";
+import { runBatch } from "./batch";
+import { PASS_LIMITS, type CleanupPassOptions, type CleanupPassResult, type PassEndReason } from "./pass-options";
+export { PASS_LIMITS, waitWith, type BatchCommitted, type CleanupPassOptions, type CleanupPassResult, type PassEndReason } from "./pass-options";
 import { BATCH_LIMITS, addToBatch, createOpenBatch, fitsBatch, isBatchFull, nextRowLimit, pageRoom } from "./open-batch";
 import { checkTaskEligibility } from "../eligibility/eligibility";
 import { captureTaskSnapshot, type TaskSnapshot } from "../eligibility/recheck";
@@ -26,56 +26,8 @@ import { yieldAfter } from "./yield";
 export { yieldAfter } from "./yield";
 import { ENTERED_TASK, scanCandidates, type PageVerdict, type ScanHandlers, type ScanPosition } from "./scan";
 import { StatementDeadlineError } from "./statement-deadline";
-import type { CompactionStore } from "../store";
 import { addTally, createTally, type Tally } from "./tally";
 
-export const PASS_LIMITS = { workBudgetMs: 30_000, yieldMs: 100, continueAfterMs: 60_000, maxConsecutiveFailures: 5 } as const;
-
-export type BatchCommitted = { operationId: string; changedIds: string[]; rows: number; bytes: number };
-
-export type CleanupPassOptions = {
-  store: CompactionStore;
-  clock: Clock;
-  operationId: string;
-  /** Waits between batches; build it from injected Timers with `waitWith`. */
-  wait: (ms: number) => Promise<void>;
-  /** Cancellation, checked at batch boundaries: the pass ends cancelled. */
-  shouldStop?: () => boolean;
-  /** Shutdown, checked at batch boundaries: the pass saves its cursor and resumes later. */
-  shouldPause?: () => boolean;
-  /**
-   * Admission to the shared maintenance guard for one batch: a lease, or
-   * null while a backup, restore or VACUUM owns it. The slice then pauses
-   * with its cursor saved (a continuation); deferral is not a failure.
-   */
-  admitBatch?: () => { release(): void } | null;
-  /** Called after each commit with the changed message ids (never bodies). */
-  onBatch?: (event: BatchCommitted) => void;
-  /** Runs after rows are read and reduced, before the writer transaction opens. */
-  beforeBatch?: (rows: PreparedRow[]) => void;
-  log?: Logger;
-  workBudgetMs?: number;
-  yieldMs?: number;
-  deadlineMs?: number;
-  pageLimits?: PageLimits;
-  /** Ceiling of the batch row limit (tests that need one batch per task); the 8 MiB cap applies regardless. */
-  maxBatchRows?: number;
-};
-
-export type PassEndReason = "complete" | "work_budget" | "cancelled" | "batch_failures" | GateFailure | "operation_active";
-
-export type CleanupPassResult = {
-  state: OperationState;
-  reason: PassEndReason;
-  /** True when the pass paused on its work budget and must be resumed. */
-  continuation: boolean;
-  continueAfterMs: number | null;
-  operation: RetentionOperation | null;
-};
-
-export function waitWith(timers: Timers): (ms: number) => Promise<void> {
-  return (ms) => new Promise((resolve) => timers.setTimeout(resolve, ms));
-}
 
 export async function runCleanupPass(options: CleanupPassOptions): Promise<CleanupPassResult> {
   const { store, clock, operationId } = options;
