@@ -19,7 +19,8 @@ describe("followOperation and the maintenance window", () => {
   it("--until-done stops with work left when the window closes during the pass (the pass ends as a slice end)", async () => {
     // NOW_MS is 2025-07-08T00:00Z: 01:00 in Lisbon, inside 01:00-05:00.
     const clock = manualClock(NOW_MS);
-    rt = createTestRuntime({ clock, env: { MAINTENANCE_WINDOW: "01:00-05:00 Europe/Lisbon" }, worker: { pass: { yieldMs: 0 } } });
+    // Batches of two rows: the six rows take three batches, so the window closes mid-pass.
+    rt = createTestRuntime({ clock, env: { MAINTENANCE_WINDOW: "01:00-05:00 Europe/Lisbon" }, worker: { pass: { yieldMs: 0, maxBatchRows: 2 } } });
     for (const task of ["task-a", "task-b", "task-c"]) seedOldTask(rt.handle.sqlite, task, 2);
     const revision = armPolicyOn(rt.stores.compaction, { value: 1, unit: "weeks" }, NOW_MS);
     // The window closes (05:30 WEST) while the first batch commits.

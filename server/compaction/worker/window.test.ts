@@ -60,7 +60,7 @@ function makeWorker(window: MaintenanceWindow, startMs = NOW_MS) {
     newId: sequentialIds("op"),
     bus,
     guard: createMaintenanceGuard(),
-    pass: { yieldMs: 0 },
+    pass: { yieldMs: 0, maxBatchRows: 2 },
     window,
   });
   /** Moves the clock to the parked timer's instant and fires it. */

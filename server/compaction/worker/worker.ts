@@ -40,7 +40,7 @@ export type RetentionWorkerDeps = {
   guard: MaintenanceGuard;
   verificationCache?: VerificationCache;
   /** Test seams for the pass limits (defaults are the spec's). */
-  pass?: { workBudgetMs?: number; yieldMs?: number; minYieldMs?: number };
+  pass?: { workBudgetMs?: number; yieldMs?: number; minYieldMs?: number; maxBatchRows?: number };
   createBackupFn?: typeof createBackup;
   /**
    * How often a started worker re-reads the record for changes made by
@@ -288,6 +288,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
           workBudgetMs: deps.pass?.workBudgetMs,
           yieldMs: deps.pass?.yieldMs,
           minYieldMs: deps.pass?.minYieldMs,
+          maxBatchRows: deps.pass?.maxBatchRows,
           onBatch: (batch) => {
             bus.publish({ type: "messages_changed", operationId, messageIds: batch.changedIds });
             const read = readRetentionRecord(store);
