@@ -65,7 +65,10 @@ function writeFixture(file: string): void {
 
 test.beforeAll(async ({}, testInfo) => {
   test.setTimeout(240_000);
-  server = await startIsolatedServer(testInfo.project.name === "phone" ? 3212 : 3211);
+  // A pause after every batch keeps the pass running long enough to cancel it,
+  // however fast this machine compacts (the fixture's 38 MB take about ten
+  // batches once they have grown to their size).
+  server = await startIsolatedServer(testInfo.project.name === "phone" ? 3212 : 3211, { COMPACTION_BATCH_PAUSE_MS: "1500" });
   const fixture = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "wsr-retention-")), "fixture.json");
   writeFixture(fixture);
   const imported = spawnSync("npm", ["run", "-s", "db:import", "--", fixture], { env: { ...process.env, DATABASE_URL: `file:${server.dbFile}` }, stdio: "inherit" });

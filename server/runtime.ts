@@ -34,6 +34,7 @@ import { createRetentionWorker, type RetentionWorker, type RetentionWorkerDeps }
 import { modeFromEnv } from "./checkpoints/mode";
 import { createOperatorMetrics, type OperatorMetrics } from "./metrics/operator-metrics";
 import { maintenanceWindowFromEnv } from "./jobs/window-config";
+import { batchPauseFromEnv } from "./compaction/worker/batch-pause-config";
 import type { MaintenanceWindow } from "./jobs/maintenance-window";
 
 /** Checkpoint state shared by every request of one runtime. */
@@ -188,6 +189,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const buildWorker = (dbFile: string, stores: Stores): RetentionWorker =>
     createRetentionWorker({
       ...options.worker,
+      pass: { minYieldMs: batchPauseFromEnv(env, rt.log), ...options.worker?.pass },
       store: stores.compaction,
       maintenance: stores.maintenance,
       dbFile,
@@ -318,3 +320,4 @@ export function closeDatabase(rt: Runtime): void {
 
 // The process-wide slot lives in its own module (proxy.ts reads it too).
 export { installProcessRuntime, processRuntime, uninstallProcessRuntime } from "./runtime-slot";
+

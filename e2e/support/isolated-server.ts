@@ -12,10 +12,11 @@ const NEXT_BIN = path.join(process.cwd(), "node_modules", "next", "dist", "bin",
 
 export type IsolatedServer = { baseURL: string; dbFile: string; stop(): Promise<void> };
 
-export async function startIsolatedServer(port: number): Promise<IsolatedServer> {
+/** `extraEnv`: settings of this server only (for example a slower compaction pace). */
+export async function startIsolatedServer(port: number, extraEnv: Record<string, string> = {}): Promise<IsolatedServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "wsr-e2e-iso-"));
   const dbFile = path.join(dir, "workspace.db");
-  const env = { ...process.env, DATABASE_URL: `file:${dbFile}`, LOG_LEVEL: "warn" };
+  const env = { ...process.env, DATABASE_URL: `file:${dbFile}`, LOG_LEVEL: "warn", ...extraEnv };
   const migrate = spawnSync("npm", ["run", "-s", "migrate"], { env, stdio: "inherit" });
   if (migrate.status !== 0) throw new Error("migrate failed");
   for (const [account, role] of [[ADMIN, "admin"], [VIEWER, "viewer"]] as const) {

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { compactionStatusBodySchema } from "@/lib/compaction/api";
 import { backupReceiptSchema, backupsResponseSchema, backupVerificationSchema } from "@/lib/database/api";
 import { checkpointStorageStatus } from "@/lib/checkpoints/api";
+import { auditPage, auditTrail } from "./test-support/audit-trail";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { acceptCleanup } from "@/server/compaction/policy/commands";
 import { readRetentionRecord, updateRetentionRecord } from "@/server/compaction/policy/record";
@@ -42,9 +43,11 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     expect(human.status).toBe(EXIT.done);
     expect(human.stdout).toContain("policy: enabled, older than 12w, revision 1");
     expect(human.stdout).toContain("maintenance guard: free");
+    expect(human.stdout).toContain("maintenance window: none");
     expect(json.status).toBe(EXIT.done);
     const body = compactionStatusBodySchema.parse(jsonOf(json));
     expect(body).toMatchObject({ capability: "supported", recordState: "ok", armed: true, activeOperation: null, policy: { age: { value: 12, unit: "weeks" } } });
+    expect(body.maintenanceWindow ?? null).toBeNull();
   });
 
   it("usage mistakes exit 2 and change nothing", async () => {
@@ -76,6 +79,11 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     expect(run.status).toBe(EXIT.refused);
     expect(errorCode(run)).toBe("cleanup_not_approved");
     expect(readRetentionRecord(storeOf(db.sqlite)).state).toBe("missing");
+    // Refusals are in the audit trail with their codes, as the command line's.
+    expect(auditTrail(db.sqlite).sort()).toEqual([
+      ["compaction.run", "cli", "failed", "cleanup_not_approved"],
+      ["policy.changed", "cli", "failed", "backup_choice_required"],
+    ]);
   });
 
   it("analyze changes nothing; enable --skip-backup arms and runs the first pass; run --until-done and disable (exit 0)", async () => {
@@ -103,6 +111,14 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     const disabled = compactionStatusBodySchema.parse(jsonOf(disable));
     expect(disabled.policy.enabled).toBe(false);
     expect(disabled.armed).toBe(false);
+
+    // Every change as the command line's; the analysis changed nothing and is not there.
+    expect(auditTrail(db.sqlite)).toEqual([
+      ["policy.changed", "cli", "ok", null],
+      ["compaction.run", "cli", "ok", null],
+      ["policy.changed", "cli", "ok", null],
+      ["preparation.chosen", "cli", "ok", null],
+    ]);
   });
 
   it("cancel: nothing active is a conflict (exit 4); a second runner is refused (exit 4); an operation active in another process is cancelled (exit 0)", async () => {
@@ -123,6 +139,10 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     const status = compactionStatusBodySchema.parse(jsonOf(cancel));
     expect(status.activeOperation).toBeNull();
     expect(status.latestRun).toMatchObject({ id: operationId, state: "cancelled" });
+    expect(auditTrail(db.sqlite)).toEqual([
+      ["compaction.cancelled", "cli", "ok", null],
+      ["compaction.run", "cli", "failed", "operation_active"],
+    ]);
   });
 
   it("[TPR-PREP-03] backup create, list and verify (exit 0); enable --backup pins a receipt that verifies; a damaged backup fails (exit 1)", async () => {
@@ -160,6 +180,15 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     expect(backupVerificationSchema.parse(jsonOf(damaged))).toMatchObject({ ok: false, code: "backup_corrupt" });
     expect(missing.status).toBe(EXIT.failed);
     expect(backupVerificationSchema.parse(jsonOf(missing))).toMatchObject({ ok: false, code: "backup_missing" });
+
+    // The manual backup and the enable are recorded as the command line's; verify changes nothing and is not.
+    expect(auditTrail(db.sqlite)).toEqual([
+      ["policy.changed", "cli", "ok", null],
+      ["preparation.chosen", "cli", "ok", null],
+      ["backup.created", "cli", "ok", null],
+    ]);
+    const created = auditPage(db.sqlite, "backup.created").entries;
+    expect(created.map((e) => e.detail)).toEqual([{ backupName: receipt.name }]);
   });
 
   it("checkpoints analyze and run answer the checkpoint storage status (exit 0)", async () => {
@@ -169,6 +198,9 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     const run = await cli(["checkpoints", "run"]);
     expect(run.status).toBe(EXIT.done);
     expect(run.stdout).toMatch(/^checkpoint cleanup \S+: succeeded$/m);
+    // The cleanup is a change (recorded as the command line's); the analysis is not.
+    const entries = auditPage(db.sqlite).entries;
+    expect(entries).toMatchObject([{ kind: "checkpoints.cleanup", actor: "cli", result: "ok", detail: { operationId: expect.any(String) } }]);
   });
 
   describe("beside a live server process on the same file", () => {

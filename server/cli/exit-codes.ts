@@ -28,6 +28,7 @@ const BY_CODE: Partial<Record<ErrorCode, ExitCode>> = {
   checkpoint_mode_mismatch: EXIT.refused,
   checkpoint_mode_reconfiguration: EXIT.refused,
   unsupported_engine: EXIT.refused,
+  outside_maintenance_window: EXIT.refused,
   conflict: EXIT.conflict,
   operation_active: EXIT.conflict,
   maintenance_busy: EXIT.conflict,

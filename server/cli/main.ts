@@ -24,6 +24,7 @@ export type CliOptions = {
 };
 
 const AGE_HELP = "age as <n>m (months) or <n>w (weeks), e.g. 3m or 12w";
+const OUTSIDE_WINDOW_HELP = "run the pass now even outside MAINTENANCE_WINDOW (refused there otherwise)";
 
 function ageArgument(text: string) {
   const age = parseAge(text);
@@ -85,9 +86,15 @@ export async function runCli(options: CliOptions): Promise<ExitCode> {
     .addOption(new Option("--backup", "create a verified backup before the first change").conflicts("skipBackup"))
     .addOption(new Option("--skip-backup", "explicitly skip the backup"))
     .option("--until-done", "follow the first pass through all its slices")
-    .action(async (opts: { age?: ReturnType<typeof ageArgument>; backup?: boolean; skipBackup?: boolean; untilDone?: boolean }) =>
+    .option("--outside-window", OUTSIDE_WINDOW_HELP)
+    .action(async (opts: { age?: ReturnType<typeof ageArgument>; backup?: boolean; skipBackup?: boolean; untilDone?: boolean; outsideWindow?: boolean }) =>
       withRuntime((e) =>
-        enableCommand(e, { age: opts.age ?? null, preparation: opts.backup ? "backup" : opts.skipBackup ? "skip" : undefined, untilDone: Boolean(opts.untilDone) }),
+        enableCommand(e, {
+          age: opts.age ?? null,
+          preparation: opts.backup ? "backup" : opts.skipBackup ? "skip" : undefined,
+          untilDone: Boolean(opts.untilDone),
+          outsideWindow: Boolean(opts.outsideWindow),
+        }),
       )(),
     );
   program.command("disable").description("disable compaction (stops a pass at its next batch)").action(withRuntime((e) => disableCommand(e)));
@@ -95,7 +102,10 @@ export async function runCli(options: CliOptions): Promise<ExitCode> {
     .command("run")
     .description("run a compaction pass now (one slice unless --until-done)")
     .option("--until-done", "continue slice after slice, with the server's pauses, until the pass ends")
-    .action(async (opts: { untilDone?: boolean }) => withRuntime((e) => runCommand(e, { untilDone: Boolean(opts.untilDone) }))());
+    .option("--outside-window", OUTSIDE_WINDOW_HELP)
+    .action(async (opts: { untilDone?: boolean; outsideWindow?: boolean }) =>
+      withRuntime((e) => runCommand(e, { untilDone: Boolean(opts.untilDone), outsideWindow: Boolean(opts.outsideWindow) }))(),
+    );
   program
     .command("cancel")
     .description("cancel the active operation (or the one named), wherever it runs")

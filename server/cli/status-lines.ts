@@ -1,4 +1,4 @@
-import type { CompactionStatusBody } from "@/lib/compaction/api";
+import type { CompactionStatusBody, MaintenanceWindowView } from "@/lib/compaction/api";
 import type { RetentionOperation } from "@/lib/compaction/policy";
 import { formatAge } from "./parse-age";
 
@@ -7,6 +7,19 @@ function describeOperation(label: string, operation: RetentionOperation | null):
   const code = operation.errorCode ? ` (${operation.errorCode})` : "";
   const when = operation.finishedAt ?? operation.startedAt ?? "not started";
   return `${label}: ${operation.kind} ${operation.id} ${operation.state}${code}, ${when}; ${operation.scannedRows} rows scanned, ${operation.eligibleMessages} eligible, ${operation.changedMessages} changed, ${operation.payloadBytes} payload bytes`;
+}
+
+/** An instant as the window's own wall clock, with the UTC instant beside it for logs and scripts. */
+function inWindowZone(iso: string, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).formatToParts(new Date(iso));
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? "";
+  return `${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")} ${timeZone} (${iso})`;
+}
+
+function describeWindow(window: MaintenanceWindowView | null | undefined): string {
+  if (!window) return "maintenance window: none (cleanup may run at any time)";
+  const state = window.open && window.endsAt ? `open until ${inWindowZone(window.endsAt, window.timeZone)}` : "closed";
+  return `maintenance window: ${window.start}-${window.end} ${window.timeZone}, ${state}; next start ${inWindowZone(window.nextStartAt, window.timeZone)}`;
 }
 
 /** The human view of the status body: ids, states and counts only. */
@@ -19,6 +32,7 @@ export function statusLines(status: CompactionStatusBody, busyWith: string | nul
     describeOperation("latest analysis", status.latestAnalysis),
     describeOperation("latest run", status.latestRun),
     `next pass due: ${status.nextDueAt ?? "not scheduled"}`,
+    describeWindow(status.maintenanceWindow),
     `maintenance guard: ${busyWith ?? "free"}`,
   ];
 }

@@ -6,6 +6,7 @@ import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { GEN_NOW_MS, generateWorkspace } from "@/scripts/gen-large-workspace";
 import { PROBE_SQL } from "./store/sqlite-eligibility";
 import { runCleanupPass } from "./cleanup/pass";
+import { BATCH_LIMITS } from "./cleanup/open-batch";
 import { armPolicy, countMarkedRows, storeOf } from "./test-support";
 
 const MIB = 1024 * 1024;
@@ -26,7 +27,7 @@ afterEach(() => {
 });
 
 describe("synthetic scale", () => {
-  it("[TPR-BAT-09][TPR-BAT-05] a generated workspace is cleaned within the batch bounds, once", async () => {
+  it("[TPR-BAT-09][TPR-BAT-05] a generated workspace is cleaned within the batch bounds (batches sized by work), once", async () => {
     const batches: Array<{ rows: number; bytes: number }> = [];
     const first = await runCleanupPass({
       store: storeOf(handle.sqlite),
@@ -36,8 +37,12 @@ describe("synthetic scale", () => {
       onBatch: ({ rows, bytes }) => batches.push({ rows, bytes }),
     });
     expect(first.state).toBe("succeeded");
+    // Batches start at 100 rows and grow by work (spanning sessions and
+    // tasks), never past the row ceiling or 8 MiB unless one row travels alone.
+    expect(batches[0]!.rows).toBeLessThanOrEqual(100);
+    expect(Math.max(...batches.map((b) => b.rows))).toBeGreaterThan(100);
     for (const batch of batches) {
-      expect(batch.rows).toBeLessThanOrEqual(100);
+      expect(batch.rows).toBeLessThanOrEqual(BATCH_LIMITS.maxRows);
       if (batch.rows > 1) expect(batch.bytes).toBeLessThanOrEqual(8 * MIB);
       expect(batch.bytes).toBeLessThanOrEqual(32 * MIB);
     }

@@ -9,6 +9,7 @@ import { savePolicy } from "./policy/policy-update";
 import { readRetentionRecord } from "./policy/record";
 import { readRetentionStatus, type RetentionStatus } from "./status";
 import { describeWindow } from "./window-status";
+import { refuseOutsideWindow } from "./worker/window-gate";
 
 export function getRetentionStatus(rt: OpenRuntime): RetentionStatus {
   const nowMs = rt.clock.now();
@@ -17,8 +18,23 @@ export function getRetentionStatus(rt: OpenRuntime): RetentionStatus {
   return waiting !== null && status.activeOperation?.id === waiting ? { ...status, betweenSlices: true } : status;
 }
 
+/**
+ * What a save that starts a cleanup pass (the initial pass, or one after a
+ * backup preparation) does while the maintenance window is closed: "wait"
+ * lets the pass wait for the window (the API's behaviour), "refuse" rolls
+ * the save back with outside_maintenance_window, "run" runs the pass now
+ * (the administrator confirmed).
+ */
+export type SaveOutsideWindow = "wait" | "refuse" | "run";
+
 /** `actor` is the signed-in user's id; verbs called without one are the command line's. */
-export function putRetentionPolicy(rt: OpenRuntime, body: PutPolicyBody, actor: AuditActor = "cli"): RetentionStatus {
+export function putRetentionPolicy(
+  rt: OpenRuntime,
+  body: PutPolicyBody,
+  actor: AuditActor = "cli",
+  options: { outsideWindow?: SaveOutsideWindow } = {},
+): RetentionStatus {
+  const outsideWindow = options.outsideWindow ?? "wait";
   let before = readRetentionRecord(rt.stores.compaction);
   const { effects } = audited(rt, { actor, kind: "policy.changed", ...policyAuditDetail({ before: () => before, body }) }, () => {
     // Re-read inside the writer transaction: "before" is what this save replaced.
@@ -30,10 +46,13 @@ export function putRetentionPolicy(rt: OpenRuntime, body: PutPolicyBody, actor: 
       nowMs: rt.clock.now(),
       newId: rt.ids,
     });
+    const startsPass = saved.effects.startInitialCleanup || saved.effects.startPreparation !== null;
+    // Inside the transaction: a refusal leaves the policy as it was.
+    if (startsPass && outsideWindow === "refuse") refuseOutsideWindow({ window: rt.maintenanceWindow, nowMs: rt.clock.now(), confirmed: false });
     auditPreparationChoice(rt, { actor, saved });
     return saved;
   });
-  rt.compaction.policySaved(effects);
+  rt.compaction.policySaved(effects, { outsideWindow: outsideWindow === "run" });
   return getRetentionStatus(rt);
 }
 

@@ -1,4 +1,5 @@
 import { backupReceiptSchema, backupsResponseSchema, backupVerificationSchema } from "@/lib/database/api";
+import { auditedAsync } from "@/server/audit/record";
 import { pinnedBackupNames } from "@/server/compaction/pinned-backup";
 import { getRetentionStatus } from "@/server/compaction/service";
 import { listBackups, MANUAL_BACKUPS_KEPT } from "@/server/maintenance/backups/catalog";
@@ -7,19 +8,21 @@ import { verifyBackupByName } from "@/server/maintenance/backups/verify";
 import { EXIT, type ExitCode } from "../exit-codes";
 import type { CommandEnv } from "./compaction";
 
-/** The same verb POST /backups calls: under the shared guard, synchronous. */
+/** The same verb POST /backups calls: under the shared guard, synchronous; audited as the command line's. */
 export async function backupCreateCommand(env: CommandEnv): Promise<ExitCode> {
   const { rt } = env;
   env.out.note("creating a backup (snapshot, integrity check, hash)...");
-  const receipt = await createBackup({
-    store: rt.stores.maintenance,
-    dbFile: rt.dbFile,
-    clock: rt.clock,
-    label: "manual",
-    guard: rt.guard,
-    log: rt.log,
-    pinned: pinnedBackupNames(rt.stores.compaction),
-  });
+  const receipt = await auditedAsync(rt, { actor: "cli", kind: "backup.created", detail: (created) => ({ backupName: created.name }) }, () =>
+    createBackup({
+      store: rt.stores.maintenance,
+      dbFile: rt.dbFile,
+      clock: rt.clock,
+      label: "manual",
+      guard: rt.guard,
+      log: rt.log,
+      pinned: pinnedBackupNames(rt.stores.compaction),
+    }),
+  );
   env.out.result(backupReceiptSchema, receipt, (r) => [`created ${r.name}: ${r.sizeBytes} bytes, sha256 ${r.sha256}, ${r.completedAt}`]);
   return EXIT.done;
 }

@@ -1,13 +1,22 @@
 import { checkpointStorageStatus, type CheckpointOperationKind } from "@/lib/checkpoints/api";
+import { audited } from "@/server/audit/record";
 import { getCheckpointStorage, startCheckpointOperation } from "@/server/checkpoints/cleanup/service";
 import { EXIT, type ExitCode } from "../exit-codes";
 import { showProgress } from "../progress";
 import type { CommandEnv } from "./compaction";
 
-/** Runs a checkpoint analysis or cleanup here (the same queue verb as POST /checkpoints/{analyze,run}). */
+/**
+ * Runs a checkpoint analysis or cleanup here (the same queue verb as
+ * POST /checkpoints/{analyze,run}); a cleanup is audited as the command line's.
+ */
 export async function checkpointsCommand(env: CommandEnv, kind: CheckpointOperationKind): Promise<ExitCode> {
   const { rt } = env;
-  const { operationId } = startCheckpointOperation(rt, kind);
+  const { operationId } =
+    kind === "cleanup"
+      ? audited(rt, { actor: "cli", kind: "checkpoints.cleanup", detail: (started) => ({ operationId: started.operationId }), failureDetail: {} }, () =>
+          startCheckpointOperation(rt, kind),
+        )
+      : startCheckpointOperation(rt, kind);
   const progress = showProgress({ bus: rt.bus, enabled: env.tty && !env.out.json, label: `checkpoint ${kind}`, operationId: () => operationId });
   const onAbort = () => rt.checkpoints.jobs.queue.cancel(operationId);
   env.signal.addEventListener("abort", onAbort, { once: true });

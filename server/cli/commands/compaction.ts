@@ -11,6 +11,12 @@ import { statusLines } from "../status-lines";
 
 export type CommandEnv = { rt: OpenRuntime; out: Output; tty: boolean; signal: AbortSignal };
 
+/** The headline's tail when the pass stopped with work left. */
+function workLeftNote(outcome: FollowOutcome): string {
+  if (outcome === "window_closed") return ", work left: the maintenance window closed (run again in it, or with --outside-window)";
+  return outcome === "work_left" ? ", work left (run again or use --until-done)" : "";
+}
+
 function printStatus(env: CommandEnv, status: CompactionStatusBody, headline?: string): void {
   const busy = env.rt.guard.holder();
   env.out.result(compactionStatusBodySchema, status, (value) => [...(headline ? [headline] : []), ...statusLines(value, busy ? `${busy.kind} (${busy.owner})` : null)]);
@@ -18,7 +24,7 @@ function printStatus(env: CommandEnv, status: CompactionStatusBody, headline?: s
 
 /** 0 done, 5 partial or cancelled, 1 failed. */
 function exitForOperation(operation: RetentionOperation | null, outcome: FollowOutcome): ExitCode {
-  if (outcome === "work_left") return EXIT.partial;
+  if (outcome !== "ended") return EXIT.partial;
   if (!operation) return EXIT.failed;
   if (operation.state === "succeeded") return EXIT.done;
   if (operation.state === "partial" || operation.state === "cancelled") return EXIT.partial;
@@ -60,13 +66,22 @@ export async function analyzeCommand(env: CommandEnv, options: { age: RetentionA
   return exitForOperation(analysis, outcome);
 }
 
-export async function enableCommand(env: CommandEnv, options: { age: RetentionAge | null; preparation: "backup" | "skip" | undefined; untilDone: boolean }): Promise<ExitCode> {
+/**
+ * A save that starts a pass outside the maintenance window is refused (the
+ * pass would wait for the window in a process about to exit) unless
+ * `outsideWindow` confirms running it now.
+ */
+export async function enableCommand(
+  env: CommandEnv,
+  options: { age: RetentionAge | null; preparation: "backup" | "skip" | undefined; untilDone: boolean; outsideWindow: boolean },
+): Promise<ExitCode> {
   const before = getRetentionStatus(env.rt);
-  const saved = putRetentionPolicy(env.rt, {
-    policy: { enabled: true, age: options.age ?? before.policy.age },
-    expectedRevision: before.policy.revision,
-    preparation: options.preparation,
-  });
+  const saved = putRetentionPolicy(
+    env.rt,
+    { policy: { enabled: true, age: options.age ?? before.policy.age }, expectedRevision: before.policy.revision, preparation: options.preparation },
+    "cli",
+    { outsideWindow: options.outsideWindow ? "run" : "refuse" },
+  );
   // The preparation (backup or skip) and the initial pass run in this
   // process's worker, exactly as the server would run them after a save.
   // A backup preparation waits while another process holds the guard;
@@ -100,7 +115,7 @@ export async function enableCommand(env: CommandEnv, options: { age: RetentionAg
   const outcome = await follow(env, { operationId: pass, label: "first pass", untilDone: options.untilDone });
   status = getRetentionStatus(env.rt);
   const run = status.latestRun?.id === pass ? status.latestRun : null;
-  printStatus(env, status, `enabled revision ${saved.policy.revision}; first pass ${run?.state ?? "ended"}${outcome === "work_left" ? ", work left (run again or use --until-done)" : ""}`);
+  printStatus(env, status, `enabled revision ${saved.policy.revision}; first pass ${run?.state ?? "ended"}${workLeftNote(outcome)}`);
   return exitForOperation(run, outcome);
 }
 
@@ -111,13 +126,14 @@ export function disableCommand(env: CommandEnv): ExitCode {
   return EXIT.done;
 }
 
-export async function runCommand(env: CommandEnv, options: { untilDone: boolean }): Promise<ExitCode> {
+/** Outside the maintenance window the run is refused unless `outsideWindow` confirms it. */
+export async function runCommand(env: CommandEnv, options: { untilDone: boolean; outsideWindow: boolean }): Promise<ExitCode> {
   const before = getRetentionStatus(env.rt);
-  const { operationId } = runRetention(env.rt, { expectedRevision: before.policy.revision });
+  const { operationId } = runRetention(env.rt, { expectedRevision: before.policy.revision, outsideWindow: options.outsideWindow });
   const outcome = await follow(env, { operationId, label: "compaction", untilDone: options.untilDone });
   const status = getRetentionStatus(env.rt);
   const run = status.latestRun?.id === operationId ? status.latestRun : null;
-  printStatus(env, status, `run ${operationId}: ${run?.state ?? "ended"}${outcome === "work_left" ? ", work left (run again or use --until-done)" : ""}`);
+  printStatus(env, status, `run ${operationId}: ${run?.state ?? "ended"}${workLeftNote(outcome)}`);
   return exitForOperation(run, outcome);
 }
 

@@ -1,11 +1,15 @@
-// One cleanup batch, all inside ONE writer transaction (IMMEDIATE on SQLite):
-//  1. take the writer lock first, THEN re-read the record and check policy
+// One cleanup batch, all inside ONE writer transaction (IMMEDIATE on SQLite).
+// A batch spans sessions and tasks (sized by work: batch-size.ts):
+//  1. take the writer lock first, THEN read the record once and check policy
 //     revision, enablement, approval, the operation identity and the schema
-//     version, then re-check the task's activity and pending-work gates from
-//     indexed facts only (constant time: eligibility/recheck.ts);
+//     version, then re-check each task of the batch once, from indexed facts
+//     only (constant time: eligibility/recheck.ts); a task that turned
+//     ineligible falls out of the batch before any write, the others go on;
 //  2. update each row only when its metadata still equals what was read
 //     (a foreground write in between wins: the row is counted `conflict`);
-//  3. persist the cursor and the committed counts in the same transaction.
+//  3. persist the cursor (the position after the batch's last row, so the
+//     stored position is always a prefix of work fully done) and the
+//     committed counts in the same transaction.
 // updated_at/created_at are never touched: maintenance is not activity.
 import "server-only";
 import type { Clock } from "@/server/clock";
@@ -54,23 +58,34 @@ export type GateFailure =
   | "operation_replaced"
   | "schema_changed";
 
+/** A task that fell out of a batch in its writer transaction. */
+export type DroppedTask = { taskId: string; reason: IneligibleReason };
+
 export type BatchOutcome =
-  | { outcome: "committed"; changedIds: string[]; committed: Tally; rows: number; bytes: number }
-  | { outcome: "gated"; reason: GateFailure }
-  | { outcome: "task_ineligible"; reason: IneligibleReason };
+  | { outcome: "committed"; changedIds: string[]; committed: Tally; position: ScanPosition; dropped: DroppedTask[]; rows: number; bytes: number }
+  | { outcome: "gated"; reason: GateFailure };
+
+/** One task's rows in a batch, with what its full probe saw. */
+export type BatchGroup = {
+  taskId: string;
+  /** What the full probe of the task saw (read before its batches, outside the writer). */
+  snapshot: TaskSnapshot;
+  rows: PreparedRow[];
+  /** Uncommitted counts this task takes back when it falls out: its rows counted eligible, and the task itself if counted eligible since the last commit. */
+  eligibleMessages: number;
+  eligibleTask: boolean;
+};
 
 export type BatchInput = {
   store: CompactionStore;
   clock: Clock;
   pass: PassIdentity;
-  taskId: string;
-  /** What the full probe of the task saw (read before its batches, outside the writer). */
-  snapshot: TaskSnapshot;
-  rows: PreparedRow[];
-  /** Counts committed so far (as stored) plus this batch's uncommitted progress. */
+  /** The batch's rows by task, in walk order. */
+  groups: BatchGroup[];
+  /** Counts committed so far (as stored) plus the uncommitted progress up to `next`. */
   committed: Tally;
   pending: Tally;
-  /** The position after this batch. */
+  /** The position after this batch's last row (everything before it is done once this commits). */
   next: ScanPosition;
   deadlineMs?: number;
 };
@@ -114,25 +129,46 @@ export function withProgress(record: RetentionRecord, pass: PassIdentity, positi
 
 /** Runs one batch; throws (after rollback) on a deadline overrun or SQLite error. */
 export function runBatch(input: BatchInput): BatchOutcome {
-  const { store, clock, pass, rows } = input;
+  const { store, clock, pass, groups } = input;
   return store.writeTransaction((tx): BatchOutcome => {
     return withRetentionRecordInTx(tx, ({ current, write }) => {
       if (current.state === "malformed") return { outcome: "gated", reason: "settings_malformed" };
       const gate = checkPassGates(tx, current.record, pass);
       if (gate) return { outcome: "gated", reason: gate };
-      // Rows first, then the task's gates: a foreground write to one of them now waits for this commit.
-      tx.lockRowsForRewrite?.(rows.map((row) => row.rowid));
-      // The re-check has its own budget (eligibility_budget skips the task);
-      // the statement deadline counts only the writer's own statements, so
-      // slow checks can never turn every batch of a task into a rollback.
-      const eligibility = recheckTaskEligibility({ store: tx, snapshot: input.snapshot, cutoffMs: pass.cutoffMs, clock });
-      if (!eligibility.eligible) return { outcome: "task_ineligible", reason: eligibility.reason };
+      // Rows first, then the tasks' gates: a foreground write to one of them now waits for this commit.
+      tx.lockRowsForRewrite?.(groups.flatMap((group) => group.rows.map((row) => row.rowid)));
+      // Each task's re-check runs once per batch with its own budget
+      // (eligibility_budget skips the task); the statement deadline counts
+      // only the writer's own statements, so slow checks can never turn
+      // every batch into a rollback.
+      const pending = createTally();
+      addTally(pending, input.pending);
+      const dropped: DroppedTask[] = [];
+      const kept: BatchGroup[] = [];
+      for (const group of groups) {
+        const eligibility = recheckTaskEligibility({ store: tx, snapshot: group.snapshot, cutoffMs: pass.cutoffMs, clock });
+        if (eligibility.eligible) {
+          kept.push(group);
+          continue;
+        }
+        dropped.push({ taskId: group.taskId, reason: eligibility.reason });
+        pending.eligibleMessages -= group.eligibleMessages;
+        if (group.eligibleTask) pending.eligibleTasks -= 1;
+        pending.skipped[eligibility.reason] = (pending.skipped[eligibility.reason] ?? 0) + 1;
+      }
+      // A batch ending inside a task that fell out ends after that task: its
+      // remaining rows are skipped with it, so "task done" is still a prefix.
+      const position = dropped.some((task) => task.taskId === input.next.afterTaskId)
+        ? { afterTaskId: input.next.afterTaskId, afterSessionId: null, afterMessageRowid: null }
+        : input.next;
       const deadline = startDeadline({ clock, limitMs: input.deadlineMs });
 
       const batch = createTally();
       const changedIds: string[] = [];
+      let rows = 0;
       let bytes = 0;
-      for (const row of rows) {
+      for (const row of kept.flatMap((group) => group.rows)) {
+        rows += 1;
         bytes += row.bytes;
         const written =
           row.observed !== null
@@ -152,11 +188,11 @@ export function runBatch(input: BatchInput): BatchOutcome {
       }
       const committed = createTally();
       addTally(committed, input.committed);
-      addTally(committed, input.pending);
+      addTally(committed, pending);
       addTally(committed, batch);
-      write(withProgress(current.record, pass, input.next, committed), clock.now());
+      write(withProgress(current.record, pass, position, committed), clock.now());
       deadline.check();
-      return { outcome: "committed", changedIds, committed, rows: rows.length, bytes };
+      return { outcome: "committed", changedIds, committed, position, dropped, rows, bytes };
     });
   }, { deadlineMs: input.deadlineMs ?? STATEMENT_DEADLINE_MS });
 }

@@ -28,13 +28,15 @@ export function planMessagePage(
 ): PlannedPage {
   const { sessionId, afterRowid, bounds, limits = PAGE_LIMITS } = options;
   if (bounds.upperMessageRowid === null) return { rows: [], oversize: [], lastRowid: null, exhausted: true };
-  const headers = store.listToolRowHeaders({ sessionId, afterRowid, upperRowid: bounds.upperMessageRowid, limit: limits.maxRows });
+  // One header more than the page may take tells whether the session ends here.
+  const headers = store.listToolRowHeaders({ sessionId, afterRowid, upperRowid: bounds.upperMessageRowid, limit: limits.maxRows + 1 });
   const rows: RowHeader[] = [];
   const oversize: RowHeader[] = [];
   let bytes = 0;
   let lastRowid: number | null = null;
   let consumed = 0;
   for (const header of headers) {
+    if (consumed === limits.maxRows) break;
     if (header.bytes > limits.rowLimitBytes) {
       oversize.push(header);
     } else if (header.bytes > limits.maxBytes) {
@@ -53,6 +55,6 @@ export function planMessagePage(
     lastRowid = header.rowid;
     consumed += 1;
   }
-  const exhausted = consumed === headers.length && headers.length < limits.maxRows;
+  const exhausted = consumed === headers.length;
   return { rows, oversize, lastRowid, exhausted };
 }

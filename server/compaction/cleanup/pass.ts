@@ -1,73 +1,33 @@
 // The cleanup pass runner: walks the candidates from the stored cursor,
-// reads and reduces each page OUTSIDE the writer transaction (the writer is
-// held only for the guarded updates), commits batch by batch, yields in
-// proportion to each batch's time (at most 100 ms), and stops at the 30 s work budget with its cursor saved
-// (`continuation`: the worker waits at least a minute before resuming).
-// Task-level counts gathered between commits travel with the next commit, so
-// a crash loses cursor and counts together and a resume never double counts.
+// reads and reduces each page OUTSIDE the writer transaction, gathers pages
+// across sessions and tasks into batches sized by work (open-batch.ts), and
+// commits each batch in one writer transaction with the position after its
+// last row: the walk order (task, session, rowid) is total, so the stored
+// cursor is always a prefix of work fully done. A rolled-back batch is
+// retried by walking again from the committed cursor. Between batches the
+// pass yields in proportion to the batch's time (at most 100 ms) and stops at
+// the 30 s work budget with its cursor saved (`continuation`: the worker
+// waits at least a minute before resuming). Counts gathered since the last
+// commit travel with the next one, so a crash loses cursor and counts
+// together and a resume never double counts.
 import "server-only";
-import type { Clock, Timers } from "@/server/clock";
-import type { Logger } from "@/server/log";
 import { formatUtc } from "@/lib/time/rfc3339";
-import type { OperationState, RetentionOperation } from "@/lib/compaction/policy";
-import { PAGE_LIMITS, type PageLimits, type PlannedPage } from "./candidates";
-import { runBatch, type GateFailure, type PreparedRow } from "./batch";
+import type { OperationState } from "@/lib/compaction/policy";
+import { PAGE_LIMITS, type PlannedPage } from "./candidates";
+import { runBatch } from "./batch";
+import { PASS_LIMITS, type CleanupPassOptions, type CleanupPassResult, type PassEndReason } from "./pass-options";
+export { PASS_LIMITS, waitWith, type BatchCommitted, type CleanupPassOptions, type CleanupPassResult, type PassEndReason } from "./pass-options";
+import { BATCH_LIMITS, addToBatch, createOpenBatch, fitsBatch, isBatchFull, nextRowLimit, pageRoom } from "./open-batch";
 import { checkTaskEligibility } from "../eligibility/eligibility";
 import { captureTaskSnapshot, type TaskSnapshot } from "../eligibility/recheck";
 import { finishPass, savePassProgress, startPass } from "./pass-record";
 import { preparePage } from "./prepare-page";
 import { yieldAfter } from "./yield";
 export { yieldAfter } from "./yield";
-import { scanCandidates, type PageVerdict } from "./scan";
+import { ENTERED_TASK, scanCandidates, type PageVerdict, type ScanHandlers, type ScanPosition } from "./scan";
 import { StatementDeadlineError } from "./statement-deadline";
-import type { CompactionStore } from "../store";
 import { addTally, createTally, type Tally } from "./tally";
 
-export const PASS_LIMITS = { workBudgetMs: 30_000, yieldMs: 100, continueAfterMs: 60_000, maxConsecutiveFailures: 5 } as const;
-
-export type BatchCommitted = { operationId: string; changedIds: string[]; rows: number; bytes: number };
-
-export type CleanupPassOptions = {
-  store: CompactionStore;
-  clock: Clock;
-  operationId: string;
-  /** Waits between batches; build it from injected Timers with `waitWith`. */
-  wait: (ms: number) => Promise<void>;
-  /** Cancellation, checked at batch boundaries: the pass ends cancelled. */
-  shouldStop?: () => boolean;
-  /** Shutdown, checked at batch boundaries: the pass saves its cursor and resumes later. */
-  shouldPause?: () => boolean;
-  /**
-   * Admission to the shared maintenance guard for one batch: a lease, or
-   * null while a backup, restore or VACUUM owns it. The slice then pauses
-   * with its cursor saved (a continuation); deferral is not a failure.
-   */
-  admitBatch?: () => { release(): void } | null;
-  /** Called after each commit with the changed message ids (never bodies). */
-  onBatch?: (event: BatchCommitted) => void;
-  /** Runs after rows are read and reduced, before the writer transaction opens. */
-  beforeBatch?: (rows: PreparedRow[]) => void;
-  log?: Logger;
-  workBudgetMs?: number;
-  yieldMs?: number;
-  deadlineMs?: number;
-  pageLimits?: PageLimits;
-};
-
-export type PassEndReason = "complete" | "work_budget" | "cancelled" | "batch_failures" | GateFailure | "operation_active";
-
-export type CleanupPassResult = {
-  state: OperationState;
-  reason: PassEndReason;
-  /** True when the pass paused on its work budget and must be resumed. */
-  continuation: boolean;
-  continueAfterMs: number | null;
-  operation: RetentionOperation | null;
-};
-
-export function waitWith(timers: Timers): (ms: number) => Promise<void> {
-  return (ms) => new Promise((resolve) => timers.setTimeout(resolve, ms));
-}
 
 export async function runCleanupPass(options: CleanupPassOptions): Promise<CleanupPassResult> {
   const { store, clock, operationId } = options;
@@ -79,20 +39,28 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
   const baseLimits = options.pageLimits ?? PAGE_LIMITS;
   const workStarted = clock.now();
   let waitedMs = 0;
+  // Committed: as stored. Walked: how far the walk got; `pending` holds the
+  // counts between the two and `open` the rows not yet written.
   let committed = start.committed;
+  let committedPosition: ScanPosition = start.position;
+  let walked: ScanPosition = start.position;
   let pending = createTally();
+  let open = createOpenBatch();
+  // Tasks counted eligible since the last commit (a drop in the writer takes the count back).
+  const eligibleSinceCommit = new Set<string>();
+  // Tasks that fell out of a committed batch: the rest of their rows are skipped.
+  const dropped = new Set<string>();
   let failures = 0;
-  let rowLimit = baseLimits.maxRows;
+  const maxBatchRows = options.maxBatchRows ?? BATCH_LIMITS.maxRows;
+  let rowLimit = Math.min(baseLimits.maxRows, maxBatchRows);
   // Rows that overran the deadline even alone: left intact for this pass
   // (counted `statement_deadline`) so one slow row cannot stall every pass.
   const overran = new Set<number>();
   let stopReason: PassEndReason | null = null;
   let budgetSkips = false;
+  let rewind = false;
   // Re-entering the task the cursor sits in must not count it twice.
-  let resumedTaskId = start.position.afterSessionId !== null ? start.position.afterTaskId : null;
-  // The task whose "eligible" count is still uncommitted in `pending`: a
-  // rejection in the writer transaction takes it back (skipped, not eligible).
-  let uncommittedEligible: string | null = null;
+  let resumedTaskId = taskInside(start.position);
   // The current task's watermarks, read before its full probe.
   let snapshot: TaskSnapshot | null = null;
 
@@ -102,7 +70,77 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     waitedMs += clock.now() - before;
   };
 
-  const handlePage = async (taskId: string, sessionId: string, page: PlannedPage, next: typeof start.position): Promise<PageVerdict> => {
+  /** Commits the open batch: "failed" means rolled back (walk again from the committed cursor). */
+  const flush = async (): Promise<"ok" | "stop" | "failed"> => {
+    if (open.rows === 0) return "ok";
+    const rows = open.groups.flatMap((group) => group.rows);
+    options.beforeBatch?.(rows);
+    const lease = options.admitBatch ? options.admitBatch() : { release() {} };
+    if (!lease) {
+      // Another maintenance operation owns the database: end this slice at
+      // the committed cursor; the worker continues after at least a minute.
+      stopReason = "work_budget";
+      return "stop";
+    }
+    let result: ReturnType<typeof runBatch>;
+    const batchStarted = clock.now();
+    try {
+      try {
+        result = runBatch({ store, clock, pass, groups: open.groups, committed, pending, next: walked, deadlineMs: options.deadlineMs });
+      } finally {
+        lease.release();
+      }
+    } catch (error) {
+      failures += 1;
+      const code = error instanceof StatementDeadlineError ? error.code : "batch_error";
+      options.log?.warn({ operationId, failures, code, rows: rows.length }, "retention batch rolled back");
+      if (failures >= PASS_LIMITS.maxConsecutiveFailures) {
+        stopReason = "batch_failures";
+        return "stop";
+      }
+      // A deadline overrun retries with half the rows; a single row that
+      // overran alone is left intact and the pass moves past it.
+      if (error instanceof StatementDeadlineError) {
+        if (rows.length === 1) overran.add(rows[0]!.rowid);
+        rowLimit = Math.max(1, Math.floor(rows.length / 2));
+      }
+      await pause(limits.yieldMs);
+      return "failed";
+    }
+    if (result.outcome === "gated") {
+      stopReason = result.reason;
+      return "stop";
+    }
+    for (const task of result.dropped) {
+      dropped.add(task.taskId);
+      if (task.reason === "eligibility_budget") budgetSkips = true;
+    }
+    committed = result.committed;
+    committedPosition = result.position;
+    walked = result.position;
+    pending = createTally();
+    open = createOpenBatch();
+    eligibleSinceCommit.clear();
+    failures = 0;
+    const batchMs = clock.now() - batchStarted;
+    rowLimit = Math.min(maxBatchRows, nextRowLimit(rowLimit, batchMs));
+    options.log?.debug({ operationId, changed: result.changedIds.length, rows: result.rows, tasks: result.dropped.length }, "retention batch committed");
+    // After the commit, outside the batch's failure handling: a listener
+    // error propagates instead of retrying work that is already committed.
+    options.onBatch?.({ operationId, changedIds: result.changedIds, rows: result.rows, bytes: result.bytes });
+    await pause(yieldAfter(batchMs, limits.yieldMs, options.minYieldMs));
+    return "ok";
+  };
+
+  /** Flushes; a rollback makes the walk start again from the committed cursor. */
+  const flushOrRewind = async (): Promise<boolean> => {
+    const flushed = await flush();
+    if (flushed === "failed") rewind = true;
+    return flushed === "ok";
+  };
+
+  const handlePage = async (taskId: string, sessionId: string, page: PlannedPage, next: ScanPosition): Promise<PageVerdict> => {
+    if (dropped.has(taskId)) return "skip_task";
     const local = createTally();
     local.scannedRows += page.rows.length + page.oversize.length;
     local.processedMessages += page.rows.length + page.oversize.length;
@@ -111,127 +149,101 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     const readable = page.rows.filter((row) => !overran.has(row.rowid));
     if (readable.length < page.rows.length) local.skipped.statement_deadline = page.rows.length - readable.length;
     const prepared = preparePage({ store, sessionId, rows: readable, removedAt, tally: local }).rows;
-    if (prepared.length === 0) {
-      addTally(pending, local);
-      rowLimit = baseLimits.maxRows;
-      return "advance";
+    // A page that does not fit commits the batch so far first (the cursor is
+    // then the position before this page).
+    if (prepared.length > 0 && !fitsBatch(open, prepared, rowLimit)) {
+      if (!(await flushOrRewind())) return "stop";
+      if (dropped.has(taskId)) return "skip_task";
     }
-    options.beforeBatch?.(prepared);
-    const carried = createTally();
-    addTally(carried, pending);
-    addTally(carried, local);
-    const lease = options.admitBatch ? options.admitBatch() : { release() {} };
-    if (!lease) {
-      // Another maintenance operation owns the database: end this slice with
-      // its cursor saved; the worker continues after at least a minute.
-      stopReason = "work_budget";
-      return "stop";
-    }
-    let result: ReturnType<typeof runBatch>;
-    const batchStarted = clock.now();
-    try {
-      try {
-        result = runBatch({ store, clock, pass, taskId, snapshot: snapshot as TaskSnapshot, rows: prepared, committed, pending: carried, next, deadlineMs: options.deadlineMs });
-      } finally {
-        lease.release();
-      }
-    } catch (error) {
-      failures += 1;
-      const code = error instanceof StatementDeadlineError ? error.code : "batch_error";
-      options.log?.warn({ operationId, failures, code }, "retention batch rolled back");
-      if (failures >= PASS_LIMITS.maxConsecutiveFailures) {
-        stopReason = "batch_failures";
-        return "stop";
-      }
-      // A deadline overrun retries with half the rows; a single row that
-      // overran alone is left intact and the pass moves past it.
-      if (error instanceof StatementDeadlineError) {
-        if (prepared.length === 1) overran.add(prepared[0]!.rowid);
-        rowLimit = Math.max(1, Math.floor(prepared.length / 2));
-      }
-      await pause(limits.yieldMs);
-      return "retry";
-    }
-    if (result.outcome === "gated") {
-      stopReason = result.reason;
-      return "stop";
-    }
-    if (result.outcome === "task_ineligible") {
-      local.eligibleMessages = 0;
-      if (uncommittedEligible === taskId) {
-        pending.eligibleTasks -= 1;
-        uncommittedEligible = null;
-      }
-      addTally(pending, local);
-      pending.skipped[result.reason] = (pending.skipped[result.reason] ?? 0) + 1;
-      if (result.reason === "eligibility_budget") budgetSkips = true;
-      return "skip_task";
-    }
-    committed = result.committed;
-    pending = createTally();
-    uncommittedEligible = null;
-    failures = 0;
-    rowLimit = baseLimits.maxRows;
-    options.log?.debug({ operationId, changed: result.changedIds.length, rows: result.rows }, "retention batch committed");
-    // After the commit, outside the batch's failure handling: a listener
-    // error propagates instead of retrying work that is already committed.
-    const batchMs = clock.now() - batchStarted;
-    options.onBatch?.({ operationId, changedIds: result.changedIds, rows: result.rows, bytes: result.bytes });
-    await pause(yieldAfter(batchMs, limits.yieldMs));
+    addTally(pending, local);
+    walked = next;
+    if (prepared.length === 0) return "advance";
+    addToBatch(open, { taskId, snapshot: snapshot as TaskSnapshot, rows: prepared, eligibleMessages: local.eligibleMessages, eligibleTask: eligibleSinceCommit.has(taskId) });
+    if (isBatchFull(open, rowLimit) && !(await flushOrRewind())) return "stop";
     return "advance";
   };
 
-  const outcome = await scanCandidates({
-    store,
-    bounds: { upperTaskId: pass.upperTaskId, upperMessageRowid: pass.upperMessageRowid },
-    position: start.position,
-    handlers: {
-      enterTask: (taskId) => {
-        // A resumed task was counted before the pause; it is probed afresh.
-        const resumed = taskId === resumedTaskId;
-        resumedTaskId = null;
-        if (!resumed) pending.processedTasks += 1;
-        // Whole-session scans happen here, once per task, outside the writer;
-        // the watermarks come first so the batches can prove nothing newer.
-        snapshot = captureTaskSnapshot(store, taskId);
-        let verdict = checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
-        // A big task's scans can overrun on a momentarily busy machine: one
-        // more try, then the task is skipped and the pass moves past it.
-        if (!verdict.eligible && verdict.reason === "eligibility_budget") {
-          snapshot = captureTaskSnapshot(store, taskId);
-          verdict = checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
-        }
-        if (verdict.eligible) {
-          if (resumed) return true;
-          pending.eligibleTasks += 1;
-          uncommittedEligible = taskId;
-          return true;
-        }
-        pending.skipped[verdict.reason] = (pending.skipped[verdict.reason] ?? 0) + 1;
-        if (verdict.reason === "eligibility_budget") budgetSkips = true;
-        return false;
-      },
-      page: ({ taskId, sessionId, page, next }) => handlePage(taskId, sessionId, page, next),
-      moved: () => {},
-      shouldStop: () => {
-        if (options.shouldStop?.()) stopReason = "cancelled";
-        else if (options.shouldPause?.()) stopReason = "work_budget";
-        else if (clock.now() - workStarted - waitedMs > limits.workBudgetMs) stopReason = "work_budget";
-        return stopReason !== null;
-      },
-      limits: () => ({ ...baseLimits, maxRows: rowLimit }),
-    },
-  });
+  const enterTask = (taskId: string): boolean => {
+    // A resumed task was counted before the pause; it is probed afresh.
+    const resumed = taskId === resumedTaskId;
+    resumedTaskId = null;
+    if (!resumed) pending.processedTasks += 1;
+    // Whole-session scans happen here, once per task, outside the writer;
+    // the watermarks come first so the batches can prove nothing newer.
+    snapshot = captureTaskSnapshot(store, taskId);
+    let verdict = checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
+    // A big task's scans can overrun on a momentarily busy machine: one
+    // more try, then the task is skipped and the pass moves past it.
+    if (!verdict.eligible && verdict.reason === "eligibility_budget") {
+      snapshot = captureTaskSnapshot(store, taskId);
+      verdict = checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
+    }
+    if (verdict.eligible) {
+      // A resumed task keeps its deeper position.
+      if (resumed) return true;
+      // Entered: a commit from here on must not count the task again on resume.
+      walked = { afterTaskId: taskId, afterSessionId: ENTERED_TASK, afterMessageRowid: null };
+      pending.eligibleTasks += 1;
+      eligibleSinceCommit.add(taskId);
+      return true;
+    }
+    pending.skipped[verdict.reason] = (pending.skipped[verdict.reason] ?? 0) + 1;
+    if (verdict.reason === "eligibility_budget") budgetSkips = true;
+    walked = { afterTaskId: taskId, afterSessionId: null, afterMessageRowid: null };
+    return false;
+  };
 
+  const handlers: ScanHandlers = {
+    enterTask,
+    page: ({ taskId, sessionId, page, next }) => handlePage(taskId, sessionId, page, next),
+    moved: (position) => {
+      // A task that fell out of a batch is already done as a whole: a session
+      // of it finishing later must not move the position back inside it.
+      if (position.afterSessionId !== null && dropped.has(position.afterTaskId as string)) return;
+      walked = position;
+    },
+    shouldStop: () => {
+      if (options.shouldStop?.()) stopReason = "cancelled";
+      else if (options.shouldPause?.()) stopReason = "work_budget";
+      else if (clock.now() - workStarted - waitedMs > limits.workBudgetMs) stopReason = "work_budget";
+      return stopReason !== null;
+    },
+    limits: () => ({ ...baseLimits, ...pageRoom(open, rowLimit, baseLimits.maxRows) }),
+  };
+
+  let finished = false;
+  for (;;) {
+    rewind = false;
+    const outcome = await scanCandidates({ store, bounds: { upperTaskId: pass.upperTaskId, upperMessageRowid: pass.upperMessageRowid }, position: committedPosition, handlers });
+    // What the walk gathered goes out in one last batch before the pass ends or pauses.
+    if (!rewind && (stopReason === null || (stopReason === "work_budget" && open.rows > 0))) {
+      const flushed = await flush();
+      if (flushed === "failed") rewind = stopReason === null;
+    }
+    if (!rewind) {
+      finished = outcome.finished;
+      break;
+    }
+    // Rolled back: everything after the committed cursor is walked again.
+    pending = createTally();
+    open = createOpenBatch();
+    eligibleSinceCommit.clear();
+    walked = committedPosition;
+    resumedTaskId = taskInside(committedPosition);
+  }
+
+  // Rows read but never written are not done: the pass keeps only what is.
+  const settled = open.rows === 0;
   const total = createTally();
   addTally(total, committed);
-  addTally(total, pending);
+  if (settled) addTally(total, pending);
+  const position = settled ? walked : committedPosition;
   const nowMs = clock.now();
   // Assigned inside the handlers; the cast stops TypeScript narrowing it to null here.
   const stopped = stopReason as PassEndReason | null;
-  const reason: PassEndReason = stopped ?? (outcome.finished ? "complete" : "cancelled");
+  const reason: PassEndReason = stopped ?? (finished ? "complete" : "cancelled");
   if (reason === "work_budget") {
-    savePassProgress(store, { pass, position: outcome.position, tally: total, nowMs });
+    savePassProgress(store, { pass, position, tally: total, nowMs });
     return { state: "running", reason, continuation: true, continueAfterMs: PASS_LIMITS.continueAfterMs, operation: null };
   }
   if (reason === "operation_replaced") return { state: "partial", reason, continuation: false, continueAfterMs: null, operation: null };
@@ -240,6 +252,11 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
   const operation = finishPass(store, { pass, tally: total, state, errorCode, nowMs });
   options.log?.info({ operationId, state, changed: operation.changedMessages, bytes: operation.payloadBytes }, "retention pass ended");
   return { state, reason, continuation: false, continueAfterMs: null, operation };
+}
+
+/** The task a position sits inside (its count was committed), or null. */
+function taskInside(position: ScanPosition): string | null {
+  return position.afterSessionId !== null ? position.afterTaskId : null;
 }
 
 function endState(reason: PassEndReason, budgetSkips: boolean, total: Tally): OperationState {

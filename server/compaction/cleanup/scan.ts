@@ -4,12 +4,16 @@
 //   afterTaskId=T, afterSessionId=null          -> task T is done
 //   afterTaskId=T, afterSessionId=S, rowid=null -> T's sessions up to S are done
 //   afterTaskId=T, afterSessionId=S, rowid=R    -> session S is done up to rowid R
+//   afterTaskId=T, afterSessionId="", rowid=null -> T was entered (counted), no session done
 // A resumed walk re-enters T (fresh eligibility) and continues after S/R.
 import "server-only";
 import type { CompactionStore, PassBounds } from "../store";
 import { planMessagePage, type PageLimits, type PlannedPage } from "./candidates";
 
 export type ScanPosition = { afterTaskId: string | null; afterSessionId: string | null; afterMessageRowid: number | null };
+
+/** The session id of "task entered, nothing done yet": every real session id sorts after it. */
+export const ENTERED_TASK = "";
 
 export const START_POSITION: ScanPosition = { afterTaskId: null, afterSessionId: null, afterMessageRowid: null };
 

@@ -9,6 +9,6 @@ import "server-only";
  */
 export const YIELD = { ratio: 1, minMs: 1 } as const;
 
-export function yieldAfter(batchMs: number, capMs: number): number {
-  return Math.min(capMs, Math.max(YIELD.minMs, Math.ceil(batchMs * YIELD.ratio)));
+export function yieldAfter(batchMs: number, capMs: number, minMs: number = YIELD.minMs): number {
+  return Math.min(Math.max(capMs, minMs), Math.max(minMs, Math.ceil(batchMs * YIELD.ratio)));
 }

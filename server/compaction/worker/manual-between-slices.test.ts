@@ -26,7 +26,8 @@ const record = () => readRecordOf(t);
  * clock past the 30 s work budget. `slicing.on = false` lets a pass run whole.
  */
 function slicedWorker() {
-  const made = makeTestWorker({ t, events });
+  // One batch per task (2 rows): every batch ends a slice.
+  const made = makeTestWorker({ t, events, overrides: { pass: { yieldMs: 0, maxBatchRows: 2 } } });
   const slicing = { on: true };
   made.bus.subscribe((event) => {
     if (slicing.on && event.type === "messages_changed") made.clock.advance(31_000);

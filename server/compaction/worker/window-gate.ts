@@ -17,6 +17,13 @@ export type WindowGate = {
   override(operationId: string): void;
 };
 
+/** Throws outside_maintenance_window when `window` is closed at `nowMs` and the administrator did not confirm. */
+export function refuseOutsideWindow(options: { window: MaintenanceWindow | null; nowMs: number; confirmed: boolean }): void {
+  const { window, nowMs, confirmed } = options;
+  if (!window || confirmed || isInsideWindow(window, nowMs)) return;
+  throw new AppError("outside_maintenance_window", "This is outside the maintenance window; confirm to run anyway.");
+}
+
 export function createWindowGate(options: { window: MaintenanceWindow | null; clock: Clock }): WindowGate {
   const { window, clock } = options;
   // Operation ids are unique, so an override never outlives its run.
@@ -24,10 +31,7 @@ export function createWindowGate(options: { window: MaintenanceWindow | null; cl
   return {
     mayRun: (operationId) => !window || overridden.has(operationId) || isInsideWindow(window, clock.now()),
     startAt: (operationId, atMs) => (operationId !== null && overridden.has(operationId) ? atMs : deferToWindow(window, atMs)),
-    checkManualRun(confirmed) {
-      if (!window || confirmed || isInsideWindow(window, clock.now())) return;
-      throw new AppError("outside_maintenance_window", "This is outside the maintenance window; confirm to run anyway.");
-    },
+    checkManualRun: (confirmed) => refuseOutsideWindow({ window, nowMs: clock.now(), confirmed }),
     override: (operationId) => void overridden.add(operationId),
   };
 }

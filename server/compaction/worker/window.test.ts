@@ -60,7 +60,7 @@ function makeWorker(window: MaintenanceWindow, startMs = NOW_MS) {
     newId: sequentialIds("op"),
     bus,
     guard: createMaintenanceGuard(),
-    pass: { yieldMs: 0 },
+    pass: { yieldMs: 0, maxBatchRows: 2 },
     window,
   });
   /** Moves the clock to the parked timer's instant and fires it. */
@@ -130,6 +130,20 @@ describe("maintenance window in the retention worker", () => {
     await worker.idle();
     expect(countMarkedRows(t.sqlite)).toBe(6);
     expect(record().runtime.latestRun).toMatchObject({ state: "succeeded", changedMessages: 6 });
+    await worker.stop();
+  });
+
+  it("a save confirmed outside the window runs its initial pass now, also after a backup preparation", async () => {
+    seedOldTask(t.sqlite, "task-a", 2);
+    const { worker } = makeWorker(windowOf("03:00-05:00 Europe/Lisbon"));
+    worker.start();
+    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
+    expect(saved.effects.startPreparation).not.toBeNull();
+    worker.policySaved(saved.effects, { outsideWindow: true });
+    await worker.idle();
+    expect(record().runtime.preparation).toMatchObject({ state: "ready", choice: "backup" });
+    expect(countMarkedRows(t.sqlite)).toBe(2);
+    expect(record().runtime.latestRun).toMatchObject({ state: "succeeded", changedMessages: 2 });
     await worker.stop();
   });
 

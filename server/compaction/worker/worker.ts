@@ -42,7 +42,7 @@ export type RetentionWorkerDeps = {
   guard: MaintenanceGuard;
   verificationCache?: VerificationCache;
   /** Test seams for the pass limits (defaults are the spec's). */
-  pass?: { workBudgetMs?: number; yieldMs?: number };
+  pass?: { workBudgetMs?: number; yieldMs?: number; minYieldMs?: number; maxBatchRows?: number };
   createBackupFn?: typeof createBackup;
   /**
    * How often a started worker re-reads the record for changes made by
@@ -76,8 +76,12 @@ export type RetentionWorker = {
   /** `outsideWindow`: the administrator confirmed running outside the maintenance window. */
   requestRun(expectedRevision: number, options?: { outsideWindow?: boolean }): { operationId: string };
   cancel(operationId: string): void;
-  /** Applies what a saved policy asks for (preparation, initial cleanup, stop). */
-  policySaved(effects: SavePolicyEffects): void;
+  /**
+   * Applies what a saved policy asks for (preparation, initial cleanup, stop).
+   * `outsideWindow`: the administrator confirmed that the initial pass runs
+   * now even outside the maintenance window (else it waits for the window).
+   */
+  policySaved(effects: SavePolicyEffects, options?: { outsideWindow?: boolean }): void;
   /** Resolves when nothing runs or waits in the queue (tests). */
   idle(): Promise<void>;
   /** When the next timer fires, for status and tests. */
@@ -158,6 +162,8 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   // Set when a saved approval could not start its initial pass because an
   // older operation still held the slot; the pass starts when that one ends.
   let initialCleanupPending = false;
+  // The last save confirmed running its initial pass outside the window.
+  let initialOutsideWindow = false;
   const afterCleanupJob = (kind: "analysis" | "cleanup") => {
     if (!running) return;
     // A pass that stepped aside for a manual job returns to the free slot
@@ -292,6 +298,8 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
           log,
           workBudgetMs: deps.pass?.workBudgetMs,
           yieldMs: deps.pass?.yieldMs,
+          minYieldMs: deps.pass?.minYieldMs,
+          maxBatchRows: deps.pass?.maxBatchRows,
           onBatch: (batch) => {
             bus.publish({ type: "messages_changed", operationId, messageIds: batch.changedIds });
             const read = readRetentionRecord(store);
@@ -408,10 +416,16 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       const read = readRetentionRecord(store);
       if (read.state === "malformed") return;
       const { operationId } = acceptCleanup(ctx(), { expectedRevision: read.record.policy.revision, priority: "manual" });
+      const outsideWindow = initialOutsideWindow;
+      initialOutsideWindow = false;
       // Enabled on an instance without the lease: the holder runs the initial pass.
       const relay = relayed();
-      if (relay) relay.send({ kind: "pickup", operationId });
-      else enqueueCleanup(operationId, "manual");
+      if (relay) {
+        relay.send({ kind: "pickup", operationId, ...(outsideWindow ? { outsideWindow: true } : {}) });
+      } else {
+        if (outsideWindow) gate.override(operationId);
+        enqueueCleanup(operationId, "manual");
+      }
     } catch (error) {
       if (isAppError(error) && error.code === "operation_active") {
         initialCleanupPending = true;
@@ -521,7 +535,8 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       endOrphan(operationId, "cancelled", "cancelled");
       scheduleNextPass();
     },
-    policySaved(effects) {
+    policySaved(effects, options) {
+      initialOutsideWindow = Boolean(options?.outsideWindow) && (effects.startInitialCleanup || effects.startPreparation !== null);
       // Saved on an instance without the lease: the holder stops its job too.
       for (const stop of effects.stopOperations) relayed()?.send({ kind: "cancel", operationId: stop });
       for (const stop of effects.stopOperations) {

@@ -1,0 +1,15 @@
+// The audit trail of a test database as GET /api/v1/system/audit answers it:
+// the same list verb and wire schema, read from the file the bin wrote.
+import { auditPageSchema, type AuditKind, type AuditPage } from "@/lib/audit/api";
+import { listAuditEntries } from "@/server/audit/list";
+import { createSqliteAuditStore } from "@/server/audit/sqlite-store";
+import type { Sqlite } from "@/server/db/client";
+
+export function auditPage(sqlite: Sqlite, kind?: AuditKind): AuditPage {
+  return auditPageSchema.parse(listAuditEntries(createSqliteAuditStore(sqlite), { kind, limit: 200 }, 180));
+}
+
+/** Newest first, each entry as [kind, actor, result, errorCode]. */
+export function auditTrail(sqlite: Sqlite): Array<[string, string, string, string | null]> {
+  return auditPage(sqlite).entries.map((e) => [e.kind, e.actor, e.result, e.errorCode]);
+}
