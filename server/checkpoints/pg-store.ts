@@ -6,8 +6,9 @@
 // - proofs compare jsonb (key order is normalized, so equal maps are equal
 //   text); channel values live in blobs keyed by version, so two checkpoints
 //   with equal versions and equal inline values hold equal state;
-// - deleting checkpoints also deletes the blobs they named that no surviving
-//   checkpoint reaches (a version still named by a survivor stays);
+// - deleting checkpoints also deletes the thread's blobs no surviving
+//   checkpoint reaches (a version still named by a survivor stays); a
+//   trailing leaf's deletion only the pairs it stranded (usually none);
 // - admission compares the channel_versions digest our saver stamps into
 //   the jsonb metadata, as on SQLite;
 // - sizes are pg_column_size / octet_length (stored bytes).
@@ -57,15 +58,21 @@ const DELETE_LEAF_SQL = `delete from checkpoints where thread_id = $1 and checkp
   and not exists (select 1 from checkpoints k where k.thread_id = $1 and k.checkpoint_ns = $2 and k.checkpoint_id > $3)
   returning (checkpoint->'channel_versions')::text as versions, parent_checkpoint_id as "parentId"`;
 
-const DELETE_CHECKPOINT_SQL = `delete from checkpoints where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3
-  returning (checkpoint->'channel_versions')::text as versions`;
-
 // A blob is reachable while some checkpoint of its thread and namespace
-// names its version for its channel. Only the (channel, version) pairs the
-// deleted checkpoints named can have become unreachable; a pair a survivor
-// still names (the shared-version case) stays.
-const DELETE_UNREACHABLE_BLOBS_SQL = `delete from checkpoint_blobs b
-  using (select distinct e.key as channel, e.value as version from jsonb_array_elements($3::jsonb) m, jsonb_each_text(m) e) cand
+// names its version for its channel. General retention sweeps the whole
+// thread from its survivors (one pass over each table, hash anti-join), so
+// a version a survivor still shares stays (the shared-version case).
+const DELETE_UNREACHABLE_BLOBS_SQL = `with named as (
+    select distinct e.key as channel, e.value as version
+    from checkpoints c, jsonb_each_text(c.checkpoint->'channel_versions') e where c.thread_id = $1 and c.checkpoint_ns = $2)
+  delete from checkpoint_blobs b where b.thread_id = $1 and b.checkpoint_ns = $2
+    and not exists (select 1 from named n where n.channel = b.channel and n.version = b.version)`;
+
+// A deleted trailing leaf can only strand the (channel, version) pairs it
+// named and its parent does not; the usual leaf (a copy of its parent's
+// versions) strands none, so admission touches no blob (CRC-10).
+const DELETE_STRANDED_BLOBS_SQL = `delete from checkpoint_blobs b
+  using (select e.key as channel, e.value as version from jsonb_each_text($3::jsonb) e) cand
   where b.thread_id = $1 and b.checkpoint_ns = $2 and b.channel = cand.channel and b.version = cand.version
     and not exists (select 1 from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2
                     and c.checkpoint->'channel_versions'->>cand.channel = cand.version)`;
@@ -103,10 +110,6 @@ export function createPgCheckpointStore(client: SqlClient): CheckpointStore {
       `select to_regclass('public.checkpoints') is not null and to_regclass('public.checkpoint_writes') is not null and to_regclass('public.checkpoint_blobs') is not null as ok`,
     )!.ok;
   const count = (sql: string, params: unknown[]) => client.one<{ n: number }>(sql, params)!.n;
-  const sweepBlobs = (threadId: string, named: VersionMap[]) => {
-    if (named.every((map) => Object.keys(map).length === 0)) return;
-    client.run(DELETE_UNREACHABLE_BLOBS_SQL, [threadId, ROOT_NS, JSON.stringify(named)]);
-  };
 
   return {
     transaction: (fn) => inWriterTransaction(client, "checkpoints", fn),
@@ -201,21 +204,18 @@ export function createPgCheckpointStore(client: SqlClient): CheckpointStore {
       const parent = gone.parentId ? client.one<{ versions: string | null }>(`select ${VERSIONS} as versions from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2 and c.checkpoint_id = $3`, [threadId, ROOT_NS, gone.parentId]) : null;
       const kept = parseVersions(parent?.versions);
       const candidates = Object.fromEntries(Object.entries(parseVersions(gone.versions)).filter(([channel, version]) => kept[channel] !== version));
-      sweepBlobs(threadId, [candidates]);
+      if (Object.keys(candidates).length > 0) client.run(DELETE_STRANDED_BLOBS_SQL, [threadId, ROOT_NS, JSON.stringify(candidates)]);
       return true;
     },
 
     deleteCheckpoints: (threadId, ids) => {
       const out = { checkpoints: 0, writes: 0 };
       if (ids.length === 0) return out;
-      const named: VersionMap[] = [];
       for (const id of ids) {
         out.writes += client.run(`delete from checkpoint_writes where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3`, [threadId, ROOT_NS, id]);
-        const rows = client.query<{ versions: string | null }>(DELETE_CHECKPOINT_SQL, [threadId, ROOT_NS, id]);
-        out.checkpoints += rows.length;
-        for (const row of rows) named.push(parseVersions(row.versions));
+        out.checkpoints += client.run(`delete from checkpoints where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3`, [threadId, ROOT_NS, id]);
       }
-      sweepBlobs(threadId, named);
+      if (out.checkpoints > 0) client.run(DELETE_UNREACHABLE_BLOBS_SQL, [threadId, ROOT_NS]);
       return out;
     },
 
