@@ -100,6 +100,6 @@ export function startPgSaver(options: { client: SqlClient; config: PgConfig } | 
 export function openPgCheckpoints(options: { handle: PgSaverHandle; client: SqlClient; mode: ChannelMode }): { saver: StampingSaver; store: CheckpointStore } {
   const store = createPgCheckpointStore(options.client);
   const { handle } = options;
-  const saver = new StampingSaver({ inner: handle.inner, setup: () => undefined, ready: () => handle.ready(), store, mode: options.mode });
+  const saver = new StampingSaver({ inner: handle.inner, setup: () => undefined, ready: () => handle.ready(), uniqueVersions: true, store, mode: options.mode });
   return { saver, store };
 }

@@ -16,6 +16,7 @@
 //   answers a truncated channel; here a missing ancestor on the path fails
 //   closed with checkpoint_lineage_integrity (every delta read goes through it:
 //   state, history, runs, branch, regenerate).
+import { randomBytes } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   BaseCheckpointSaver,
@@ -46,6 +47,13 @@ export type StampingSaverOptions = {
   store: CheckpointStore;
   /** The process mode: a delta process stamps every checkpoint it writes. */
   mode: ChannelMode;
+  /**
+   * Channel versions unique per write (PostgreSQL): PostgresSaver stores
+   * channel values once per (channel, version) and keeps the first on
+   * conflict, so the plain counter a fork repeats (regenerate, explicit
+   * resume) would read the abandoned branch's value.
+   */
+  uniqueVersions?: boolean;
   /** Settles when the inner saver's tables exist, for engines whose setup is async (PostgreSQL); awaited before every saver call. */
   ready?: () => Promise<void>;
 };
@@ -56,6 +64,7 @@ export class StampingSaver extends BaseCheckpointSaver {
   private readonly store: CheckpointStore;
   private readonly createTables: () => void;
   private readonly tablesReady: () => Promise<void>;
+  private readonly uniqueVersions: boolean;
 
   constructor(options: StampingSaverOptions) {
     super(options.inner.serde);
@@ -64,6 +73,19 @@ export class StampingSaver extends BaseCheckpointSaver {
     this.store = options.store;
     this.createTables = options.setup;
     this.tablesReady = options.ready ?? (() => Promise.resolve());
+    this.uniqueVersions = options.uniqueVersions ?? false;
+  }
+
+  /**
+   * With uniqueVersions: "<counter, 32 digits>.<16 random hex>", which orders
+   * like the counter (LangGraph compares versions with < and >) and never
+   * repeats across branches. The base class is typed for numbers; LangGraph
+   * accepts string versions.
+   */
+  getNextVersion(current: number | undefined): number {
+    if (!this.uniqueVersions) return super.getNextVersion(current);
+    const previous = current === undefined ? 0 : Number.parseInt(String(current).split(".")[0]!, 10) || 0;
+    return `${String(previous + 1).padStart(32, "0")}.${randomBytes(8).toString("hex")}` as unknown as number;
   }
 
   /** Creates the saver's own tables (idempotent). */
