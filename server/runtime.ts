@@ -152,7 +152,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       runHistory: createRunHistoryCache(),
       epochs: createRetentionEpochs(),
       // Agent threads on PostgreSQL: the saver's tables are set up now, before the first request.
-      pgSaver: pg && target.engine === "postgres" ? openPgSaver(pg, target.url, env, log) : null,
+      pgSaver: pg && target.engine === "postgres" ? openPgSaver(target.url, env, log) : null,
     },
     signIn: createSignInServices({ env, log }),
     maintenanceWindow: maintenanceWindowFromEnv(env, log),
@@ -263,8 +263,8 @@ function openPostgres(url: string, env: Record<string, string | undefined>, log:
 }
 
 /** PostgresSaver on a pool of its own (sized like ours); a failed setup is logged and retried by the next thread request. */
-function openPgSaver(pool: PgPool, url: string, env: Record<string, string | undefined>, log: Logger): PgSaverHandle {
-  const handle = startPgSaver({ client: pool.main, config: readPgConfig(url, env) });
+function openPgSaver(url: string, env: Record<string, string | undefined>, log: Logger): PgSaverHandle {
+  const handle = startPgSaver({ config: readPgConfig(url, env) });
   handle.ready().catch((error: unknown) => {
     log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "setting up the checkpoint saver's tables failed");
   });

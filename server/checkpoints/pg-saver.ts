@@ -39,16 +39,25 @@ export function createSaverPool(config: PgConfig): pg.Pool {
 }
 
 /**
- * Runs the saver's setup while `lockClient` holds the migration advisory
- * lock (session level: the setup runs on the saver's own sessions, across
- * awaits, so a transaction-scoped lock cannot span it).
+ * Runs the saver's setup on one session of `pool` that first takes the
+ * migration advisory lock (session level, awaited: a blocking wait on the
+ * runtime's synchronous connection would stall the event loop, and with it
+ * any other instance in this process that holds the lock). A PostgresSaver
+ * over that one session runs the setup, so lock and DDL share the session.
  */
-export async function setupUnderMigrationLock(inner: PostgresSaver, lockClient: SqlClient): Promise<void> {
-  lockClient.one(`select pg_advisory_lock($1)`, [MIGRATION_LOCK_KEY]);
+export async function setupUnderMigrationLock(pool: pg.Pool): Promise<void> {
+  const session = await pool.connect();
   try {
-    await inner.setup();
+    await session.query(`select pg_advisory_lock($1)`, [MIGRATION_LOCK_KEY]);
+    try {
+      // setup() uses only connect(), query() and release().
+      const single = { connect: async () => ({ query: (text: string, values?: unknown[]) => session.query(text, values), release: () => undefined }) };
+      await new PostgresSaver(single as unknown as pg.Pool).setup();
+    } finally {
+      await session.query(`select pg_advisory_unlock($1)`, [MIGRATION_LOCK_KEY]);
+    }
   } finally {
-    lockClient.one(`select pg_advisory_unlock($1)`, [MIGRATION_LOCK_KEY]);
+    session.release();
   }
 }
 
@@ -62,17 +71,16 @@ export type PgSaverHandle = {
 
 /**
  * Creates the saver's pool (or uses `pool`) and starts its setup (async;
- * saver calls await `ready()`). `client` is the runtime's synchronous
- * connection, which holds the setup lock.
+ * saver calls await `ready()`).
  */
-export function startPgSaver(options: { client: SqlClient; config: PgConfig } | { client: SqlClient; pool: pg.Pool }): PgSaverHandle {
+export function startPgSaver(options: { config: PgConfig } | { pool: pg.Pool }): PgSaverHandle {
   const ownsPool = "config" in options;
   const pool = "config" in options ? createSaverPool(options.config) : options.pool;
   const inner = new PostgresSaver(pool);
   let failed = false;
   const start = (): Promise<void> => {
     failed = false;
-    const setup = setupUnderMigrationLock(inner, options.client);
+    const setup = setupUnderMigrationLock(pool);
     // Callers await it; a failure is remembered (the next call retries), never unhandled.
     setup.catch(() => {
       failed = true;

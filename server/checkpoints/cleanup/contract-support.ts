@@ -81,7 +81,9 @@ export async function openEngineHarness(db: EngineDb, config: ModeConfig): Promi
   if (!db.pg) return openHarness(config);
   const { client, url } = db.pg;
   const pool = new pg.Pool({ connectionString: url, max: 4 });
-  const handle = startPgSaver({ client, pool });
+  // The test database is dropped with (force) after the file: idle sessions end then.
+  pool.on("error", () => undefined);
+  const handle = startPgSaver({ pool });
   await handle.ready();
   const open = (c: ModeConfig) => {
     const { saver, store } = openPgCheckpoints({ handle, client, mode: c.mode });

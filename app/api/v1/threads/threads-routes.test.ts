@@ -53,7 +53,8 @@ async function openDeltaWriter(): Promise<{ saver: StampingSaver; close(): Promi
   }
   await rt.checkpoints.pgSaver!.ready();
   const pool = new pg.Pool({ connectionString: rt.target.engine === "postgres" ? rt.target.url : "", max: 2 });
-  const handle = startPgSaver({ client: rt.pg!.main, pool });
+  pool.on("error", () => undefined);
+  const handle = startPgSaver({ pool });
   await handle.ready();
   return { saver: openPgCheckpoints({ handle, client: rt.pg!.main, mode: "delta" }).saver, close: () => pool.end() };
 }
