@@ -8,6 +8,7 @@ import { createSqliteAuthStore } from "./auth/sqlite-store";
 import { createPgAuthStore } from "./auth/pg-store";
 import { createTestDb, type TestDb } from "./db/test-db";
 import { createPgTestDb, TEST_POSTGRES_URL, type PgTestDb } from "./db/pg/test-db";
+import type { SqlClient } from "./db/pg/client";
 import type { WorkspaceStore } from "./workspace/store";
 import { createSqliteWorkspaceStore } from "./workspace/sqlite-store";
 import { createPgWorkspaceStore } from "./workspace/pg-store";
@@ -21,6 +22,8 @@ export type EngineDb = {
   workspace(): WorkspaceStore;
   /** Rows of a read-only SQL statement written for both engines (`?` placeholders become $n on PostgreSQL). */
   rows<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): T[];
+  /** PostgreSQL only: the connection and URL, for suites that open their own clients (the checkpoint saver's pool). */
+  pg?: { client: SqlClient; url: string };
 };
 
 function sqliteDb(db: TestDb): EngineDb {
@@ -37,6 +40,7 @@ function pgDb(db: PgTestDb): EngineDb {
     engine: "postgres",
     auth: () => createPgAuthStore(db.client),
     workspace: () => createPgWorkspaceStore(db.client),
+    pg: { client: db.client, url: db.url },
     rows: <T>(sql: string, params: readonly unknown[] = []) => {
       let n = 0;
       return db.client.query<T>(sql.replace(/\?/g, () => `$${++n}`), params);

@@ -29,6 +29,7 @@ import { createThreadLocks, type ThreadLocks } from "./checkpoints/thread-lock";
 import { createCheckpointQueue, type CheckpointQueue } from "./checkpoints/cleanup/operations";
 import { createRunHistoryCache, type RunHistoryCache } from "./checkpoints/cleanup/run-history";
 import { createRetentionEpochs, type RetentionEpochs } from "./checkpoints/cleanup/epoch";
+import { startPgSaver, type PgSaverHandle } from "./checkpoints/pg-saver";
 import { createSignInServices, type SignInServices } from "./auth/sign-in-services";
 import { createRetentionWorker, type RetentionWorker, type RetentionWorkerDeps } from "./compaction/worker/worker";
 import { modeFromEnv } from "./checkpoints/mode";
@@ -46,6 +47,8 @@ export type CheckpointServices = {
   locks: ThreadLocks;
   runHistory: RunHistoryCache;
   epochs: RetentionEpochs;
+  /** PostgreSQL: the process's PostgresSaver (its own pool, tables set up at open); null on SQLite. */
+  pgSaver: PgSaverHandle | null;
 };
 
 export type Runtime = {
@@ -155,6 +158,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       locks: createThreadLocks(),
       runHistory: createRunHistoryCache(),
       epochs: createRetentionEpochs(),
+      // Agent threads on PostgreSQL: the saver's tables are set up now, before the first request.
+      pgSaver: pg && target.engine === "postgres" ? openPgSaver(target.url, env, log) : null,
     },
     signIn: createSignInServices({ env, log }),
     maintenanceWindow: maintenanceWindowFromEnv(env, log),
@@ -181,6 +186,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       await rt.checkpoints.jobs.queue.stop();
       if (rt.handle?.sqlite.open) rt.handle.sqlite.close();
       multi?.stop();
+      await rt.checkpoints.pgSaver?.close();
       rt.pg?.close();
       rt.pg = null;
     },
@@ -263,6 +269,15 @@ function openPostgres(url: string, env: Record<string, string | undefined>, log:
     log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "opening the PostgreSQL database failed");
     return null;
   }
+}
+
+/** PostgresSaver on a pool of its own (sized like ours); a failed setup is logged and retried by the next thread request. */
+function openPgSaver(url: string, env: Record<string, string | undefined>, log: Logger): PgSaverHandle {
+  const handle = startPgSaver({ config: readPgConfig(url, env) });
+  handle.ready().catch((error: unknown) => {
+    log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "setting up the checkpoint saver's tables failed");
+  });
+  return handle;
 }
 
 type MultiInstance = { bus: EventBus; lease: WorkerLease; relay: CommandRelay; maintenanceLock: ProcessLock; stop(): void };

@@ -1,4 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { describeEachEngine } from "@/server/engines-test-support";
+import { openEngineHarness, type Harness } from "./cleanup/contract-support";
 import { MemorySaver } from "@langchain/langgraph";
 import { isAppError } from "@/server/errors";
 import { createCheckpointAccessor } from "./accessor";
@@ -28,37 +30,6 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe("checkpoint accessor", () => {
-  it("[CCM-06] a full process opening a delta thread fails with a 409 mismatch naming the thread, before any read or write", async () => {
-    const { threadId, sqlite } = await seedThread(DELTA, 2, "d");
-    const before = countRows(sqlite);
-    const full = env.open(FULL);
-    const deps = testRunDeps(full.accessor, sequentialIds("f"));
-    for (const attempt of [
-      full.accessor.getState(threadId),
-      full.accessor.history(threadId, 5),
-      full.accessor.replace(threadId, {}),
-      startRun(deps, { threadId, content: "more" }),
-    ]) {
-      const error = await rejection(attempt);
-      expect(isAppError(error) && error.code).toBe("checkpoint_mode_mismatch");
-      expect((error as Error).message).toContain(threadId);
-    }
-    expect(countRows(sqlite)).toEqual(before);
-  });
-
-  it("[CCM-07] a delta process reads full threads transparently and continues them", async () => {
-    const { threadId, accessor } = await seedThread(FULL, 3, "f");
-    const fullView = viewValues((await accessor.getState(threadId))!.values);
-    const delta = env.open(DELTA);
-    const seen = await delta.accessor.getState(threadId);
-    expect(viewValues(seen!.values)).toEqual(fullView);
-    const deps = testRunDeps(delta.accessor, sequentialIds("d"));
-    await startRun(deps, { threadId, content: "after migration" });
-    const after = viewValues((await delta.accessor.getState(threadId))!.values);
-    expect(after.messages.slice(0, fullView.messages.length)).toEqual(fullView.messages);
-    expect(after.messages.at(-1)?.content).toContain("after migration");
-  });
-
   it("[CCM-09] thread access through the accessor injects the mode and answers materialized state", async () => {
     const { threadId, accessor, saver } = await seedThread(DELTA, 2, "d");
     expect(accessor.runConfig(threadId).configurable?.[MODE_MARKER_KEY]).toBe("delta");
@@ -152,5 +123,51 @@ describe("checkpoint accessor", () => {
       const types = (await accessor.getState(threadId))!.values.messages.map((m) => m.getType());
       expect(types).toEqual(["human", "ai", "tool", "ai"]);
     }
+  });
+});
+
+// The mode gate on both savers (PostgreSQL with TEST_POSTGRES_URL): one
+// database, a process in one mode after a process in the other ("reopen").
+describeEachEngine("checkpoint accessor mode gate", ({ db }) => {
+  let h: Harness | null = null;
+  afterEach(() => {
+    h?.close();
+    h = null;
+  });
+
+  async function seed(config: typeof FULL | typeof DELTA, turns: number) {
+    h = await openEngineHarness(db(), config);
+    const { threadId } = await createThread(h.deps);
+    for (let i = 0; i < turns; i += 1) await startRun(h.deps, { threadId, content: `question ${i}` });
+    return { h, threadId };
+  }
+
+  it("[CCM-06] a full process opening a delta thread fails with a 409 mismatch naming the thread, before any read or write", async () => {
+    const { h, threadId } = await seed(DELTA, 2);
+    const before = h.store.threadTotals(threadId);
+    h.reopen(FULL);
+    for (const attempt of [
+      h.accessor.getState(threadId),
+      h.accessor.history(threadId, 5),
+      h.accessor.replace(threadId, {}),
+      startRun(h.deps, { threadId, content: "more" }),
+    ]) {
+      const error = await rejection(attempt);
+      expect(isAppError(error) && error.code).toBe("checkpoint_mode_mismatch");
+      expect((error as Error).message).toContain(threadId);
+    }
+    expect(h.store.threadTotals(threadId)).toEqual(before);
+  });
+
+  it("[CCM-07] a delta process reads full threads transparently and continues them", async () => {
+    const { h, threadId } = await seed(FULL, 3);
+    const fullView = viewValues((await h.accessor.getState(threadId))!.values);
+    h.reopen(DELTA);
+    const seen = await h.accessor.getState(threadId);
+    expect(viewValues(seen!.values)).toEqual(fullView);
+    await startRun(h.deps, { threadId, content: "after migration" });
+    const after = viewValues((await h.accessor.getState(threadId))!.values);
+    expect(after.messages.slice(0, fullView.messages.length)).toEqual(fullView.messages);
+    expect(after.messages.at(-1)?.content).toContain("after migration");
   });
 });

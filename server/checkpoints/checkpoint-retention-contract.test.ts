@@ -1,7 +1,10 @@
 // The checkpoint retention contract suite (checkpoint-retention-contract.md).
 // Every shape is built through the agent and run API, deleted, then verified
 // four ways: latest resume, explicit checkpointId resume, branch from an
-// older visible turn, orphan writes. Every case runs in full and delta mode.
+// older visible turn, orphan writes. Every case runs in full and delta mode,
+// on both savers (SqliteSaver; PostgresSaver with TEST_POSTGRES_URL, where
+// channel values live in checkpoint_blobs and every deletion must leave
+// each surviving checkpoint's blobs in place and no unreachable blob).
 import { afterEach, describe, expect, it } from "vitest";
 import { isAppError } from "@/server/errors";
 import { ERROR_STATUS } from "@/lib/api/error-codes";
@@ -13,12 +16,14 @@ import {
   buildLinear,
   captureExpect,
   MODES,
-  openHarness,
+  openEngineHarness,
   verifyFourWays,
   type Harness,
 } from "./cleanup/contract-support";
 import { deleteCheckpointSafely, judgeDeletion } from "./cleanup/protected-set";
 import { loadThreadGraph } from "./cleanup/thread-graph";
+import { describeEachEngine } from "@/server/engines-test-support";
+import { blobCount, blobReachability } from "./blob-test-support";
 
 let h: Harness | null = null;
 afterEach(() => {
@@ -37,9 +42,13 @@ function forceDelete(harness: Harness, threadId: string, ids: string[]): void {
   harness.store.transaction(() => harness.store.deleteCheckpoints(threadId, ids));
 }
 
-describe.each(MODES)("checkpoint retention contract (%s mode)", (_name, config) => {
+describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MODES)("%s mode", (_name, config) => {
+  /** PostgreSQL: every survivor's blobs are there and no blob is unreachable (SQLite has no blob table). */
+  const expectBlobsConsistent = (threadId: string) => expect(blobReachability(db(), threadId)).toEqual({ missing: 0, unreachable: 0 });
+  const messageIdsOf = async (threadId: string) => ((await h!.accessor.getState(threadId))?.values.messages ?? []).map((m) => String(m.id));
+
   it("[CRC-01] deleting an explicit resume target breaks resume", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLeafSibling(h);
     const target = shape.siblingLeafId;
     const pins = new Set([target]);
@@ -51,11 +60,12 @@ describe.each(MODES)("checkpoint retention contract (%s mode)", (_name, config) 
     expect(deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: target, pins }).deleted).toBe(false);
     const expectAfter = await captureExpect(h, shape.threadId, target);
     forceDelete(h, shape.threadId, [target]);
+    expectBlobsConsistent(shape.threadId);
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual({ ...ALL_OK, explicit: "not_found" });
   });
 
   it("[CRC-02] deleting a branch ancestor breaks lineage loudly (checkpoint_lineage_integrity)", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 3);
     const ancestor = parentOf(h, shape.threadId, shape.runs[1]!);
     const verdict = judgeDeletion({ store: h.store, graph: loadThreadGraph(h.store, shape.threadId), checkpointId: ancestor });
@@ -63,6 +73,7 @@ describe.each(MODES)("checkpoint retention contract (%s mode)", (_name, config) 
     expect(verdict.deletable ? [] : verdict.reasons).toContain("branch_ancestor");
     const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
     forceDelete(h, shape.threadId, [ancestor]);
+    expectBlobsConsistent(shape.threadId);
     const result = await verifyFourWays(h, shape.threadId, expectAfter);
     // The ancestor lies below the delta snapshot window of the head, so a
     // delta read would still see the whole conversation: the path check
@@ -74,7 +85,7 @@ describe.each(MODES)("checkpoint retention contract (%s mode)", (_name, config) 
   });
 
   it("[CRC-02] [CCM-14] a dangling parent fails closed on every read path", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 4);
     const [firstReply] = await (async () => {
       const s = await h!.accessor.getState(shape.threadId);
@@ -113,10 +124,10 @@ describe.each(MODES)("checkpoint retention contract (%s mode)", (_name, config) 
   });
 
   it("[CCM-13] a parent cycle fails closed on reads and runs, naming the thread", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 2);
     const root = [...loadThreadGraph(h.store, shape.threadId).nodes.values()].find((n) => n.parentId === null)!;
-    h.sqlite.prepare("UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_id = ?").run(shape.headId, shape.threadId, root.id);
+    h.run("UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_id = ?", [shape.headId, shape.threadId, root.id]);
     expect(h.store.pathBreak(shape.threadId)).toMatchObject({ kind: "cycle" });
     for (const read of [() => readThreadState(h!.deps, shape.threadId), () => startRun(h!.deps, { threadId: shape.threadId, content: "after" })]) {
       await expect(read()).rejects.toMatchObject({ code: "checkpoint_lineage_integrity", message: expect.stringContaining(shape.threadId) });
@@ -124,7 +135,7 @@ describe.each(MODES)("checkpoint retention contract (%s mode)", (_name, config) 
   });
 
   it("[CRC-03] pending writes are retained state, not garbage", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 2);
     const failed = await startRun(h.deps, {
       threadId: shape.threadId,
@@ -151,27 +162,50 @@ describe.each(MODES)("checkpoint retention contract (%s mode)", (_name, config) 
     const config0 = h.accessor.runConfig(shape.threadId);
     const before = await h.accessor.graph().getState(config0);
     expect(before.tasks[0]?.error).toBeDefined();
-    h.sqlite.prepare("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id = ?").run(shape.threadId, head.id);
+    h.run(`DELETE FROM ${h.writesTable} WHERE thread_id = ? AND checkpoint_id = ?`, [shape.threadId, head.id]);
     const after = await h.accessor.graph().getState(config0);
     expect(after.tasks[0]?.error).toBeUndefined();
   });
 
   it("[CRC-06] [CRC-08] leaf sibling branch deletion is safe (4 ways)", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLeafSibling(h);
     const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
     const result = deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.siblingLeafId });
     expect(result).toEqual({ deleted: true, verdict: { deletable: true, form: "leaf_sibling" } });
+    expectBlobsConsistent(shape.threadId);
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
   });
 
   it("[CRC-07] [CRC-08] trailing duration-only leaf deletion is safe (4 ways)", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 3);
     const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
     const result = deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.headId });
     expect(result).toEqual({ deleted: true, verdict: { deletable: true, form: "trailing_duration_leaf" } });
+    expectBlobsConsistent(shape.threadId);
     expect(await h.accessor.getState(shape.threadId, shape.headId)).toBeNull();
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
   });
-});
+
+  it("[CRC-10] the shared-version case: a duration leaf names its parent's blobs, so deleting it keeps every blob", async () => {
+    h = await openEngineHarness(db(), config);
+    // Admission's path (the trailing leaf, no sweep) on one thread ...
+    const shape = await buildLinear(h, 3);
+    const before = blobCount(db(), shape.threadId);
+    if (h.engine === "postgres") expect(before).toBeGreaterThan(0);
+    const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
+    expect(deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.headId }).deleted).toBe(true);
+    expect(blobCount(db(), shape.threadId)).toBe(before);
+    expectBlobsConsistent(shape.threadId);
+    // ... general retention's (a whole-thread sweep from the survivors) on another.
+    const other = await buildLinear(h, 2);
+    const otherBlobs = blobCount(db(), other.threadId);
+    const state = await messageIdsOf(other.threadId);
+    forceDelete(h, other.threadId, [other.headId]);
+    expect(blobCount(db(), other.threadId)).toBe(otherBlobs);
+    expectBlobsConsistent(other.threadId);
+    expect(await messageIdsOf(other.threadId)).toEqual(state);
+    expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
+  });
+}));

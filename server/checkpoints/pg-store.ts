@@ -7,13 +7,17 @@
 //   text); channel values live in blobs keyed by version, so two checkpoints
 //   with equal versions and equal inline values hold equal state;
 // - deleting checkpoints also deletes the thread's blobs no surviving
-//   checkpoint reaches (a version still named by a survivor stays);
+//   checkpoint reaches (a version still named by a survivor stays); a
+//   trailing leaf's deletion only the pairs it stranded (usually none);
+// - admission compares the channel_versions digest our saver stamps into
+//   the jsonb metadata, as on SQLite;
 // - sizes are pg_column_size / octet_length (stored bytes).
 // Before the saver's setup() its tables do not exist: reads answer empty.
 import { TASKS } from "@langchain/langgraph-checkpoint";
 import { CHECKPOINT_RETENTION_SETTINGS_KEY, type TableUsage, type ThreadUsage } from "@/lib/checkpoints/api";
 import type { SqlClient } from "@/server/db/pg/client";
 import { inWriterTransaction } from "@/server/db/pg/writer-lock";
+import { VERSIONS_DIGEST_KEY } from "./versions-digest";
 import type { AdmissionHead, CheckpointOrigin, CheckpointRow, CheckpointStore, PairProof, PathBreak, StoredWrite, ThreadTotals } from "./store";
 
 const ROOT_NS = "";
@@ -32,21 +36,54 @@ const THREAD_ROWS_SQL = `select c.checkpoint_id as id, c.parent_checkpoint_id as
     (select coalesce(sum(octet_length(w.blob)), 0)::bigint from checkpoint_writes w where ${WRITES_OF_C}) as "writesBytes"
   from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2 order by c.checkpoint_id`;
 
+// Admission cleanup reads only the (small) metadata of checkpoints our saver
+// stamped with a channel_versions digest; an unstamped row (written before
+// the digest existed, or by another writer) falls back to its versions map.
+// A digest never equals a map's text, so a mixed pair counts as different
+// and the leaf stays (as on SQLite).
+const ADMISSION_VERSIONS = `(case when jsonb_typeof(c.metadata->'${VERSIONS_DIGEST_KEY}') = 'string'
+  then 'digest:' || (c.metadata->>'${VERSIONS_DIGEST_KEY}') else ${VERSIONS} end)`;
+
 const HEAD_SQL = `select c.checkpoint_id as id, c.parent_checkpoint_id as "parentId", coalesce(${DURATION_ONLY}, false) as "durationOnly",
-    ${VERSIONS} as versions, (c.metadata->'run_durations')::text as durations, (c.metadata->'run_message_ids')::text as "messageIds"
+    ${ADMISSION_VERSIONS} as versions, (c.metadata->'run_durations')::text as durations, (c.metadata->'run_message_ids')::text as "messageIds"
   from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2 order by c.checkpoint_id desc limit 1`;
 
-const COMPARE_SQL = `select ${VERSIONS} as versions, (c.checkpoint->'channel_values')::text as "values"
+// PostgresSaver keeps no channel values in the checkpoint row (all live in
+// blobs keyed by version); a row that has inline values compares them too.
+const COMPARE_SQL = `select ${VERSIONS} as versions, coalesce(c.checkpoint->'channel_values', '{}'::jsonb)::text as "values"
   from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2 and c.checkpoint_id = $3`;
 
 const DELETE_LEAF_SQL = `delete from checkpoints where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3
   and not exists (select 1 from checkpoint_writes where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3)
-  and not exists (select 1 from checkpoints k where k.thread_id = $1 and k.checkpoint_ns = $2 and k.checkpoint_id > $3)`;
+  and not exists (select 1 from checkpoints k where k.thread_id = $1 and k.checkpoint_ns = $2 and k.checkpoint_id > $3)
+  returning (checkpoint->'channel_versions')::text as versions, parent_checkpoint_id as "parentId"`;
 
-// A blob is reachable while some checkpoint of its thread and namespace names its version for its channel.
-const DELETE_UNREACHABLE_BLOBS_SQL = `delete from checkpoint_blobs b where b.thread_id = $1 and b.checkpoint_ns = $2
-  and not exists (select 1 from checkpoints c where c.thread_id = b.thread_id and c.checkpoint_ns = b.checkpoint_ns
-                  and c.checkpoint->'channel_versions'->>b.channel = b.version)`;
+// A blob is reachable while some checkpoint of its thread and namespace
+// names its version for its channel. General retention sweeps the whole
+// thread from its survivors (one pass over each table, hash anti-join), so
+// a version a survivor still shares stays (the shared-version case).
+const DELETE_UNREACHABLE_BLOBS_SQL = `with named as (
+    select distinct e.key as channel, e.value as version
+    from checkpoints c, jsonb_each_text(c.checkpoint->'channel_versions') e where c.thread_id = $1 and c.checkpoint_ns = $2)
+  delete from checkpoint_blobs b where b.thread_id = $1 and b.checkpoint_ns = $2
+    and not exists (select 1 from named n where n.channel = b.channel and n.version = b.version)`;
+
+// A deleted trailing leaf can only strand the (channel, version) pairs it
+// named and its parent does not; the usual leaf (a copy of its parent's
+// versions) strands none, so admission touches no blob (CRC-10).
+const DELETE_STRANDED_BLOBS_SQL = `delete from checkpoint_blobs b
+  using (select e.key as channel, e.value as version from jsonb_each_text($3::jsonb) e) cand
+  where b.thread_id = $1 and b.checkpoint_ns = $2 and b.channel = cand.channel and b.version = cand.version
+    and not exists (select 1 from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2
+                    and c.checkpoint->'channel_versions'->>cand.channel = cand.version)`;
+
+type VersionMap = Record<string, string>;
+
+function parseVersions(text: string | null | undefined): VersionMap {
+  if (!text) return {};
+  const parsed = JSON.parse(text) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]));
+}
 
 // Path integrity for reads (see sqlite-store-sql.ts PATH_END_SQL): the parent
 // chain from a checkpoint (default: the newest) on primary-key lookups; the
@@ -134,7 +171,7 @@ export function createPgCheckpointStore(client: SqlClient): CheckpointStore {
     admissionHead: (threadId) => client.one<AdmissionHead>(HEAD_SQL, [threadId, ROOT_NS]) ?? undefined,
 
     channelVersions: (threadId, checkpointId) =>
-      client.one<{ versions: string | null }>(`select ${VERSIONS} as versions from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2 and c.checkpoint_id = $3`, [
+      client.one<{ versions: string | null }>(`select ${ADMISSION_VERSIONS} as versions from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2 and c.checkpoint_id = $3`, [
         threadId,
         ROOT_NS,
         checkpointId,
@@ -161,9 +198,14 @@ export function createPgCheckpointStore(client: SqlClient): CheckpointStore {
     },
 
     deleteTrailingLeaf: (threadId, leafId) => {
-      const gone = client.run(DELETE_LEAF_SQL, [threadId, ROOT_NS, leafId]) === 1;
-      if (gone) client.run(DELETE_UNREACHABLE_BLOBS_SQL, [threadId, ROOT_NS]);
-      return gone;
+      const gone = client.query<{ versions: string | null; parentId: string | null }>(DELETE_LEAF_SQL, [threadId, ROOT_NS, leafId])[0];
+      if (!gone) return false;
+      // Flat cost for the usual leaf (the parent names the same versions): only pairs the parent does not name are swept.
+      const parent = gone.parentId ? client.one<{ versions: string | null }>(`select ${VERSIONS} as versions from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2 and c.checkpoint_id = $3`, [threadId, ROOT_NS, gone.parentId]) : null;
+      const kept = parseVersions(parent?.versions);
+      const candidates = Object.fromEntries(Object.entries(parseVersions(gone.versions)).filter(([channel, version]) => kept[channel] !== version));
+      if (Object.keys(candidates).length > 0) client.run(DELETE_STRANDED_BLOBS_SQL, [threadId, ROOT_NS, JSON.stringify(candidates)]);
+      return true;
     },
 
     deleteCheckpoints: (threadId, ids) => {
@@ -173,7 +215,7 @@ export function createPgCheckpointStore(client: SqlClient): CheckpointStore {
         out.writes += client.run(`delete from checkpoint_writes where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3`, [threadId, ROOT_NS, id]);
         out.checkpoints += client.run(`delete from checkpoints where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3`, [threadId, ROOT_NS, id]);
       }
-      client.run(DELETE_UNREACHABLE_BLOBS_SQL, [threadId, ROOT_NS]);
+      if (out.checkpoints > 0) client.run(DELETE_UNREACHABLE_BLOBS_SQL, [threadId, ROOT_NS]);
       return out;
     },
 

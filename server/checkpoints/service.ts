@@ -1,11 +1,14 @@
 import "server-only";
 // Composition for the thread routes: the process-frozen mode from the
-// configured environment, our saver on the workspace connection, the one
+// configured environment, our saver on the engine's database (SqliteSaver on
+// the workspace connection, PostgresSaver on its pool), the one
 // accessor, the runtime clock and the runtime's thread locks.
 import { AppError } from "@/server/errors";
 import type { OpenRuntime } from "@/server/runtime";
 import { createCheckpointAccessor, type CheckpointAccessor } from "./accessor";
-import { modeFromEnv, resolveModeConfig } from "./mode";
+import { modeFromEnv, resolveModeConfig, type ChannelMode } from "./mode";
+import { openPgCheckpoints } from "./pg-saver";
+import type { StampingSaver } from "./stamping-saver";
 import { admissionHook } from "./cleanup/admission-cleanup";
 import type { RunDeps } from "./runs";
 import { openSqliteCheckpoints } from "./sqlite-saver";
@@ -19,6 +22,13 @@ function toolPayloadBytes(env: NodeJS.ProcessEnv): number {
   return Number.isInteger(n) && n >= 0 ? n : DEFAULT_TOOL_PAYLOAD_BYTES;
 }
 
+function openSaver(rt: OpenRuntime, mode: ChannelMode): { saver: StampingSaver; store: CheckpointStore } {
+  if (rt.handle) return openSqliteCheckpoints({ sqlite: rt.handle.sqlite, mode });
+  const handle = rt.checkpoints.pgSaver;
+  if (!rt.pg || !handle) throw new AppError("unsupported_engine", "Agent threads are not available on this database engine");
+  return openPgCheckpoints({ handle, client: rt.pg.main, mode });
+}
+
 /**
  * Run deps for this request. The configured mode is resolved on every call
  * so a changed configuration answers 503 (restart required) instead of
@@ -27,14 +37,14 @@ function toolPayloadBytes(env: NodeJS.ProcessEnv): number {
 export function threadService(rt: OpenRuntime, env: NodeJS.ProcessEnv = process.env): RunDeps {
   const { modeFreeze, locks, runHistory, epochs } = rt.checkpoints;
   const config = resolveModeConfig({ freeze: modeFreeze, explicit: modeFromEnv(env) });
-  // Agent threads run on SqliteSaver only so far (PostgresSaver is not wired).
-  if (!rt.handle) throw new AppError("unsupported_engine", "Agent threads are not available on this database engine yet");
-  const sqlite = rt.handle.sqlite;
-  let opened = accessors.get(sqlite);
+  // One saver per connection: SqliteSaver on the workspace file, or PostgresSaver beside the runtime's libpq connection.
+  const key: object | undefined = rt.handle?.sqlite ?? rt.pg?.main;
+  if (!key) throw new AppError("unsupported_engine", "Agent threads are not available on this database engine");
+  let opened = accessors.get(key);
   if (!opened) {
-    const { saver, store } = openSqliteCheckpoints({ sqlite, mode: config.mode });
+    const { saver, store } = openSaver(rt, config.mode);
     opened = { accessor: createCheckpointAccessor({ saver, config, epochs }), store };
-    accessors.set(sqlite, opened);
+    accessors.set(key, opened);
   }
   const { accessor, store } = opened;
   return {

@@ -1,5 +1,7 @@
 // Our one saver wrapper around the engine's LangGraph saver (SqliteSaver from
-// @langchain/langgraph-checkpoint-sqlite; built by sqlite-saver.ts).
+// @langchain/langgraph-checkpoint-sqlite, built by sqlite-saver.ts;
+// PostgresSaver from @langchain/langgraph-checkpoint-postgres, built by
+// pg-saver.ts).
 // - LangGraph.js 1.7.3 builds checkpoint metadata from its own fields only
 //   (config.metadata is not copied), so the delta marker is stamped here on
 //   every checkpoint a delta process writes through its accessor (which
@@ -14,6 +16,7 @@
 //   answers a truncated channel; here a missing ancestor on the path fails
 //   closed with checkpoint_lineage_integrity (every delta read goes through it:
 //   state, history, runs, branch, regenerate).
+import { randomBytes } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   BaseCheckpointSaver,
@@ -44,6 +47,15 @@ export type StampingSaverOptions = {
   store: CheckpointStore;
   /** The process mode: a delta process stamps every checkpoint it writes. */
   mode: ChannelMode;
+  /**
+   * Channel versions unique per write (PostgreSQL): PostgresSaver stores
+   * channel values once per (channel, version) and keeps the first on
+   * conflict, so the plain counter a fork repeats (regenerate, explicit
+   * resume) would read the abandoned branch's value.
+   */
+  uniqueVersions?: boolean;
+  /** Settles when the inner saver's tables exist, for engines whose setup is async (PostgreSQL); awaited before every saver call. */
+  ready?: () => Promise<void>;
 };
 
 export class StampingSaver extends BaseCheckpointSaver {
@@ -51,6 +63,8 @@ export class StampingSaver extends BaseCheckpointSaver {
   readonly mode: ChannelMode;
   private readonly store: CheckpointStore;
   private readonly createTables: () => void;
+  private readonly tablesReady: () => Promise<void>;
+  private readonly uniqueVersions: boolean;
 
   constructor(options: StampingSaverOptions) {
     super(options.inner.serde);
@@ -58,6 +72,20 @@ export class StampingSaver extends BaseCheckpointSaver {
     this.mode = options.mode;
     this.store = options.store;
     this.createTables = options.setup;
+    this.tablesReady = options.ready ?? (() => Promise.resolve());
+    this.uniqueVersions = options.uniqueVersions ?? false;
+  }
+
+  /**
+   * With uniqueVersions: "<counter, 32 digits>.<16 random hex>", which orders
+   * like the counter (LangGraph compares versions with < and >) and never
+   * repeats across branches. The base class is typed for numbers; LangGraph
+   * accepts string versions.
+   */
+  getNextVersion(current: number | undefined): number {
+    if (!this.uniqueVersions) return super.getNextVersion(current);
+    const previous = current === undefined ? 0 : Number.parseInt(String(current).split(".")[0]!, 10) || 0;
+    return `${String(previous + 1).padStart(32, "0")}.${randomBytes(8).toString("hex")}` as unknown as number;
   }
 
   /** Creates the saver's own tables (idempotent). */
@@ -81,6 +109,7 @@ export class StampingSaver extends BaseCheckpointSaver {
    * deserializing its channel values (the compatibility gate needs only this).
    */
   async latestMetadata(threadId: string): Promise<CheckpointMetadata | undefined> {
+    await this.tablesReady();
     this.setup();
     const row = this.store.latestMetadata(threadId);
     if (!row) return undefined;
@@ -143,11 +172,13 @@ export class StampingSaver extends BaseCheckpointSaver {
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    await this.tablesReady();
     const tuple = await this.inner.getTuple(config);
     return tuple ? this.sortWrites(tuple) : undefined;
   }
 
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+    await this.tablesReady();
     for await (const tuple of this.inner.list(config, options)) yield await this.sortWrites(tuple);
   }
 
@@ -168,14 +199,17 @@ export class StampingSaver extends BaseCheckpointSaver {
             ...(injected === "delta" ? { [MODE_MARKER_KEY]: "delta" } : {}),
             [VERSIONS_DIGEST_KEY]: channelVersionsDigest(checkpoint.channel_versions),
           } as CheckpointMetadata);
+    await this.tablesReady();
     return this.inner.put(config, checkpoint, stamped, newVersions);
   }
 
   async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    await this.tablesReady();
     return this.inner.putWrites(config, writes, taskId);
   }
 
   async deleteThread(threadId: string): Promise<void> {
+    await this.tablesReady();
     return this.inner.deleteThread(threadId);
   }
 }

@@ -40,6 +40,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("database maintenance on PostgreSQL", () => 
     expect(tasks.indexBytes).toBeGreaterThan(0);
     expect(before.fileBytes).toBeGreaterThan(0);
 
+    // The checkpoint saver's tables are created at runtime open (async); they are vacuumed too.
+    await env.rt.checkpoints.pgSaver?.ready();
     const vacuum = await vacuumPost(apiRequest("POST", "/api/v1/system/database/vacuum", AS_ADMIN, {}));
     expect(vacuum.status).toBe(200);
     expect(await vacuum.json()).toMatchObject({ beforeBytes: expect.any(Number), afterBytes: expect.any(Number) });

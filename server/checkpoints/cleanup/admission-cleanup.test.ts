@@ -5,7 +5,9 @@ import { createSqliteCheckpointStore } from "../sqlite-store";
 import { createThread, regenerate } from "../threads";
 import { appendTurns } from "../long-thread-test-support";
 import { admissionHook, cleanupAtAdmission } from "./admission-cleanup";
-import { ALL_OK, buildLinear, captureExpect, MODES, openHarness, replies, verifyFourWays, type Harness } from "./contract-support";
+import { ALL_OK, buildLinear, captureExpect, MODES, openEngineHarness, replies, verifyFourWays, type Harness } from "./contract-support";
+import { describeEachEngine, type EngineName } from "@/server/engines-test-support";
+import type { CheckpointStore } from "../store";
 import { createRunHistoryCache, readRunHistory } from "./run-history";
 import { loadThreadGraph } from "./thread-graph";
 import { maintainThread } from "./maintenance";
@@ -45,9 +47,24 @@ function countingStore(real: Database.Database) {
   return { store: createSqliteCheckpointStore(view as unknown as Database.Database), executed };
 }
 
-describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
+/** Hand edits of a checkpoint's stored JSON, per saver (SQLite: JSON text; PostgreSQL: jsonb). Parameters: thread, checkpoint. */
+function edits(engine: EngineName) {
+  return engine === "postgres"
+    ? {
+        digestOther: "UPDATE checkpoints SET metadata = jsonb_set(metadata, '{channel_versions_digest}', '\"other\"') WHERE thread_id = ? AND checkpoint_id = ?",
+        unstamp: "UPDATE checkpoints SET metadata = metadata - 'channel_versions_digest' WHERE thread_id = ? AND checkpoint_id = ?",
+        changeNotesVersion: "UPDATE checkpoints SET checkpoint = jsonb_set(checkpoint, '{channel_versions,notes}', '999') WHERE thread_id = ? AND checkpoint_id = ?",
+      }
+    : {
+        digestOther: "UPDATE checkpoints SET metadata = json_set(CAST(metadata AS TEXT), '$.channel_versions_digest', 'other') WHERE thread_id = ? AND checkpoint_id = ?",
+        unstamp: "UPDATE checkpoints SET metadata = json_remove(CAST(metadata AS TEXT), '$.channel_versions_digest') WHERE thread_id = ? AND checkpoint_id = ?",
+        changeNotesVersion: "UPDATE checkpoints SET checkpoint = json_set(CAST(checkpoint AS TEXT), '$.channel_versions.notes', 999) WHERE thread_id = ? AND checkpoint_id = ?",
+      };
+}
+
+describeEachEngine("admission cleanup", ({ engine, db }) => describe.each(MODES)("%s mode", (_name, config) => {
   it("[CRC-10] deletes only the trailing leaf whose parent has identical channel_versions; the admitted run carries its run history", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 3);
     const leaf = await h.accessor.getState(shape.threadId, shape.headId);
     const parentId = loadThreadGraph(h.store, shape.threadId).nodes.get(shape.headId)!.parentId!;
@@ -69,7 +86,7 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
   });
 
   it("[CRC-14] no-op on a head that is not a duration leaf, pending writes, changed versions or a missing parent", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const failed = await buildLinear(h, 1);
     await startRun(h.deps, { threadId: failed.threadId, content: "x", beforeNode: (n) => { if (n === "reply") throw new Error("x"); } });
     expect(cleanupAtAdmission({ store: h.store, threadId: failed.threadId, selectors: [] })).toEqual({ action: "noop", reason: "head_not_duration_leaf" });
@@ -80,15 +97,12 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
 
     // The proof reads the channel_versions digest stamped into metadata.
     const changed = await buildLinear(h, 1);
-    h.sqlite
-      .prepare("UPDATE checkpoints SET metadata = json_set(CAST(metadata AS TEXT), '$.channel_versions_digest', 'other') WHERE thread_id = ? AND checkpoint_id = ?")
-      .run(changed.threadId, changed.headId);
+    h.run(edits(engine).digestOther, [changed.threadId, changed.headId]);
     expect(cleanupAtAdmission({ store: h.store, threadId: changed.threadId, selectors: [] })).toEqual({ action: "noop", reason: "versions_differ" });
 
     // Rows written before the digest existed: bodies are compared instead,
     // and a digest never matches a body (the leaf stays).
-    const unstamp = (threadId: string, id: string) =>
-      h!.sqlite.prepare("UPDATE checkpoints SET metadata = json_remove(CAST(metadata AS TEXT), '$.channel_versions_digest') WHERE thread_id = ? AND checkpoint_id = ?").run(threadId, id);
+    const unstamp = (threadId: string, id: string) => h!.run(edits(engine).unstamp, [threadId, id]);
     const mixed = await buildLinear(h, 1);
     unstamp(mixed.threadId, mixed.headId);
     expect(cleanupAtAdmission({ store: h.store, threadId: mixed.threadId, selectors: [] })).toEqual({ action: "noop", reason: "versions_differ" });
@@ -96,9 +110,7 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
     const legacyParent = loadThreadGraph(h.store, legacy.threadId).nodes.get(legacy.headId)!.parentId!;
     unstamp(legacy.threadId, legacy.headId);
     unstamp(legacy.threadId, legacyParent);
-    h.sqlite
-      .prepare("UPDATE checkpoints SET checkpoint = json_set(CAST(checkpoint AS TEXT), '$.channel_versions.notes', 999) WHERE thread_id = ? AND checkpoint_id = ?")
-      .run(legacy.threadId, legacy.headId);
+    h.run(edits(engine).changeNotesVersion, [legacy.threadId, legacy.headId]);
     expect(cleanupAtAdmission({ store: h.store, threadId: legacy.threadId, selectors: [] })).toEqual({ action: "noop", reason: "versions_differ" });
     const legacySame = await buildLinear(h, 1);
     unstamp(legacySame.threadId, legacySame.headId);
@@ -107,14 +119,23 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
 
     const orphaned = await buildLinear(h, 1);
     const parent = loadThreadGraph(h.store, orphaned.threadId).nodes.get(orphaned.headId)!.parentId!;
-    h.sqlite.prepare("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?").run(orphaned.threadId, parent);
+    h.run("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?", [orphaned.threadId, parent]);
     expect(cleanupAtAdmission({ store: h.store, threadId: orphaned.threadId, selectors: [] })).toEqual({ action: "noop", reason: "missing_parent" });
     for (const t of [failed, writes, changed, mixed, legacy, orphaned]) expect(loadThreadGraph(h.store, t.threadId).nodes.size).toBeGreaterThan(0);
     expect(loadThreadGraph(h.store, writes.threadId).nodes.has(writes.headId)).toBe(true);
   });
 
-  it("[CRC-14] cost is flat: a 1-turn and a real 1,000-turn thread run the same primary-key statements, and no checkpoint body is parsed", { timeout: 120_000 }, async () => {
-    h = openHarness(config);
+  it("[CRC-14] the proof reads the channel_versions digest in metadata, never the checkpoint bodies", async () => {
+    h = await openEngineHarness(db(), config);
+    const shape = await buildLinear(h, 2);
+    // The head's body now names other versions, its stamped digest still equals the parent's: the digest decides.
+    h.run(edits(engine).changeNotesVersion, [shape.threadId, shape.headId]);
+    expect(cleanupAtAdmission({ store: h.store, threadId: shape.threadId, selectors: [] })).toMatchObject({ action: "deleted", leafId: shape.headId });
+  });
+
+  // SQLite's statement plans are checked here; PostgreSQL runs the same verbs on primary keys (pg-store.ts).
+  it.skipIf(engine !== "sqlite")("[CRC-14] cost is flat: a 1-turn and a real 1,000-turn thread run the same primary-key statements, and no checkpoint body is parsed", { timeout: 120_000 }, async () => {
+    h = await openEngineHarness(db(), config);
     withAdmission(h);
     const small = await buildLinear(h, 1);
     const { threadId } = await createThread(h.deps);
@@ -147,7 +168,7 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
   });
 
   it("[CRC-15] the admitted run's selected checkpoint is protected, the history cache is invalidated before deletion, and failures never fail admission", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 2);
     const cache = withAdmission(h);
     // Resuming the leaf itself: it is selected, so it stays.
@@ -167,13 +188,13 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
     const after = loadThreadGraph(h.store, shape.threadId);
     expect(after.nodes.get(after.headId!)!.parentId).toBe(next.checkpointId);
     // A failing connection never fails admission.
-    const failing = { prepare: () => { throw new Error("database is locked"); } } as unknown as Database.Database;
-    h.deps = { ...h.deps, admit: admissionHook({ store: createSqliteCheckpointStore(failing) }) };
+    const failing = new Proxy({} as CheckpointStore, { get: () => () => { throw new Error("database is locked"); } });
+    h.deps = { ...h.deps, admit: admissionHook({ store: failing }) };
     expect((await startRun(h.deps, { threadId: shape.threadId, content: "still runs" })).status).toBe("success");
   });
 
   it("[CRC-13] history reads take the cache from the latest checkpoint, scan when it is absent, and never bring the reclaimed leaf back", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const { threadId } = await createThread(h.deps);
     withAdmission(h);
     for (const q of ["one", "two", "three"]) await startRun(h.deps, { threadId, content: q });
@@ -192,11 +213,11 @@ describe.each(MODES)("admission cleanup (%s mode)", (_name, config) => {
     expect(okGraph.nodes.get(okGraph.headId!)!.parentId).toBe(ok.checkpointId);
     expect((await readRunHistory({ accessor: h.accessor, threadId, cache }))?.source).toBe("latest");
   });
-});
+}));
 
-describe.each(MODES)("admission cleanup on every run (%s mode)", (_name, config) => {
+describeEachEngine("admission cleanup on every run", ({ db }) => describe.each(MODES)("%s mode", (_name, config) => {
   it("[CRC-15] [CRC-08] with cleanup at each admission, resume, explicit resume, branch and regenerate keep working and no orphans appear", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     withAdmission(h);
     const shape = await buildLinear(h, 4);
     // Only the newest leaf survives; every earlier one was reclaimed at admission.
@@ -213,7 +234,7 @@ describe.each(MODES)("admission cleanup on every run (%s mode)", (_name, config)
   });
 
   it("[CRC-13] concurrent runs on one thread: each admission runs under the thread lock, every run's duration survives in the newest leaf", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     withAdmission(h);
     const { threadId } = await createThread(h.deps);
     const results = await Promise.all(["a", "b", "c", "d"].map((content) => startRun(h!.deps, { threadId, content })));
@@ -225,7 +246,7 @@ describe.each(MODES)("admission cleanup on every run (%s mode)", (_name, config)
   });
 
   it("[CRC-01] resume handles off the path: after a full-mode fork, Clean up reclaims the abandoned tip's handle (then 404); inner ones and delta's stay", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     withAdmission(h);
     const shape = await buildLinear(h, 4);
     // Resuming run 1's handle: full mode forks there, delta writes onto the head.
@@ -248,7 +269,7 @@ describe.each(MODES)("admission cleanup on every run (%s mode)", (_name, config)
   });
 
   it("[CRC-01] resume handles: run N's handle resumes after runs N+1..N+5, each admitted with cleanup; the reclaimed leaf id answers not_found", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     withAdmission(h);
     const shape = await buildLinear(h, 6);
     const handle = shape.runs[0]!;
@@ -262,4 +283,4 @@ describe.each(MODES)("admission cleanup on every run (%s mode)", (_name, config)
     // The leaf (never handed out) was reclaimed at the next admission.
     await expect(startRun(h.deps, { threadId: shape.threadId, content: "leaf", checkpointId: shape.leaves[0]! })).rejects.toMatchObject({ code: "not_found" });
   });
-});
+}));

@@ -3,7 +3,11 @@
 // deletion shape must pass: latest resume, explicit checkpointId resume,
 // branch from an older visible turn, orphan writes.
 import type Database from "better-sqlite3";
+import pg from "pg";
+import type { EngineDb, EngineName } from "@/server/engines-test-support";
 import { isAppError } from "@/server/errors";
+import { createCheckpointAccessor } from "../accessor";
+import { openPgCheckpoints, startPgSaver } from "../pg-saver";
 import type { CheckpointAccessor } from "../accessor";
 import { findCheckpointBeforeMessage } from "../lineage";
 import type { ModeConfig } from "../mode";
@@ -19,9 +23,15 @@ export const MODES = [
 ] as const;
 
 export type Harness = {
-  env: CheckpointTestEnv;
+  engine: EngineName;
+  env?: CheckpointTestEnv;
   config: ModeConfig;
+  /** SQLite only (throws on PostgreSQL): tests that reshape rows by hand use `run`. */
   sqlite: Database.Database;
+  /** The saver's writes table: `writes` (SqliteSaver) or `checkpoint_writes` (PostgresSaver). */
+  writesTable: "writes" | "checkpoint_writes";
+  /** Runs one statement written for both engines (`?` placeholders) on the harness's database. */
+  run(sql: string, params?: readonly unknown[]): void;
   store: CheckpointStore;
   accessor: CheckpointAccessor;
   deps: RunDeps;
@@ -36,9 +46,14 @@ export function openHarness(config: ModeConfig): Harness {
   const newId = sequentialIds();
   const first = env.open(config);
   const h: Harness = {
+    engine: "sqlite",
     env,
     config,
     sqlite: first.sqlite,
+    writesTable: "writes",
+    run: (sql, params = []) => {
+      h.sqlite.prepare(sql).run(...params);
+    },
     store: first.store,
     accessor: first.accessor,
     deps: testRunDeps(first.accessor, newId),
@@ -52,6 +67,58 @@ export function openHarness(config: ModeConfig): Harness {
       h.deps = { ...testRunDeps(o.accessor, newId), locks: h.deps.locks };
     },
     close: () => env.close(),
+  };
+  return h;
+}
+
+/**
+ * A harness on the engine of `db` (describeEachEngine): SQLite as
+ * openHarness, PostgreSQL through PostgresSaver on a pool of its own over
+ * the test database (its tables set up first), the store on the test
+ * database's connection.
+ */
+export async function openEngineHarness(db: EngineDb, config: ModeConfig): Promise<Harness> {
+  if (!db.pg) return openHarness(config);
+  const { client, url } = db.pg;
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  // The test database is dropped with (force) after the file: idle sessions end then.
+  pool.on("error", () => undefined);
+  const handle = startPgSaver({ pool });
+  await handle.ready();
+  const open = (c: ModeConfig) => {
+    const { saver, store } = openPgCheckpoints({ handle, client, mode: c.mode });
+    return { store, accessor: createCheckpointAccessor({ saver, config: c }) };
+  };
+  const newId = sequentialIds();
+  const first = open(config);
+  const h: Harness = {
+    engine: "postgres",
+    config,
+    get sqlite(): Database.Database {
+      throw new Error("this harness runs on PostgreSQL");
+    },
+    writesTable: "checkpoint_writes",
+    run: (sql, params = []) => {
+      let n = 0;
+      client.run(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params,
+      );
+    },
+    store: first.store,
+    accessor: first.accessor,
+    deps: testRunDeps(first.accessor, newId),
+    newId,
+    reopen(next) {
+      const o = open(next);
+      h.config = next;
+      h.store = o.store;
+      h.accessor = o.accessor;
+      h.deps = { ...testRunDeps(o.accessor, newId), locks: h.deps.locks };
+    },
+    close: () => {
+      void pool.end();
+    },
   };
   return h;
 }

@@ -12,7 +12,7 @@ import type { SqlClient } from "./client";
 export const PG_MIGRATIONS_DIR = path.join(process.cwd(), "drizzle", "pg");
 
 // Any constant shared by every instance; "migrate" in ASCII.
-const MIGRATION_LOCK_KEY = 0x6d696772617465;
+export const MIGRATION_LOCK_KEY = 0x6d696772617465;
 
 type JournalEntry = { idx: number; when: number; tag: string };
 

@@ -14,20 +14,23 @@ import { startRun } from "@/server/checkpoints/runs";
 import { openSqliteCheckpoints } from "@/server/checkpoints/sqlite-saver";
 import { createThread } from "@/server/checkpoints/threads";
 import { sequentialIds, testRunDeps } from "@/server/checkpoints/test-support";
-import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
-import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
+import { openPgCheckpoints, startPgSaver } from "@/server/checkpoints/pg-saver";
+import type { StampingSaver } from "@/server/checkpoints/stamping-saver";
+import { TEST_POSTGRES_URL } from "@/server/db/pg/test-db";
+import { engineSql } from "@/server/http/route-test-support";
+import { createEngineTestRuntime, type EngineTestRuntime } from "@/server/runtime-test-support";
+import pg from "pg";
 
 const BASE = "http://localhost:3000";
 type Handler = (request: Request, context?: { params?: Promise<Record<string, string>> }) => Promise<Response>;
 
-let rt: TestRuntime;
+let rt: EngineTestRuntime;
 let admin: string;
 let viewer: string;
 
 function cookieFor(email: string, role: "admin" | "viewer"): string {
-  const sqlite = rt.handle.sqlite;
-  const { id } = createUser(createSqliteAuthStore(sqlite), { email, role, password: "long-enough-password", nowMs: Date.now() });
-  const { token } = createSession(createSqliteAuthStore(sqlite), { userId: id, nowMs: Date.now() });
+  const { id } = createUser(rt.stores.auth, { email, role, password: "long-enough-password", nowMs: Date.now() });
+  const { token } = createSession(rt.stores.auth, { userId: id, nowMs: Date.now() });
   return `${SESSION_COOKIE}=${token}`;
 }
 
@@ -42,16 +45,19 @@ async function call(handler: Handler, options: { cookie: string; id?: string; bo
   return { status: response.status, body: (await response.json()) as Record<string, unknown> & { error?: { code: string; message: string } } };
 }
 
-beforeEach(() => {
-  delete process.env.CHECKPOINT_CHANNEL_MODE;
-  rt = createTestRuntime({ prefix: "threads-routes-", install: true });
-  admin = cookieFor("admin@example.com", "admin");
-  viewer = cookieFor("viewer@example.com", "viewer");
-});
-afterEach(async () => {
-  await rt.dispose();
-  delete process.env.CHECKPOINT_CHANNEL_MODE;
-});
+/** Another process's saver in delta mode on the same database (SqliteSaver on the file, or PostgresSaver on a pool of its own, once the runtime's setup is done). */
+async function openDeltaWriter(): Promise<{ saver: StampingSaver; close(): Promise<void> }> {
+  if (rt.handle) {
+    const sqlite = new Database(rt.handle.file);
+    return { saver: openSqliteCheckpoints({ sqlite, mode: "delta" }).saver, close: async () => void sqlite.close() };
+  }
+  await rt.checkpoints.pgSaver!.ready();
+  const pool = new pg.Pool({ connectionString: rt.target.engine === "postgres" ? rt.target.url : "", max: 2 });
+  pool.on("error", () => undefined);
+  const handle = startPgSaver({ pool });
+  await handle.ready();
+  return { saver: openPgCheckpoints({ handle, client: rt.pg!.main, mode: "delta" }).saver, close: () => pool.end() };
+}
 
 async function newThreadWithTurns(turns: number): Promise<string> {
   const created = await call(createThreadPost, { cookie: admin });
@@ -67,7 +73,23 @@ async function newThreadWithTurns(turns: number): Promise<string> {
   return threadId;
 }
 
-describe("thread API", () => {
+// The same suite on every engine (PostgreSQL with TEST_POSTGRES_URL).
+for (const { engine, skip } of [
+  { engine: "sqlite" as const, skip: false },
+  { engine: "postgres" as const, skip: !TEST_POSTGRES_URL },
+]) {
+describe.skipIf(skip)(`thread API [${engine}]`, () => {
+  beforeEach(() => {
+    delete process.env.CHECKPOINT_CHANNEL_MODE;
+    rt = createEngineTestRuntime(engine, { prefix: "threads-routes-", install: true });
+    admin = cookieFor("admin@example.com", "admin");
+    viewer = cookieFor("viewer@example.com", "viewer");
+  });
+  afterEach(async () => {
+    await rt.dispose();
+    delete process.env.CHECKPOINT_CHANNEL_MODE;
+  });
+
   it("[CCM-09] admins create and run threads; state has the documented shape", async () => {
     const threadId = await newThreadWithTurns(2);
     const state = await call(stateGet, { cookie: viewer, id: threadId, method: "GET" });
@@ -127,7 +149,7 @@ describe("thread API", () => {
     expect((await call(runPost, { cookie: viewer, id: threadId, body: { input: { content: "x" } } })).status).toBe(403);
     expect((await call(branchPost, { cookie: viewer, id: threadId, body: { messageId: "x" } })).status).toBe(403);
     expect((await call(stateGet, { cookie: "", id: threadId, method: "GET" })).status).toBe(401);
-    const rows = () => (rt.handle.sqlite.prepare("select count(*) n from checkpoints").get() as { n: number }).n;
+    const rows = () => Number(engineSql(rt).all<{ n: number }>("select count(*) as n from checkpoints")[0]!.n);
     const before = rows();
     for (const body of [{}, { input: {} }, { input: { content: "" } }, { input: { content: "x" }, extra: 1 }, { input: { content: 5 } }]) {
       const bad = await call(runPost, { cookie: admin, id: threadId, body });
@@ -140,14 +162,14 @@ describe("thread API", () => {
   });
 
   it("[CCM-06] over HTTP a full server answers 409 naming the delta thread; [CCM-02] a changed mode answers 503", async () => {
-    // A delta process wrote this thread into the same database file.
-    const sqlite = new Database(rt.handle.file);
+    // A delta process wrote this thread into the same database.
+    const writer = await openDeltaWriter();
     const config = { mode: "delta" as const, snapshotFrequency: 10 };
-    const accessor = createCheckpointAccessor({ saver: openSqliteCheckpoints({ sqlite, mode: "delta" }).saver, config });
+    const accessor = createCheckpointAccessor({ saver: writer.saver, config });
     const deps = testRunDeps(accessor, sequentialIds("delta"));
     const { threadId } = await createThread(deps);
     await startRun(deps, { threadId, content: "written by delta" });
-    sqlite.close();
+    await writer.close();
 
     for (const attempt of [
       call(stateGet, { cookie: viewer, id: threadId, method: "GET" }),
@@ -166,3 +188,4 @@ describe("thread API", () => {
     expect(reconfigured.body.error?.code).toBe("checkpoint_mode_reconfiguration");
   });
 });
+}

@@ -4,16 +4,24 @@ import type { SystemEvent } from "@/lib/events/api";
 import { startRun } from "@/server/checkpoints/runs";
 import { threadService } from "@/server/checkpoints/service";
 import { createThread, regenerate } from "@/server/checkpoints/threads";
-import { apiRequest, AS_ADMIN, AS_VIEWER, setUpRouteTestEnv, type RouteTestEnv } from "@/server/http/route-test-support";
+import { TEST_POSTGRES_URL } from "@/server/db/pg/test-db";
+import { apiRequest, AS_ADMIN, AS_VIEWER, setUpEngineRouteTestEnv, type EngineRouteTestEnv } from "@/server/http/route-test-support";
 import { GET } from "./route";
 import { POST as analyzePost } from "./analyze/route";
 import { POST as runPost } from "./run/route";
 
 const URL = "/api/v1/system/database/checkpoints";
-let env: RouteTestEnv;
+let env: EngineRouteTestEnv;
+
+// The same suite on every engine (PostgreSQL with TEST_POSTGRES_URL).
+for (const { engine, skip } of [
+  { engine: "sqlite" as const, skip: false },
+  { engine: "postgres" as const, skip: !TEST_POSTGRES_URL },
+]) {
+describe.skipIf(skip)(`checkpoint maintenance API [${engine}]`, () => {
 beforeEach(() => {
   delete process.env.CHECKPOINT_CHANNEL_MODE;
-  env = setUpRouteTestEnv("ckpt-routes-");
+  env = setUpEngineRouteTestEnv(engine, "ckpt-routes-");
 });
 afterEach(async () => {
   await env.rt.checkpoints.jobs.queue.idle();
@@ -41,15 +49,14 @@ async function seedThreads(): Promise<string[]> {
   return ids;
 }
 
-describe("checkpoint maintenance API", () => {
   it("[CRC-12] GET: members read mode, frequency, rows and bytes per table and the largest threads (ids only); no session is 401", async () => {
     expect((await GET(apiRequest("GET", URL, null))).status).toBe(401);
     const empty = await status();
     expect(empty).toMatchObject({ supported: true, mode: "full", snapshotFrequency: 10, tables: { checkpoints: { rows: 0 }, writes: { rows: 0 } }, largestThreads: [], operation: null, lastResult: null });
     const ids = await seedThreads();
     const seeded = await status();
-    const rows = env.rt.handle.sqlite.prepare("SELECT count(*) AS n FROM checkpoints").get() as { n: number };
-    expect(seeded.tables!.checkpoints.rows).toBe(rows.n);
+    const [rows] = env.sql.all<{ n: number }>("SELECT count(*) AS n FROM checkpoints");
+    expect(seeded.tables!.checkpoints.rows).toBe(Number(rows!.n));
     expect(seeded.tables!.checkpoints.bytes).toBeGreaterThan(0);
     expect(seeded.largestThreads.map((t) => t.threadId).sort()).toEqual([...ids].sort());
     expect(Object.keys(seeded.largestThreads[0]!).sort()).toEqual(["bytes", "checkpoints", "threadId", "writes"]);
@@ -89,7 +96,7 @@ describe("checkpoint maintenance API", () => {
   });
 
   it("[CRC-12] a malformed stored result is reported, not trusted, and the next operation replaces it", async () => {
-    env.rt.handle.sqlite.prepare("INSERT INTO settings (key, value, updated_at_ms) VALUES (?, ?, 0)").run(CHECKPOINT_RETENTION_SETTINGS_KEY, '{"version":2}');
+    env.sql.run("INSERT INTO settings (key, value, updated_at_ms) VALUES (?, ?, 0)", [CHECKPOINT_RETENTION_SETTINGS_KEY, '{"version":2}']);
     expect(await status()).toMatchObject({ lastResult: null, lastResultMalformed: true });
     expect((await analyzePost(apiRequest("POST", `${URL}/analyze`, AS_ADMIN, {}))).status).toBe(202);
     await env.rt.checkpoints.jobs.queue.idle();
@@ -104,3 +111,4 @@ describe("checkpoint maintenance API", () => {
     expect((await runPost(apiRequest("POST", `${URL}/run`, AS_ADMIN, {}))).status).toBe(501);
   });
 });
+}
