@@ -10,6 +10,7 @@
 import { copyCheckpoint, uuid6, type CheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import type { Clock } from "@/server/clock";
 import type { CheckpointAccessor } from "./accessor";
+import type { RunHistory } from "./cleanup/run-history";
 import { DELTA_CHANNELS } from "./schema";
 
 export type RunDurationEntry = { run_id: string; duration_ms: number };
@@ -22,15 +23,22 @@ export function isDurationOnly(metadata: Record<string, unknown> | CheckpointMet
   return keys.length === 1 && keys[0] === "runtime_run_duration";
 }
 
-type Cumulative = { run_durations: Record<string, number>; run_message_ids: Record<string, string[]> };
+type Cumulative = { run_durations: Record<string, number>; run_message_ids: Record<string, string[]>; run_order: string[] };
+
+/** The cumulative maps with their run order (from the stored order, or the maps' key order on older leaves). */
+export function cumulativeFrom(history: RunHistory): Cumulative {
+  return { run_durations: { ...history.run_durations }, run_message_ids: { ...history.run_message_ids }, run_order: runOrderOf(history) };
+}
 
 function cumulativeOf(tuple: CheckpointTuple | undefined): Cumulative | null {
   const m = tuple?.metadata as Record<string, unknown> | undefined;
   if (!m || typeof m.run_durations !== "object" || m.run_durations === null) return null;
-  return {
-    run_durations: { ...(m.run_durations as Record<string, number>) },
-    run_message_ids: { ...((m.run_message_ids as Record<string, string[]> | undefined) ?? {}) },
-  };
+  const order = Array.isArray(m.run_order) && m.run_order.every((id) => typeof id === "string") ? (m.run_order as string[]) : undefined;
+  return cumulativeFrom({
+    run_durations: m.run_durations as Record<string, number>,
+    run_message_ids: (m.run_message_ids as Record<string, string[]> | undefined) ?? {},
+    ...(order ? { run_order: order } : {}),
+  });
 }
 
 /**
@@ -43,7 +51,7 @@ export async function readCumulative(accessor: CheckpointAccessor, threadId: str
   if (own) return own;
   const parentId = head?.parentConfig?.configurable?.checkpoint_id as string | undefined;
   const parent = parentId ? await accessor.rawTuple(threadId, parentId) : undefined;
-  return cumulativeOf(parent) ?? { run_durations: {}, run_message_ids: {} };
+  return cumulativeOf(parent) ?? { run_durations: {}, run_message_ids: {}, run_order: [] };
 }
 
 export type PersistDurationOptions = {
@@ -83,7 +91,14 @@ export async function persistRunDuration(options: PersistDurationOptions): Promi
     writes: { runtime_run_duration: { run_id: runId, duration_ms: durationMs } satisfies RunDurationEntry },
     run_durations: { ...options.previous.run_durations, [runId]: durationMs },
     run_message_ids: { ...options.previous.run_message_ids, [runId]: options.messageIds },
+    run_order: [...options.previous.run_order.filter((id) => id !== runId), runId],
   } as unknown as CheckpointMetadata;
   const written = await accessor.saver.put(accessor.runConfig(threadId, headId), checkpoint, metadata, {});
   return { leafId: String(written.configurable?.checkpoint_id), stateId: headId };
+}
+
+/** Every run of the history, oldest first: the stored order, then any run it does not name (older leaves) in key order. */
+export function runOrderOf(history: Pick<RunHistory, "run_durations" | "run_order">): string[] {
+  const known = (history.run_order ?? []).filter((id, i, all) => id in history.run_durations && all.indexOf(id) === i);
+  return [...known, ...Object.keys(history.run_durations).filter((id) => !known.includes(id))];
 }

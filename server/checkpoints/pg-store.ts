@@ -45,7 +45,8 @@ const ADMISSION_VERSIONS = `(case when jsonb_typeof(c.metadata->'${VERSIONS_DIGE
   then 'digest:' || (c.metadata->>'${VERSIONS_DIGEST_KEY}') else ${VERSIONS} end)`;
 
 const HEAD_SQL = `select c.checkpoint_id as id, c.parent_checkpoint_id as "parentId", coalesce(${DURATION_ONLY}, false) as "durationOnly",
-    ${ADMISSION_VERSIONS} as versions, (c.metadata->'run_durations')::text as durations, (c.metadata->'run_message_ids')::text as "messageIds"
+    ${ADMISSION_VERSIONS} as versions, (c.metadata->'run_durations')::text as durations, (c.metadata->'run_message_ids')::text as "messageIds",
+    (c.metadata->'run_order')::text as "runOrder"
   from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2 order by c.checkpoint_id desc limit 1`;
 
 // PostgresSaver keeps no channel values in the checkpoint row (all live in

@@ -7,7 +7,7 @@ import { AppError, isAppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
 import type { CheckpointAccessor } from "./accessor";
 import { SCRIPT_KEY, type AgentScript } from "./agent";
-import { persistRunDuration, readCumulative } from "./durations";
+import { cumulativeFrom, persistRunDuration, readCumulative } from "./durations";
 import { captureRollbackPoint, restoreRollbackPoint } from "./rollback";
 import { withThreadLock, type ThreadLocks } from "./thread-lock";
 
@@ -28,7 +28,7 @@ export type RunDeps = {
   admit?: (request: { threadId: string; selectors: string[] }) => Promise<AdmittedRunHistory | null>;
 };
 
-export type AdmittedRunHistory = { run_durations: Record<string, number>; run_message_ids: Record<string, string[]> };
+export type AdmittedRunHistory = { run_durations: Record<string, number>; run_message_ids: Record<string, string[]>; run_order?: string[] };
 
 export type RunRequest = {
   threadId: string;
@@ -82,7 +82,7 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
     const carried = deps.admit ? await deps.admit({ threadId, selectors: resumeFrom ? [resumeFrom] : [] }) : null;
     const runId = newId();
     const started = clock.now();
-    const previous = carried ?? (await readCumulative(accessor, threadId, head));
+    const previous = carried ? cumulativeFrom(carried) : await readCumulative(accessor, threadId, head);
     const rollback = request.rollbackOnCancel ? await captureRollbackPoint(accessor, threadId, deps.log) : null;
     let config = accessor.runConfig(threadId);
     if (resumeFrom) {

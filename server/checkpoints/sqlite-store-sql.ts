@@ -46,7 +46,8 @@ const ADMISSION_VERSIONS = `CASE WHEN c.type <> 'json' THEN NULL
 
 export const ADMISSION_HEAD_SQL = `SELECT c.checkpoint_id AS id, c.parent_checkpoint_id AS parentId, ${DURATION_ONLY_SQL} AS durationOnly, ${ADMISSION_VERSIONS} AS versions,
   CASE WHEN json_valid(CAST(c.metadata AS TEXT)) THEN json_extract(CAST(c.metadata AS TEXT), '$.run_durations') END AS durations,
-  CASE WHEN json_valid(CAST(c.metadata AS TEXT)) THEN json_extract(CAST(c.metadata AS TEXT), '$.run_message_ids') END AS messageIds
+  CASE WHEN json_valid(CAST(c.metadata AS TEXT)) THEN json_extract(CAST(c.metadata AS TEXT), '$.run_message_ids') END AS messageIds,
+  CASE WHEN json_valid(CAST(c.metadata AS TEXT)) THEN json_extract(CAST(c.metadata AS TEXT), '$.run_order') END AS runOrder
   FROM checkpoints c WHERE c.thread_id = ? AND c.checkpoint_ns = ? ORDER BY c.checkpoint_id DESC LIMIT 1`;
 export const ADMISSION_VERSIONS_SQL = `SELECT ${ADMISSION_VERSIONS} AS versions FROM checkpoints c WHERE c.thread_id = ? AND c.checkpoint_ns = ? AND c.checkpoint_id = ?`;
 export const ADMISSION_PROBE_SQL = "SELECT EXISTS (SELECT 1 FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?) AS busy";

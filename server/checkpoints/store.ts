@@ -39,6 +39,8 @@ export type AdmissionHead = {
   /** metadata.run_durations / run_message_ids as JSON text, null when absent. */
   durations: string | null;
   messageIds: string | null;
+  /** metadata.run_order (run ids, oldest first) as JSON text, null when absent. */
+  runOrder: string | null;
 };
 
 /** What a checkpoint's metadata says about how it was written (the thread view). */

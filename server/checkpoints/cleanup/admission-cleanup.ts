@@ -57,7 +57,7 @@ function judge(options: AdmissionOptions & { threadId: string; selectors: readon
     reason = judgeAdmission(facts);
   }
   if (reason) return { action: "noop", reason };
-  const runHistory = parseRunHistoryText(row.durations, row.messageIds);
+  const runHistory = parseRunHistoryText(row.durations, row.messageIds, row.runOrder);
   if (row.durations !== null && !runHistory) return { action: "noop", reason: "unreadable_run_history" };
   try {
     cache?.invalidate(threadId);

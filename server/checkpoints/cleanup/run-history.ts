@@ -8,11 +8,14 @@ import { z } from "zod";
 import type { RunHistoryResponse } from "@/lib/checkpoints/api";
 import { AppError } from "@/server/errors";
 import type { CheckpointAccessor } from "../accessor";
-import { isDurationOnly } from "../durations";
+import { isDurationOnly, runOrderOf } from "../durations";
 
 export const runHistorySchema = z.strictObject({
   run_durations: z.record(z.string(), z.number().nonnegative()),
   run_message_ids: z.record(z.string(), z.array(z.string())),
+  // Run ids oldest first. The maps' key order is not enough: PostgresSaver
+  // keeps metadata as jsonb, which sorts object keys. Absent on older leaves.
+  run_order: z.array(z.string()).optional(),
 });
 export type RunHistory = z.infer<typeof runHistorySchema>;
 export type RunHistorySource = "cache" | "latest" | "scan";
@@ -37,8 +40,8 @@ export function createRunHistoryCache(): RunHistoryCache {
   };
 }
 
-/** Parses the two maps from stored JSON text (lossless; non-finite numbers fail closed). */
-export function parseRunHistoryText(durations: string | null, messageIds: string | null): RunHistory | null {
+/** Parses the maps (and the run order) from stored JSON text (lossless; non-finite numbers fail closed). */
+export function parseRunHistoryText(durations: string | null, messageIds: string | null, order: string | null = null): RunHistory | null {
   if (durations === null) return null;
   try {
     const number = (v: string) => {
@@ -49,6 +52,7 @@ export function parseRunHistoryText(durations: string | null, messageIds: string
     const parsed = runHistorySchema.safeParse({
       run_durations: parse(durations, null, number),
       run_message_ids: messageIds === null ? {} : parse(messageIds, null, number),
+      ...(order === null ? {} : { run_order: parse(order) }),
     });
     return parsed.success ? parsed.data : null;
   } catch {
@@ -58,7 +62,11 @@ export function parseRunHistoryText(durations: string | null, messageIds: string
 
 function fromMetadata(metadata: Record<string, unknown> | undefined): RunHistory | null {
   if (!metadata || metadata.run_durations === undefined) return null;
-  const parsed = runHistorySchema.safeParse({ run_durations: metadata.run_durations, run_message_ids: metadata.run_message_ids ?? {} });
+  const parsed = runHistorySchema.safeParse({
+    run_durations: metadata.run_durations,
+    run_message_ids: metadata.run_message_ids ?? {},
+    ...(metadata.run_order === undefined ? {} : { run_order: metadata.run_order }),
+  });
   return parsed.success ? parsed.data : null;
 }
 
@@ -82,6 +90,7 @@ export async function readRunHistory(options: { accessor: CheckpointAccessor; th
     return { history: latest, source: "latest" };
   }
   const merged: RunHistory = { run_durations: {}, run_message_ids: {} };
+  const orders: string[][] = [];
   for (const tuple of await accessor.rawList(threadId, SCAN_LIMIT)) {
     const meta = tuple.metadata as Record<string, unknown> | undefined;
     if (!isDurationOnly(meta)) continue;
@@ -90,8 +99,13 @@ export async function readRunHistory(options: { accessor: CheckpointAccessor; th
     const entries: Array<[string, number]> = carried ? Object.entries(carried.run_durations) : [];
     if (typeof own?.run_id === "string" && typeof own.duration_ms === "number") entries.push([own.run_id, own.duration_ms]);
     for (const [runId, ms] of entries) if (!(runId in merged.run_durations)) merged.run_durations[runId] = ms;
+    orders.push([...(carried ? runOrderOf(carried) : []), ...(typeof own?.run_id === "string" ? [own.run_id] : [])]);
     for (const [runId, ids] of Object.entries(carried?.run_message_ids ?? {})) merged.run_message_ids[runId] ??= ids;
   }
+  // Newest carrier first: older carriers' orders go first, newer ones append.
+  const order: string[] = [];
+  for (const ids of orders.reverse()) for (const id of ids) if (!order.includes(id)) order.push(id);
+  merged.run_order = order;
   return { history: merged, source: "scan" };
 }
 
@@ -103,6 +117,7 @@ export async function readRunHistoryView(options: { accessor: CheckpointAccessor
   return {
     threadId: options.threadId,
     source: read.source,
-    runs: Object.entries(durations).map(([runId, durationMs]) => ({ runId, durationMs, messageIds: messageIds[runId] ?? [] })),
+    runs: runOrderOf(read.history).map((runId) => ({ runId, durationMs: durations[runId]!, messageIds: messageIds[runId] ?? [] })),
   };
 }
+
