@@ -1,6 +1,8 @@
 // Benchmark: Messages compaction cleanup vs a naive one-statement json_remove.
 //   npx tsx --conditions=react-server scripts/bench/compaction.ts
 //     [--messages 200000] [--huge 4] [--task-messages 500000] [--rounds 2] [--dir /tmp/bench-compaction] [--reuse]
+//   ... compaction.ts --engine postgres [--messages 20000] [--stdout-kib 16]: the
+//     same comparison on PostgreSQL (TEST_POSTGRES_URL), run by compaction-postgres.ts.
 // One generated workspace (scripts/gen-large-workspace.ts, `--huge` rows of
 // ~30 MB, optionally one idle task of `--task-messages` messages) is copied
 // fresh for every side of every round; the order alternates across rounds
@@ -93,6 +95,11 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const ratio = (a: number, b: number) => Number((a / Math.max(b, 1e-9)).toFixed(3));
 
 async function main() {
+  if (arg("engine", "sqlite") === "postgres") {
+    const args = process.argv.slice(2).filter((value, i, all) => value !== "--engine" && all[i - 1] !== "--engine");
+    execFileSync(process.execPath, [...process.execArgv, path.join(path.dirname(process.argv[1]!), "compaction-postgres.ts"), ...args], { stdio: "inherit" });
+    return;
+  }
   const phase = arg("phase", "");
   if (phase) {
     const file = arg("db", "");
