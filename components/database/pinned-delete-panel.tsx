@@ -4,6 +4,7 @@ import { useTranslations } from "next-intl";
 import { useId, useState, type FormEvent } from "react";
 import { useDeletePinnedBackup } from "@/lib/database/client/use-delete-backup";
 import { ErrorSummary } from "./error-summary";
+import { TypedNameField } from "./typed-name-field";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./cards.module.css";
 
@@ -17,8 +18,6 @@ export function PinnedDeletePanel(props: { name: string; onClose: () => void }) 
   const errorMessage = useErrorMessage();
   const remove = useDeletePinnedBackup();
   const [typed, setTyped] = useState("");
-  const inputId = useId();
-  const hintId = useId();
   const warningId = useId();
   const matches = typed === props.name;
   function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -34,24 +33,7 @@ export function PinnedDeletePanel(props: { name: string; onClose: () => void }) 
       </div>
       {remove.isError && <ErrorSummary title={t("deleteFailed")} message={errorMessage(remove.error)} error={remove.error} focusOnMount />}
       <div className={styles.inlineForm}>
-        <div className={styles.field}>
-          <label htmlFor={inputId}>{t("pinnedTypeName")}</label>
-          <span id={hintId} className={styles.mutedMono}>
-            {props.name}
-          </span>
-          <input
-            id={inputId}
-            className={`${styles.input} ${styles.mono}`}
-            value={typed}
-            onChange={(event) => setTyped(event.target.value)}
-            autoComplete="off"
-            autoCapitalize="off"
-            spellCheck={false}
-            aria-describedby={hintId}
-            autoFocus
-            data-testid="pinned-delete-input"
-          />
-        </div>
+        <TypedNameField label={t("pinnedTypeName")} name={props.name} value={typed} onChange={setTyped} autoFocus testId="pinned-delete-input" />
         <button type="submit" className={styles.buttonDanger} disabled={!matches || remove.isPending} aria-busy={remove.isPending} data-testid="pinned-delete-button">
           {remove.isPending ? t("deleting") : t("deleteConfirm")}
         </button>

@@ -1,10 +1,11 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useId, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import type { RestoreResult } from "@/lib/database/api";
 import { useRestoreBackup } from "@/lib/database/client/use-restore-backup";
 import { ErrorSummary } from "./error-summary";
+import { TypedNameField } from "./typed-name-field";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./cards.module.css";
 
@@ -14,8 +15,6 @@ export function RestorePanel(props: { name: string; onClose: () => void; onResto
   const errorMessage = useErrorMessage();
   const restore = useRestoreBackup();
   const [typed, setTyped] = useState("");
-  const inputId = useId();
-  const hintId = useId();
   const matches = typed === props.name;
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -30,23 +29,7 @@ export function RestorePanel(props: { name: string; onClose: () => void; onResto
       </div>
       {restore.isError && <ErrorSummary title={t("restoreFailed")} message={errorMessage(restore.error)} error={restore.error} focusOnMount />}
       <div className={styles.inlineForm}>
-        <div className={styles.field}>
-          <label htmlFor={inputId}>{t("typeName")}</label>
-          <span id={hintId} className={styles.mutedMono}>
-            {props.name}
-          </span>
-          <input
-            id={inputId}
-            className={`${styles.input} ${styles.mono}`}
-            value={typed}
-            onChange={(event) => setTyped(event.target.value)}
-            autoComplete="off"
-            autoCapitalize="off"
-            spellCheck={false}
-            aria-describedby={hintId}
-            data-testid="restore-input"
-          />
-        </div>
+        <TypedNameField label={t("typeName")} name={props.name} value={typed} onChange={setTyped} testId="restore-input" />
         <button type="submit" className={styles.buttonDanger} disabled={!matches || restore.isPending} aria-busy={restore.isPending} data-testid="restore-confirm-button">
           {restore.isPending ? t("restoring") : t("restoreConfirm")}
         </button>

@@ -155,3 +155,20 @@ export type CompactionStore = {
   /** Metadata of the task's rows (any session of it) for `toolCallId` whose text contains `containing`. */
   listToolCallMetadata(options: { sessionId: string; toolCallId: string; containing: string }): string[];
 };
+
+/** The task-activity probes of eligibility (both engines implement them as one group). */
+export type EligibilityVerbs = Pick<
+  CompactionStore,
+  | "readTaskActivity"
+  | "listSessionActivity"
+  | "summarizeTurns"
+  | "latestMessageUpdate"
+  | "latestMessageCreation"
+  | "hasUnparsedMessageUpdate"
+  | "hasUnparsedMessageCreation"
+  | "hasPendingInput"
+  | "hasForeignTurnMessage"
+  | "hasQueuedMessage"
+  | "findUnfinishedRunState"
+  | "readSessionWatermark"
+>;

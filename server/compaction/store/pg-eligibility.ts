@@ -7,7 +7,7 @@ import "server-only";
 import type { SqlClient } from "@/server/db/pg/client";
 import { member } from "@/server/json/nodes";
 import { scanJson } from "@/server/json/scan";
-import type { CompactionStore, SessionActivityRow, SessionWatermark, TaskActivityRow, TurnSummary } from "../store";
+import type { EligibilityVerbs, SessionActivityRow, SessionWatermark, TaskActivityRow, TurnSummary } from "../store";
 
 export const PG_PROBE_SQL = {
   task: `select state, created_at as "createdAt", created_at_ms as "createdAtMs",
@@ -49,22 +49,6 @@ export function isPendingRequest(metadata: string): boolean {
   if (!status || status.kind === "null") return true;
   return status.kind === "string" && (status.value === "" || status.value === "pending");
 }
-
-type EligibilityVerbs = Pick<
-  CompactionStore,
-  | "readTaskActivity"
-  | "listSessionActivity"
-  | "summarizeTurns"
-  | "latestMessageUpdate"
-  | "latestMessageCreation"
-  | "hasUnparsedMessageUpdate"
-  | "hasUnparsedMessageCreation"
-  | "hasPendingInput"
-  | "hasForeignTurnMessage"
-  | "hasQueuedMessage"
-  | "findUnfinishedRunState"
-  | "readSessionWatermark"
->;
 
 export function pgEligibilityVerbs(client: SqlClient): EligibilityVerbs {
   const hit = (sql: string, sessionId: string) => client.one(sql, [sessionId]) !== null;

@@ -4,7 +4,7 @@
 import "server-only";
 import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
-import type { CompactionStore, SessionActivityRow, SessionWatermark, TaskActivityRow, TurnSummary } from "../store";
+import type { EligibilityVerbs, SessionActivityRow, SessionWatermark, TaskActivityRow, TurnSummary } from "../store";
 
 export const PROBE_SQL = {
   task: `select state, created_at as createdAt, created_at_ms as createdAtMs,
@@ -64,22 +64,6 @@ export const PROBE_SQL = {
               from arg`,
   unfinishedRun: `select state from runs where session_id = ? and state not in ('SUCCEEDED', 'FAILED', 'CANCELLED') limit 1`,
 } as const;
-
-type EligibilityVerbs = Pick<
-  CompactionStore,
-  | "readTaskActivity"
-  | "listSessionActivity"
-  | "summarizeTurns"
-  | "latestMessageUpdate"
-  | "latestMessageCreation"
-  | "hasUnparsedMessageUpdate"
-  | "hasUnparsedMessageCreation"
-  | "hasPendingInput"
-  | "hasForeignTurnMessage"
-  | "hasQueuedMessage"
-  | "findUnfinishedRunState"
-  | "readSessionWatermark"
->;
 
 export function sqliteEligibilityVerbs(sqlite: Sqlite): EligibilityVerbs {
   const hit = (sql: string, sessionId: string) => statement(sqlite, sql).get(sessionId) !== undefined;
