@@ -17,11 +17,10 @@ import { performance } from "node:perf_hooks";
 import { Writable } from "node:stream";
 import { createLogger } from "@/server/log";
 import { openDatabase } from "@/server/db/client";
-import { formatUtc } from "@/lib/time/rfc3339";
 import { PASS_LIMITS, runCleanupPass } from "@/server/compaction/cleanup/pass";
-import { updateRetentionRecord } from "@/server/compaction/policy/record";
 import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
 import { GEN_NOW_MS, generateWorkspace } from "../gen-large-workspace";
+import { armBenchDatabase } from "./compaction-phases";
 import { percentile, startWriterLoad, type WriterReport } from "./writer-load";
 
 const WRITER_SESSION = "bench-writer-s";
@@ -42,22 +41,7 @@ function latencySummary(report: WriterReport) {
 /** Generated rows, a live writer session and an approved 3-month policy. */
 function prepare(file: string, messages: number) {
   const summary = generateWorkspace({ file, messages, log: (line) => process.stderr.write(`${line}\n`) });
-  const { sqlite } = openDatabase({ file });
-  const now = formatUtc(GEN_NOW_MS);
-  sqlite.prepare("insert into tasks (id, title, state, created_at, created_at_ms, updated_at, updated_at_ms) values ('bench-writer', 'writer', 'IN_PROGRESS', ?, ?, ?, ?)").run(now, GEN_NOW_MS, now, GEN_NOW_MS);
-  sqlite.prepare("insert into task_sessions (id, task_id, state, updated_at, updated_at_ms) values (?, 'bench-writer', 'RUNNING', ?, ?)").run(WRITER_SESSION, now, GEN_NOW_MS);
-  const store = createSqliteCompactionStore(sqlite);
-  const { record } = updateRetentionRecord(store, { nowMs: GEN_NOW_MS, mutate: (r) => ({ ...r, policy: { ...r.policy, enabled: true, age: { value: 3, unit: "months" } } }) });
-  updateRetentionRecord(store, {
-    nowMs: GEN_NOW_MS,
-    mutate: (r) => {
-      r.runtime.preparation = { state: "ready", choice: "skip", revision: record.policy.revision, operationId: "bench-prep", receipt: { skippedAt: now }, errorCode: null };
-      r.runtime.approvedRevision = record.policy.revision;
-      return r;
-    },
-  });
-  sqlite.pragma("wal_checkpoint(TRUNCATE)");
-  sqlite.close();
+  armBenchDatabase(file);
   return summary;
 }
 

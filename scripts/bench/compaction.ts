@@ -20,10 +20,8 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { openDatabase } from "@/server/db/client";
 import { formatUtc } from "@/lib/time/rfc3339";
-import { updateRetentionRecord } from "@/server/compaction/policy/record";
-import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
 import { GEN_NOW_MS, generateWorkspace } from "../gen-large-workspace";
-import { WRITER_SESSION, phaseNaive, phaseOurs, phaseProbes, removeDb } from "./compaction-phases";
+import { armBenchDatabase, phaseNaive, phaseOurs, phaseProbes, removeDb } from "./compaction-phases";
 
 const MIB = 1024 * 1024;
 const DAY = 86_400_000;
@@ -61,22 +59,7 @@ function seedBigTask(file: string, count: number) {
 function prepareBase(file: string, options: { messages: number; huge: number; taskMessages: number }) {
   const summary = generateWorkspace({ file, messages: options.messages, hugeRows: options.huge, log: (l) => process.stderr.write(`${l}\n`) });
   if (options.taskMessages > 0) seedBigTask(file, options.taskMessages);
-  const { sqlite } = openDatabase({ file });
-  const now = formatUtc(GEN_NOW_MS);
-  sqlite.prepare("insert into tasks (id, title, state, created_at, created_at_ms, updated_at, updated_at_ms) values ('bench-writer', 'writer', 'IN_PROGRESS', ?, ?, ?, ?)").run(now, GEN_NOW_MS, now, GEN_NOW_MS);
-  sqlite.prepare("insert into task_sessions (id, task_id, state, updated_at, updated_at_ms) values (?, 'bench-writer', 'RUNNING', ?, ?)").run(WRITER_SESSION, now, GEN_NOW_MS);
-  const store = createSqliteCompactionStore(sqlite);
-  const { record } = updateRetentionRecord(store, { nowMs: GEN_NOW_MS, mutate: (r) => ({ ...r, policy: { ...r.policy, enabled: true, age: { value: 3, unit: "months" } } }) });
-  updateRetentionRecord(store, {
-    nowMs: GEN_NOW_MS,
-    mutate: (r) => {
-      r.runtime.preparation = { state: "ready", choice: "skip", revision: record.policy.revision, operationId: "bench-prep", receipt: { skippedAt: now }, errorCode: null };
-      r.runtime.approvedRevision = record.policy.revision;
-      return r;
-    },
-  });
-  sqlite.pragma("wal_checkpoint(TRUNCATE)");
-  sqlite.close();
+  armBenchDatabase(file);
   return summary;
 }
 
