@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { describeEachEngine, type EngineDb } from "@/server/engines-test-support";
 import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { HumanMessage, type AIMessage } from "@langchain/core/messages";
 import { isAppError } from "@/server/errors";
@@ -6,9 +7,26 @@ import type { CheckpointAccessor, ThreadSnapshot } from "./accessor";
 import { FALLBACK_RAW_LIMIT, fallbackCheckpointBefore, findCheckpointBeforeMessage, walkToCheckpointBefore } from "./lineage";
 import { startRun } from "./runs";
 import { branch, createThread, regenerate } from "./threads";
-import { checkpointTestEnvPerTest, DELTA, FULL, sequentialIds, testRunDeps } from "./test-support";
+import { openEngineHarness, type Harness } from "./cleanup/contract-support";
+import { DELTA, FULL, sequentialIds } from "./test-support";
 
-const env = checkpointTestEnvPerTest();
+let h: Harness | null = null;
+afterEach(() => {
+  h?.close();
+  h = null;
+});
+
+/** A saver + accessor on the test's database, and the run deps of that opening. */
+async function open(db: EngineDb, config: (typeof FULL) | (typeof DELTA)) {
+  h = await openEngineHarness(db, config);
+  return { accessor: h.accessor, saver: h.accessor.saver, deps: h.deps };
+}
+
+/** A fresh saver + accessor on the same database (a "reload"). */
+function reload(config: typeof FULL): CheckpointAccessor {
+  h!.reopen(config);
+  return h!.accessor;
+}
 
 type FakeNode = { id: string; parent?: string | null; parentNoId?: boolean; duration?: boolean; messages: string[]; next?: string[] };
 
@@ -62,10 +80,10 @@ async function lineageError(promise: Promise<unknown>): Promise<string> {
   throw new Error("expected a lineage integrity error");
 }
 
-describe("replay lineage", () => {
+// The fake-accessor cases touch no storage; they run once per engine with the rest.
+describeEachEngine("replay lineage", ({ db }) => describe("lineage", () => {
   it("[CCM-12] the base is found by walking parent links, so a sibling made by regeneration is never picked", async () => {
-    const { accessor } = env.open(FULL);
-    const deps = testRunDeps(accessor, sequentialIds());
+    const { accessor, deps } = await open(db(), FULL);
     const { threadId } = await createThread(deps);
     await startRun(deps, { threadId, content: "q0" });
     await startRun(deps, { threadId, content: "q1" });
@@ -84,8 +102,7 @@ describe("replay lineage", () => {
   });
 
   it("[CCM-12] only an explicitly missing legacy parent link enables the fallback scan", async () => {
-    const { accessor, saver, sqlite } = env.open(FULL);
-    const deps = testRunDeps(accessor, sequentialIds());
+    const { accessor, saver, deps } = await open(db(), FULL);
     const { threadId } = await createThread(deps);
     await startRun(deps, { threadId, content: "q0" });
     await startRun(deps, { threadId, content: "q1" });
@@ -95,11 +112,11 @@ describe("replay lineage", () => {
     // Sever the link of the newest non-leaf checkpoint (a legacy row).
     const head = await saver.getTuple({ configurable: { thread_id: threadId } });
     const headParent = String(head!.parentConfig!.configurable!.checkpoint_id);
-    sqlite.prepare("update checkpoints set parent_checkpoint_id = NULL where checkpoint_id = ?").run(headParent);
+    h!.run("update checkpoints set parent_checkpoint_id = NULL where checkpoint_id = ?", [headParent]);
     await expect(walkToCheckpointBefore({ accessor, threadId, messageId: target })).rejects.toThrow("no parent link");
     expect(await findCheckpointBeforeMessage({ accessor, threadId, messageId: target })).toBe(viaWalk);
     // A dangling link is an integrity failure, not a fallback.
-    sqlite.prepare("update checkpoints set parent_checkpoint_id = ? where checkpoint_id = ?").run("1f000000-dead-6000-8000-000000000000", headParent);
+    h!.run("update checkpoints set parent_checkpoint_id = ? where checkpoint_id = ?", ["1f000000-dead-6000-8000-000000000000", headParent]);
     expect(await lineageError(findCheckpointBeforeMessage({ accessor, threadId, messageId: target }))).toContain("missing parent");
   });
 
@@ -152,8 +169,7 @@ describe("replay lineage", () => {
   });
 
   it("[CCM-15] #4458: regenerate in a branched delta thread never shows the superseded answer after a reload", async () => {
-    const { accessor } = env.open(DELTA);
-    const deps = testRunDeps(accessor, sequentialIds());
+    const { accessor, deps } = await open(db(), DELTA);
     const { threadId } = await createThread(deps);
     for (let i = 0; i < 3; i += 1) await startRun(deps, { threadId, content: `q${i}` });
     const source = (await accessor.getState(threadId))!.values.messages;
@@ -169,7 +185,7 @@ describe("replay lineage", () => {
       expect((await regenerate(deps, branched, String(answer.id))).status).toBe("success");
     }
     // Reload: a fresh connection, saver and accessor on the same file.
-    const reloaded = env.open(DELTA).accessor;
+    const reloaded = reload(DELTA);
     const after = (await reloaded.getState(branched))!.values.messages;
     const ids = after.map((m) => String(m.id));
     for (const old of superseded) expect(ids).not.toContain(old);
@@ -178,24 +194,26 @@ describe("replay lineage", () => {
     expect(after.filter((m) => m.getType() === "human").map((m) => m.content)).toEqual(["q0", "q1", "q-branch"]);
     // The source thread is untouched and the branch never forked.
     expect((await reloaded.getState(threadId))!.values.messages.map((m) => m.id)).toEqual(source.map((m) => m.id));
-    const parents = env.db.sqlite.prepare("select parent_checkpoint_id p, count(*) n from checkpoints where thread_id = ? and p is not null group by p having n > 1").all(branched);
+    const parents = h!.all("select parent_checkpoint_id from checkpoints where thread_id = ? and parent_checkpoint_id is not null group by parent_checkpoint_id having count(*) > 1", [branched]);
     expect(parents).toEqual([]);
   });
 
   it("[CCM-15] regenerate replaces the answer and later turns leave the visible conversation (full and delta agree)", async () => {
     const views: string[][] = [];
     for (const config of [FULL, DELTA]) {
-      const { accessor } = env.open(config);
-      const deps = testRunDeps(accessor, sequentialIds(config.mode === "full" ? "x" : "x"));
+      // One database, the second mode on a fresh opening; each mode mints the same ids so the views compare.
+      const opened = h ? { accessor: reload(config), deps: h.deps } : await open(db(), config);
+      const accessor = opened.accessor;
+      const deps = { ...opened.deps, newId: sequentialIds("x") };
       const { threadId } = await createThread(deps);
       for (let i = 0; i < 3; i += 1) await startRun(deps, { threadId, content: `q${i}` });
       const firstAnswer = (await accessor.getState(threadId))!.values.messages[3]!;
       await regenerate(deps, threadId, String(firstAnswer.id));
-      const after = (await env.open(config).accessor.getState(threadId))!.values.messages;
+      const after = (await reload(config).getState(threadId))!.values.messages;
       expect(after.filter((m) => m.getType() === "human").map((m) => m.content)).toEqual(["q0"]);
       expect(after.map((m) => m.id)).not.toContain(firstAnswer.id);
       views.push(after.map((m) => `${m.getType()}:${String(m.content).slice(0, 40)}`));
     }
     expect(views[0]).toEqual(views[1]);
   });
-});
+}));

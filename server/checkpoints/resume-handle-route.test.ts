@@ -5,9 +5,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { POST as runsPost } from "@/app/api/v1/threads/[id]/runs/route";
 import { GET as stateGet } from "@/app/api/v1/threads/[id]/state/route";
 import { POST as createPost } from "@/app/api/v1/threads/route";
-import { apiRequest, AS_ADMIN, setUpRouteTestEnv, type RouteTestEnv } from "@/server/http/route-test-support";
+import { TEST_POSTGRES_URL } from "@/server/db/pg/test-db";
+import { apiRequest, AS_ADMIN, setUpEngineRouteTestEnv, type EngineRouteTestEnv } from "@/server/http/route-test-support";
 
-let env: RouteTestEnv | null = null;
+let env: EngineRouteTestEnv | null = null;
 afterEach(async () => {
   delete process.env.CHECKPOINT_CHANNEL_MODE;
   await env?.dispose();
@@ -17,11 +18,16 @@ afterEach(async () => {
 const ctx = (id: string) => ({ params: Promise.resolve({ id }) });
 type RunBody = { runId: string; status: string; checkpointId: string | null };
 
-describe.each(["full", "delta"] as const)("resume handles over HTTP (%s mode)", (mode) => {
+// The same suite on every engine (PostgreSQL with TEST_POSTGRES_URL).
+for (const { engine, skip } of [
+  { engine: "sqlite" as const, skip: false },
+  { engine: "postgres" as const, skip: !TEST_POSTGRES_URL },
+]) {
+describe.skipIf(skip).each(["full", "delta"] as const)(`resume handles over HTTP (%s mode) [${engine}]`, (mode) => {
   it("[CRC-01] run 1's checkpointId resumes after runs 2..6, and the resumed run continues run 1's conversation", async () => {
     // The thread service resolves the mode from the process environment.
     process.env.CHECKPOINT_CHANNEL_MODE = mode;
-    env = setUpRouteTestEnv("resume-handle-");
+    env = setUpEngineRouteTestEnv(engine, "resume-handle-");
     const id = ((await (await createPost(apiRequest("POST", "/api/v1/threads", AS_ADMIN, {}))).json()) as { threadId: string }).threadId;
     const run = async (content: string, checkpointId?: string) => {
       const res = await runsPost(apiRequest("POST", `/api/v1/threads/${id}/runs`, AS_ADMIN, { input: { content }, ...(checkpointId ? { checkpointId } : {}) }), ctx(id));
@@ -42,7 +48,8 @@ describe.each(["full", "delta"] as const)("resume handles over HTTP (%s mode)", 
     expect(now.length).toBe(afterFirst.length * 2);
     expect(now.filter((m) => m.content.startsWith("question") || m.content.startsWith("again")).map((m) => m.content)).toEqual(["question 1", "again from run 1"]);
     // The thread really was written in the requested mode.
-    const stamped = env.rt.handle.sqlite.prepare("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ? AND CAST(metadata AS TEXT) LIKE '%checkpoint_channel_mode%'").get(id) as { n: number };
-    expect(stamped.n > 0).toBe(mode === "delta");
+    const stamped = env.sql.all<{ n: number }>("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ? AND CAST(metadata AS TEXT) LIKE '%checkpoint_channel_mode%'", [id])[0]!;
+    expect(Number(stamped.n) > 0).toBe(mode === "delta");
   });
 });
+}

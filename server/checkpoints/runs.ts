@@ -9,6 +9,7 @@ import type { CheckpointAccessor } from "./accessor";
 import { SCRIPT_KEY, type AgentScript } from "./agent";
 import { cumulativeFrom, persistRunDuration, readCumulative } from "./durations";
 import { captureRollbackPoint, restoreRollbackPoint } from "./rollback";
+import { settleWrites } from "./stamping-saver";
 import { withThreadLock, type ThreadLocks } from "./thread-lock";
 
 export type RunDeps = {
@@ -112,6 +113,9 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
       // A broken lineage is the thread's state, not this run's failure: 409.
       if (isAppError(error) && error.code === "checkpoint_lineage_integrity") throw error;
       const cancelled = request.signal?.aborted === true;
+      // The aborted graph may still be writing its last checkpoints: the
+      // restore (and the handle below) must see the real head.
+      await settleWrites(accessor.saver);
       deps.log?.warn({ threadId, runId, cancelled, err: { name: (error as Error).name } }, "agent run ended early");
       if (cancelled && rollback) {
         return { runId, status: "cancelled", checkpointId: await restoreRollbackPoint(accessor, threadId, rollback) };

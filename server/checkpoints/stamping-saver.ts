@@ -65,6 +65,8 @@ export class StampingSaver extends BaseCheckpointSaver {
   private readonly createTables: () => void;
   private readonly tablesReady: () => Promise<void>;
   private readonly uniqueVersions: boolean;
+  /** Writes not yet landed: LangGraph leaves its checkpoint puts running when a run is aborted. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(options: StampingSaverOptions) {
     super(options.inner.serde);
@@ -182,7 +184,34 @@ export class StampingSaver extends BaseCheckpointSaver {
     for await (const tuple of this.inner.list(config, options)) yield await this.sortWrites(tuple);
   }
 
-  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+  /**
+   * Resolves once every put/putWrites started so far (and any chained after
+   * them meanwhile) has landed or failed. An aborted graph run rejects before
+   * its queued puts finish; on an asynchronous saver (PostgreSQL) reading the
+   * head right then sees a stale one.
+   */
+  async settled(): Promise<void> {
+    // LangGraph starts each queued put only after the previous one resolved
+    // (a few promise turns later): settle, let pending callbacks run, and
+    // check again until nothing new started.
+    do {
+      await Promise.allSettled([...this.inFlight]);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    } while (this.inFlight.size > 0);
+  }
+
+  private track<T>(write: Promise<T>): Promise<T> {
+    this.inFlight.add(write);
+    const done = () => this.inFlight.delete(write);
+    write.then(done, done);
+    return write;
+  }
+
+  put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+    return this.track(this.stampAndPut(config, checkpoint, metadata, newVersions));
+  }
+
+  private async stampAndPut(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
     // The accessor injects the process mode into every config it hands out,
     // and LangGraph passes the configurable through to put.
     const injected = config.configurable?.[MODE_MARKER_KEY] as ChannelMode | undefined;
@@ -203,13 +232,17 @@ export class StampingSaver extends BaseCheckpointSaver {
     return this.inner.put(config, checkpoint, stamped, newVersions);
   }
 
-  async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
-    await this.tablesReady();
-    return this.inner.putWrites(config, writes, taskId);
+  putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    return this.track(this.tablesReady().then(() => this.inner.putWrites(config, writes, taskId)));
   }
 
   async deleteThread(threadId: string): Promise<void> {
     await this.tablesReady();
     return this.inner.deleteThread(threadId);
   }
+}
+
+/** Waits for the stamping saver's writes in flight (other savers: nothing to wait for). */
+export async function settleWrites(saver: BaseCheckpointSaver): Promise<void> {
+  if (saver instanceof StampingSaver) await saver.settled();
 }

@@ -32,6 +32,8 @@ export type Harness = {
   writesTable: "writes" | "checkpoint_writes";
   /** Runs one statement written for both engines (`?` placeholders) on the harness's database. */
   run(sql: string, params?: readonly unknown[]): void;
+  /** Rows of one read written for both engines (`?` placeholders) on the harness's database. */
+  all<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): T[];
   store: CheckpointStore;
   accessor: CheckpointAccessor;
   deps: RunDeps;
@@ -54,6 +56,7 @@ export function openHarness(config: ModeConfig): Harness {
     run: (sql, params = []) => {
       h.sqlite.prepare(sql).run(...params);
     },
+    all: <T>(sql: string, params: readonly unknown[] = []) => h.sqlite.prepare(sql).all(...params) as T[],
     store: first.store,
     accessor: first.accessor,
     deps: testRunDeps(first.accessor, newId),
@@ -101,6 +104,13 @@ export async function openEngineHarness(db: EngineDb, config: ModeConfig): Promi
     run: (sql, params = []) => {
       let n = 0;
       client.run(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params,
+      );
+    },
+    all: <T>(sql: string, params: readonly unknown[] = []) => {
+      let n = 0;
+      return client.query<T>(
         sql.replace(/\?/g, () => `$${++n}`),
         params,
       );

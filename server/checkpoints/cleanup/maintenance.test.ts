@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createThreadLocks } from "../thread-lock";
-import { ALL_OK, buildLeafSibling, buildLinear, captureExpect, MODES, openHarness, verifyFourWays, type Harness } from "./contract-support";
+import { describeEachEngine } from "@/server/engines-test-support";
+import { ALL_OK, buildLeafSibling, buildLinear, captureExpect, MODES, openEngineHarness, verifyFourWays, type Harness } from "./contract-support";
 import { maintainThread, runEngine } from "./maintenance";
 import { loadThreadGraph } from "./thread-graph";
 
@@ -11,14 +12,14 @@ afterEach(() => {
 });
 
 function snapshotRows(harness: Harness): string {
-  const c = harness.sqlite.prepare("SELECT thread_id, checkpoint_id, parent_checkpoint_id FROM checkpoints ORDER BY 1, 2").all();
-  const w = harness.sqlite.prepare("SELECT thread_id, checkpoint_id, task_id, idx FROM writes ORDER BY 1, 2, 3, 4").all();
+  const c = harness.all("SELECT thread_id, checkpoint_id, parent_checkpoint_id FROM checkpoints ORDER BY 1, 2");
+  const w = harness.all(`SELECT thread_id, checkpoint_id, task_id, idx FROM ${harness.writesTable} ORDER BY 1, 2, 3, 4`);
   return JSON.stringify([c, w]);
 }
 
-describe.each(MODES)("maintenance engine (%s mode)", (_name, config) => {
+describeEachEngine("maintenance engine", ({ db }) => describe.each(MODES)("%s mode", (_name, config) => {
   it("[CRC-12] analysis reports per-thread rows and bytes before and after exactly as the run does, and changes nothing", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const a = await buildLeafSibling(h);
     const b = await buildLinear(h, 2);
     const rows = snapshotRows(h);
@@ -43,7 +44,7 @@ describe.each(MODES)("maintenance engine (%s mode)", (_name, config) => {
   });
 
   it("[CRC-08] [CRC-09] after a whole-thread pass: latest resume, explicit resume, branch from an older turn and zero orphans", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLeafSibling(h);
     // The surviving main line: the explicit target is a checkpoint the pass keeps.
     const graph = loadThreadGraph(h.store, shape.threadId);
@@ -57,7 +58,7 @@ describe.each(MODES)("maintenance engine (%s mode)", (_name, config) => {
   });
 
   it("[CRC-09] [CRC-11] orphans are counted from the surviving set, never guessed at; a broken thread is skipped untouched", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 2);
     await h.accessor.saver.putWrites(h.accessor.runConfig(shape.threadId, "ghost-checkpoint"), [["notes", "x"]], "task-ghost");
     const report = maintainThread({ store: h.store, dryRun: false }, shape.threadId);
@@ -75,4 +76,4 @@ describe.each(MODES)("maintenance engine (%s mode)", (_name, config) => {
     expect(skipped.after).toEqual(skipped.before);
     expect(snapshotRows(h)).toBe(before);
   });
-});
+}));

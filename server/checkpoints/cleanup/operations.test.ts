@@ -1,10 +1,11 @@
 import { afterEach, expect, it } from "vitest";
+import { describeEachEngine } from "@/server/engines-test-support";
 import { createEventBus } from "@/server/events/bus";
 import { createLogger } from "@/server/log";
 import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { manualClock } from "@/server/clock";
 import { createThreadLocks } from "../thread-lock";
-import { buildLeafSibling, FULL, openHarness, type Harness } from "./contract-support";
+import { buildLeafSibling, FULL, openEngineHarness, type Harness } from "./contract-support";
 import { createCheckpointQueue, startOperation, type CheckpointQueue, type OperationDeps } from "./operations";
 import { readResult } from "./result-record";
 import { createRunHistoryCache } from "./run-history";
@@ -34,8 +35,9 @@ function deps(harness: Harness, over: Partial<OperationDeps> = {}): OperationDep
   };
 }
 
+describeEachEngine("checkpoint operations", ({ db }) => {
 it("[CRC-12] a held maintenance guard defers the cleanup until it is free; the admin pass keeps the run-history carrier leaf", async () => {
-  h = openHarness(FULL);
+  h = await openEngineHarness(db(), FULL);
   const shape = await buildLeafSibling(h);
   const guard = createMaintenanceGuard();
   const other = guard.tryAcquire({ owner: "backup", kind: "backup" })!;
@@ -54,17 +56,18 @@ it("[CRC-12] a held maintenance guard defers the cleanup until it is free; the a
   expect(stored).toMatchObject({ kind: "cleanup", state: "succeeded", threadsScanned: 1, threadsChanged: 1 });
   expect(stored.after.checkpoints).toBeLessThan(stored.before.checkpoints);
   // The idle thread's trailing leaf stays: admission reclaims it.
-  const head = h.sqlite.prepare("SELECT max(checkpoint_id) AS id FROM checkpoints WHERE thread_id = ?").get(shape.threadId) as { id: string };
+  const head = h.all<{ id: string }>("SELECT max(checkpoint_id) AS id FROM checkpoints WHERE thread_id = ?", [shape.threadId])[0]!;
   expect(head.id).toBe(shape.headId);
   expect(guard.holder()).toBeNull();
 });
 
 it("[CRC-12] stopping while waiting for the guard cancels the operation and changes nothing", async () => {
-  h = openHarness(FULL);
+  h = await openEngineHarness(db(), FULL);
   await buildLeafSibling(h);
   const guard = createMaintenanceGuard();
   guard.tryAcquire({ owner: "vacuum", kind: "vacuum" });
-  const before = h.sqlite.prepare("SELECT count(*) AS n FROM checkpoints").get();
+  const count = () => Number(h!.all<{ n: number | string }>("SELECT count(*) AS n FROM checkpoints")[0]!.n);
+  const before = count();
   let id = "";
   const d = deps(h, {
     guard,
@@ -75,5 +78,6 @@ it("[CRC-12] stopping while waiting for the guard cancels the operation and chan
   id = startOperation(d, "cleanup").operationId;
   await jobs.queue.idle();
   expect(readResult(h.store).result).toMatchObject({ operationId: id, state: "cancelled" });
-  expect(h.sqlite.prepare("SELECT count(*) AS n FROM checkpoints").get()).toEqual(before);
+  expect(count()).toBe(before);
+});
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { describeEachEngine } from "@/server/engines-test-support";
 import { startRun } from "../runs";
-import { ALL_OK, buildLeafSibling, buildLinear, captureExpect, MODES, openHarness, verifyFourWays, type Harness } from "./contract-support";
+import { ALL_OK, buildLeafSibling, buildLinear, captureExpect, MODES, openEngineHarness, verifyFourWays, type Harness } from "./contract-support";
 import { deleteCheckpointSafely, graftAndDelete, judgeDeletion, judgeGraft, protectedSet } from "./protected-set";
 import { loadThreadGraph } from "./thread-graph";
 
@@ -22,9 +23,9 @@ async function materializeAll(harness: Harness, threadId: string): Promise<Mater
   return out;
 }
 
-describe.each(MODES)("protected set (%s mode)", (_name, config) => {
+describeEachEngine("protected set", ({ db }) => describe.each(MODES)("%s mode", (_name, config) => {
   it("[CRC-04] a duration-only chain link is protected; graftAndDelete re-parents its child onto the grandparent in one transaction", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 3);
     const link = shape.leaves[0]!;
     const graph = loadThreadGraph(h.store, shape.threadId);
@@ -50,7 +51,7 @@ describe.each(MODES)("protected set (%s mode)", (_name, config) => {
   });
 
   it("[CRC-05] the newest checkpoint stays addressable: only a trailing duration leaf with an identical parent may go, and then the parent is the protected head", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 2);
     expect(deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.headId }).deleted).toBe(true);
     const graph = loadThreadGraph(h.store, shape.threadId);
@@ -66,7 +67,7 @@ describe.each(MODES)("protected set (%s mode)", (_name, config) => {
   });
 
   it("[CRC-11] unprovable deletions do not ship: broken lineage or foreign namespaces refuse every deletion", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLeafSibling(h);
     const sibling = shape.siblingLeafId;
     // Break the main line (a naive policy's doing): now nothing is provable.
@@ -79,11 +80,9 @@ describe.each(MODES)("protected set (%s mode)", (_name, config) => {
     expect(loadThreadGraph(h.store, shape.threadId).nodes.has(sibling)).toBe(true);
 
     const other = await buildLeafSibling(h);
-    h.sqlite
-      .prepare("INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, 'sub', 'x', NULL, 'json', '{}', '{}')")
-      .run(other.threadId);
+    h.run("INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, 'sub', 'x', NULL, 'json', '{}', '{}')", [other.threadId]);
     const foreign = loadThreadGraph(h.store, other.threadId);
     expect(judgeDeletion({ store: h.store, graph: foreign, checkpointId: other.siblingLeafId })).toEqual({ deletable: false, reasons: ["unknown_namespace"] });
     expect(judgeDeletion({ store: h.store, graph: foreign, checkpointId: "missing" })).toEqual({ deletable: false, reasons: ["not_found"] });
   });
-});
+}));

@@ -1,9 +1,10 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeEachEngine } from "@/server/engines-test-support";
 import { createCheckpointAccessor } from "../accessor";
 import { cleanupAtAdmission } from "./admission-cleanup";
 import { createRetentionEpochs } from "./epoch";
-import { buildLinear, MODES, openHarness, type Harness } from "./contract-support";
+import { buildLinear, MODES, openEngineHarness, type Harness } from "./contract-support";
 
 let h: Harness | null = null;
 afterEach(() => {
@@ -11,7 +12,7 @@ afterEach(() => {
   h = null;
 });
 
-describe.each(MODES)("reads racing a reclaim (%s mode)", (_name, config) => {
+describeEachEngine("reads racing a reclaim", ({ db }) => describe.each(MODES)("%s mode", (_name, config) => {
   it.each([
     [1, false],
     [2, false],
@@ -19,7 +20,7 @@ describe.each(MODES)("reads racing a reclaim (%s mode)", (_name, config) => {
     [5, false],
     [4, true],
   ])("[CRC-15] a state read racing the reclaim of the leaf it resolved reads once more (%i turns, pinned: %s)", async (turns, pinned) => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, turns);
     const expected = (await h.accessor.getState(shape.threadId))!.values.messages.map((m) => m.id);
     const saver = h.accessor.saver;
@@ -51,4 +52,4 @@ describe.each(MODES)("reads racing a reclaim (%s mode)", (_name, config) => {
     if (pinned) expect(state).toBeNull();
     else expect(state!.values.messages.map((m) => m.id)).toEqual(expected);
   });
-});
+}));

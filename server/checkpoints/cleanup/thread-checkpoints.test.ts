@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { threadCheckpointsResponse, type ThreadCheckpoint, type ThreadCheckpointsResponse } from "@/lib/checkpoints/api";
+import { describeEachEngine } from "@/server/engines-test-support";
 import { isAppError } from "@/server/errors";
-import { buildLeafSibling, buildLinear, MODES, openHarness, type Harness } from "./contract-support";
+import { buildLeafSibling, buildLinear, MODES, openEngineHarness, type Harness } from "./contract-support";
 import { maintainThread } from "./maintenance";
 import { loadThreadGraph } from "./thread-graph";
 import { readThreadCheckpoints } from "./thread-checkpoints";
@@ -22,9 +23,9 @@ function byId(view: ThreadCheckpointsResponse, id: string): ThreadCheckpoint {
   return found;
 }
 
-describe.each(MODES)("thread checkpoints view (%s mode)", (_name, config) => {
+describeEachEngine("thread checkpoints view", ({ db }) => describe.each(MODES)("%s mode", (_name, config) => {
   it("[CRC-03] [CRC-04] [CRC-05] a linear thread: one turn per run, the trailing leaf goes at the next run, earlier duration links are grafted, states on the path stay protected", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     // The harness runs without the admission hook, so each run's duration leaf stays as a chain link.
     const shape = await buildLinear(h, 3);
     const view = threadCheckpointsResponse.parse(readThreadCheckpoints({ store: h.store, threadId: shape.threadId }));
@@ -53,7 +54,7 @@ describe.each(MODES)("thread checkpoints view (%s mode)", (_name, config) => {
   });
 
   it("[CRC-01] a pinned resume target is protected with its reason", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 2);
     const firstLeaf = all(readThreadCheckpoints({ store: h.store, threadId: shape.threadId })).find((c) => c.kind === "duration")!;
     const pinned = firstLeaf.checkpointId;
@@ -63,7 +64,7 @@ describe.each(MODES)("thread checkpoints view (%s mode)", (_name, config) => {
   });
 
   it("[CRC-06] a regenerated answer leaves an abandoned branch whose tip is reclaimable, and a real cleanup removes exactly what the view called reclaimable", async () => {
-    h = openHarness(config);
+    h = await openEngineHarness(db(), config);
     const shape = await buildLeafSibling(h);
     const view = readThreadCheckpoints({ store: h.store, threadId: shape.threadId });
     const tips = all(view).filter((c) => c.position === "abandoned_tip");
@@ -78,8 +79,8 @@ describe.each(MODES)("thread checkpoints view (%s mode)", (_name, config) => {
     expect(left.sort()).toEqual(stays.sort());
   });
 
-  it("an unknown thread answers not_found", () => {
-    h = openHarness(config);
+  it("an unknown thread answers not_found", async () => {
+    h = await openEngineHarness(db(), config);
     let code: string | null = null;
     try {
       readThreadCheckpoints({ store: h.store, threadId: "no-such-thread" });
@@ -88,4 +89,4 @@ describe.each(MODES)("thread checkpoints view (%s mode)", (_name, config) => {
     }
     expect(code).toBe("not_found");
   });
-});
+}));
