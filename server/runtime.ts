@@ -5,16 +5,9 @@
 // as arguments: no module keeps process state of its own.
 import { openPgStores, openSqliteStores, type Stores } from "./stores";
 import { openDatabase, type DbHandle } from "./db/client";
-import { readPgConfig } from "./db/pg/config";
-import { migratePg } from "./db/pg/migrate";
-import { createPgPool, type PgPool } from "./db/pg/pool";
-import { bridgeEventBus, type EventBridge } from "./db/pg/event-bridge";
-import { createWorkerLease, type WorkerLease } from "./db/pg/worker-lease";
-import { COMMANDS_CHANNEL, createCommandRelay, receiveCommands } from "./db/pg/command-relay";
-import { createPgMaintenanceLock } from "./db/pg/maintenance-lock";
-import type { CommandRelay } from "./compaction/worker/command-relay";
-import type { ProcessLock } from "./maintenance/process-lock";
+import type { PgPool } from "./db/pg/pool";
 import { parseDatabaseUrl, postgresDataAnchor, type DatabaseTarget } from "./db/url";
+import { openMultiInstance, openPgSaver, openPostgres } from "./runtime-postgres";
 import { systemClock, systemTimers, type Clock, type Timers } from "./clock";
 import { randomIds, type IdGenerator } from "./ids";
 import { createLogger, type Logger } from "./log";
@@ -29,7 +22,7 @@ import { createThreadLocks, type ThreadLocks } from "./checkpoints/thread-lock";
 import { createCheckpointQueue, type CheckpointQueue } from "./checkpoints/cleanup/operations";
 import { createRunHistoryCache, type RunHistoryCache } from "./checkpoints/cleanup/run-history";
 import { createRetentionEpochs, type RetentionEpochs } from "./checkpoints/cleanup/epoch";
-import { startPgSaver, type PgSaverHandle } from "./checkpoints/pg-saver";
+import type { PgSaverHandle } from "./checkpoints/pg-saver";
 import { createSignInServices, type SignInServices } from "./auth/sign-in-services";
 import { createRetentionWorker, type RetentionWorker, type RetentionWorkerDeps } from "./compaction/worker/worker";
 import { modeFromEnv } from "./checkpoints/mode";
@@ -249,74 +242,6 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     },
   });
   return rt;
-}
-
-/**
- * Connects to PostgreSQL and applies pending migrations (under an advisory
- * lock, so instances starting together migrate once). An unreachable server
- * leaves the runtime without a database: reads answer `unsupported`,
- * mutations 501, and the log says why (libpq names host and user, never the
- * password).
- */
-function openPostgres(url: string, env: Record<string, string | undefined>, log: Logger): PgPool | null {
-  let pool: PgPool | null = null;
-  try {
-    pool = createPgPool(readPgConfig(url, env));
-    migratePg(pool.main);
-    return pool;
-  } catch (error) {
-    pool?.close();
-    log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "opening the PostgreSQL database failed");
-    return null;
-  }
-}
-
-/** PostgresSaver on a pool of its own (sized like ours); a failed setup is logged and retried by the next thread request. */
-function openPgSaver(url: string, env: Record<string, string | undefined>, log: Logger): PgSaverHandle {
-  const handle = startPgSaver({ config: readPgConfig(url, env) });
-  handle.ready().catch((error: unknown) => {
-    log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "setting up the checkpoint saver's tables failed");
-  });
-  return handle;
-}
-
-type MultiInstance = { bus: EventBus; lease: WorkerLease; relay: CommandRelay; maintenanceLock: ProcessLock; stop(): void };
-
-/**
- * The event bridge (which also carries commands to the worker's instance) and
- * the worker lease, each on a session of its own (the lease's lock, and the
- * maintenance guard's beside it, live as long as that session).
- */
-function openMultiInstance(options: {
-  pool: PgPool;
-  timers: Timers;
-  log: Logger;
-  instanceId: string;
-  onCommand: Parameters<typeof receiveCommands>[0]["deliver"];
-  /** True once the runtime started its background work (before that, commands run where accepted). */
-  started: () => boolean;
-}): MultiInstance | null {
-  const { pool, timers, log } = options;
-  try {
-    const listener = pool.acquire();
-    const leaseSession = pool.acquire();
-    const channels = { [COMMANDS_CHANNEL]: receiveCommands({ deliver: options.onCommand, log }) };
-    const bus: EventBus & EventBridge = bridgeEventBus({ local: createEventBus(), sender: pool.main, listener, instanceId: options.instanceId, timers, log, channels });
-    const lease = createWorkerLease({ client: leaseSession, timers, log: log.child({ component: "worker-lease" }) });
-    return {
-      bus,
-      lease,
-      relay: createCommandRelay({ sender: pool.main, log, remote: () => options.started() && !lease.held() }),
-      maintenanceLock: createPgMaintenanceLock({ client: leaseSession, log }),
-      stop() {
-        bus.stop();
-        lease.stop();
-      },
-    };
-  } catch (error) {
-    log.error({ err: { name: (error as Error)?.name } }, "PostgreSQL instance coordination could not start");
-    return null;
-  }
 }
 
 /** The configured checkpoint mode before the first checkpoint use freezes it; null when misconfigured. */
