@@ -30,7 +30,10 @@ async function runVacuum(page: Page): Promise<void> {
     if (await panel.getByTestId("vacuum-result").isVisible()) return;
     // Never swallowed: the busy answer is on screen with its code.
     await expect(panel.getByTestId("vacuum-error")).toContainText("maintenance_busy");
-    await page.waitForTimeout(500);
+    // Retry once the other operation has released the guard (the stats API names its holder).
+    await expect
+      .poll(async () => ((await (await page.request.get("/api/v1/system/database/stats")).json()) as { maintenanceBusy?: string | null }).maintenanceBusy ?? null, { timeout: 60_000 })
+      .toBeNull();
   }
   throw new Error("VACUUM stayed busy");
 }

@@ -2,6 +2,7 @@
 // instances (runtimes) on them with compressed or parked timers, a seeded
 // workspace of old tool outputs, and reads of the shared retention record.
 import fs from "node:fs";
+import { vi } from "vitest";
 import os from "node:os";
 import path from "node:path";
 import type { Timers } from "@/server/clock";
@@ -91,7 +92,7 @@ export function instance(
 /** Old completed tasks with large tool outputs, and the policy armed; returns its revision. */
 export function seed(rt: OpenRuntime): number {
   seedMessages(rt);
-  return armPolicyOn(rt.stores.compaction, { value: 1, unit: "weeks" }, Date.now());
+  return armPolicyOn(rt.stores.compaction, { value: 1, unit: "weeks" }, rt.clock.now());
 }
 
 /** Old completed tasks with large tool outputs (TASKS x PER_TASK messages). */
@@ -120,12 +121,14 @@ export function seedMessages(rt: OpenRuntime): void {
   });
 }
 
+/** Waits for a state another instance (or its timers) brings about; vitest's own poller, no clock reads here. */
 export async function until(condition: () => boolean, what: string, timeoutMs = 40_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await vi.waitFor(
+    () => {
+      if (!condition()) throw new Error(`timed out waiting for ${what}`);
+    },
+    { timeout: timeoutMs, interval: 10 },
+  );
 }
 
 type Runtime = { activeOperation: RetentionOperation | null; latestRun: RetentionOperation | null; latestAnalysis: RetentionOperation | null };
