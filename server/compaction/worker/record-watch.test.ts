@@ -1,14 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { manualClock, type Timers } from "@/server/clock";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
-import { createEventBus } from "@/server/events/bus";
-import { sequentialIds } from "@/server/ids";
-import { createLogger } from "@/server/log";
-import { createMaintenanceGuard } from "@/server/maintenance/guard";
-import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 import { MINUTE_MS } from "@/server/jobs/schedule";
-import { NOW_MS, armPolicy, storeOf } from "../test-support";
+import { NOW_MS, armPolicy } from "../test-support";
 import { createRetentionWorker } from "./worker";
+import { baseWorkerDeps } from "./worker-test-support";
 
 const WATCH_MS = 60_000;
 
@@ -46,15 +42,7 @@ describe("retention worker: changes made by another process", () => {
     const clock = manualClock(NOW_MS);
     const { timers, parked, fire } = parkedTimers();
     const worker = createRetentionWorker({
-      store: storeOf(t.sqlite),
-      maintenance: createSqliteMaintenanceStore(t),
-      dbFile: t.file,
-      clock,
-      timers,
-      log: createLogger({ level: "silent" }),
-      newId: sequentialIds("op"),
-      bus: createEventBus(),
-      guard: createMaintenanceGuard(),
+      ...baseWorkerDeps(t, { clock, timers }),
       ...options,
     });
     return { worker, parked, fire };

@@ -2,18 +2,16 @@
 // scheduled and initial passes wait for it, a running pass pauses at the
 // next batch boundary when it closes, and a confirmed manual run overrides it.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 import { manualClock, type Timers } from "@/server/clock";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { createEventBus } from "@/server/events/bus";
 import { sequentialIds } from "@/server/ids";
-import { createLogger } from "@/server/log";
-import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { parseMaintenanceWindow, type MaintenanceWindow } from "@/server/jobs/maintenance-window";
 import { savePolicy } from "../policy/policy-update";
 import { readRetentionRecord } from "../policy/record";
 import { NOW_MS, countMarkedRows, seedOldTask, storeOf } from "../test-support";
 import { createRetentionWorker } from "./worker";
+import { baseWorkerDeps } from "./worker-test-support";
 
 // NOW_MS is 2025-07-08T00:00Z: 01:00 in Lisbon (WEST, UTC+1).
 const at = (iso: string) => Date.parse(iso);
@@ -51,15 +49,7 @@ function makeWorker(window: MaintenanceWindow, startMs = NOW_MS) {
   };
   const bus = createEventBus();
   const worker = createRetentionWorker({
-    store: storeOf(t.sqlite),
-    maintenance: createSqliteMaintenanceStore(t),
-    dbFile: t.file,
-    clock,
-    timers,
-    log: createLogger({ level: "silent" }),
-    newId: sequentialIds("op"),
-    bus,
-    guard: createMaintenanceGuard(),
+    ...baseWorkerDeps(t, { clock, timers, bus }),
     pass: { yieldMs: 0, maxBatchRows: 2 },
     window,
   });

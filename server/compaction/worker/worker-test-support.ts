@@ -1,9 +1,9 @@
 // Shared set-up of the worker tests: a worker on a real SQLite test file
 // with a manual clock, an event log and timers whose long waits (schedule,
 // continuations) wait until the test fires them.
-import { manualClock, type Timers } from "@/server/clock";
+import { manualClock, type Clock, type Timers } from "@/server/clock";
 import type { TestDb } from "@/server/db/test-db";
-import { createEventBus } from "@/server/events/bus";
+import { createEventBus, type EventBus } from "@/server/events/bus";
 import { sequentialIds } from "@/server/ids";
 import { createLogger } from "@/server/log";
 import { createMaintenanceGuard } from "@/server/maintenance/guard";
@@ -34,6 +34,21 @@ export function hybridTimers() {
   return { timers, parked, fireNext: () => parked.shift()?.fn() };
 }
 
+/** The dependencies every worker test starts from: the test file's stores, silent log, sequential ids, a fresh guard. */
+export function baseWorkerDeps(t: TestDb, options: { clock: Clock; timers: Timers; bus?: EventBus }): RetentionWorkerDeps {
+  return {
+    store: storeOf(t.sqlite),
+    maintenance: createSqliteMaintenanceStore(t),
+    dbFile: t.file,
+    clock: options.clock,
+    timers: options.timers,
+    log: createLogger({ level: "silent" }),
+    newId: sequentialIds("op"),
+    bus: options.bus ?? createEventBus(),
+    guard: createMaintenanceGuard(),
+  };
+}
+
 export function makeTestWorker(options: { t: TestDb; events: SystemEvent[]; overrides?: Partial<RetentionWorkerDeps> }) {
   const { t, events } = options;
   const clock = manualClock(NOW_MS);
@@ -41,15 +56,7 @@ export function makeTestWorker(options: { t: TestDb; events: SystemEvent[]; over
   const bus = createEventBus();
   bus.subscribe((e) => events.push(e));
   const deps: RetentionWorkerDeps = {
-    store: storeOf(t.sqlite),
-    maintenance: createSqliteMaintenanceStore(t),
-    dbFile: t.file,
-    clock,
-    timers,
-    log: createLogger({ level: "silent" }),
-    newId: sequentialIds("op"),
-    bus,
-    guard: createMaintenanceGuard(),
+    ...baseWorkerDeps(t, { clock, timers, bus }),
     pass: { yieldMs: 0 },
     ...options.overrides,
   };
