@@ -1,5 +1,6 @@
 // Test-only: runs the SQL-side removal on one stored row of a real SQLite
 // file, so tests can compare it with the JS reducer on the same text.
+import { isDeepStrictEqual } from "node:util";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { insertMessage, insertSession, insertTask, storeOf } from "../test-support";
 import { judgeRowFacts } from "./sql-removal";
@@ -25,7 +26,12 @@ export function openSqlJudge(): SqlJudge {
       const id = `j-m${next++}`;
       const rowid = insertMessage(t.sqlite, { id, sessionId: "j-s1", type, metadata });
       try {
-        const [row] = store.readToolRowFacts({ sessionId: "j-s1", rows: [{ rowid, id, type, bytes: Buffer.byteLength(metadata, "utf8") }] });
+        // The header's size picks the statement (a page of small rows, or one
+        // large row from a bound JSONB): both must find the same facts.
+        const read = (bytes: number) => store.readToolRowFacts({ sessionId: "j-s1", rows: [{ rowid, id, type, bytes }] });
+        const [row] = read(0);
+        const [alone] = read(Number.MAX_SAFE_INTEGER);
+        if (!isDeepStrictEqual(row, alone)) throw new Error(`page and single-row facts differ: ${JSON.stringify({ page: row?.facts, alone: alone?.facts }).slice(0, 400)}`);
         const result = row ? judgeRowFacts(row, removedAt) : null;
         if (result) judged += 1;
         return result;

@@ -16,6 +16,9 @@ import type { CompactionStore, RowFacts, RowHeader, SqlRowFacts } from "../store
 const PROVENANCE = `'background_work', 'monitor'`;
 const jsonPath = (dotted: string) => `$.${dotted}`;
 const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
+// The path of a container as json_tree's `path` column spells it: a key that
+// is not a letter followed by letters and digits is double-quoted.
+const treePath = (dotted: string) => `$${dotted.split(".").map((key) => (/^[A-Za-z][A-Za-z0-9]*$/.test(key) ? `.${key}` : `."${key}"`)).join("")}`;
 
 /** One rule per (type, kind) whose paths SQL can remove (wildcard paths stay with the JS reducer). */
 export const SQL_RULES = Object.entries(KINDS_BY_MESSAGE_TYPE).flatMap(([type, kinds]) =>
@@ -29,82 +32,125 @@ export const SQL_RULES = Object.entries(KINDS_BY_MESSAGE_TYPE).flatMap(([type, k
 );
 
 const RULES_VALUES = SQL_RULES.map((r) =>
-  `(${[r.type, r.kind, jsonPath(r.body), jsonPath(r.container), jsonPath(r.p1), jsonPath(r.p2 ?? r.p1)].map(quote).join(", ")}, ${quote(r.p1)}, ${r.p2 === null ? "null" : quote(r.p2)})`,
+  `(${[r.type, r.kind, jsonPath(r.body), jsonPath(r.container), jsonPath(r.p1), jsonPath(r.p2 ?? r.p1)].map(quote).join(", ")}, ${quote(r.p1)}, ${r.p2 === null ? "null" : quote(r.p2)}, ${quote(treePath(r.body))}, ${quote(treePath(r.container))})`,
 ).join(",\n    ");
 
-const dups = (path: string) => `coalesce((select count(*) - count(distinct key) from json_each(m, ${path})), 0)`;
 // Parenthesized: ->> binds as tightly as ||, so `m ->> body || '.name'` would concatenate after extracting.
 const textAt = (path: string) => `case when json_type(m, ${path}) = 'text' then m ->> (${path}) end`;
 
-// Stage 1: the row's header and, when it is strict JSON within the size
-// limit, its JSONB (one parse of the text; the blob travels as a Buffer, never
-// as a JS string).
-export const ROW_BLOB_SQL = `select rowid, id, type, updated_at as updatedAt, octet_length(metadata) as bytes,
-    case when octet_length(metadata) <= ${MAX_METADATA_BYTES} and json_valid(metadata) then jsonb(metadata) end as blob
-  from messages where rowid = ? and session_id = ?`;
+// Two table-valued walks per row instead of one per fact: the root's members
+// (count, repeated keys, provenance keys) and the normalized subtree (repeated
+// keys among the children of normalized, the kind's body and the payload
+// container; the container's member count; provenance keys at any depth).
+// Each returns a small JSON array that toFacts unpacks.
+const ROOT_WALK = `(select json_array(count(*), count(*) - count(distinct key), coalesce(max(key in (${PROVENANCE})), 0)) from json_each(m))`;
+const TREE_WALK = `(select json_array(
+      coalesce(sum(path = tcontainer), 0),
+      coalesce(sum(path in ('$.normalized', tbody, tcontainer)), 0) - count(distinct case when path in ('$.normalized', tbody, tcontainer) then path || '/' || key end),
+      coalesce(max(key in (${PROVENANCE})), 0))
+    from json_tree(m, '$.normalized'))`;
 
-// Stage 2: every fact from the bound JSONB. JSONB is navigated, not parsed,
-// so the many small functions below cost little even on a 30 MB row (a
-// function on the text would parse it again on every call).
-export const ROW_FACTS_SQL = `with
-  rules(rtype, rkind, body, container, p1, p2, name1, name2) as (values
-    ${RULES_VALUES}),
-  src(m, type) as (select ?, ?),
-  judged as (select src.*, case when json_type(m) = 'object' and json_type(m, '$.normalized') = 'object'
-                                then json_extract(m, '$.normalized.kind') end as kindText from src),
-  ruled as (select judged.*, rules.* from judged join rules on rules.rtype = judged.type and rules.rkind = judged.kindText)
-select rkind as kind, name1, name2,
-  ${dups("'$'")} + ${dups("'$.normalized'")} + ${dups("body")} + ${dups("container")} as duplicateKeys,
+/** The facts of one ruled row (`m` its JSONB, rule columns beside it); null columns when no rule matched. */
+const FACT_COLUMNS = `rkind as kind, name1, name2,
+  case when rkind is not null then ${ROOT_WALK} end as root,
+  case when rkind is not null then ${TREE_WALK} end as tree,
   json_type(m, '$.payload_retention') is not null as hasMarker,
-  exists (select 1 from json_each(m) where key in (${PROVENANCE}))
-    or exists (select 1 from json_tree(m, '$.normalized') where key in (${PROVENANCE})) as provenance,
   json_array(${textAt("'$.tool_name'")}, ${textAt("'$.toolName'")}, ${textAt("body || '.name'")}, ${textAt("body || '.tool_name'")}) as names,
   json_type(m, '$.result') as resultType,
   json_type(m, body || '.output') as outputType,
   case when json_type(m, p1) is not null then octet_length(m -> p1) end as len1,
   case when name2 is not null and json_type(m, p2) is not null then octet_length(m -> p2) end as len2,
   case when json_type(m, '$.result') is not null then octet_length(m -> '$.result') end as lenResult,
-  (select count(*) from json_each(m)) as rootMembers,
-  (select count(*) from json_each(m, container)) as containerMembers,
-  json_remove(m, p1, p2, '$.result') as skeleton
+  json_remove(m, p1, p2, '$.result') as skeleton`;
+
+const RULED = `judged as (select src.*, case when m is not null and json_type(m) = 'object' and json_type(m, '$.normalized') = 'object'
+                                then json_extract(m, '$.normalized.kind') end as kindText from src),
+  ruled as (select judged.*, rules.* from judged left join rules on rules.rtype = judged.type and rules.rkind = judged.kindText)`;
+
+const BLOB_WHEN_VALID = (column: string) =>
+  `case when octet_length(${column}) <= ${MAX_METADATA_BYTES} and json_valid(${column}) then jsonb(${column}) end`;
+
+/**
+ * Rows up to this size are judged a page per statement: their JSONB is made
+ * inside the statement and each reference to it re-reads a few KiB. Larger
+ * rows are judged one by one from a bound JSONB value, which every function
+ * call shares without a copy.
+ */
+export const PAGE_ROW_MAX_BYTES = 256 * 1024;
+
+// A page of rows by rowid (a JSON array), judged in one statement. CROSS JOIN
+// keeps the rowid lookup first (the planner could otherwise walk the whole
+// session through its index for every page).
+export const PAGE_FACTS_SQL = `with
+  rules(rtype, rkind, body, container, p1, p2, name1, name2, tbody, tcontainer) as (values
+    ${RULES_VALUES}),
+  page(rid) as (select value from json_each(?)),
+  src as materialized (select msg.rowid as rid, msg.id as id, msg.type as type, msg.updated_at as updatedAt,
+      octet_length(msg.metadata) as bytes, ${BLOB_WHEN_VALID("msg.metadata")} as m
+    from page cross join messages msg on msg.rowid = page.rid where msg.session_id = ?),
+  ${RULED}
+select rid as rowid, id, type, updatedAt, bytes, ${FACT_COLUMNS}
+from ruled order by rid`;
+
+// Stage 1 for a large row: its header and, when it is strict JSON within the
+// size limit, its JSONB (one parse of the text; the blob travels as a Buffer,
+// never as a JS string).
+export const ROW_BLOB_SQL = `select rowid, id, type, updated_at as updatedAt, octet_length(metadata) as bytes,
+    ${BLOB_WHEN_VALID("metadata")} as blob
+  from messages where rowid = ? and session_id = ?`;
+
+// Stage 2: every fact from the bound JSONB. JSONB is navigated, not parsed,
+// so the many small functions below cost little even on a 30 MB row (a
+// function on the text would parse it again on every call).
+export const ROW_FACTS_SQL = `with
+  rules(rtype, rkind, body, container, p1, p2, name1, name2, tbody, tcontainer) as (values
+    ${RULES_VALUES}),
+  src(m, type) as (select ?, ?),
+  ${RULED}
+select ${FACT_COLUMNS}
 from ruled`;
 
 type RowBlob = RowHeader & { updatedAt: string; blob: Buffer | null };
 
 type RawFacts = {
-  kind: string;
+  kind: string | null;
   name1: string;
   name2: string | null;
-  duplicateKeys: number;
+  /** [members, repeated keys, provenance key] of the root. */
+  root: string;
+  /** [container members, repeated keys, provenance key] of the normalized subtree. */
+  tree: string;
   hasMarker: number;
-  provenance: number;
   names: string;
   resultType: string | null;
   outputType: string | null;
   len1: number | null;
   len2: number | null;
   lenResult: number | null;
-  rootMembers: number;
-  containerMembers: number;
   skeleton: string;
 };
 
-function toFacts(raw: RawFacts): SqlRowFacts {
+type PageRow = RowHeader & { updatedAt: string } & RawFacts;
+
+function toFacts(raw: RawFacts): SqlRowFacts | null {
+  if (raw.kind === null) return null;
+  const [rootMembers, rootRepeats, rootProvenance] = JSON.parse(raw.root) as [number, number, number];
+  const [containerMembers, treeRepeats, treeProvenance] = JSON.parse(raw.tree) as [number, number, number];
   const present: SqlRowFacts["present"] = [];
   if (raw.len1 !== null) present.push({ path: raw.name1, valueBytes: raw.len1 });
   if (raw.len2 !== null && raw.name2 !== null) present.push({ path: raw.name2, valueBytes: raw.len2 });
   if (raw.lenResult !== null) present.push({ path: RESULT_PATH, valueBytes: raw.lenResult });
   return {
     kind: raw.kind,
-    duplicateKeys: raw.duplicateKeys,
+    duplicateKeys: rootRepeats + treeRepeats,
     hasMarker: raw.hasMarker === 1,
-    provenance: raw.provenance === 1,
+    provenance: rootProvenance === 1 || treeProvenance === 1,
     names: (JSON.parse(raw.names) as Array<string | null>).filter((name): name is string => name !== null),
     resultType: raw.resultType,
     outputType: raw.outputType,
     present,
-    rootMembers: raw.rootMembers,
-    containerMembers: raw.containerMembers,
+    rootMembers,
+    containerMembers,
     skeleton: raw.skeleton,
     skeletonBytes: Buffer.byteLength(raw.skeleton, "utf8"),
   };
@@ -115,17 +161,26 @@ const VERSIONED_UPDATE = `update messages set metadata = ? where rowid = ? and u
 export function sqliteRowFactVerbs(sqlite: Sqlite): Pick<CompactionStore, "readToolRowFacts" | "replaceMetadataIfVersion"> {
   return {
     readToolRowFacts({ sessionId, rows }) {
+      const byRowid = new Map<number, RowFacts>();
+      const small = rows.filter((header) => header.bytes <= PAGE_ROW_MAX_BYTES).map((header) => header.rowid);
+      if (small.length > 0) {
+        for (const row of statement(sqlite, PAGE_FACTS_SQL).all(JSON.stringify(small), sessionId) as PageRow[]) {
+          const { rowid, id, type, updatedAt, bytes, ...raw } = row;
+          byRowid.set(rowid, { rowid, id, type, updatedAt, bytes, facts: toFacts(raw) });
+        }
+      }
       const read = statement(sqlite, ROW_BLOB_SQL);
       const judge = statement(sqlite, ROW_FACTS_SQL);
-      const out: RowFacts[] = [];
       for (const header of rows) {
+        if (header.bytes <= PAGE_ROW_MAX_BYTES) continue;
         const row = read.get(header.rowid, sessionId) as RowBlob | undefined;
         if (!row) continue;
         const { blob, ...rest } = row;
         const raw = blob === null ? undefined : (judge.get(blob, row.type) as RawFacts | undefined);
-        out.push({ ...rest, facts: raw ? toFacts(raw) : null });
+        byRowid.set(rest.rowid, { ...rest, facts: raw ? toFacts(raw) : null });
       }
-      return out;
+      // In the caller's order; a row deleted meanwhile is absent.
+      return rows.flatMap((header) => byRowid.get(header.rowid) ?? []);
     },
     replaceMetadataIfVersion({ rowid, updatedAt, bytes, next }) {
       return statement(sqlite, VERSIONED_UPDATE).run(next, rowid, updatedAt, bytes).changes === 1;
