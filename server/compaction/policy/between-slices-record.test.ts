@@ -7,7 +7,8 @@ import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { sequentialIds } from "@/server/ids";
 import { armPolicy, NOW_MS, storeOf } from "../test-support";
 import { acceptAnalysis, acceptCancel, acceptCleanup, type CommandContext } from "./commands";
-import { markActiveRunning, markBetweenSlices, resumeWaitingCleanup } from "./operations";
+import { markActiveRunning, resumeWaitingCleanup } from "./operations";
+import { markBetweenSlices } from "./between-slices";
 import { readRetentionRecord } from "./record";
 import type { RetentionRecord } from "./policy-schema";
 

@@ -7,7 +7,8 @@ import type { IdGenerator } from "@/server/ids";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { fingerprintAge } from "../analysis/analysis";
 import { computeCutoff } from "../eligibility/cutoff";
-import { editRecord, emptyOperation, recordedBetweenSlices, reserveOperation, stepAsideForManualJob } from "./operations";
+import { editRecord, emptyOperation, reserveOperation, stepAsideForManualJob } from "./operations";
+import { recordedBetweenSlices } from "./between-slices";
 import type { RetentionAge, RetentionRecord } from "./policy-schema";
 import type { CompactionStore } from "../store";
 

@@ -8,7 +8,7 @@ import { formatUtc } from "@/lib/time/rfc3339";
 import type { OperationEvent } from "@/lib/events/api";
 import type { OperationKind, OperationState, RetentionOperation, RetentionRecord } from "./policy-schema";
 import type { CompactionStore } from "../store";
-import { readRetentionRecord, withRetentionRecordInTx } from "./record";
+import { withRetentionRecordInTx } from "./record";
 import { createTally, operationCounts } from "../cleanup/tally";
 
 export function emptyOperation(options: {
@@ -83,42 +83,6 @@ export function stepAsideForManualJob(record: RetentionRecord, waitingCleanupId:
   runtime.waitingSchemaVersion = runtime.schemaVersion;
   runtime.activeOperation = null;
   runtime.cursor = null;
-}
-
-/**
- * The pass in the slot that its worker recorded as waiting for its
- * continuation: what a manual job accepted on an instance without the worker
- * lease (which cannot see that worker's timers) may take the slot from.
- */
-export function recordedBetweenSlices(record: RetentionRecord): string | null {
-  const { activeOperation, betweenSlices } = record.runtime;
-  return betweenSlices && activeOperation?.kind === "cleanup" && activeOperation.id === betweenSlices ? betweenSlices : null;
-}
-
-/** The recorded between-slices pass of the stored record (status on an instance without the worker lease). */
-export function betweenSlicesInRecord(store: CompactionStore): string | null {
-  const read = readRetentionRecord(store);
-  return read.state === "malformed" ? null : recordedBetweenSlices(read.record);
-}
-
-/**
- * Records that the pass in the slot waits for its continuation (no slice
- * running); its next slice start clears it. Advisory, so it never throws:
- * unrecorded, a manual job accepted elsewhere meets the pass (409), as
- * before.
- */
-export function markBetweenSlices(store: CompactionStore, options: { operationId: string; nowMs: number }): boolean {
-  try {
-    return editRecord(store, options.nowMs, (record) => {
-      const active = record.runtime.activeOperation;
-      if (active?.kind !== "cleanup" || active.id !== options.operationId) return { next: null, result: false };
-      if (record.runtime.betweenSlices === options.operationId) return { next: null, result: true };
-      record.runtime.betweenSlices = options.operationId;
-      return { next: record, result: true };
-    });
-  } catch {
-    return false;
-  }
 }
 
 /** Puts the waiting pass back into a free slot with its own cursor (in place). */
