@@ -1,6 +1,7 @@
 // The PostgreSQL half of the runtime's wiring: the pool (migrated at open),
 // the checkpoint saver's own pool, and what lets several instances share one
-// database (event bridge with the command relay, worker lease, maintenance lock).
+// database (event bridge with the command relay and the durable cancel watch,
+// worker lease, maintenance lock).
 import "server-only";
 import { readPgConfig } from "./db/pg/config";
 import { migratePg } from "./db/pg/migrate";
@@ -15,6 +16,9 @@ import type { Timers } from "./clock";
 import type { Logger } from "./log";
 import { createEventBus, type EventBus } from "./events/bus";
 import { startPgSaver, type PgSaverHandle } from "./checkpoints/pg-saver";
+import { createPgCompactionStore } from "./compaction/store/pg-store";
+import { readRetentionRecord } from "./compaction/policy/record";
+import { requestedCancel, watchRequestedCancels } from "./compaction/worker/relay-intake";
 
 /**
  * Connects to PostgreSQL and applies pending migrations (under an advisory
@@ -47,6 +51,9 @@ export function openPgSaver(url: string, env: Record<string, string | undefined>
 
 export type MultiInstance = { bus: EventBus; lease: WorkerLease; relay: CommandRelay; maintenanceLock: ProcessLock; stop(): void };
 
+/** How often the lease holder also looks for a requested cancel whose notification was lost (besides its own batch boundaries). */
+const CANCEL_WATCH_MS = 60_000;
+
 /**
  * The event bridge (which also carries commands to the worker's instance) and
  * the worker lease, each on a session of its own (the lease's lock, and the
@@ -68,12 +75,23 @@ export function openMultiInstance(options: {
     const channels = { [COMMANDS_CHANNEL]: receiveCommands({ deliver: options.onCommand, log }) };
     const bus: EventBus & EventBridge = bridgeEventBus({ local: createEventBus(), sender: pool.main, listener, instanceId: options.instanceId, timers, log, channels });
     const lease = createWorkerLease({ client: leaseSession, timers, log: log.child({ component: "worker-lease" }) });
+    const records = createPgCompactionStore(pool.main);
+    const cancels = watchRequestedCancels({
+      readRequested: () => requestedCancel(readRetentionRecord(records)),
+      bus,
+      timers,
+      everyMs: CANCEL_WATCH_MS,
+      holds: () => options.started() && lease.held(),
+      deliver: options.onCommand,
+      log,
+    });
     return {
       bus,
       lease,
       relay: createCommandRelay({ sender: pool.main, log, remote: () => options.started() && !lease.held() }),
       maintenanceLock: createPgMaintenanceLock({ client: leaseSession, log }),
       stop() {
+        cancels.stop();
         bus.stop();
         lease.stop();
       },

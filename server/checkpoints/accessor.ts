@@ -8,6 +8,7 @@ import { Overwrite, type StateSnapshot } from "@langchain/langgraph";
 import { agentGraph, type AgentGraph } from "./agent";
 import { assertModeCompatible, checkpointMode } from "./detect";
 import { MODE_MARKER_KEY } from "./stamping-saver";
+import { IDLE_HEAD_KEY } from "./idle-head";
 import type { ModeConfig } from "./mode";
 import { mutationGraph, MUTATION_NODE } from "./mutation-graph";
 import { readRetryingOnce, type RetentionEpochs } from "./cleanup/epoch";
@@ -219,7 +220,11 @@ export function createCheckpointAccessor(options: AccessorOptions) {
       notes: new Overwrite(values.notes ?? d.notes),
       title: new Overwrite(values.title ?? d.title),
     };
-    const written = await mutationGraph(config, saver).updateState(threadConfig(threadId, fromCheckpointId), update, MUTATION_NODE);
+    // The written head keeps only the state channels: the agent's trigger
+    // channels are cleared, so it is idle on every engine (idle-head.ts).
+    const target = threadConfig(threadId, fromCheckpointId);
+    const idle = { ...target, configurable: { ...target.configurable, [IDLE_HEAD_KEY]: Object.keys(d) } };
+    const written = await mutationGraph(config, saver).updateState(idle, update, MUTATION_NODE);
     return String(written.configurable?.checkpoint_id);
   }
 

@@ -112,15 +112,10 @@ describeEachEngine("agent runs", ({ db }) => describe("runs", () => {
       const after = (await reopened.getState(threadId))!;
       expect(after.values.messages.map((m) => m.id)).toEqual(before.messages.map((m) => m.id));
       expect(after.values.notes).toEqual(before.notes);
-      // PostgreSQL: after a cancelled delta run the restored head still reports
-      // the interrupted "reply" task as next (SQLite: none). PostgresSaver
-      // loads channel values by channel_versions, so the restore (written by
-      // the state-only mutation graph, which inherits the head's versions)
-      // brings back the cancelled run's "branch:to:reply" trigger; SqliteSaver
-      // stores the mutation graph's snapshot without it. Messages, notes and
-      // the linear shape match; asserted on SQLite only until the restore
-      // clears trigger channels.
-      if (h!.engine === "sqlite" || config.mode === "full") expect(after.next).toEqual([]);
+      // Idle on both engines: PostgresSaver resolves every versioned channel
+      // from its blobs, so a restore that kept the cancelled run's
+      // "branch:to:reply" version brought its trigger back (next: ["reply"]).
+      expect(after.next).toEqual([]);
       if (config.mode === "delta") expect([...edges(threadId).values()].filter((c) => c.length > 1)).toEqual([]);
       // The thread continues normally afterwards.
       expect((await startRun(deps, { threadId, content: "q2" })).status).toBe("success");

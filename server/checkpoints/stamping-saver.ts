@@ -35,6 +35,7 @@ import { AppError } from "@/server/errors";
 import type { ChannelMode } from "./mode";
 import type { CheckpointStore, PathBreak } from "./store";
 import { channelVersionsDigest, VERSIONS_DIGEST_KEY } from "./versions-digest";
+import { clearForeignChannels, IDLE_HEAD_KEY } from "./idle-head";
 
 export const MODE_MARKER_KEY = "checkpoint_channel_mode";
 
@@ -211,7 +212,12 @@ export class StampingSaver extends BaseCheckpointSaver {
     return this.track(this.stampAndPut(config, checkpoint, metadata, newVersions));
   }
 
-  private async stampAndPut(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+  private async stampAndPut(config: RunnableConfig, written: Checkpoint, metadata: CheckpointMetadata, writtenVersions: ChannelVersions): Promise<RunnableConfig> {
+    // A state-only write (accessor.replace) leaves an idle head on every engine (idle-head.ts).
+    const keep = config.configurable?.[IDLE_HEAD_KEY] as readonly string[] | undefined;
+    const { checkpoint, newVersions } = keep
+      ? clearForeignChannels({ checkpoint: written, newVersions: writtenVersions, keep, nextVersion: (v) => this.getNextVersion(v as number | undefined) })
+      : { checkpoint: written, newVersions: writtenVersions };
     // The accessor injects the process mode into every config it hands out,
     // and LangGraph passes the configurable through to put.
     const injected = config.configurable?.[MODE_MARKER_KEY] as ChannelMode | undefined;

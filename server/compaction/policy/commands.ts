@@ -8,17 +8,29 @@ import { formatUtc } from "@/lib/time/rfc3339";
 import { fingerprintAge } from "../analysis/analysis";
 import { computeCutoff } from "../eligibility/cutoff";
 import { editRecord, emptyOperation, reserveOperation, stepAsideForManualJob } from "./operations";
-import type { RetentionAge } from "./policy-schema";
+import { recordedBetweenSlices } from "./between-slices";
+import type { RetentionAge, RetentionRecord } from "./policy-schema";
 import type { CompactionStore } from "../store";
 
 export type CommandContext = { store: CompactionStore; nowMs: number; newId: IdGenerator };
 
+/**
+ * Which pass waits between slices: the accepting worker's own (`waitingCleanupId`),
+ * or, accepted on an instance without the worker lease (`waitingFromRecord`),
+ * the one the lease holder's worker recorded.
+ */
+type BetweenSlices = { waitingCleanupId?: string | null; waitingFromRecord?: boolean };
+
+function waitingPassOf(record: RetentionRecord, options: BetweenSlices): string | null | undefined {
+  return options.waitingFromRecord ? recordedBetweenSlices(record) : options.waitingCleanupId;
+}
+
 /** Accepts an analysis of a draft age; 409 while another operation is active. */
-export function acceptAnalysis(ctx: CommandContext, options: { age: RetentionAge; waitingCleanupId?: string | null }): { operationId: string } {
+export function acceptAnalysis(ctx: CommandContext, options: { age: RetentionAge } & BetweenSlices): { operationId: string } {
   const operationId = ctx.newId();
   editRecord(ctx.store, ctx.nowMs, (record) => {
     // A pass between slices steps aside and resumes after this job.
-    stepAsideForManualJob(record, options.waitingCleanupId);
+    stepAsideForManualJob(record, waitingPassOf(record, options));
     const operation = emptyOperation({ id: operationId, kind: "analysis", state: "queued", nowMs: ctx.nowMs });
     operation.fingerprint = fingerprintAge(options.age);
     operation.cutoff = formatUtc(computeCutoff({ nowMs: ctx.nowMs, age: options.age }));
@@ -34,7 +46,7 @@ export function acceptAnalysis(ctx: CommandContext, options: { age: RetentionAge
  */
 export function acceptCleanup(
   ctx: CommandContext,
-  options: { expectedRevision: number; priority: "manual" | "scheduled"; waitingCleanupId?: string | null },
+  options: { expectedRevision: number; priority: "manual" | "scheduled" } & BetweenSlices,
 ): { operationId: string } {
   const operationId = ctx.newId();
   editRecord(ctx.store, ctx.nowMs, (record) => {
@@ -45,7 +57,7 @@ export function acceptCleanup(
     if (!policy.enabled || runtime.preparation.state !== "ready" || runtime.approvedRevision !== policy.revision) {
       throw new AppError("cleanup_not_approved", "Compaction is not enabled and approved for the current policy.");
     }
-    if (options.priority === "manual") stepAsideForManualJob(record, options.waitingCleanupId);
+    if (options.priority === "manual") stepAsideForManualJob(record, waitingPassOf(record, options));
     const operation = emptyOperation({ id: operationId, kind: "cleanup", state: "queued", nowMs: ctx.nowMs });
     operation.revision = policy.revision;
     return { next: reserveOperation(record, operation), result: undefined };
@@ -62,6 +74,10 @@ export type CancelOutcome = { kind: "analysis" | "cleanup" | "preparation"; queu
 export function acceptCancel(ctx: CommandContext, options: { operationId: string }): CancelOutcome {
   return editRecord<CancelOutcome>(ctx.store, ctx.nowMs, (record) => {
     const { runtime } = record;
+    // Durable beside the relayed notification (several instances): the worker
+    // lease holder finds it here even when the notification was lost.
+    const alreadyRequested = runtime.cancelRequested === options.operationId;
+    runtime.cancelRequested = options.operationId;
     const prep = runtime.preparation;
     if (prep.operationId === options.operationId && (prep.state === "pending" || prep.state === "running")) {
       runtime.preparation = { ...prep, state: "failed", errorCode: "preparation_cancelled" };
@@ -91,6 +107,7 @@ export function acceptCancel(ctx: CommandContext, options: { operationId: string
       runtime.cursor = null;
       return { next: record, result: { kind: active.kind, queued: true } };
     }
-    return { next: null, result: { kind: active.kind, queued: false } };
+    // A running operation stops where it runs: only the request is recorded.
+    return { next: alreadyRequested ? null : record, result: { kind: active.kind, queued: false } };
   });
 }

@@ -77,6 +77,7 @@ export function stepAsideForManualJob(record: RetentionRecord, waitingCleanupId:
   const { runtime } = record;
   const active = runtime.activeOperation;
   if (!waitingCleanupId || active?.kind !== "cleanup" || active.id !== waitingCleanupId || runtime.waitingCleanup) return;
+  runtime.betweenSlices = null;
   runtime.waitingCleanup = active;
   runtime.waitingCursor = runtime.cursor?.operationId === active.id ? runtime.cursor : null;
   runtime.waitingSchemaVersion = runtime.schemaVersion;
@@ -170,7 +171,10 @@ export function markActiveRunning(store: CompactionStore, options: { operationId
   return editRecord(store, options.nowMs, (record) => {
     const active = record.runtime.activeOperation;
     if (active?.id !== options.operationId) return { next: null, result: null };
-    if (active.state !== "queued") return { next: null, result: active };
+    // A slice starts: no manual job accepted elsewhere may take the slot from it now.
+    const sliceStarts = record.runtime.betweenSlices === options.operationId;
+    if (sliceStarts) record.runtime.betweenSlices = null;
+    if (active.state !== "queued") return { next: sliceStarts ? record : null, result: active };
     record.runtime.activeOperation = { ...active, state: "running", startedAt: formatUtc(options.nowMs) };
     return { next: record, result: record.runtime.activeOperation };
   });

@@ -53,6 +53,19 @@ export const runtimeSchema = z.strictObject({
   waitingSchemaVersion: z.int().nullable().optional(),
   latestAnalysis: operationSchema.nullable(),
   latestRun: operationSchema.nullable(),
+  /**
+   * The operation whose cancel was last accepted. Several instances: the
+   * instance that accepted it relays it to the worker lease holder, which
+   * also finds it here (at batch boundaries and on a timer) when the
+   * notification was lost.
+   */
+  cancelRequested: z.string().min(1).max(128).nullable().optional(),
+  /**
+   * The cleanup pass in the slot whose worker waits for its continuation (no
+   * slice running), as that worker recorded it: a manual job accepted on an
+   * instance without the worker lease may take the slot from it.
+   */
+  betweenSlices: z.string().min(1).max(128).nullable().optional(),
   lastErrorCode: z.string().max(64).nullable(),
 });
 

@@ -19,6 +19,7 @@ import type { MaintenanceWindow } from "@/server/jobs/maintenance-window";
 import { runAnalysis } from "../analysis/analysis";
 import { acceptAnalysis, acceptCancel, acceptCleanup, type CommandContext } from "../policy/commands";
 import { editRecord, resumeWaitingCleanup, endActiveOperation, finishAnalysisRecord, markActiveRunning, operationEvent, recoverInterrupted, saveActiveProgress } from "../policy/operations";
+import { betweenSlicesInRecord, markBetweenSlices } from "../policy/between-slices";
 import { runCleanupPass, waitWith } from "../cleanup/pass";
 import type { SavePolicyEffects } from "../policy/policy-update";
 import type { OperationState, RetentionAge, RetentionOperation } from "../policy/policy-schema";
@@ -198,6 +199,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     const at = gate.startAt(operationId, requestedAt);
     setTimer(at, () => enqueueCleanup(operationId, "scheduled"));
     waiting = { id: operationId, at };
+    markBetweenSlices(store, { operationId, nowMs: clock.now() });
   };
 
   const scheduleNextPass = () => {
@@ -473,7 +475,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     requestAnalysis(age) {
       const relay = relayed();
       if (relay) {
-        const accepted = acceptAnalysis(ctx(), { age });
+        const accepted = acceptAnalysis(ctx(), { age, waitingFromRecord: true });
         relay.send({ kind: "pickup", operationId: accepted.operationId });
         return accepted;
       }
@@ -485,7 +487,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       gate.checkManualRun(options?.outsideWindow === true);
       const relay = relayed();
       if (relay) {
-        const accepted = acceptCleanup(ctx(), { expectedRevision, priority: "manual" });
+        const accepted = acceptCleanup(ctx(), { expectedRevision, priority: "manual", waitingFromRecord: true });
         relay.send({ kind: "pickup", operationId: accepted.operationId, ...(options?.outsideWindow ? { outsideWindow: true } : {}) });
         return accepted;
       }
@@ -582,7 +584,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     },
     idle: () => queue.idle(),
     nextTimerAt: () => timer?.at ?? null,
-    betweenSlices: () => (waiting && !suspended && queue.running()?.id !== waiting.id ? waiting.id : null),
+    betweenSlices: () => (waiting && !suspended && queue.running()?.id !== waiting.id ? waiting.id : relayed() ? betweenSlicesInRecord(store) : null),
   };
   return worker;
 }

@@ -6,11 +6,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { acceptCleanup } from "@/server/compaction/policy/commands";
-import { putRetentionPolicy } from "@/server/compaction/service";
+import { getRetentionStatus, putRetentionPolicy } from "@/server/compaction/service";
 import { updateRetentionRecord } from "@/server/compaction/policy/record";
 import { createLogger } from "@/server/log";
 import { createBackup } from "@/server/maintenance/backups/create";
 import { restoreBackup } from "@/server/maintenance/backups/restore";
+import { createRetentionWorker } from "@/server/compaction/worker/worker";
+import type { RelayedCommand } from "@/server/compaction/worker/command-relay";
+import type { OperationEvent } from "@/lib/events/api";
 import { closeDatabase } from "@/server/runtime";
 import type { OpenRuntime } from "@/server/runtime";
 import { TEST_POSTGRES_URL } from "./test-db";
@@ -88,6 +91,78 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     expect(run.changedMessages).toBeLessThan(TOTAL);
     expect(a.compaction.betweenSlices?.()).toBeNull();
     expect(recordRuntime(b)?.activeOperation).toBeNull();
+  }, 90_000);
+
+  it("a cancel whose notification is lost still ends the holder's pass cancelled (the holder finds it in the record)", async () => {
+    const { a, b, revision, clock } = twoInstances();
+    clock.hold();
+    const { operationId } = b.compaction.requestRun(revision);
+    await until(() => a.compaction.betweenSlices?.() === operationId, "the holder's pass between slices");
+    // B's worker accepts the cancel and relays it through a relay that drops
+    // it, as when the holder's listening session was down at that moment.
+    const dropped: RelayedCommand[] = [];
+    const lossy = createRetentionWorker({
+      store: b.stores.compaction,
+      maintenance: b.stores.maintenance,
+      dbFile: b.dbFile,
+      clock: b.clock,
+      timers: b.timers,
+      log: b.log,
+      newId: b.ids,
+      bus: b.bus,
+      guard: b.guard,
+      relay: { remote: () => true, send: (command) => void dropped.push(command) },
+    });
+    lossy.cancel(operationId);
+    expect(dropped).toEqual([{ kind: "cancel", operationId }]);
+    expect(recordRuntime(b)?.activeOperation).toMatchObject({ id: operationId, state: "running" });
+    // The pass's next slice (or the holder's timer) finds the request in the record.
+    clock.release();
+    await until(() => latestRun(a)?.id === operationId, "the pass to end");
+    const run = latestRun(a)!;
+    expect(run.state).toBe("cancelled");
+    expect(run.changedMessages).toBeGreaterThan(0);
+    expect(run.changedMessages).toBeLessThan(TOTAL);
+    expect(recordRuntime(a)?.activeOperation).toBeNull();
+  }, 90_000);
+
+  it("[TPR-SCH-01] compact now on the non-holder takes the slot from a scheduled pass waiting between slices, which then resumes", async () => {
+    const clock = minuteTimers();
+    cleanups.push(() => clock.release());
+    const db = database(cleanups);
+    const pass = { workBudgetMs: 100, yieldMs: 1 };
+    const a = instance(cleanups, db, { timers: clock.timers, pass });
+    const b = instance(cleanups, db, { timers: clock.timers, pass });
+    // Armed with the daily pass due now: it starts after readiness on the holder.
+    const revision = seed(a);
+    const ended = new Map<string, OperationEvent>();
+    a.bus.subscribe((event) => {
+      if (event.type === "operation" && ["succeeded", "partial", "failed", "cancelled"].includes(event.state)) ended.set(event.operationId, event);
+    });
+    a.start();
+    b.start();
+    // Its first slice runs; its continuation then waits.
+    clock.hold();
+    await until(() => Boolean(a.compaction.betweenSlices?.()), "the scheduled pass between slices");
+    const scheduled = a.compaction.betweenSlices!()!;
+    expect(b.compaction.isRunning()).toBe(false);
+    // The non-holder's status offers "compact now" as the holder's does.
+    expect(getRetentionStatus(b)).toMatchObject({ activeOperation: { id: scheduled }, betweenSlices: true });
+
+    const { operationId } = b.compaction.requestRun(revision);
+    expect(recordRuntime(b)?.activeOperation).toMatchObject({ id: operationId, kind: "cleanup", state: "queued" });
+    expect(recordRuntime(b)).toMatchObject({ waitingCleanup: { id: scheduled } });
+    // A duplicate still meets the manual run in the slot, on either instance.
+    expect(() => b.compaction.requestRun(revision)).toThrow(expect.objectContaining({ code: "operation_active" }));
+    expect(() => a.compaction.requestRun(revision)).toThrow(expect.objectContaining({ code: "operation_active" }));
+
+    clock.release();
+    await until(() => ended.has(operationId) && ended.has(scheduled), "both passes to end");
+    expect(ended.get(operationId)).toMatchObject({ state: "succeeded" });
+    expect(latestRun(a)).toMatchObject({ id: scheduled, state: "succeeded" });
+    // Together they compacted every row once.
+    expect(latestRun(a)!.changedMessages + ended.get(operationId)!.progress.changedMessages).toBe(TOTAL);
+    expect(recordRuntime(a)).toMatchObject({ activeOperation: null, waitingCleanup: null });
   }, 90_000);
 
   it("a run whose notification was lost is picked up by the holder's record watch", async () => {
