@@ -236,6 +236,10 @@ describe("reduceToolPayload eligibility of a row", () => {
       { monitor: { id: "m" }, normalized: { kind: "shell_exec", shell_exec: { output: { stdout: BIG } } } },
     ];
     for (const meta of cases) expect(reduce("tool_execute", meta)).toEqual({ outcome: "skipped", reason: "unsupported" });
+    // A key spelled with a \u escape in the stored text is still that key.
+    const escaped = JSON.stringify({ normalized: { kind: "shell_exec", shell_exec: { KEY: true, output: { stdout: BIG } } } }).replace("KEY", "\\u006donitor");
+    expect(escaped).not.toContain("monitor");
+    expect(reduce("tool_execute", escaped)).toEqual({ outcome: "skipped", reason: "unsupported" });
     // The words inside a string value are not provenance.
     expect(reduce("tool_execute", shell({ stdout: `monitor background_work ${BIG}` })).outcome).toBe("changed");
   });
