@@ -1,101 +1,26 @@
 // The one retention worker (TPR-SCH-01..08): a serial queue for analysis,
 // preparation and cleanup, the persisted daily schedule, continuations, and
 // recovery after a restart. Durable state lives in the retention record; the
-// event bus only carries live progress.
+// event bus only carries live progress. The job bodies are jobs.ts and
+// cleanup-job.ts; a cleanup slice's batches may run on a worker thread
+// (cleanup-slice.ts) while the queue, guard and bookkeeping stay here.
 import "server-only";
-import type { Clock, Timers } from "@/server/clock";
 import { isAppError } from "@/server/errors";
-import type { EventBus } from "@/server/events/bus";
-import type { IdGenerator } from "@/server/ids";
-import type { Logger } from "@/server/log";
-import type { MaintenanceGuard } from "@/server/maintenance/guard";
-import { createVerificationCache, type VerificationCache } from "@/server/maintenance/backups/verify";
-import type { BackupProgress, createBackup } from "@/server/maintenance/backups/create";
-import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
-import { createSerialQueue, type JobContext } from "@/server/jobs/serial-queue";
-import { continuationAt, nextDueAfterCompletePass, scheduledStartAt } from "@/server/jobs/schedule";
+import { createVerificationCache } from "@/server/maintenance/backups/verify";
+import { parseRfc3339 } from "@/lib/time/rfc3339";
+import { createSerialQueue } from "@/server/jobs/serial-queue";
+import { scheduledStartAt } from "@/server/jobs/schedule";
 import { createWindowGate } from "./window-gate";
-import type { MaintenanceWindow } from "@/server/jobs/maintenance-window";
-import { runAnalysis } from "../analysis/analysis";
 import { acceptAnalysis, acceptCancel, acceptCleanup, type CommandContext } from "../policy/commands";
-import { editRecord, resumeWaitingCleanup, endActiveOperation, finishAnalysisRecord, markActiveRunning, operationEvent, recoverInterrupted, saveActiveProgress } from "../policy/operations";
-import { runCleanupPass, waitWith } from "../cleanup/pass";
-import type { SavePolicyEffects } from "../policy/policy-update";
-import type { OperationState, RetentionAge, RetentionOperation } from "../policy/policy-schema";
-import { runPreparation } from "./preparation";
-import { verifyBeforeCleanup } from "./verify-before-cleanup";
+import { resumeWaitingCleanup, endActiveOperation, operationEvent, recoverInterrupted } from "../policy/operations";
+import type { RetentionOperation } from "../policy/policy-schema";
 import { ageOfFingerprint, knownLocally, relayedCancel } from "./relay-intake";
-import type { CommandRelay, RelayedCommand } from "./command-relay";
 import { readRetentionRecord } from "../policy/record";
-import type { CompactionStore } from "../store";
-import type { MaintenanceStore } from "@/server/maintenance/store";
-
-export type RetentionWorkerDeps = {
-  store: CompactionStore;
-  maintenance: MaintenanceStore;
-  dbFile: string;
-  clock: Clock;
-  timers: Timers;
-  log: Logger;
-  newId: IdGenerator;
-  bus: EventBus;
-  guard: MaintenanceGuard;
-  verificationCache?: VerificationCache;
-  /** Test seams for the pass limits (defaults are the spec's). */
-  pass?: { workBudgetMs?: number; yieldMs?: number; minYieldMs?: number; maxBatchRows?: number };
-  createBackupFn?: typeof createBackup;
-  /**
-   * How often a started worker re-reads the record for changes made by
-   * another process (the operator CLI enabling compaction, or finishing a
-   * pass): it then arms the daily schedule as if the change were its own.
-   * Off when absent (tests drive their timers by hand).
-   */
-  watchRecordMs?: number;
-  /** Cleanup starts and continues only inside it, unless a manual run overrode it (default: none). */
-  window?: MaintenanceWindow | null;
-  /**
-   * PostgreSQL with several instances: while this worker is not started
-   * (another instance holds the lease), accepted commands are relayed to the
-   * worker that runs (absent: they run here, as on SQLite).
-   */
-  relay?: CommandRelay;
-};
-
-export type RetentionWorker = {
-  start(): void;
-  /**
-   * Runs the jobs this process asks for and their continuations, without
-   * recovering the record or arming the daily schedule: for a process that
-   * drives one operation and exits (the operator CLI) beside a live server
-   * whose worker owns recovery and the schedule.
-   */
-  startForeground(): void;
-  stop(): Promise<void>;
-  isRunning(): boolean;
-  requestAnalysis(age: RetentionAge): { operationId: string };
-  /** `outsideWindow`: the administrator confirmed running outside the maintenance window. */
-  requestRun(expectedRevision: number, options?: { outsideWindow?: boolean }): { operationId: string };
-  cancel(operationId: string): void;
-  /**
-   * Applies what a saved policy asks for (preparation, initial cleanup, stop).
-   * `outsideWindow`: the administrator confirmed that the initial pass runs
-   * now even outside the maintenance window (else it waits for the window).
-   */
-  policySaved(effects: SavePolicyEffects, options?: { outsideWindow?: boolean }): void;
-  /** Resolves when nothing runs or waits in the queue (tests). */
-  idle(): Promise<void>;
-  /** When the next timer fires, for status and tests. */
-  nextTimerAt(): number | null;
-  /**
-   * The cleanup pass waiting for its continuation that a manual analysis or
-   * "compact now" would take the slot from right now (null otherwise).
-   */
-  betweenSlices?(): string | null;
-  /** A command another instance accepted for this (running) worker; ignored while not started. */
-  receiveCommand?(command: RelayedCommand): void;
-};
-
-const PROGRESS_SAVE_EVERY_MS = 1000;
+import { createCleanupJob } from "./cleanup-job";
+import { errorCode, type JobHost } from "./job-host";
+import { createAnalysisJob, createPreparationJob } from "./jobs";
+import type { RetentionWorker, RetentionWorkerDeps } from "./worker-types";
+export type { RetentionWorker, RetentionWorkerDeps } from "./worker-types";
 
 export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorker {
   const { store, clock, timers, log, bus } = deps;
@@ -118,45 +43,10 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   const gate = createWindowGate({ window: deps.window ?? null, clock });
 
   const publish = (operation: RetentionOperation) => bus.publish(operationEvent(operation));
-  // Preparation is not in the slot; its live events carry identity and state.
-  const publishPreparation = (operationId: string, state: OperationState, backupBytes?: BackupProgress) =>
-    bus.publish({
-      type: "operation",
-      operationId,
-      kind: "preparation",
-      state,
-      progress: {
-        scannedRows: 0,
-        eligibleMessages: 0,
-        changedMessages: 0,
-        payloadBytes: 0,
-        fraction: backupBytes?.totalBytes ? Math.min(1, backupBytes.doneBytes / backupBytes.totalBytes) : null,
-        ...(backupBytes ? { backupBytes } : {}),
-      },
-    });
-  const markRunning = (operationId: string) => markActiveRunning(store, { operationId, nowMs: clock.now() });
-
   /** Ends whatever the slot holds for `operationId` without its job. */
   const endOrphan = (operationId: string, state: "failed" | "cancelled", code: string) => {
     const ended = endActiveOperation(store, { operationId, state, code, nowMs: clock.now() });
     if (ended) publish(ended);
-  };
-
-  // A job that throws must never leave the slot held: the daily schedule
-  // would stop until a restart.
-  const guarded = (operationId: string, kind: "analysis" | "cleanup", body: (job: JobContext) => Promise<void>) => async (job: JobContext) => {
-    try {
-      await body(job);
-    } catch (error) {
-      log.error({ operationId, kind, code: errorCode(error) }, "retention job failed");
-      try {
-        endOrphan(operationId, "failed", "job_failed");
-      } catch (cleanupError) {
-        log.error({ operationId, code: errorCode(cleanupError) }, "could not record the failed job");
-      }
-    } finally {
-      afterCleanupJob(kind);
-    }
   };
 
   // Set when a saved approval could not start its initial pass because an
@@ -239,130 +129,24 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     }, every);
   };
 
-  const enqueueAnalysis = (operationId: string, age: RetentionAge) => {
-    queue.enqueue({
-      id: operationId,
-      kind: "analysis",
-      priority: "manual",
-      run: guarded(operationId, "analysis", async (job: JobContext) => {
-        if (!markRunning(operationId)) return;
-        let lastSave = clock.now();
-        const result = await runAnalysis({
-          store,
-          operationId,
-          age,
-          clock,
-          shouldStop: job.shouldStop,
-          onProgress: (operation) => {
-            publish(operation);
-            if (clock.now() - lastSave >= PROGRESS_SAVE_EVERY_MS) {
-              lastSave = clock.now();
-              saveActiveProgress(store, { operation, nowMs: lastSave });
-            }
-          },
-        });
-        const operation = job.stopReason() === "cancelled" ? { ...result.operation, state: "cancelled" as const } : result.operation;
-        finishAnalysisRecord(store, { operation, nowMs: clock.now() });
-        publish(operation);
-        log.info({ operationId, state: operation.state, scanned: operation.scannedRows, bytes: operation.payloadBytes }, "analysis finished");
-      }),
-    });
+  const host: JobHost = {
+    deps,
+    queue,
+    gate,
+    cache,
+    aborts,
+    isRunning: () => running,
+    initialCleanupPending: () => initialCleanupPending,
+    publish,
+    endOrphan,
+    setContinuation: (operationId, requestedAt) => setContinuation(operationId, requestedAt),
+    scheduleNextPass: () => scheduleNextPass(),
+    startInitialCleanup: () => startInitialCleanup(),
+    afterCleanupJob: (kind) => afterCleanupJob(kind),
   };
-
-  const enqueueCleanup = (operationId: string, priority: "manual" | "scheduled") => {
-    queue.enqueue({
-      id: operationId,
-      kind: "cleanup",
-      priority,
-      run: guarded(operationId, "cleanup", async (job: JobContext) => {
-        if (!gate.mayRun(operationId)) return setContinuation(operationId, clock.now());
-        const started = markRunning(operationId);
-        if (!started) return;
-        publish(started);
-        const verified = await verifyBeforeCleanup({ store, maintenance: deps.maintenance, dbFile: deps.dbFile, clock, guard: deps.guard, cache, log });
-        if (verified.ok === "deferred") {
-          // Another maintenance operation owns the guard: deferral, not failure.
-          setContinuation(operationId, continuationAt({ finishedSliceAtMs: clock.now() }));
-          return;
-        }
-        if (!verified.ok) return endOrphan(operationId, "failed", verified.code);
-        const result = await runCleanupPass({
-          store,
-          clock,
-          operationId,
-          wait: waitWith(timers),
-          shouldStop: () => job.stopReason() === "cancelled",
-          // Shutdown keeps the cursor: the next start resumes the pass.
-          shouldPause: () => job.stopReason() === "shutdown" || !gate.mayRun(operationId),
-          admitBatch: () => deps.guard.tryAcquire({ owner: `cleanup:${operationId}`, kind: "compaction" }),
-          log,
-          workBudgetMs: deps.pass?.workBudgetMs,
-          yieldMs: deps.pass?.yieldMs,
-          minYieldMs: deps.pass?.minYieldMs,
-          maxBatchRows: deps.pass?.maxBatchRows,
-          onBatch: (batch) => {
-            bus.publish({ type: "messages_changed", operationId, messageIds: batch.changedIds });
-            const read = readRetentionRecord(store);
-            const active = read.state === "malformed" ? null : read.record.runtime.activeOperation;
-            if (active?.id === operationId) publish(active);
-          },
-        });
-        if (result.continuation) {
-          if (!running) return;
-          setContinuation(operationId, continuationAt({ finishedSliceAtMs: clock.now(), requestedDelayMs: result.continueAfterMs ?? 0 }));
-          return;
-        }
-        if (!result.operation) {
-          endOrphan(operationId, job.stopReason() === "cancelled" ? "cancelled" : "failed", result.reason);
-          return scheduleNextPass();
-        }
-        publish(result.operation);
-        // Next due 24 h after this pass, complete or not: an ended pass is
-        // never retried in a loop; a cancelled one waits for the next day.
-        const finishedMs = parseRfc3339(result.operation.finishedAt) ?? clock.now();
-        editRecord(store, clock.now(), (record) => {
-          record.runtime.nextDueAt = formatUtc(nextDueAfterCompletePass(finishedMs));
-          return { next: record, result: undefined };
-        });
-        if (!initialCleanupPending) scheduleNextPass();
-      }),
-    });
-  };
-
-  const enqueuePreparation = (operationId: string) => {
-    const abort = new AbortController();
-    aborts.set(operationId, abort);
-    queue.enqueue({
-      id: operationId,
-      kind: "preparation",
-      priority: "manual",
-      run: async (job: JobContext) => {
-        try {
-          const outcome = await runPreparation(
-            {
-              store,
-              maintenance: deps.maintenance,
-              dbFile: deps.dbFile,
-              clock,
-              guard: deps.guard,
-              log,
-              wait: waitWith(timers),
-              shouldStop: job.shouldStop,
-              signal: abort.signal,
-              createBackupFn: deps.createBackupFn,
-              onRunning: () => publishPreparation(operationId, "running"),
-              onProgress: (progress) => publishPreparation(operationId, "running", progress),
-            },
-            operationId,
-          );
-          publishPreparation(operationId, outcome === "armed" ? "succeeded" : outcome === "failed" ? "failed" : "cancelled");
-          if (outcome === "armed") startInitialCleanup();
-        } finally {
-          aborts.delete(operationId);
-        }
-      },
-    });
-  };
+  const enqueueAnalysis = createAnalysisJob(host);
+  const enqueueCleanup = createCleanupJob(host);
+  const enqueuePreparation = createPreparationJob(host);
 
   /**
    * Manual jobs take priority: a pass waiting for its continuation (not
@@ -585,9 +369,4 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     betweenSlices: () => (waiting && !suspended && queue.running()?.id !== waiting.id ? waiting.id : null),
   };
   return worker;
-}
-
-function errorCode(error: unknown): string {
-  if (isAppError(error)) return error.code;
-  return error instanceof Error ? error.name : "unknown";
 }
