@@ -46,6 +46,9 @@ export class PassThreadError extends Error {
   }
 }
 
+/** How many slices this process started on a thread (observable for tests and the benchmark). */
+export const threadSlices = { started: 0 };
+
 export function runPassInThread(options: ThreadPassOptions): Promise<CleanupPassResult> {
   const flags = new Int32Array(new SharedArrayBuffer(FLAG_COUNT * Int32Array.BYTES_PER_ELEMENT));
   const refreshFlags = () => {
@@ -61,7 +64,14 @@ export function runPassInThread(options: ThreadPassOptions): Promise<CleanupPass
     request: { ...options.limits, operationId: options.operationId, nowMs: options.clock.now() },
     flags: flags.buffer as SharedArrayBuffer,
   };
-  const worker = new Worker(options.thread.bundlePath, { workerData: data });
+  let worker: Worker;
+  try {
+    worker = new Worker(options.thread.bundlePath, { workerData: data });
+    threadSlices.started += 1;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return Promise.reject(new PassThreadUnavailableError(typeof code === "string" ? code : "worker_start"));
+  }
   const leases = new Map<number, BatchLease>();
   let ready = false;
   let settled = false;
@@ -99,7 +109,7 @@ export function runPassInThread(options: ThreadPassOptions): Promise<CleanupPass
             return;
           case "admit": {
             // A cancel that arrived since the last refresh is seen before the batch opens.
-            const lease = refreshFlags() ? null : (options.admitBatch?.() ?? { release() {} });
+            const lease = refreshFlags() ? null : options.admitBatch ? options.admitBatch() : { release() {} };
             if (lease) leases.set(message.seq, lease);
             return answer({ type: "admitted", seq: message.seq, granted: lease !== null });
           }

@@ -19,6 +19,9 @@ export type PassThreadSettings = {
   root?: string;
 };
 
+// Said once per process, not once per runtime (restores rebuild the worker).
+let noBundleLogged = false;
+
 export type PassThreadChoice = { settings: PassThreadSettings | null; reason: "thread" | "off" | "engine" | "injected_clock" | "no_bundle" };
 
 /**
@@ -39,7 +42,8 @@ export function passThreadFromEnv(options: {
   if (options.injectedClock) return { settings: null, reason: "injected_clock" };
   const bundlePath = options.bundlePath ?? defaultPassThreadBundle();
   if (!fs.existsSync(bundlePath)) {
-    options.log.info({ setting: "COMPACTION_THREAD" }, "cleanup passes run inline: no thread bundle (npm run build writes it)");
+    if (!noBundleLogged) options.log.info({ setting: "COMPACTION_THREAD" }, "cleanup passes run inline: no thread bundle (npm run build writes it)");
+    noBundleLogged = true;
     return { settings: null, reason: "no_bundle" };
   }
   return { settings: { bundlePath }, reason: "thread" };
