@@ -7,12 +7,18 @@
 // scheduled time, so a stalled event loop is charged in full. Idle is
 // measured before the pass and again after its first slice has paused
 // (the 30-second slice, then a continuation wait of at least a minute).
-//   npx tsx --conditions=react-server scripts/bench/status-during-pass.ts [--messages 200000] [--rate 20] [--seconds 20]
+// The pass runs the way production runs it: on the cleanup worker thread when
+// dist/compaction-pass-thread.cjs exists (`npm run build:pass-thread`) and
+// COMPACTION_THREAD is not `off`, else inline; the report says which.
+// `--base FILE` generates the workspace into FILE once and runs on a fresh
+// copy of it each time (a 1M-message workspace takes minutes to generate).
+//   npx tsx --conditions=react-server scripts/bench/status-during-pass.ts [--messages 200000] [--rate 20] [--seconds 20] [--base FILE]
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import Database from "better-sqlite3";
 import { generateWorkspace } from "../gen-large-workspace";
 import { hashSessionToken } from "@/server/auth/current-user";
 import { createRuntime, installProcessRuntime, openRuntime } from "@/server/runtime";
@@ -20,6 +26,7 @@ import { GET } from "@/app/api/v1/system/database/tool-payload-retention/route";
 import { putRetentionPolicy } from "@/server/compaction/service";
 import { readRetentionRecord } from "@/server/compaction/policy/record";
 import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
+import { threadSlices } from "@/server/compaction/thread/run-in-thread";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -75,10 +82,25 @@ async function main() {
   const seconds = Number(arg("seconds", "20"));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-status-"));
   const file = path.join(dir, "workspace.db");
-  process.stderr.write(`generating ${messages} messages...\n`);
-  const generated = generateWorkspace({ file, messages, hugeRows: 1 });
+  const base = arg("base", "");
+  let generated: { messages: number };
+  if (base) {
+    if (!fs.existsSync(base)) {
+      process.stderr.write(`generating ${messages} messages into ${base}...\n`);
+      generateWorkspace({ file: base, messages, hugeRows: 1 });
+    }
+    process.stderr.write("copying the base workspace...\n");
+    fs.copyFileSync(base, file);
+    const copy = new Database(file, { readonly: true });
+    generated = { messages: (copy.prepare("select count(*) as n from messages").get() as { n: number }).n };
+    copy.close();
+  } else {
+    process.stderr.write(`generating ${messages} messages...\n`);
+    generated = generateWorkspace({ file, messages, hugeRows: 1 });
+  }
   // The route wrapper serves with the process runtime: install this one.
-  const rt = openRuntime(createRuntime({ env: { DATABASE_URL: `file:${file}`, LOG_LEVEL: "warn" } }));
+  const env = { DATABASE_URL: `file:${file}`, LOG_LEVEL: "warn", COMPACTION_THREAD: process.env.COMPACTION_THREAD };
+  const rt = openRuntime(createRuntime({ env }));
   if (!rt?.handle) throw new Error("the bench needs a SQLite runtime");
   installProcessRuntime(rt);
   const sqlite = rt.handle.sqlite;
@@ -115,6 +137,9 @@ async function main() {
 
   const report = {
     bench: "status-during-pass",
+    // Where the slice ran: proven by the thread having started, not by the setting.
+    passRanOn: threadSlices.started > 0 ? "thread" : "inline",
+    compactionThread: env.COMPACTION_THREAD ?? "auto",
     messages: generated.messages,
     rate,
     seconds,
@@ -126,7 +151,7 @@ async function main() {
   };
   console.log(JSON.stringify(report));
   console.log(
-    `status GET p95: idle ${report.idle.p95Ms} ms before / ${report.idleAfter.p95Ms} ms after, during pass ${report.duringPass.p95Ms} ms ` +
+    `[pass ${report.passRanOn}] status GET p95: idle ${report.idle.p95Ms} ms before / ${report.idleAfter.p95Ms} ms after, during pass ${report.duringPass.p95Ms} ms ` +
       `(${(report.duringPass.p95Ms / Math.max(0.1, Math.max(report.idle.p95Ms, report.idleAfter.p95Ms))).toFixed(1)}x the larger idle); ` +
       `p99 ${report.idle.p99Ms} -> ${report.duringPass.p99Ms} ms; pass changed ${report.passProgress?.changedMessages ?? 0} messages in the window`,
   );
