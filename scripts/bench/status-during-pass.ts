@@ -104,6 +104,7 @@ async function main() {
   if (!rt?.handle) throw new Error("the bench needs a SQLite runtime");
   installProcessRuntime(rt);
   const sqlite = rt.handle.sqlite;
+  const store = createSqliteCompactionStore(sqlite);
   sqlite.prepare("insert into users (id, email, role, password_hash, created_at) values ('bench', 'bench@example.com', 'admin', 'x', '2026-01-01T00:00:00Z')").run();
   sqlite.prepare("insert into auth_sessions (token_hash, user_id, created_at_ms, expires_at_ms) values (?, 'bench', 0, 9e15)").run(hashSessionToken("bench-token"));
   const server = http.createServer(async (req, res) => {
@@ -124,11 +125,19 @@ async function main() {
   const passStarted = Date.now();
   putRetentionPolicy(rt, { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 0, preparation: "skip" });
   const during = await runLoad(url, cookie, rate, seconds);
-  const read = readRetentionRecord(createSqliteCompactionStore(sqlite));
+  const read = readRetentionRecord(store);
   const active = read.state === "malformed" ? null : (read.record.runtime.activeOperation ?? read.record.runtime.latestRun);
-  // The slice ends within its 30 s work budget (plus yields); then the worker
-  // waits at least a minute, long enough for the idle-after window.
-  await new Promise((r) => setTimeout(r, Math.max(0, passStarted + 35_000 - Date.now())));
+  // The slice ends after its 30 s work budget (yields not counted); then the
+  // worker waits at least a minute for its continuation, long enough for the
+  // idle-after window. Wait for that pause itself, not a fixed time, so the
+  // slice's last batches are not charged to "idle".
+  const sliceEnded = () => {
+    if (rt.compaction.betweenSlices?.() != null) return true;
+    const now = readRetentionRecord(store);
+    return now.state !== "malformed" && now.record.runtime.activeOperation === null;
+  };
+  while (!sliceEnded() && Date.now() - passStarted < 120_000) await new Promise((r) => setTimeout(r, 200));
+  const sliceWallMs = Date.now() - passStarted;
   process.stderr.write("idle load after the slice...\n");
   const idleAfter = await runLoad(url, cookie, rate, Math.min(seconds, 50));
   server.close();
@@ -146,6 +155,7 @@ async function main() {
     idle: summarize(idle.latencies, idle.errors),
     duringPass: summarize(during.latencies, during.errors),
     idleAfter: summarize(idleAfter.latencies, idleAfter.errors),
+    sliceWallMs,
     passProgress: active ? { state: active.state, changedMessages: active.changedMessages, payloadBytes: active.payloadBytes } : null,
     peakRssMiB: Math.round(Math.max(rssBefore, process.memoryUsage().rss) / 1048576),
   };
