@@ -46,7 +46,7 @@ function inThread(options: Partial<Parameters<typeof runPassInThread>[0]> & { fi
 const dump = (sqlite: DbHandle["sqlite"]) => sqlite.prepare("select rowid, * from messages order by rowid").all();
 
 describe("cleanup slice on a worker thread", () => {
-  it("[TPR-TX-08] changes exactly the rows the inline pass changes, to the same bytes, on two copies of one workspace", async () => {
+  it("changes exactly the rows the inline pass changes, to the same bytes, on two copies of one workspace", async () => {
     const inlineFile = path.join(t.dir, "inline.db");
     generateWorkspace({ file: inlineFile, messages: 3_000, seed: 11, hugeRows: 0 });
     const inline = openDatabase({ file: inlineFile });
@@ -125,6 +125,27 @@ describe("cleanup slice on a worker thread", () => {
     expect(countMarkedRows(t.sqlite)).toBe(10);
     expect(record().runtime.latestRun).toMatchObject({ id: "run-1", state: "cancelled", changedMessages: 10 });
     expect(guard.holder()).toBeNull();
+  });
+
+  it("[TPR-SCH-07] a shutdown set on the main thread pauses the thread's slice with its cursor saved; the next slice resumes there", async () => {
+    armPolicy(t.sqlite);
+    seedOldTask(t.sqlite, "a", 30);
+    let shuttingDown = false;
+    const first = await inThread({
+      maxBatchRows: 10,
+      shouldPause: () => shuttingDown,
+      onBatch: () => {
+        shuttingDown = true;
+      },
+    });
+    expect(first).toMatchObject({ state: "running", reason: "work_budget", continuation: true });
+    const marked = countMarkedRows(t.sqlite);
+    expect(marked).toBeGreaterThanOrEqual(10);
+    expect(marked).toBeLessThan(30);
+    expect(record().runtime.cursor).not.toBeNull();
+    const second = await inThread({ maxBatchRows: 10 });
+    expect(second).toMatchObject({ state: "succeeded", reason: "complete" });
+    expect(second.operation?.changedMessages).toBe(30);
   });
 
   it("a cancel set before any batch stops the walk through the shared flag alone", async () => {

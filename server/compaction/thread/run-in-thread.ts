@@ -4,6 +4,7 @@
 // its batch ended), mirrors cancel and shutdown into the shared flags, and
 // hands committed batches and log lines to the caller's listeners.
 import "server-only";
+import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { Clock } from "@/server/clock";
 import type { Logger } from "@/server/log";
@@ -66,7 +67,7 @@ export function runPassInThread(options: ThreadPassOptions): Promise<CleanupPass
   };
   let worker: Worker;
   try {
-    worker = new Worker(options.thread.bundlePath, { workerData: data });
+    worker = new Worker(path.resolve(options.thread.bundlePath), { workerData: data });
     threadSlices.started += 1;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
