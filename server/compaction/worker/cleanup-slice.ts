@@ -24,6 +24,7 @@ export function createSliceRunner(deps: Pick<RetentionWorkerDeps, "passThread" |
     // The beforeBatch seam runs test code between reading and writing: inline only.
     if (!thread || threadUnavailable || options.beforeBatch) return runCleanupPass(options);
     try {
+      deps.log.debug({ operationId: options.operationId }, "cleanup slice runs on its worker thread");
       return await runPassInThread({
         thread,
         dbFile: deps.dbFile,
