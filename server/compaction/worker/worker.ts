@@ -11,6 +11,7 @@ import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { createSerialQueue } from "@/server/jobs/serial-queue";
 import { scheduledStartAt } from "@/server/jobs/schedule";
 import { createWindowGate } from "./window-gate";
+import { createSlotTimer } from "./slot-timer";
 import { acceptAnalysis, acceptCancel, acceptCleanup, type CommandContext } from "../policy/commands";
 import { resumeWaitingCleanup, endActiveOperation, operationEvent, recoverInterrupted } from "../policy/operations";
 import type { RetentionOperation } from "../policy/policy-schema";
@@ -33,10 +34,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   // False in a foreground worker: the daily schedule belongs to the server.
   let scheduling = true;
   let readyAtMs = 0;
-  let timer: { handle: unknown; at: number } | null = null;
   let watchHandle: unknown = null;
-  // The cleanup pass whose continuation the timer holds (between slices).
-  let waiting: { id: string; at: number } | null = null;
   // A pass that stepped aside for a manual job, with its continuation time.
   let suspended: { id: string; at: number } | null = null;
   const ctx = (): CommandContext => ({ store, nowMs: clock.now(), newId: deps.newId });
@@ -73,22 +71,10 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     }
   };
 
-  const setTimer = (at: number, fire: () => void) => {
-    if (timer) timers.clearTimeout(timer.handle);
-    waiting = null;
-    const handle = timers.setTimeout(() => {
-      timer = null;
-      waiting = null;
-      if (running) fire();
-    }, Math.max(0, at - clock.now()));
-    timer = { handle, at };
-  };
-
-  const setContinuation = (operationId: string, requestedAt: number) => {
-    const at = gate.startAt(operationId, requestedAt);
-    setTimer(at, () => enqueueCleanup(operationId, "scheduled"));
-    waiting = { id: operationId, at };
-  };
+  // The next scheduled pass, or the continuation of a pass between slices.
+  const slot = createSlotTimer({ timers, clock, isRunning: () => running });
+  const setContinuation = (operationId: string, requestedAt: number) =>
+    slot.armContinuation(operationId, gate.startAt(operationId, requestedAt), () => enqueueCleanup(operationId, "scheduled"));
 
   const scheduleNextPass = () => {
     if (!running || !scheduling) return;
@@ -98,7 +84,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     const armed = policy.enabled && runtime.preparation.state === "ready" && runtime.approvedRevision === policy.revision;
     if (!armed || runtime.activeOperation) return;
     const at = gate.startAt(null, scheduledStartAt({ nextDueAtMs: parseRfc3339(runtime.nextDueAt), readyAtMs, nowMs: clock.now() }));
-    setTimer(at, () => {
+    slot.arm(at, () => {
       try {
         const current = readRetentionRecord(store);
         if (current.state === "malformed") return;
@@ -121,7 +107,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       if (!running) return;
       try {
         if (deps.relay) pickUpQueued({ secondLook: true });
-        if (!queue.running() && !waiting && !suspended && !initialCleanupPending) scheduleNextPass();
+        if (!queue.running() && !slot.waiting() && !suspended && !initialCleanupPending) scheduleNextPass();
       } catch (error) {
         log.warn({ code: errorCode(error) }, "retention record watch failed");
       }
@@ -155,14 +141,13 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
    * request still meets the job in the slot and gets 409.
    */
   const takeSlotFromWaitingPass = (accept: (waitingCleanupId: string | null) => { operationId: string }) => {
+    const waiting = slot.waiting();
     const between = waiting && queue.running()?.id !== waiting.id ? waiting : null;
     const accepted = accept(between?.id ?? null);
     if (between) {
       const read = readRetentionRecord(store);
       if (read.state !== "malformed" && read.record.runtime.waitingCleanup?.id === between.id) {
-        if (timer) timers.clearTimeout(timer.handle);
-        timer = null;
-        waiting = null;
+        slot.disarm({ forgetWaiting: true });
         suspended = between;
       }
     }
@@ -187,9 +172,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       if (!age) return endOrphan(active.id, "failed", "job_failed");
       enqueueAnalysis(active.id, age);
     } else if (active.kind === "cleanup") {
-      if (timer) timers.clearTimeout(timer.handle);
-      timer = null;
-      waiting = null;
+      slot.disarm({ forgetWaiting: true });
       enqueueCleanup(active.id, "manual");
     }
   };
@@ -229,7 +212,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       if (pendingPreparation) enqueuePreparation(pendingPreparation);
       if (resumeCleanup) {
         // An ordinary restart resumes the stored cursor after readiness.
-        setTimer(scheduledStartAt({ nextDueAtMs: null, readyAtMs, nowMs: readyAtMs }), () => enqueueCleanup(resumeCleanup, "scheduled"));
+        slot.arm(scheduledStartAt({ nextDueAtMs: null, readyAtMs, nowMs: readyAtMs }), () => enqueueCleanup(resumeCleanup, "scheduled"));
       } else {
         scheduleNextPass();
       }
@@ -245,8 +228,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     async stop() {
       if (!running) return;
       running = false;
-      if (timer) timers.clearTimeout(timer.handle);
-      timer = null;
+      slot.disarm();
       if (watchHandle !== null) timers.clearTimeout(watchHandle);
       watchHandle = null;
       for (const abort of aborts.values()) abort.abort();
@@ -277,8 +259,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         acceptCleanup(ctx(), { expectedRevision, priority: "manual", waitingCleanupId }),
       );
       if (options?.outsideWindow) gate.override(accepted.operationId);
-      if (timer) timers.clearTimeout(timer.handle);
-      timer = null;
+      slot.disarm();
       enqueueCleanup(accepted.operationId, "manual");
       return accepted;
     },
@@ -314,8 +295,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       if (isRunningJob) return; // it stops at its next batch boundary and records itself
       // Waiting for a continuation timer, or queued behind another job: end
       // it now, keeping its committed counts.
-      if (timer) timers.clearTimeout(timer.handle);
-      timer = null;
+      slot.disarm();
       endOrphan(operationId, "cancelled", "cancelled");
       scheduleNextPass();
     },
@@ -335,8 +315,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
           continue;
         }
         if (!isRunningJob && !isPreparation) {
-          if (timer) timers.clearTimeout(timer.handle);
-          timer = null;
+          slot.disarm();
           endOrphan(stop, "cancelled", "policy_changed");
         }
       }
@@ -357,16 +336,17 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       aborts.get(id)?.abort();
       queue.cancel(id);
       if (suspended?.id === id) suspended = null;
-      if (waiting?.id === id && timer) {
-        timers.clearTimeout(timer.handle);
-        timer = null;
-        waiting = null;
+      if (slot.waiting()?.id === id && slot.nextAt() !== null) {
+        slot.disarm({ forgetWaiting: true });
         scheduleNextPass();
       }
     },
     idle: () => queue.idle(),
-    nextTimerAt: () => timer?.at ?? null,
-    betweenSlices: () => (waiting && !suspended && queue.running()?.id !== waiting.id ? waiting.id : null),
+    nextTimerAt: () => slot.nextAt(),
+    betweenSlices: () => {
+      const waiting = slot.waiting();
+      return waiting && !suspended && queue.running()?.id !== waiting.id ? waiting.id : null;
+    },
   };
   return worker;
 }
