@@ -3,6 +3,7 @@
 // by itself. The SQLite driver stays outside the bundle and is resolved from
 // the app root the main thread names (so a bundle in a temp dir works too);
 // `server-only` is empty here as in any server bundle.
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
@@ -22,8 +23,13 @@ const threadShims: Plugin = {
   },
 };
 
+/** The sources a bundle was built from, beside it: the runtime ignores a bundle older than any of them. */
+export function bundleInputsFile(outFile: string): string {
+  return `${outFile}.inputs.json`;
+}
+
 export async function buildPassThreadBundle(options: { outFile: string }): Promise<void> {
-  await build({
+  const result = await build({
     entryPoints: [path.join(ROOT, "server/compaction/thread/pass-thread.ts")],
     outfile: options.outFile,
     bundle: true,
@@ -35,5 +41,8 @@ export async function buildPassThreadBundle(options: { outFile: string }): Promi
     plugins: [threadShims],
     logLevel: "warning",
     legalComments: "none",
+    metafile: true,
   });
+  const inputs = Object.keys(result.metafile.inputs).filter((input) => !input.includes("node_modules/") && !input.includes(":"));
+  fs.writeFileSync(bundleInputsFile(options.outFile), JSON.stringify(inputs.map((input) => path.relative(ROOT, path.resolve(input)))));
 }

@@ -21,16 +21,22 @@ function captureLog() {
 }
 
 describe("COMPACTION_THREAD", () => {
-  it("auto picks the thread for SQLite on the system clock once the bundle exists; off, PostgreSQL and an injected clock stay inline", () => {
+  it("auto picks the thread for SQLite on the system clock once an up-to-date bundle exists; off, PostgreSQL, an injected clock and a stale bundle stay inline", () => {
     const bundlePath = path.join(t.dir, "pass-thread.cjs");
     const { log, lines } = captureLog();
     const choose = (env: Record<string, string>, extra: { engine?: string; injectedClock?: boolean } = {}) =>
-      passThreadFromEnv({ env, engine: extra.engine ?? "sqlite", injectedClock: extra.injectedClock ?? false, log, bundlePath }).reason;
+      passThreadFromEnv({ env, engine: extra.engine ?? "sqlite", injectedClock: extra.injectedClock ?? false, log, bundlePath, root: t.dir }).reason;
     expect(choose({})).toBe("no_bundle");
     expect(choose({})).toBe("no_bundle");
     // Said once per process.
     expect(lines.filter((l) => l.msg.includes("no thread bundle"))).toHaveLength(1);
+    // Built from one source, which is older than the bundle.
+    fs.writeFileSync(path.join(t.dir, "source.ts"), "");
+    fs.utimesSync(path.join(t.dir, "source.ts"), new Date(NOW_MS - 60_000), new Date(NOW_MS - 60_000));
     fs.writeFileSync(bundlePath, "");
+    fs.utimesSync(bundlePath, new Date(NOW_MS), new Date(NOW_MS));
+    expect(choose({})).toBe("stale_bundle");
+    fs.writeFileSync(`${bundlePath}.inputs.json`, JSON.stringify(["source.ts"]));
     expect(choose({})).toBe("thread");
     expect(choose({ COMPACTION_THREAD: "auto" })).toBe("thread");
     expect(choose({ COMPACTION_THREAD: "off" })).toBe("off");
@@ -38,6 +44,10 @@ describe("COMPACTION_THREAD", () => {
     expect(choose({}, { injectedClock: true })).toBe("injected_clock");
     expect(choose({ COMPACTION_THREAD: "yes" })).toBe("thread");
     expect(lines.some((l) => l.setting === "COMPACTION_THREAD" && l.msg.startsWith("ignored"))).toBe(true);
+    // A source changed after the build: yesterday's pass must not run.
+    fs.utimesSync(path.join(t.dir, "source.ts"), new Date(NOW_MS + 60_000), new Date(NOW_MS + 60_000));
+    expect(choose({})).toBe("stale_bundle");
+    expect(lines.filter((l) => l.msg.includes("older than its sources"))).toHaveLength(1);
   });
 
   it("a worker whose thread cannot start runs its slices inline and says so once", async () => {

@@ -21,8 +21,9 @@ export type PassThreadSettings = {
 
 // Said once per process, not once per runtime (restores rebuild the worker).
 let noBundleLogged = false;
+let staleLogged = false;
 
-export type PassThreadChoice = { settings: PassThreadSettings | null; reason: "thread" | "off" | "engine" | "injected_clock" | "no_bundle" };
+export type PassThreadChoice = { settings: PassThreadSettings | null; reason: "thread" | "off" | "engine" | "injected_clock" | "no_bundle" | "stale_bundle" };
 
 /**
  * Picks the thread for this runtime, or null (inline). An injected clock or
@@ -34,6 +35,8 @@ export function passThreadFromEnv(options: {
   injectedClock: boolean;
   log: Pick<Logger, "warn" | "info">;
   bundlePath?: string;
+  /** Where the bundle's recorded sources are (default: the working directory, the app root). */
+  root?: string;
 }): PassThreadChoice {
   const raw = options.env.COMPACTION_THREAD ?? "";
   if (raw !== "" && raw !== "auto" && raw !== "off") options.log.warn({ setting: "COMPACTION_THREAD" }, "ignored: expected auto or off");
@@ -46,5 +49,23 @@ export function passThreadFromEnv(options: {
     noBundleLogged = true;
     return { settings: null, reason: "no_bundle" };
   }
+  // A bundle older than its sources would run yesterday's pass beside today's record code.
+  if (isStale(bundlePath, options.root ?? process.cwd())) {
+    if (!staleLogged) options.log.warn({ setting: "COMPACTION_THREAD" }, "cleanup passes run inline: the thread bundle is older than its sources (npm run build rewrites it)");
+    staleLogged = true;
+    return { settings: null, reason: "stale_bundle" };
+  }
   return { settings: { bundlePath }, reason: "thread" };
+}
+
+/** True when the bundle's list of sources is missing or one of them changed after it was built. */
+function isStale(bundlePath: string, root: string): boolean {
+  try {
+    const builtMs = fs.statSync(bundlePath).mtimeMs;
+    const inputs = JSON.parse(fs.readFileSync(`${bundlePath}.inputs.json`, "utf8")) as unknown;
+    if (!Array.isArray(inputs)) return true;
+    return inputs.some((input) => typeof input !== "string" || fs.statSync(path.join(root, input)).mtimeMs > builtMs);
+  } catch {
+    return true;
+  }
 }
