@@ -36,10 +36,13 @@ function ensureBuild(): void {
   if (result.status !== 0) throw new Error("next build failed");
 }
 
-/** The cleanup thread's bundle (npm run build writes it too); without it cleanup runs inline. */
+/**
+ * The cleanup thread's bundle (npm run build writes it too), rebuilt each
+ * time (a second or two) so it is never older than the sources; without it
+ * cleanup runs inline.
+ */
 async function ensurePassThreadBundle(): Promise<void> {
   const outFile = defaultPassThreadBundle();
-  if (fs.existsSync(outFile)) return;
   try {
     await buildPassThreadBundle({ outFile });
   } catch (error) {
