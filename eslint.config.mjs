@@ -17,7 +17,7 @@ const config = [
   ...nextVitals,
   ...nextTs,
   {
-    ignores: [".next/**", "node_modules/**", "drizzle/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts"],
+    ignores: [".next/**", "node_modules/**", "drizzle/**", "data/**", "dist/**", "test-results/**", "playwright-report/**", "next-env.d.ts"],
   },
   {
     rules: {

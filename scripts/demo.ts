@@ -14,6 +14,8 @@ import { seedDemoWorkspace } from "@/server/workspace/demo/seed";
 import { openConfiguredDatabase } from "./lib/database";
 import { displayUrl, listenAddress, nextStartArgs } from "./lib/listen";
 import { seedDemoThreadsIfEmpty } from "./lib/seed-threads";
+import { buildPassThreadBundle } from "./lib/pass-thread-bundle";
+import { defaultPassThreadBundle } from "@/server/compaction/thread/thread-config";
 import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
 import type { AuthStore } from "@/server/auth/store";
@@ -32,6 +34,20 @@ function ensureBuild(): void {
     env: { ...process.env, NEXT_SKIP_TYPECHECK: "1" },
   });
   if (result.status !== 0) throw new Error("next build failed");
+}
+
+/**
+ * The cleanup thread's bundle (npm run build writes it too), rebuilt each
+ * time (a second or two) so it is never older than the sources; without it
+ * cleanup runs inline.
+ */
+async function ensurePassThreadBundle(): Promise<void> {
+  const outFile = defaultPassThreadBundle();
+  try {
+    await buildPassThreadBundle({ outFile });
+  } catch (error) {
+    console.log(`demo: cleanup thread bundle not built (${(error as Error).name}); cleanup passes run inline`);
+  }
 }
 
 function password(): string {
@@ -106,6 +122,7 @@ async function waitUntilUp(url: string, isAlive: () => boolean): Promise<boolean
 
 async function main(): Promise<void> {
   ensureBuild();
+  await ensurePassThreadBundle();
   const credentials = prepareDatabase();
   console.log("demo: checking for agent threads (seeded through the thread service when none are stored)…");
   await prepareThreads();

@@ -29,6 +29,7 @@ import { modeFromEnv } from "./checkpoints/mode";
 import { createOperatorMetrics, type OperatorMetrics } from "./metrics/operator-metrics";
 import { maintenanceWindowFromEnv } from "./jobs/window-config";
 import { batchPauseFromEnv } from "./compaction/worker/batch-pause-config";
+import { passThreadFromEnv } from "./compaction/thread/thread-config";
 import type { MaintenanceWindow } from "./jobs/maintenance-window";
 
 /** Checkpoint state shared by every request of one runtime. */
@@ -185,6 +186,9 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     },
   };
 
+  // Cleanup slices on a worker thread (SQLite, system clock, bundle built);
+  // a runtime whose clock or timers a test injects keeps them inline.
+  const passThread = passThreadFromEnv({ env, engine: target.engine, injectedClock: Boolean(options.clock || options.timers), log }).settings;
   const buildWorker = (dbFile: string, stores: Stores): RetentionWorker =>
     createRetentionWorker({
       ...options.worker,
@@ -202,6 +206,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       watchRecordMs: RECORD_WATCH_MS,
       window: rt.maintenanceWindow,
       relay: multi?.relay,
+      passThread,
     });
   if (rt.handle) {
     rt.stores = openSqliteStores(rt.handle);

@@ -9,6 +9,8 @@ import type { CompactionStore } from "../store";
 
 export const PASS_LIMITS = { workBudgetMs: 30_000, yieldMs: 100, continueAfterMs: 60_000, maxConsecutiveFailures: 5 } as const;
 
+export type BatchLease = { release(): void };
+
 export type BatchCommitted = { operationId: string; changedIds: string[]; rows: number; bytes: number };
 
 export type CleanupPassOptions = {
@@ -25,8 +27,10 @@ export type CleanupPassOptions = {
    * Admission to the shared maintenance guard for one batch: a lease, or
    * null while a backup, restore or VACUUM owns it. The slice then pauses
    * with its cursor saved (a continuation); deferral is not a failure.
+   * A pass on a worker thread asks the main thread, so the answer may come
+   * as a promise.
    */
-  admitBatch?: () => { release(): void } | null;
+  admitBatch?: () => BatchLease | null | Promise<BatchLease | null>;
   /** Called after each commit with the changed message ids (never bodies). */
   onBatch?: (event: BatchCommitted) => void;
   /** Runs after rows are read and reduced, before the writer transaction opens. */

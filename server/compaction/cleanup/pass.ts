@@ -16,7 +16,7 @@ import type { OperationState } from "@/lib/compaction/policy";
 import { PAGE_LIMITS, type PlannedPage } from "./candidates";
 import { runBatch } from "./batch";
 import { PASS_LIMITS, type CleanupPassOptions, type CleanupPassResult, type PassEndReason } from "./pass-options";
-export { PASS_LIMITS, waitWith, type BatchCommitted, type CleanupPassOptions, type CleanupPassResult, type PassEndReason } from "./pass-options";
+export { PASS_LIMITS, waitWith, type BatchCommitted, type BatchLease, type CleanupPassOptions, type CleanupPassResult, type PassEndReason } from "./pass-options";
 import { BATCH_LIMITS, addToBatch, createOpenBatch, fitsBatch, isBatchFull, nextRowLimit, pageRoom } from "./open-batch";
 import { checkTaskEligibility } from "../eligibility/eligibility";
 import { captureTaskSnapshot, type TaskSnapshot } from "../eligibility/recheck";
@@ -75,11 +75,14 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     if (open.rows === 0) return "ok";
     const rows = open.groups.flatMap((group) => group.rows);
     options.beforeBatch?.(rows);
-    const lease = options.admitBatch ? options.admitBatch() : { release() {} };
+    const admitted = options.admitBatch ? options.admitBatch() : { release() {} };
+    // Only a thread's answer is awaited: the inline pass stays synchronous up to its batch.
+    const lease = admitted instanceof Promise ? await admitted : admitted;
     if (!lease) {
       // Another maintenance operation owns the database: end this slice at
       // the committed cursor; the worker continues after at least a minute.
-      stopReason = "work_budget";
+      // A cancel that arrived meanwhile ends the pass instead.
+      stopReason = options.shouldStop?.() ? "cancelled" : "work_budget";
       return "stop";
     }
     let result: ReturnType<typeof runBatch>;

@@ -1,102 +1,28 @@
 // The one retention worker (TPR-SCH-01..08): a serial queue for analysis,
 // preparation and cleanup, the persisted daily schedule, continuations, and
 // recovery after a restart. Durable state lives in the retention record; the
-// event bus only carries live progress.
+// event bus only carries live progress. The job bodies are jobs.ts and
+// cleanup-job.ts; a cleanup slice's batches may run on a worker thread
+// (cleanup-slice.ts) while the queue, guard and bookkeeping stay here.
 import "server-only";
-import type { Clock, Timers } from "@/server/clock";
 import { isAppError } from "@/server/errors";
-import type { EventBus } from "@/server/events/bus";
-import type { IdGenerator } from "@/server/ids";
-import type { Logger } from "@/server/log";
-import type { MaintenanceGuard } from "@/server/maintenance/guard";
-import { createVerificationCache, type VerificationCache } from "@/server/maintenance/backups/verify";
-import type { BackupProgress, createBackup } from "@/server/maintenance/backups/create";
-import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
-import { createSerialQueue, type JobContext } from "@/server/jobs/serial-queue";
-import { continuationAt, nextDueAfterCompletePass, scheduledStartAt } from "@/server/jobs/schedule";
+import { createVerificationCache } from "@/server/maintenance/backups/verify";
+import { parseRfc3339 } from "@/lib/time/rfc3339";
+import { createSerialQueue } from "@/server/jobs/serial-queue";
+import { scheduledStartAt } from "@/server/jobs/schedule";
 import { createWindowGate } from "./window-gate";
-import type { MaintenanceWindow } from "@/server/jobs/maintenance-window";
-import { runAnalysis } from "../analysis/analysis";
+import { createSlotTimer } from "./slot-timer";
 import { acceptAnalysis, acceptCancel, acceptCleanup, type CommandContext } from "../policy/commands";
-import { editRecord, resumeWaitingCleanup, endActiveOperation, finishAnalysisRecord, markActiveRunning, operationEvent, recoverInterrupted, saveActiveProgress } from "../policy/operations";
+import { resumeWaitingCleanup, endActiveOperation, operationEvent, recoverInterrupted } from "../policy/operations";
 import { betweenSlicesInRecord, markBetweenSlices } from "../policy/between-slices";
-import { runCleanupPass, waitWith } from "../cleanup/pass";
-import type { SavePolicyEffects } from "../policy/policy-update";
-import type { OperationState, RetentionAge, RetentionOperation } from "../policy/policy-schema";
-import { runPreparation } from "./preparation";
-import { verifyBeforeCleanup } from "./verify-before-cleanup";
+import type { RetentionOperation } from "../policy/policy-schema";
 import { ageOfFingerprint, knownLocally, relayedCancel } from "./relay-intake";
-import type { CommandRelay, RelayedCommand } from "./command-relay";
 import { readRetentionRecord } from "../policy/record";
-import type { CompactionStore } from "../store";
-import type { MaintenanceStore } from "@/server/maintenance/store";
-
-export type RetentionWorkerDeps = {
-  store: CompactionStore;
-  maintenance: MaintenanceStore;
-  dbFile: string;
-  clock: Clock;
-  timers: Timers;
-  log: Logger;
-  newId: IdGenerator;
-  bus: EventBus;
-  guard: MaintenanceGuard;
-  verificationCache?: VerificationCache;
-  /** Test seams for the pass limits (defaults are the spec's). */
-  pass?: { workBudgetMs?: number; yieldMs?: number; minYieldMs?: number; maxBatchRows?: number };
-  createBackupFn?: typeof createBackup;
-  /**
-   * How often a started worker re-reads the record for changes made by
-   * another process (the operator CLI enabling compaction, or finishing a
-   * pass): it then arms the daily schedule as if the change were its own.
-   * Off when absent (tests drive their timers by hand).
-   */
-  watchRecordMs?: number;
-  /** Cleanup starts and continues only inside it, unless a manual run overrode it (default: none). */
-  window?: MaintenanceWindow | null;
-  /**
-   * PostgreSQL with several instances: while this worker is not started
-   * (another instance holds the lease), accepted commands are relayed to the
-   * worker that runs (absent: they run here, as on SQLite).
-   */
-  relay?: CommandRelay;
-};
-
-export type RetentionWorker = {
-  start(): void;
-  /**
-   * Runs the jobs this process asks for and their continuations, without
-   * recovering the record or arming the daily schedule: for a process that
-   * drives one operation and exits (the operator CLI) beside a live server
-   * whose worker owns recovery and the schedule.
-   */
-  startForeground(): void;
-  stop(): Promise<void>;
-  isRunning(): boolean;
-  requestAnalysis(age: RetentionAge): { operationId: string };
-  /** `outsideWindow`: the administrator confirmed running outside the maintenance window. */
-  requestRun(expectedRevision: number, options?: { outsideWindow?: boolean }): { operationId: string };
-  cancel(operationId: string): void;
-  /**
-   * Applies what a saved policy asks for (preparation, initial cleanup, stop).
-   * `outsideWindow`: the administrator confirmed that the initial pass runs
-   * now even outside the maintenance window (else it waits for the window).
-   */
-  policySaved(effects: SavePolicyEffects, options?: { outsideWindow?: boolean }): void;
-  /** Resolves when nothing runs or waits in the queue (tests). */
-  idle(): Promise<void>;
-  /** When the next timer fires, for status and tests. */
-  nextTimerAt(): number | null;
-  /**
-   * The cleanup pass waiting for its continuation that a manual analysis or
-   * "compact now" would take the slot from right now (null otherwise).
-   */
-  betweenSlices?(): string | null;
-  /** A command another instance accepted for this (running) worker; ignored while not started. */
-  receiveCommand?(command: RelayedCommand): void;
-};
-
-const PROGRESS_SAVE_EVERY_MS = 1000;
+import { createCleanupJob } from "./cleanup-job";
+import { errorCode, type JobHost } from "./job-host";
+import { createAnalysisJob, createPreparationJob } from "./jobs";
+import type { RetentionWorker, RetentionWorkerDeps } from "./worker-types";
+export type { RetentionWorker, RetentionWorkerDeps } from "./worker-types";
 
 export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorker {
   const { store, clock, timers, log, bus } = deps;
@@ -109,55 +35,17 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   // False in a foreground worker: the daily schedule belongs to the server.
   let scheduling = true;
   let readyAtMs = 0;
-  let timer: { handle: unknown; at: number } | null = null;
   let watchHandle: unknown = null;
-  // The cleanup pass whose continuation the timer holds (between slices).
-  let waiting: { id: string; at: number } | null = null;
   // A pass that stepped aside for a manual job, with its continuation time.
   let suspended: { id: string; at: number } | null = null;
   const ctx = (): CommandContext => ({ store, nowMs: clock.now(), newId: deps.newId });
   const gate = createWindowGate({ window: deps.window ?? null, clock });
 
   const publish = (operation: RetentionOperation) => bus.publish(operationEvent(operation));
-  // Preparation is not in the slot; its live events carry identity and state.
-  const publishPreparation = (operationId: string, state: OperationState, backupBytes?: BackupProgress) =>
-    bus.publish({
-      type: "operation",
-      operationId,
-      kind: "preparation",
-      state,
-      progress: {
-        scannedRows: 0,
-        eligibleMessages: 0,
-        changedMessages: 0,
-        payloadBytes: 0,
-        fraction: backupBytes?.totalBytes ? Math.min(1, backupBytes.doneBytes / backupBytes.totalBytes) : null,
-        ...(backupBytes ? { backupBytes } : {}),
-      },
-    });
-  const markRunning = (operationId: string) => markActiveRunning(store, { operationId, nowMs: clock.now() });
-
   /** Ends whatever the slot holds for `operationId` without its job. */
   const endOrphan = (operationId: string, state: "failed" | "cancelled", code: string) => {
     const ended = endActiveOperation(store, { operationId, state, code, nowMs: clock.now() });
     if (ended) publish(ended);
-  };
-
-  // A job that throws must never leave the slot held: the daily schedule
-  // would stop until a restart.
-  const guarded = (operationId: string, kind: "analysis" | "cleanup", body: (job: JobContext) => Promise<void>) => async (job: JobContext) => {
-    try {
-      await body(job);
-    } catch (error) {
-      log.error({ operationId, kind, code: errorCode(error) }, "retention job failed");
-      try {
-        endOrphan(operationId, "failed", "job_failed");
-      } catch (cleanupError) {
-        log.error({ operationId, code: errorCode(cleanupError) }, "could not record the failed job");
-      }
-    } finally {
-      afterCleanupJob(kind);
-    }
   };
 
   // Set when a saved approval could not start its initial pass because an
@@ -184,21 +72,11 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     }
   };
 
-  const setTimer = (at: number, fire: () => void) => {
-    if (timer) timers.clearTimeout(timer.handle);
-    waiting = null;
-    const handle = timers.setTimeout(() => {
-      timer = null;
-      waiting = null;
-      if (running) fire();
-    }, Math.max(0, at - clock.now()));
-    timer = { handle, at };
-  };
-
+  // The next scheduled pass, or the continuation of a pass between slices.
+  const slot = createSlotTimer({ timers, clock, isRunning: () => running });
   const setContinuation = (operationId: string, requestedAt: number) => {
-    const at = gate.startAt(operationId, requestedAt);
-    setTimer(at, () => enqueueCleanup(operationId, "scheduled"));
-    waiting = { id: operationId, at };
+    slot.armContinuation(operationId, gate.startAt(operationId, requestedAt), () => enqueueCleanup(operationId, "scheduled"));
+    // Recorded for instances without the lease, whose "compact now" may then take the slot.
     markBetweenSlices(store, { operationId, nowMs: clock.now() });
   };
 
@@ -210,7 +88,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     const armed = policy.enabled && runtime.preparation.state === "ready" && runtime.approvedRevision === policy.revision;
     if (!armed || runtime.activeOperation) return;
     const at = gate.startAt(null, scheduledStartAt({ nextDueAtMs: parseRfc3339(runtime.nextDueAt), readyAtMs, nowMs: clock.now() }));
-    setTimer(at, () => {
+    slot.arm(at, () => {
       try {
         const current = readRetentionRecord(store);
         if (current.state === "malformed") return;
@@ -233,7 +111,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       if (!running) return;
       try {
         if (deps.relay) pickUpQueued({ secondLook: true });
-        if (!queue.running() && !waiting && !suspended && !initialCleanupPending) scheduleNextPass();
+        if (!queue.running() && !slot.waiting() && !suspended && !initialCleanupPending) scheduleNextPass();
       } catch (error) {
         log.warn({ code: errorCode(error) }, "retention record watch failed");
       }
@@ -241,130 +119,24 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     }, every);
   };
 
-  const enqueueAnalysis = (operationId: string, age: RetentionAge) => {
-    queue.enqueue({
-      id: operationId,
-      kind: "analysis",
-      priority: "manual",
-      run: guarded(operationId, "analysis", async (job: JobContext) => {
-        if (!markRunning(operationId)) return;
-        let lastSave = clock.now();
-        const result = await runAnalysis({
-          store,
-          operationId,
-          age,
-          clock,
-          shouldStop: job.shouldStop,
-          onProgress: (operation) => {
-            publish(operation);
-            if (clock.now() - lastSave >= PROGRESS_SAVE_EVERY_MS) {
-              lastSave = clock.now();
-              saveActiveProgress(store, { operation, nowMs: lastSave });
-            }
-          },
-        });
-        const operation = job.stopReason() === "cancelled" ? { ...result.operation, state: "cancelled" as const } : result.operation;
-        finishAnalysisRecord(store, { operation, nowMs: clock.now() });
-        publish(operation);
-        log.info({ operationId, state: operation.state, scanned: operation.scannedRows, bytes: operation.payloadBytes }, "analysis finished");
-      }),
-    });
+  const host: JobHost = {
+    deps,
+    queue,
+    gate,
+    cache,
+    aborts,
+    isRunning: () => running,
+    initialCleanupPending: () => initialCleanupPending,
+    publish,
+    endOrphan,
+    setContinuation: (operationId, requestedAt) => setContinuation(operationId, requestedAt),
+    scheduleNextPass: () => scheduleNextPass(),
+    startInitialCleanup: () => startInitialCleanup(),
+    afterCleanupJob: (kind) => afterCleanupJob(kind),
   };
-
-  const enqueueCleanup = (operationId: string, priority: "manual" | "scheduled") => {
-    queue.enqueue({
-      id: operationId,
-      kind: "cleanup",
-      priority,
-      run: guarded(operationId, "cleanup", async (job: JobContext) => {
-        if (!gate.mayRun(operationId)) return setContinuation(operationId, clock.now());
-        const started = markRunning(operationId);
-        if (!started) return;
-        publish(started);
-        const verified = await verifyBeforeCleanup({ store, maintenance: deps.maintenance, dbFile: deps.dbFile, clock, guard: deps.guard, cache, log });
-        if (verified.ok === "deferred") {
-          // Another maintenance operation owns the guard: deferral, not failure.
-          setContinuation(operationId, continuationAt({ finishedSliceAtMs: clock.now() }));
-          return;
-        }
-        if (!verified.ok) return endOrphan(operationId, "failed", verified.code);
-        const result = await runCleanupPass({
-          store,
-          clock,
-          operationId,
-          wait: waitWith(timers),
-          shouldStop: () => job.stopReason() === "cancelled",
-          // Shutdown keeps the cursor: the next start resumes the pass.
-          shouldPause: () => job.stopReason() === "shutdown" || !gate.mayRun(operationId),
-          admitBatch: () => deps.guard.tryAcquire({ owner: `cleanup:${operationId}`, kind: "compaction" }),
-          log,
-          workBudgetMs: deps.pass?.workBudgetMs,
-          yieldMs: deps.pass?.yieldMs,
-          minYieldMs: deps.pass?.minYieldMs,
-          maxBatchRows: deps.pass?.maxBatchRows,
-          onBatch: (batch) => {
-            bus.publish({ type: "messages_changed", operationId, messageIds: batch.changedIds });
-            const read = readRetentionRecord(store);
-            const active = read.state === "malformed" ? null : read.record.runtime.activeOperation;
-            if (active?.id === operationId) publish(active);
-          },
-        });
-        if (result.continuation) {
-          if (!running) return;
-          setContinuation(operationId, continuationAt({ finishedSliceAtMs: clock.now(), requestedDelayMs: result.continueAfterMs ?? 0 }));
-          return;
-        }
-        if (!result.operation) {
-          endOrphan(operationId, job.stopReason() === "cancelled" ? "cancelled" : "failed", result.reason);
-          return scheduleNextPass();
-        }
-        publish(result.operation);
-        // Next due 24 h after this pass, complete or not: an ended pass is
-        // never retried in a loop; a cancelled one waits for the next day.
-        const finishedMs = parseRfc3339(result.operation.finishedAt) ?? clock.now();
-        editRecord(store, clock.now(), (record) => {
-          record.runtime.nextDueAt = formatUtc(nextDueAfterCompletePass(finishedMs));
-          return { next: record, result: undefined };
-        });
-        if (!initialCleanupPending) scheduleNextPass();
-      }),
-    });
-  };
-
-  const enqueuePreparation = (operationId: string) => {
-    const abort = new AbortController();
-    aborts.set(operationId, abort);
-    queue.enqueue({
-      id: operationId,
-      kind: "preparation",
-      priority: "manual",
-      run: async (job: JobContext) => {
-        try {
-          const outcome = await runPreparation(
-            {
-              store,
-              maintenance: deps.maintenance,
-              dbFile: deps.dbFile,
-              clock,
-              guard: deps.guard,
-              log,
-              wait: waitWith(timers),
-              shouldStop: job.shouldStop,
-              signal: abort.signal,
-              createBackupFn: deps.createBackupFn,
-              onRunning: () => publishPreparation(operationId, "running"),
-              onProgress: (progress) => publishPreparation(operationId, "running", progress),
-            },
-            operationId,
-          );
-          publishPreparation(operationId, outcome === "armed" ? "succeeded" : outcome === "failed" ? "failed" : "cancelled");
-          if (outcome === "armed") startInitialCleanup();
-        } finally {
-          aborts.delete(operationId);
-        }
-      },
-    });
-  };
+  const enqueueAnalysis = createAnalysisJob(host);
+  const enqueueCleanup = createCleanupJob(host);
+  const enqueuePreparation = createPreparationJob(host);
 
   /**
    * Manual jobs take priority: a pass waiting for its continuation (not
@@ -373,14 +145,13 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
    * request still meets the job in the slot and gets 409.
    */
   const takeSlotFromWaitingPass = (accept: (waitingCleanupId: string | null) => { operationId: string }) => {
+    const waiting = slot.waiting();
     const between = waiting && queue.running()?.id !== waiting.id ? waiting : null;
     const accepted = accept(between?.id ?? null);
     if (between) {
       const read = readRetentionRecord(store);
       if (read.state !== "malformed" && read.record.runtime.waitingCleanup?.id === between.id) {
-        if (timer) timers.clearTimeout(timer.handle);
-        timer = null;
-        waiting = null;
+        slot.disarm({ forgetWaiting: true });
         suspended = between;
       }
     }
@@ -405,9 +176,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       if (!age) return endOrphan(active.id, "failed", "job_failed");
       enqueueAnalysis(active.id, age);
     } else if (active.kind === "cleanup") {
-      if (timer) timers.clearTimeout(timer.handle);
-      timer = null;
-      waiting = null;
+      slot.disarm({ forgetWaiting: true });
       enqueueCleanup(active.id, "manual");
     }
   };
@@ -447,7 +216,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       if (pendingPreparation) enqueuePreparation(pendingPreparation);
       if (resumeCleanup) {
         // An ordinary restart resumes the stored cursor after readiness.
-        setTimer(scheduledStartAt({ nextDueAtMs: null, readyAtMs, nowMs: readyAtMs }), () => enqueueCleanup(resumeCleanup, "scheduled"));
+        slot.arm(scheduledStartAt({ nextDueAtMs: null, readyAtMs, nowMs: readyAtMs }), () => enqueueCleanup(resumeCleanup, "scheduled"));
       } else {
         scheduleNextPass();
       }
@@ -463,8 +232,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     async stop() {
       if (!running) return;
       running = false;
-      if (timer) timers.clearTimeout(timer.handle);
-      timer = null;
+      slot.disarm();
       if (watchHandle !== null) timers.clearTimeout(watchHandle);
       watchHandle = null;
       for (const abort of aborts.values()) abort.abort();
@@ -495,8 +263,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
         acceptCleanup(ctx(), { expectedRevision, priority: "manual", waitingCleanupId }),
       );
       if (options?.outsideWindow) gate.override(accepted.operationId);
-      if (timer) timers.clearTimeout(timer.handle);
-      timer = null;
+      slot.disarm();
       enqueueCleanup(accepted.operationId, "manual");
       return accepted;
     },
@@ -532,8 +299,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       if (isRunningJob) return; // it stops at its next batch boundary and records itself
       // Waiting for a continuation timer, or queued behind another job: end
       // it now, keeping its committed counts.
-      if (timer) timers.clearTimeout(timer.handle);
-      timer = null;
+      slot.disarm();
       endOrphan(operationId, "cancelled", "cancelled");
       scheduleNextPass();
     },
@@ -553,8 +319,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
           continue;
         }
         if (!isRunningJob && !isPreparation) {
-          if (timer) timers.clearTimeout(timer.handle);
-          timer = null;
+          slot.disarm();
           endOrphan(stop, "cancelled", "policy_changed");
         }
       }
@@ -575,21 +340,18 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       aborts.get(id)?.abort();
       queue.cancel(id);
       if (suspended?.id === id) suspended = null;
-      if (waiting?.id === id && timer) {
-        timers.clearTimeout(timer.handle);
-        timer = null;
-        waiting = null;
+      if (slot.waiting()?.id === id && slot.nextAt() !== null) {
+        slot.disarm({ forgetWaiting: true });
         scheduleNextPass();
       }
     },
     idle: () => queue.idle(),
-    nextTimerAt: () => timer?.at ?? null,
-    betweenSlices: () => (waiting && !suspended && queue.running()?.id !== waiting.id ? waiting.id : relayed() ? betweenSlicesInRecord(store) : null),
+    nextTimerAt: () => slot.nextAt(),
+    betweenSlices: () => {
+      const waiting = slot.waiting();
+      if (waiting && !suspended && queue.running()?.id !== waiting.id) return waiting.id;
+      return relayed() ? betweenSlicesInRecord(store) : null;
+    },
   };
   return worker;
-}
-
-function errorCode(error: unknown): string {
-  if (isAppError(error)) return error.code;
-  return error instanceof Error ? error.name : "unknown";
 }

@@ -1,0 +1,85 @@
+// The entry of the cleanup slice's worker thread (bundled by
+// scripts/build-pass-thread.ts into one CommonJS file). It opens its own
+// connection to the workspace file with the server's pragmas, runs one slice
+// of the ordinary cleanup pass and reports to the main thread, which keeps
+// the queue, the maintenance guard, the record bookkeeping and the event bus:
+// every batch asks the main thread for its guard lease, cancel and shutdown
+// arrive as shared flags, committed batches and log lines go back as messages.
+import "server-only";
+import { parentPort, workerData } from "node:worker_threads";
+import { performance } from "node:perf_hooks";
+import type { Clock } from "@/server/clock";
+import { openDatabase } from "@/server/db/client";
+import type { Logger } from "@/server/log";
+import { runCleanupPass } from "../cleanup/pass";
+import { createSqliteCompactionStore } from "../store/sqlite-store";
+import { FLAG, type FromThread, type LogLevel, type ThreadData, type ToThread } from "./protocol";
+
+const port = parentPort;
+if (!port) throw new Error("pass-thread runs on a worker thread only");
+const data = workerData as ThreadData;
+const post = (message: FromThread) => port.postMessage(message);
+const flags = new Int32Array(data.flags);
+
+function threadClock(nowMs: number, fixed: boolean): Clock {
+  if (fixed) return { now: () => nowMs };
+  const started = performance.now();
+  return { now: () => nowMs + Math.round(performance.now() - started) };
+}
+
+// The pass logs ids and counts only; the main thread's logger writes them.
+function forwardingLog(): Logger {
+  const line = (level: LogLevel) => (fields: unknown, msg?: string) =>
+    post({ type: "log", level, fields: typeof fields === "object" && fields ? (fields as Record<string, unknown>) : {}, msg: typeof fields === "string" ? fields : (msg ?? "") });
+  const log = { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };
+  // The pass calls these four levels only.
+  return log as unknown as Logger;
+}
+
+const answers = new Map<number, (granted: boolean) => void>();
+port.on("message", (message: ToThread) => {
+  if (message.type !== "admitted") return;
+  answers.get(message.seq)?.(message.granted);
+  answers.delete(message.seq);
+});
+let seq = 0;
+function admitBatch(): Promise<{ release(): void } | null> {
+  const mine = ++seq;
+  return new Promise((resolve) => {
+    answers.set(mine, (granted) => resolve(granted ? { release: () => post({ type: "release", seq: mine }) } : null));
+    post({ type: "admit", seq: mine });
+  });
+}
+
+async function runSlice(): Promise<void> {
+  const { request } = data;
+  const handle = openDatabase({ file: data.dbFile, migrate: false });
+  try {
+    post({ type: "ready" });
+    const result = await runCleanupPass({
+      store: createSqliteCompactionStore(handle.sqlite),
+      clock: threadClock(request.nowMs, request.fixedClock === true),
+      operationId: request.operationId,
+      wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      shouldStop: () => Atomics.load(flags, FLAG.stop) === 1,
+      shouldPause: () => Atomics.load(flags, FLAG.pause) === 1,
+      admitBatch,
+      onBatch: (event) => post({ type: "batch", event }),
+      log: forwardingLog(),
+      workBudgetMs: request.workBudgetMs,
+      yieldMs: request.yieldMs,
+      minYieldMs: request.minYieldMs,
+      deadlineMs: request.deadlineMs,
+      pageLimits: request.pageLimits,
+      maxBatchRows: request.maxBatchRows,
+    });
+    handle.sqlite.close();
+    post({ type: "done", result });
+  } catch (error) {
+    if (handle.sqlite.open) handle.sqlite.close();
+    const code = (error as { code?: unknown })?.code;
+    post({ type: "failed", name: error instanceof Error ? error.name : "Error", code: typeof code === "string" ? code : null });
+  }
+}
+
+void runSlice();

@@ -1,0 +1,45 @@
+// The messages between the retention worker (main thread) and a cleanup slice
+// running on a worker thread. Only ids, counts and codes cross: never bodies.
+import type { BatchCommitted, CleanupPassResult } from "../cleanup/pass-options";
+import type { PageLimits } from "../cleanup/candidates";
+
+/** What one slice needs besides the database file; the rest of the pass options are functions that stay on the main thread. */
+export type SliceRequest = {
+  operationId: string;
+  /** The main thread's clock at the start of the slice: the thread's clock runs on from it. */
+  nowMs: number;
+  /** Test seam: the thread's clock stands still at `nowMs`, as a manual test clock does. */
+  fixedClock?: boolean;
+  workBudgetMs?: number;
+  yieldMs?: number;
+  minYieldMs?: number;
+  deadlineMs?: number;
+  pageLimits?: PageLimits;
+  maxBatchRows?: number;
+};
+
+export type ThreadData = {
+  /** The app root: the thread resolves the SQLite driver from there, wherever the bundle lies. */
+  root: string;
+  dbFile: string;
+  request: SliceRequest;
+  /** Int32 flags the main thread sets and the thread reads between pages and batches. */
+  flags: SharedArrayBuffer;
+};
+
+/** Indexes into the flags. */
+export const FLAG = { stop: 0, pause: 1 } as const;
+export const FLAG_COUNT = 2;
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+export type FromThread =
+  | { type: "ready" }
+  | { type: "admit"; seq: number }
+  | { type: "release"; seq: number }
+  | { type: "batch"; event: BatchCommitted }
+  | { type: "log"; level: LogLevel; fields: Record<string, unknown>; msg: string }
+  | { type: "done"; result: CleanupPassResult }
+  | { type: "failed"; name: string; code: string | null };
+
+export type ToThread = { type: "admitted"; seq: number; granted: boolean };

@@ -1,0 +1,145 @@
+// The main thread's side of a cleanup slice on a worker thread: starts the
+// thread on the bundled entry, answers its per-batch admission requests from
+// the shared maintenance guard (the lease is held here until the thread says
+// its batch ended), mirrors cancel and shutdown into the shared flags, and
+// hands committed batches and log lines to the caller's listeners.
+import "server-only";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import type { Clock } from "@/server/clock";
+import type { Logger } from "@/server/log";
+import type { BatchLease, CleanupPassOptions, CleanupPassResult } from "../cleanup/pass-options";
+import { FLAG, FLAG_COUNT, type FromThread, type SliceRequest, type ThreadData, type ToThread } from "./protocol";
+import type { PassThreadSettings } from "./thread-config";
+
+/**
+ * How often the flags are refreshed from shouldStop/shouldPause between the
+ * thread's messages (a slice of ineligible tasks sends none). Real timers:
+ * the thread itself runs on real time whatever clock the caller holds.
+ */
+const FLAG_REFRESH_MS = 50;
+
+export type ThreadPassOptions = Pick<CleanupPassOptions, "operationId" | "shouldStop" | "shouldPause" | "onBatch" | "log"> & {
+  thread: PassThreadSettings;
+  dbFile: string;
+  clock: Clock;
+  /** Admission for one batch, answered on this thread (synchronous: the guard lives here). */
+  admitBatch?: () => BatchLease | null;
+  limits?: Omit<SliceRequest, "operationId" | "nowMs">;
+};
+
+/** The thread failed before it opened the database: the caller may run the slice inline instead. */
+export class PassThreadUnavailableError extends Error {
+  constructor(readonly code: string) {
+    super(`cleanup thread unavailable (${code})`);
+    this.name = "PassThreadUnavailableError";
+  }
+}
+
+/** A pass that failed inside the thread; carries the error's name and code only. */
+export class PassThreadError extends Error {
+  constructor(
+    name: string,
+    readonly code: string | null,
+  ) {
+    super(`cleanup slice failed on its thread (${code ?? name})`);
+    this.name = name;
+  }
+}
+
+/** How many slices this process started on a thread (observable for tests and the benchmark). */
+export const threadSlices = { started: 0 };
+
+export function runPassInThread(options: ThreadPassOptions): Promise<CleanupPassResult> {
+  const flags = new Int32Array(new SharedArrayBuffer(FLAG_COUNT * Int32Array.BYTES_PER_ELEMENT));
+  const refreshFlags = () => {
+    const stop = options.shouldStop?.() === true;
+    if (stop) Atomics.store(flags, FLAG.stop, 1);
+    if (options.shouldPause?.() === true) Atomics.store(flags, FLAG.pause, 1);
+    return stop;
+  };
+  refreshFlags();
+  const data: ThreadData = {
+    root: options.thread.root ?? process.cwd(),
+    dbFile: options.dbFile,
+    request: { ...options.limits, operationId: options.operationId, nowMs: options.clock.now() },
+    flags: flags.buffer as SharedArrayBuffer,
+  };
+  let worker: Worker;
+  try {
+    worker = new Worker(path.resolve(options.thread.bundlePath), { workerData: data });
+    threadSlices.started += 1;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return Promise.reject(new PassThreadUnavailableError(typeof code === "string" ? code : "worker_start"));
+  }
+  const leases = new Map<number, BatchLease>();
+  let ready = false;
+  let settled = false;
+  let refreshHandle: NodeJS.Timeout | null = null;
+
+  return new Promise<CleanupPassResult>((resolve, reject) => {
+    const finish = (outcome: { result: CleanupPassResult } | { error: Error }) => {
+      if (settled) return;
+      settled = true;
+      if (refreshHandle !== null) clearTimeout(refreshHandle);
+      // A thread that ended mid-batch must not keep the guard.
+      for (const lease of leases.values()) lease.release();
+      leases.clear();
+      void worker.terminate();
+      if ("result" in outcome) resolve(outcome.result);
+      else reject(outcome.error);
+    };
+    const scheduleRefresh = () => {
+      refreshHandle = setTimeout(() => {
+        if (settled) return;
+        refreshFlags();
+        scheduleRefresh();
+      }, FLAG_REFRESH_MS);
+      refreshHandle.unref();
+    };
+    scheduleRefresh();
+    const answer = (message: ToThread) => worker.postMessage(message);
+    const relayLog = (log: Logger | undefined, message: Extract<FromThread, { type: "log" }>) => log?.[message.level](message.fields, message.msg);
+
+    worker.on("message", (message: FromThread) => {
+      try {
+        switch (message.type) {
+          case "ready":
+            ready = true;
+            return;
+          case "admit": {
+            // A cancel that arrived since the last refresh is seen before the batch opens.
+            const lease = refreshFlags() ? null : options.admitBatch ? options.admitBatch() : { release() {} };
+            if (lease) leases.set(message.seq, lease);
+            return answer({ type: "admitted", seq: message.seq, granted: lease !== null });
+          }
+          case "release":
+            leases.get(message.seq)?.release();
+            leases.delete(message.seq);
+            return;
+          case "batch":
+            options.onBatch?.(message.event);
+            refreshFlags();
+            return;
+          case "log":
+            return relayLog(options.log, message);
+          case "done":
+            return finish({ result: message.result });
+          case "failed":
+            return finish({ error: new PassThreadError(message.name, message.code) });
+        }
+      } catch (error) {
+        // A listener failed on this side: the thread stops with it.
+        finish({ error: error instanceof Error ? error : new Error("cleanup listener failed") });
+      }
+    });
+    worker.once("error", (error) => {
+      const code = (error as { code?: unknown }).code;
+      finish({ error: ready ? error : new PassThreadUnavailableError(typeof code === "string" ? code : error.name) });
+    });
+    worker.once("exit", (exitCode) => {
+      finish({ error: ready ? new PassThreadError("PassThreadExit", `exit_${exitCode}`) : new PassThreadUnavailableError(`exit_${exitCode}`) });
+    });
+  });
+}

@@ -1,0 +1,65 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { manualClock } from "@/server/clock";
+import { createTestDb, type TestDb } from "@/server/db/test-db";
+import { createLogger } from "@/server/log";
+import { NOW_MS, armPolicy, countMarkedRows, seedOldTask, storeOf } from "../test-support";
+import { createSliceRunner } from "../worker/cleanup-slice";
+import { passThreadFromEnv } from "./thread-config";
+
+let t: TestDb;
+beforeEach(() => {
+  t = createTestDb("ws-thread-config-");
+});
+afterEach(() => t.close());
+
+function captureLog() {
+  const lines: Array<{ level: number; msg: string; setting?: string; code?: string }> = [];
+  const log = createLogger({ level: "info", destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+  return { log, lines };
+}
+
+describe("COMPACTION_THREAD", () => {
+  it("auto picks the thread for SQLite on the system clock once an up-to-date bundle exists; off, PostgreSQL, an injected clock and a stale bundle stay inline", () => {
+    const bundlePath = path.join(t.dir, "pass-thread.cjs");
+    const { log, lines } = captureLog();
+    const choose = (env: Record<string, string>, extra: { engine?: string; injectedClock?: boolean } = {}) =>
+      passThreadFromEnv({ env, engine: extra.engine ?? "sqlite", injectedClock: extra.injectedClock ?? false, log, bundlePath, root: t.dir }).reason;
+    expect(choose({})).toBe("no_bundle");
+    expect(choose({})).toBe("no_bundle");
+    // Said once per process.
+    expect(lines.filter((l) => l.msg.includes("no thread bundle"))).toHaveLength(1);
+    // Built from one source, which is older than the bundle.
+    fs.writeFileSync(path.join(t.dir, "source.ts"), "");
+    fs.utimesSync(path.join(t.dir, "source.ts"), new Date(NOW_MS - 60_000), new Date(NOW_MS - 60_000));
+    fs.writeFileSync(bundlePath, "");
+    fs.utimesSync(bundlePath, new Date(NOW_MS), new Date(NOW_MS));
+    expect(choose({})).toBe("stale_bundle");
+    fs.writeFileSync(`${bundlePath}.inputs.json`, JSON.stringify(["source.ts"]));
+    expect(choose({})).toBe("thread");
+    expect(choose({ COMPACTION_THREAD: "auto" })).toBe("thread");
+    expect(choose({ COMPACTION_THREAD: "off" })).toBe("off");
+    expect(choose({}, { engine: "postgres" })).toBe("engine");
+    expect(choose({}, { injectedClock: true })).toBe("injected_clock");
+    expect(choose({ COMPACTION_THREAD: "yes" })).toBe("thread");
+    expect(lines.some((l) => l.setting === "COMPACTION_THREAD" && l.msg.startsWith("ignored"))).toBe(true);
+    // A source changed after the build: yesterday's pass must not run.
+    fs.utimesSync(path.join(t.dir, "source.ts"), new Date(NOW_MS + 60_000), new Date(NOW_MS + 60_000));
+    expect(choose({})).toBe("stale_bundle");
+    expect(lines.filter((l) => l.msg.includes("older than its sources"))).toHaveLength(1);
+  });
+
+  it("a worker whose thread cannot start runs its slices inline and says so once", async () => {
+    armPolicy(t.sqlite);
+    seedOldTask(t.sqlite, "a", 5);
+    const { log, lines } = captureLog();
+    const runSlice = createSliceRunner({ passThread: { bundlePath: path.join(t.dir, "missing.cjs") }, dbFile: t.file, clock: manualClock(NOW_MS), log });
+    const slice = (operationId: string) =>
+      runSlice({ store: storeOf(t.sqlite), clock: manualClock(NOW_MS), operationId, wait: async () => {}, admitBatch: () => ({ release() {} }) });
+    expect(await slice("run-1")).toMatchObject({ state: "succeeded" });
+    expect(countMarkedRows(t.sqlite)).toBe(5);
+    expect(await slice("run-2")).toMatchObject({ state: "succeeded" });
+    expect(lines.filter((l) => l.msg.includes("cleanup thread unavailable"))).toEqual([expect.objectContaining({ code: "MODULE_NOT_FOUND" })]);
+  });
+});

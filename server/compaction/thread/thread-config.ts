@@ -1,0 +1,71 @@
+// Where a cleanup slice runs: COMPACTION_THREAD=auto (default) runs it on a
+// worker thread when the SQLite server runs on the system clock and the
+// thread bundle was built (`npm run build`); `off` keeps it on the main event
+// loop. PostgreSQL passes stay inline: the pass reads through pg-native's
+// synchronous libpq binding, which is not verified inside worker threads.
+import fs from "node:fs";
+import path from "node:path";
+import type { Logger } from "@/server/log";
+
+/** The bundle `npm run build` writes (scripts/build-pass-thread.ts). */
+export function defaultPassThreadBundle(root: string = process.cwd()): string {
+  return path.join(root, "dist", "compaction-pass-thread.cjs");
+}
+
+export type PassThreadSettings = {
+  /** The bundled thread entry (server/compaction/thread/pass-thread.ts). */
+  bundlePath: string;
+  /** Where the thread resolves the SQLite driver from (default: the working directory, the app root). */
+  root?: string;
+};
+
+// Said once per process, not once per runtime (restores rebuild the worker).
+let noBundleLogged = false;
+let staleLogged = false;
+
+export type PassThreadChoice = { settings: PassThreadSettings | null; reason: "thread" | "off" | "engine" | "injected_clock" | "no_bundle" | "stale_bundle" };
+
+/**
+ * Picks the thread for this runtime, or null (inline). An injected clock or
+ * timers mean a test drives time by hand: those passes stay inline.
+ */
+export function passThreadFromEnv(options: {
+  env: Readonly<Record<string, string | undefined>>;
+  engine: string;
+  injectedClock: boolean;
+  log: Pick<Logger, "warn" | "info">;
+  bundlePath?: string;
+  /** Where the bundle's recorded sources are (default: the working directory, the app root). */
+  root?: string;
+}): PassThreadChoice {
+  const raw = options.env.COMPACTION_THREAD ?? "";
+  if (raw !== "" && raw !== "auto" && raw !== "off") options.log.warn({ setting: "COMPACTION_THREAD" }, "ignored: expected auto or off");
+  if (raw === "off") return { settings: null, reason: "off" };
+  if (options.engine !== "sqlite") return { settings: null, reason: "engine" };
+  if (options.injectedClock) return { settings: null, reason: "injected_clock" };
+  const bundlePath = options.bundlePath ?? defaultPassThreadBundle();
+  if (!fs.existsSync(bundlePath)) {
+    if (!noBundleLogged) options.log.info({ setting: "COMPACTION_THREAD" }, "cleanup passes run inline: no thread bundle (npm run build writes it)");
+    noBundleLogged = true;
+    return { settings: null, reason: "no_bundle" };
+  }
+  // A bundle older than its sources would run yesterday's pass beside today's record code.
+  if (isStale(bundlePath, options.root ?? process.cwd())) {
+    if (!staleLogged) options.log.warn({ setting: "COMPACTION_THREAD" }, "cleanup passes run inline: the thread bundle is older than its sources (npm run build rewrites it)");
+    staleLogged = true;
+    return { settings: null, reason: "stale_bundle" };
+  }
+  return { settings: { bundlePath }, reason: "thread" };
+}
+
+/** True when the bundle's list of sources is missing or one of them changed after it was built. */
+function isStale(bundlePath: string, root: string): boolean {
+  try {
+    const builtMs = fs.statSync(bundlePath).mtimeMs;
+    const inputs = JSON.parse(fs.readFileSync(`${bundlePath}.inputs.json`, "utf8")) as unknown;
+    if (!Array.isArray(inputs)) return true;
+    return inputs.some((input) => typeof input !== "string" || fs.statSync(path.join(root, input)).mtimeMs > builtMs);
+  } catch {
+    return true;
+  }
+}

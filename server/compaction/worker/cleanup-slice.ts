@@ -1,0 +1,55 @@
+// Where one cleanup slice runs: on a worker thread with its own connection
+// when the runtime gave the worker a thread bundle, else on this thread (the
+// pass is the same code either way). A thread that cannot start falls back to
+// the inline pass for the rest of the process, logged once.
+import "server-only";
+import type { Clock } from "@/server/clock";
+import type { Logger } from "@/server/log";
+import { runCleanupPass } from "../cleanup/pass";
+import type { BatchLease, CleanupPassOptions, CleanupPassResult } from "../cleanup/pass-options";
+import { PassThreadUnavailableError, runPassInThread } from "../thread/run-in-thread";
+import type { RetentionWorkerDeps } from "./worker-types";
+
+/** The slice's options as the worker builds them: admission is answered here, synchronously. */
+export type SliceOptions = Omit<CleanupPassOptions, "admitBatch"> & { admitBatch: () => BatchLease | null };
+
+export type SliceRunner = (options: SliceOptions) => Promise<CleanupPassResult>;
+
+// Once per process: a thread that cannot start stays unavailable.
+let threadUnavailable = false;
+
+export function createSliceRunner(deps: Pick<RetentionWorkerDeps, "passThread" | "dbFile"> & { clock: Clock; log: Logger }): SliceRunner {
+  return async (options) => {
+    const thread = deps.passThread;
+    // The beforeBatch seam runs test code between reading and writing: inline only.
+    if (!thread || threadUnavailable || options.beforeBatch) return runCleanupPass(options);
+    try {
+      deps.log.debug({ operationId: options.operationId }, "cleanup slice runs on its worker thread");
+      return await runPassInThread({
+        thread,
+        dbFile: deps.dbFile,
+        clock: deps.clock,
+        operationId: options.operationId,
+        shouldStop: options.shouldStop,
+        shouldPause: options.shouldPause,
+        admitBatch: options.admitBatch,
+        onBatch: options.onBatch,
+        log: options.log,
+        limits: {
+          fixedClock: thread.fixedClock,
+          workBudgetMs: options.workBudgetMs,
+          yieldMs: options.yieldMs,
+          minYieldMs: options.minYieldMs,
+          deadlineMs: options.deadlineMs,
+          pageLimits: options.pageLimits,
+          maxBatchRows: options.maxBatchRows,
+        },
+      });
+    } catch (error) {
+      if (!(error instanceof PassThreadUnavailableError)) throw error;
+      threadUnavailable = true;
+      deps.log.warn({ operationId: options.operationId, code: error.code }, "cleanup thread unavailable: passes run inline from now on");
+      return runCleanupPass(options);
+    }
+  };
+}

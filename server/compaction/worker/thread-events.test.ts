@@ -1,0 +1,77 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { manualClock } from "@/server/clock";
+import { openDatabase } from "@/server/db/client";
+import { createTestDb, type TestDb } from "@/server/db/test-db";
+import { createEventBus } from "@/server/events/bus";
+import { sequentialIds } from "@/server/ids";
+import type { SystemEvent } from "@/lib/events/api";
+import { savePolicy } from "../policy/policy-update";
+import { NOW_MS, countMarkedRows, seedOldTask, storeOf } from "../test-support";
+import { threadSlices } from "../thread/run-in-thread";
+import { buildTestBundle } from "../thread/thread-test-support";
+import { createRetentionWorker, type RetentionWorkerDeps } from "./worker";
+import { baseWorkerDeps, hybridTimers } from "./worker-test-support";
+
+let bundle: Awaited<ReturnType<typeof buildTestBundle>>;
+beforeAll(async () => {
+  bundle = await buildTestBundle();
+});
+afterAll(() => bundle.remove());
+
+let t: TestDb;
+beforeEach(() => {
+  t = createTestDb("ws-thread-events-");
+});
+afterEach(() => t.close());
+
+/** Saves an enabled policy (preparation skipped) on `file` and lets the worker run the initial pass; returns the bus's events. */
+async function initialPass(file: string, passThread: RetentionWorkerDeps["passThread"]): Promise<SystemEvent[]> {
+  const handle = openDatabase({ file, migrate: false });
+  const events: SystemEvent[] = [];
+  const bus = createEventBus();
+  bus.subscribe((e) => events.push(e));
+  const { timers } = hybridTimers();
+  const worker = createRetentionWorker({
+    ...baseWorkerDeps({ ...handle, dir: t.dir, close: () => handle.sqlite.close() }, { clock: manualClock(NOW_MS), timers, bus }),
+    pass: { yieldMs: 0, maxBatchRows: 10 },
+    passThread,
+  });
+  try {
+    worker.start();
+    const saved = savePolicy(storeOf(handle.sqlite), { draft: { enabled: true, age: { value: 1, unit: "weeks" } }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    worker.policySaved(saved.effects);
+    await worker.idle();
+    expect(countMarkedRows(handle.sqlite)).toBe(25);
+    await worker.stop();
+  } finally {
+    handle.sqlite.close();
+  }
+  return events;
+}
+
+describe("retention worker with its cleanup on a thread", () => {
+  it("[TPR-TX-08] publishes the thread's committed batches and the pass's progress on the main thread's bus, as the inline pass does", async () => {
+    seedOldTask(t.sqlite, "a", 25);
+    t.sqlite.pragma("wal_checkpoint(TRUNCATE)");
+    const copy = path.join(t.dir, "copy.db");
+    fs.copyFileSync(t.file, copy);
+
+    const inlineEvents = await initialPass(copy, null);
+    const startedBefore = threadSlices.started;
+    const threadEvents = await initialPass(t.file, { bundlePath: bundle.bundlePath, fixedClock: true });
+    expect(threadSlices.started).toBe(startedBefore + 1);
+
+    const changed = (events: SystemEvent[]) => events.filter((e) => e.type === "messages_changed");
+    expect(changed(threadEvents).map((e) => e.messageIds.length)).toEqual([10, 10, 5]);
+    expect(changed(threadEvents)).toEqual(changed(inlineEvents));
+    // Every committed batch is followed by the operation's progress; the last event is the pass's end.
+    const operations = (events: SystemEvent[]) => events.filter((e) => e.type === "operation");
+    expect(operations(threadEvents).length).toBe(operations(inlineEvents).length);
+    expect(threadEvents.at(-1)).toEqual(inlineEvents.at(-1));
+    expect(threadEvents.at(-1)).toMatchObject({ type: "operation", kind: "cleanup", state: "succeeded" });
+    // Ids and counts only: no bodies travel on the bus.
+    expect(JSON.stringify(threadEvents)).not.toContain("npm test");
+  });
+});
