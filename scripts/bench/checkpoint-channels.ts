@@ -9,7 +9,8 @@
 // Other flags: --max-full-bytes N (estimated cumulative full payload cap,
 // default 1 GiB; an oversized pair is skipped in both modes),
 // --allow-large-cases, --modes full,delta, --timeout-seconds, --tmpdir DIR
-// (point it at real disk: full mode at 1000 turns writes ~3.4 GB).
+// (point it at real disk: full mode at 1000 turns writes ~2.8 GB, 2.76 GB of
+// checkpoints measured 2026-12-01).
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";

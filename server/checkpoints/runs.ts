@@ -65,8 +65,10 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
   const { accessor, clock, newId, locks } = deps;
   const { threadId } = request;
   return withThreadLock(locks, threadId, async () => {
-    const head = await accessor.rawTuple(threadId);
-    if (!head) throw new AppError("not_found", `Thread ${threadId} does not exist`);
+    // Existence through the gate (metadata only): the head's body, in full
+    // mode the whole conversation, is decoded below only when admission
+    // handed over no run history.
+    if (!(await accessor.gate(threadId))) throw new AppError("not_found", `Thread ${threadId} does not exist`);
     const prepared = request.prepare ? await request.prepare() : null;
     const content = prepared?.content ?? request.content;
     const resumeFrom = prepared?.checkpointId ?? request.checkpointId;
@@ -81,9 +83,12 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
       throw new AppError("not_found", `Checkpoint ${resumeFrom} is not part of thread ${threadId}`);
     }
     const carried = deps.admit ? await deps.admit({ threadId, selectors: resumeFrom ? [resumeFrom] : [] }) : null;
+    // Without a carried history admission reclaimed nothing (or a leaf
+    // without run history, whose parent is now the head), so the head read
+    // here is the one the run starts from.
+    const previous = carried ? cumulativeFrom(carried) : await readCumulative(accessor, threadId, await accessor.rawTuple(threadId));
     const runId = newId();
     const started = clock.now();
-    const previous = carried ? cumulativeFrom(carried) : await readCumulative(accessor, threadId, head);
     const rollback = request.rollbackOnCancel ? await captureRollbackPoint(accessor, threadId, deps.log) : null;
     let config = accessor.runConfig(threadId);
     if (resumeFrom) {

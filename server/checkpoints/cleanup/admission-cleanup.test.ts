@@ -5,7 +5,7 @@ import { createSqliteCheckpointStore } from "../sqlite-store";
 import { createThread, regenerate } from "../threads";
 import { appendTurns } from "../long-thread-test-support";
 import { admissionHook, cleanupAtAdmission } from "./admission-cleanup";
-import { ALL_OK, buildLinear, captureExpect, MODES, openEngineHarness, replies, verifyFourWays, type Harness } from "./contract-support";
+import { ALL_OK, buildLinear, captureExpect, FULL, MODES, openEngineHarness, replies, verifyFourWays, type Harness } from "./contract-support";
 import { describeEachEngine, type EngineName } from "@/server/engines-test-support";
 import type { CheckpointStore } from "../store";
 import { createRunHistoryCache, readRunHistory } from "./run-history";
@@ -282,5 +282,26 @@ describeEachEngine("admission cleanup on every run", ({ db }) => describe.each(M
     expect(after).toHaveLength(8);
     // The leaf (never handed out) was reclaimed at the next admission.
     await expect(startRun(h.deps, { threadId: shape.threadId, content: "leaf", checkpointId: shape.leaves[0]! })).rejects.toMatchObject({ code: "not_found" });
+  });
+}));
+
+describeEachEngine("admission cleanup, run cost", ({ db }) => describe("full mode", () => {
+  it("[CRC-13] a run admitted with the reclaimed leaf's history decodes the head only for the graph and the leaf copy", async () => {
+    h = await openEngineHarness(db(), FULL);
+    const shape = await buildLinear(h, 3);
+    withAdmission(h);
+    // Head reads (no checkpoint id): in full mode each decodes the whole conversation.
+    const saver = h.accessor.saver;
+    const getTuple = saver.getTuple.bind(saver);
+    let headReads = 0;
+    saver.getTuple = (config) => {
+      if (config.configurable?.checkpoint_id === undefined) headReads += 1;
+      return getTuple(config);
+    };
+    const run = await startRun(h.deps, { threadId: shape.threadId, content: "four" });
+    expect(run.status).toBe("success");
+    expect(headReads).toBe(2);
+    const history = await readRunHistory({ accessor: h.accessor, threadId: shape.threadId });
+    expect(Object.keys(history!.history.run_durations)).toHaveLength(4);
   });
 }));
