@@ -78,6 +78,31 @@ const BLOB_WHEN_VALID = (column: string) =>
  */
 export const PAGE_ROW_MAX_BYTES = 256 * 1024;
 
+/**
+ * Stored bytes judged by one page statement at most: the statement holds its
+ * rows' JSONB together, so a planned page of several MiB is judged in a few
+ * statements and the process's peak memory stays that of one small group.
+ */
+export const PAGE_STATEMENT_MAX_BYTES = 1024 * 1024;
+
+/** Consecutive groups of rows up to `maxBytes` of stored text each (a larger row alone). */
+function groupByBytes(rows: readonly RowHeader[], maxBytes: number): RowHeader[][] {
+  const groups: RowHeader[][] = [];
+  let current: RowHeader[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    if (current.length > 0 && bytes + row.bytes > maxBytes) {
+      groups.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(row);
+    bytes += row.bytes;
+  }
+  if (current.length > 0) groups.push(current);
+  return groups;
+}
+
 // A page of rows by rowid (a JSON array), judged in one statement. CROSS JOIN
 // keeps the rowid lookup first (the planner could otherwise walk the whole
 // session through its index for every page).
@@ -162,9 +187,10 @@ export function sqliteRowFactVerbs(sqlite: Sqlite): Pick<CompactionStore, "readT
   return {
     readToolRowFacts({ sessionId, rows }) {
       const byRowid = new Map<number, RowFacts>();
-      const small = rows.filter((header) => header.bytes <= PAGE_ROW_MAX_BYTES).map((header) => header.rowid);
-      if (small.length > 0) {
-        for (const row of statement(sqlite, PAGE_FACTS_SQL).all(JSON.stringify(small), sessionId) as PageRow[]) {
+      const small = rows.filter((header) => header.bytes <= PAGE_ROW_MAX_BYTES);
+      for (const group of groupByBytes(small, PAGE_STATEMENT_MAX_BYTES)) {
+        const rowids = JSON.stringify(group.map((header) => header.rowid));
+        for (const row of statement(sqlite, PAGE_FACTS_SQL).all(rowids, sessionId) as PageRow[]) {
           const { rowid, id, type, updatedAt, bytes, ...raw } = row;
           byRowid.set(rowid, { rowid, id, type, updatedAt, bytes, facts: toFacts(raw) });
         }

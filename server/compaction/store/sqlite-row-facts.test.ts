@@ -1,0 +1,45 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "@/server/db/test-db";
+import { insertMessage, insertSession, insertTask, shellMetadata, storeOf } from "../test-support";
+import type { RowHeader } from "../store";
+import { PAGE_ROW_MAX_BYTES, PAGE_STATEMENT_MAX_BYTES } from "./sqlite-row-facts";
+
+let t: TestDb;
+beforeEach(() => {
+  t = createTestDb("ws-row-facts-");
+  insertTask(t.sqlite, { id: "a" });
+  insertSession(t.sqlite, { id: "a-s1", taskId: "a" });
+});
+afterEach(() => t.close());
+
+function seed(count: number, stdoutBytes: number): RowHeader[] {
+  return Array.from({ length: count }, (_, i) => {
+    const metadata = shellMetadata(`a-c${i}`, `${i}`.padEnd(stdoutBytes, "x"));
+    const rowid = insertMessage(t.sqlite, { id: `a-m${i}`, sessionId: "a-s1", type: "tool_execute", metadata });
+    return { rowid, id: `a-m${i}`, type: "tool_execute", bytes: Buffer.byteLength(metadata, "utf8") };
+  });
+}
+
+describe("SQLite tool-row facts", () => {
+  it("a page larger than one statement's share is judged in several statements, every row once, in the caller's order", () => {
+    const rows = seed(40, 80_000);
+    const total = rows.reduce((sum, row) => sum + row.bytes, 0);
+    expect(total).toBeGreaterThan(3 * PAGE_STATEMENT_MAX_BYTES);
+    expect(Math.max(...rows.map((row) => row.bytes))).toBeLessThanOrEqual(PAGE_ROW_MAX_BYTES);
+    const shuffled = [...rows.slice(20), ...rows.slice(0, 20)];
+    const facts = storeOf(t.sqlite).readToolRowFacts({ sessionId: "a-s1", rows: shuffled });
+    expect(facts.map((row) => row.id)).toEqual(shuffled.map((row) => row.id));
+    expect(facts.every((row) => row.facts?.kind === "shell_exec")).toBe(true);
+    // The same facts as each row judged alone from its bound JSONB.
+    const alone = shuffled.map((row) => storeOf(t.sqlite).readToolRowFacts({ sessionId: "a-s1", rows: [{ ...row, bytes: Number.MAX_SAFE_INTEGER }] })[0]);
+    expect(facts).toEqual(alone);
+  });
+
+  it("a row deleted or moved to another session meanwhile is absent, the others keep their facts", () => {
+    const rows = seed(3, 100);
+    t.sqlite.prepare("delete from messages where id = 'a-m1'").run();
+    const facts = storeOf(t.sqlite).readToolRowFacts({ sessionId: "a-s1", rows });
+    expect(facts.map((row) => row.id)).toEqual(["a-m0", "a-m2"]);
+    expect(storeOf(t.sqlite).readToolRowFacts({ sessionId: "other", rows })).toEqual([]);
+  });
+});
