@@ -1,30 +1,19 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { manualClock } from "@/server/clock";
 import { openDatabase, type DbHandle } from "@/server/db/client";
-import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { GEN_NOW_MS, generateWorkspace } from "@/scripts/gen-large-workspace";
 import { runCleanupPass, type BatchCommitted } from "../cleanup/pass";
 import { readRetentionRecord } from "../policy/record";
 import { NOW_MS, armPolicy, countMarkedRows, seedOldTask, storeOf } from "../test-support";
 import { runPassInThread } from "./run-in-thread";
-import { buildTestBundle } from "./thread-test-support";
+import { threadTestBed } from "./thread-test-support";
 
-let bundle: Awaited<ReturnType<typeof buildTestBundle>>;
-beforeAll(async () => {
-  bundle = await buildTestBundle();
-});
-afterAll(() => bundle.remove());
+const bed = threadTestBed("ws-thread-");
 
-let t: TestDb;
-beforeEach(() => {
-  t = createTestDb("ws-thread-");
-});
-afterEach(() => t.close());
-
-function record(sqlite = t.sqlite) {
+function record(sqlite = bed.t.sqlite) {
   const read = readRetentionRecord(storeOf(sqlite));
   if (read.state === "malformed") throw new Error("malformed");
   return read.record;
@@ -34,8 +23,8 @@ function record(sqlite = t.sqlite) {
 function inThread(options: Partial<Parameters<typeof runPassInThread>[0]> & { file?: string; nowMs?: number; maxBatchRows?: number }) {
   const { file, nowMs, maxBatchRows, ...rest } = options;
   return runPassInThread({
-    thread: { bundlePath: bundle.bundlePath },
-    dbFile: file ?? t.file,
+    thread: { bundlePath: bed.bundlePath },
+    dbFile: file ?? bed.t.file,
     clock: manualClock(nowMs ?? NOW_MS),
     operationId: "run-1",
     limits: { fixedClock: true, yieldMs: 0, maxBatchRows },
@@ -47,12 +36,12 @@ const dump = (sqlite: DbHandle["sqlite"]) => sqlite.prepare("select rowid, * fro
 
 describe("cleanup slice on a worker thread", () => {
   it("changes exactly the rows the inline pass changes, to the same bytes, on two copies of one workspace", async () => {
-    const inlineFile = path.join(t.dir, "inline.db");
+    const inlineFile = path.join(bed.t.dir, "inline.db");
     generateWorkspace({ file: inlineFile, messages: 3_000, seed: 11, hugeRows: 0 });
     const inline = openDatabase({ file: inlineFile });
     armPolicy(inline.sqlite, { value: 3, unit: "months" }, GEN_NOW_MS);
     inline.sqlite.pragma("wal_checkpoint(TRUNCATE)");
-    const threadFile = path.join(t.dir, "thread.db");
+    const threadFile = path.join(bed.t.dir, "thread.db");
     fs.copyFileSync(inlineFile, threadFile);
     const before = dump(inline.sqlite);
     try {
@@ -77,8 +66,8 @@ describe("cleanup slice on a worker thread", () => {
   });
 
   it("[TPR-SCH-05] a backup lease taken on the main thread defers the thread's next batch: the slice pauses with its cursor saved", async () => {
-    armPolicy(t.sqlite);
-    seedOldTask(t.sqlite, "a", 30);
+    armPolicy(bed.t.sqlite);
+    seedOldTask(bed.t.sqlite, "a", 30);
     const guard = createMaintenanceGuard();
     let backup: { release(): void } | null = null;
     const batches: BatchCommitted[] = [];
@@ -94,7 +83,7 @@ describe("cleanup slice on a worker thread", () => {
     expect(backup).not.toBeNull();
     expect(first).toMatchObject({ state: "running", reason: "work_budget", continuation: true });
     expect(batches.map((b) => b.rows)).toEqual([10]);
-    expect(countMarkedRows(t.sqlite)).toBe(10);
+    expect(countMarkedRows(bed.t.sqlite)).toBe(10);
     expect(record().runtime.cursor).not.toBeNull();
     expect(guard.holder()).toMatchObject({ owner: "backup-1" });
 
@@ -103,13 +92,13 @@ describe("cleanup slice on a worker thread", () => {
     const second = await inThread({ maxBatchRows: 10, admitBatch: () => guard.tryAcquire({ owner: "cleanup:run-1", kind: "compaction" }) });
     expect(second).toMatchObject({ state: "succeeded", reason: "complete" });
     expect(second.operation?.changedMessages).toBe(30);
-    expect(countMarkedRows(t.sqlite)).toBe(30);
+    expect(countMarkedRows(bed.t.sqlite)).toBe(30);
     expect(guard.holder()).toBeNull();
   });
 
   it("[TPR-SCH-07] a cancel set on the main thread ends the thread's pass cancelled at a batch boundary, keeping committed batches", async () => {
-    armPolicy(t.sqlite);
-    seedOldTask(t.sqlite, "a", 30);
+    armPolicy(bed.t.sqlite);
+    seedOldTask(bed.t.sqlite, "a", 30);
     let cancelled = false;
     const guard = createMaintenanceGuard();
     const result = await inThread({
@@ -122,14 +111,14 @@ describe("cleanup slice on a worker thread", () => {
     });
     expect(result).toMatchObject({ state: "cancelled", reason: "cancelled", continuation: false });
     expect(result.operation).toMatchObject({ state: "cancelled", changedMessages: 10 });
-    expect(countMarkedRows(t.sqlite)).toBe(10);
+    expect(countMarkedRows(bed.t.sqlite)).toBe(10);
     expect(record().runtime.latestRun).toMatchObject({ id: "run-1", state: "cancelled", changedMessages: 10 });
     expect(guard.holder()).toBeNull();
   });
 
   it("[TPR-SCH-07] a shutdown set on the main thread pauses the thread's slice with its cursor saved; the next slice resumes there", async () => {
-    armPolicy(t.sqlite);
-    seedOldTask(t.sqlite, "a", 30);
+    armPolicy(bed.t.sqlite);
+    seedOldTask(bed.t.sqlite, "a", 30);
     let shuttingDown = false;
     const first = await inThread({
       maxBatchRows: 10,
@@ -139,7 +128,7 @@ describe("cleanup slice on a worker thread", () => {
       },
     });
     expect(first).toMatchObject({ state: "running", reason: "work_budget", continuation: true });
-    const marked = countMarkedRows(t.sqlite);
+    const marked = countMarkedRows(bed.t.sqlite);
     expect(marked).toBeGreaterThanOrEqual(10);
     expect(marked).toBeLessThan(30);
     expect(record().runtime.cursor).not.toBeNull();
@@ -149,8 +138,8 @@ describe("cleanup slice on a worker thread", () => {
   });
 
   it("a cancel set before any batch stops the walk through the shared flag alone", async () => {
-    armPolicy(t.sqlite);
-    seedOldTask(t.sqlite, "a", 30);
+    armPolicy(bed.t.sqlite);
+    seedOldTask(bed.t.sqlite, "a", 30);
     let admissions = 0;
     const result = await inThread({
       shouldStop: () => true,
@@ -161,11 +150,11 @@ describe("cleanup slice on a worker thread", () => {
     });
     expect(result).toMatchObject({ state: "cancelled", reason: "cancelled" });
     expect(admissions).toBe(0);
-    expect(countMarkedRows(t.sqlite)).toBe(0);
+    expect(countMarkedRows(bed.t.sqlite)).toBe(0);
   });
 
   it("a thread that cannot start or open the database reports itself unavailable (the worker then runs inline)", async () => {
-    await expect(inThread({ file: t.dir })).rejects.toMatchObject({ name: "PassThreadUnavailableError" });
-    await expect(inThread({ thread: { bundlePath: path.join(t.dir, "no-bundle.cjs") } })).rejects.toMatchObject({ name: "PassThreadUnavailableError" });
+    await expect(inThread({ file: bed.t.dir })).rejects.toMatchObject({ name: "PassThreadUnavailableError" });
+    await expect(inThread({ thread: { bundlePath: path.join(bed.t.dir, "no-bundle.cjs") } })).rejects.toMatchObject({ name: "PassThreadUnavailableError" });
   });
 });

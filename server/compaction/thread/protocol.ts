@@ -1,21 +1,14 @@
 // The messages between the retention worker (main thread) and a cleanup slice
 // running on a worker thread. Only ids, counts and codes cross: never bodies.
-import type { BatchCommitted, CleanupPassResult } from "../cleanup/pass-options";
-import type { PageLimits } from "../cleanup/candidates";
+import type { BatchCommitted, CleanupPassOptions, CleanupPassResult } from "../cleanup/pass-options";
 
 /** What one slice needs besides the database file; the rest of the pass options are functions that stay on the main thread. */
-export type SliceRequest = {
+export type SliceRequest = Pick<CleanupPassOptions, "workBudgetMs" | "yieldMs" | "minYieldMs" | "deadlineMs" | "pageLimits" | "maxBatchRows"> & {
   operationId: string;
   /** The main thread's clock at the start of the slice: the thread's clock runs on from it. */
   nowMs: number;
   /** Test seam: the thread's clock stands still at `nowMs`, as a manual test clock does. */
   fixedClock?: boolean;
-  workBudgetMs?: number;
-  yieldMs?: number;
-  minYieldMs?: number;
-  deadlineMs?: number;
-  pageLimits?: PageLimits;
-  maxBatchRows?: number;
 };
 
 export type ThreadData = {

@@ -1,30 +1,19 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { manualClock } from "@/server/clock";
 import { openDatabase } from "@/server/db/client";
-import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { createEventBus } from "@/server/events/bus";
 import { sequentialIds } from "@/server/ids";
 import type { SystemEvent } from "@/lib/events/api";
 import { savePolicy } from "../policy/policy-update";
 import { NOW_MS, countMarkedRows, seedOldTask, storeOf } from "../test-support";
 import { threadSlices } from "../thread/run-in-thread";
-import { buildTestBundle } from "../thread/thread-test-support";
+import { threadTestBed } from "../thread/thread-test-support";
 import { createRetentionWorker, type RetentionWorkerDeps } from "./worker";
 import { baseWorkerDeps, hybridTimers } from "./worker-test-support";
 
-let bundle: Awaited<ReturnType<typeof buildTestBundle>>;
-beforeAll(async () => {
-  bundle = await buildTestBundle();
-});
-afterAll(() => bundle.remove());
-
-let t: TestDb;
-beforeEach(() => {
-  t = createTestDb("ws-thread-events-");
-});
-afterEach(() => t.close());
+const bed = threadTestBed("ws-thread-events-");
 
 /** Saves an enabled policy (preparation skipped) on `file` and lets the worker run the initial pass; returns the bus's events. */
 async function initialPass(file: string, passThread: RetentionWorkerDeps["passThread"]): Promise<SystemEvent[]> {
@@ -34,7 +23,7 @@ async function initialPass(file: string, passThread: RetentionWorkerDeps["passTh
   bus.subscribe((e) => events.push(e));
   const { timers } = hybridTimers();
   const worker = createRetentionWorker({
-    ...baseWorkerDeps({ ...handle, dir: t.dir, close: () => handle.sqlite.close() }, { clock: manualClock(NOW_MS), timers, bus }),
+    ...baseWorkerDeps({ ...handle, dir: bed.t.dir, close: () => handle.sqlite.close() }, { clock: manualClock(NOW_MS), timers, bus }),
     pass: { yieldMs: 0, maxBatchRows: 10 },
     passThread,
   });
@@ -53,14 +42,14 @@ async function initialPass(file: string, passThread: RetentionWorkerDeps["passTh
 
 describe("retention worker with its cleanup on a thread", () => {
   it("[TPR-TX-08] publishes the thread's committed batches and the pass's progress on the main thread's bus, as the inline pass does", async () => {
-    seedOldTask(t.sqlite, "a", 25);
-    t.sqlite.pragma("wal_checkpoint(TRUNCATE)");
-    const copy = path.join(t.dir, "copy.db");
-    fs.copyFileSync(t.file, copy);
+    seedOldTask(bed.t.sqlite, "a", 25);
+    bed.t.sqlite.pragma("wal_checkpoint(TRUNCATE)");
+    const copy = path.join(bed.t.dir, "copy.db");
+    fs.copyFileSync(bed.t.file, copy);
 
     const inlineEvents = await initialPass(copy, null);
     const startedBefore = threadSlices.started;
-    const threadEvents = await initialPass(t.file, { bundlePath: bundle.bundlePath, fixedClock: true });
+    const threadEvents = await initialPass(bed.t.file, { bundlePath: bed.bundlePath, fixedClock: true });
     expect(threadSlices.started).toBe(startedBefore + 1);
 
     const changed = (events: SystemEvent[]) => events.filter((e) => e.type === "messages_changed");

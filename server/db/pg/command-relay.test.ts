@@ -37,7 +37,8 @@ function armForManualRuns(rt: OpenRuntime): number {
 }
 
 /** A holder A and a non-holder B on one fresh database; slices of 100 ms of work (a pass takes several). */
-function twoInstances(options: { logA?: string[] } = {}) {
+/** Two instances on one fresh database, their timers held per minute, slices of 100 ms; not started. */
+function twoIdleInstances(options: { logA?: string[] } = {}) {
   const clock = minuteTimers();
   cleanups.push(() => clock.release());
   const db = database(cleanups);
@@ -49,6 +50,11 @@ function twoInstances(options: { logA?: string[] } = {}) {
     ...(logA ? { log: createLogger({ level: "info", destination: { write: (line: string) => void logA.push(line) } }) } : {}),
   });
   const b = instance(cleanups, db, { timers: clock.timers, pass });
+  return { a, b, clock };
+}
+
+function twoInstances(options: { logA?: string[] } = {}) {
+  const { a, b, clock } = twoIdleInstances(options);
   const revision = armForManualRuns(a);
   a.start();
   b.start();
@@ -127,12 +133,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
   }, 90_000);
 
   it("[TPR-SCH-01] compact now on the non-holder takes the slot from a scheduled pass waiting between slices, which then resumes", async () => {
-    const clock = minuteTimers();
-    cleanups.push(() => clock.release());
-    const db = database(cleanups);
-    const pass = { workBudgetMs: 100, yieldMs: 1 };
-    const a = instance(cleanups, db, { timers: clock.timers, pass });
-    const b = instance(cleanups, db, { timers: clock.timers, pass });
+    const { a, b, clock } = twoIdleInstances();
     // Armed with the daily pass due now: it starts after readiness on the holder.
     const revision = seed(a);
     const ended = new Map<string, OperationEvent>();
@@ -174,12 +175,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
   }, 90_000);
 
   it("compaction enabled on the non-holder: the holder runs the initial pass through every slice", async () => {
-    const clock = minuteTimers();
-    cleanups.push(() => clock.release());
-    const db = database(cleanups);
-    const pass = { workBudgetMs: 100, yieldMs: 1 };
-    const a = instance(cleanups, db, { timers: clock.timers, pass });
-    const b = instance(cleanups, db, { timers: clock.timers, pass });
+    const { a, b, clock } = twoIdleInstances();
     seedMessages(a);
     a.start();
     b.start();
