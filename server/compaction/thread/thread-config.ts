@@ -44,7 +44,8 @@ export function passThreadFromEnv(options: {
   if (options.engine !== "sqlite") return { settings: null, reason: "engine" };
   if (options.injectedClock) return { settings: null, reason: "injected_clock" };
   const bundlePath = options.bundlePath ?? defaultPassThreadBundle();
-  if (!fs.existsSync(bundlePath)) {
+  // The bundle and its sources are files of the installed app, not server code to trace into the build.
+  if (!fs.existsSync(/*turbopackIgnore: true*/ bundlePath)) {
     if (!noBundleLogged) options.log.info({ setting: "COMPACTION_THREAD" }, "cleanup passes run inline: no thread bundle (npm run build writes it)");
     noBundleLogged = true;
     return { settings: null, reason: "no_bundle" };
@@ -61,10 +62,10 @@ export function passThreadFromEnv(options: {
 /** True when the bundle's list of sources is missing or one of them changed after it was built. */
 function isStale(bundlePath: string, root: string): boolean {
   try {
-    const builtMs = fs.statSync(bundlePath).mtimeMs;
-    const inputs = JSON.parse(fs.readFileSync(`${bundlePath}.inputs.json`, "utf8")) as unknown;
+    const builtMs = fs.statSync(/*turbopackIgnore: true*/ bundlePath).mtimeMs;
+    const inputs = JSON.parse(fs.readFileSync(/*turbopackIgnore: true*/ `${bundlePath}.inputs.json`, "utf8")) as unknown;
     if (!Array.isArray(inputs)) return true;
-    return inputs.some((input) => typeof input !== "string" || fs.statSync(path.join(root, input)).mtimeMs > builtMs);
+    return inputs.some((input) => typeof input !== "string" || fs.statSync(/*turbopackIgnore: true*/ path.join(root, input)).mtimeMs > builtMs);
   } catch {
     return true;
   }
