@@ -23,7 +23,7 @@ export function createSqliteMaintenanceStore(handle: { sqlite: Sqlite; file: str
       let total = 0;
       for (const part of [file, `${file}-wal`]) {
         try {
-          total += fs.statSync(part).size;
+          total += fs.statSync(/*turbopackIgnore: true*/ part).size;
         } catch {
           // no WAL yet
         }
