@@ -14,12 +14,16 @@ import { conversationFixtureText } from "../e2e/support/conversation-fixture";
 import { ADMIN, E2E_PORT, VIEWER } from "../e2e/support/accounts";
 import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 import { seedDemoThreadsIfEmpty } from "./lib/seed-threads";
+import { buildPassThreadBundle } from "./lib/pass-thread-bundle";
+import { defaultPassThreadBundle } from "@/server/compaction/thread/thread-config";
 
 const require = createRequire(import.meta.url);
 const nextBin = require.resolve("next/dist/bin/next");
 
-function build(): void {
+async function build(): Promise<void> {
   if (process.env.E2E_SKIP_BUILD === "1" && fs.existsSync(path.join(process.cwd(), ".next", "BUILD_ID"))) return;
+  // As `npm run build`: the cleanup thread's bundle, so the specs' passes run where production's do.
+  await buildPassThreadBundle({ outFile: defaultPassThreadBundle() });
   const result = spawnSync(process.execPath, [nextBin, "build"], {
     stdio: "inherit",
     env: { ...process.env, NEXT_SKIP_TYPECHECK: "1" },
@@ -65,7 +69,7 @@ function createViewer(url: string): void {
 }
 
 async function main(): Promise<void> {
-  build();
+  await build();
   const { dir, url } = await prepareDatabase();
   const child = spawn(process.execPath, [nextBin, "start", "-p", String(E2E_PORT)], {
     stdio: "inherit",
