@@ -2,18 +2,19 @@
 // preparation and cleanup, the persisted daily schedule, continuations, and
 // recovery after a restart. Durable state lives in the retention record; the
 // event bus only carries live progress. The parts share one core
-// (worker-core.ts); the schedule is schedule.ts, the job bodies jobs.ts and
-// cleanup-job.ts (a cleanup slice's batches may run on a worker thread,
-// cleanup-slice.ts).
+// (worker-core.ts); the schedule is schedule.ts, the record watch and relay
+// pickup record-watch.ts, the job bodies jobs.ts and cleanup-job.ts (a
+// cleanup slice's batches may run on a worker thread, cleanup-slice.ts).
 import "server-only";
 import { betweenSlicesInRecord } from "../policy/between-slices";
 import { acceptAnalysis, acceptCancel, acceptCleanup } from "../policy/commands";
 import { readRetentionRecord } from "../policy/record";
 import { createCleanupJob } from "./cleanup-job";
 import type { RelayedCommand } from "./command-relay";
-import { errorCode, type JobHost } from "./job-host";
+import type { JobHost } from "./job-host";
 import { createAnalysisJob, createPreparationJob } from "./jobs";
-import { ageOfFingerprint, knownLocally, relayedCancel } from "./relay-intake";
+import { createRecordWatch, type RecordWatch } from "./record-watch";
+import { relayedCancel } from "./relay-intake";
 import { createSchedule, type Schedule } from "./schedule";
 import { createWorkerCore, type WorkerCore, type WorkerJobs } from "./worker-core";
 import type { RetentionWorker, RetentionWorkerDeps } from "./worker-types";
@@ -83,70 +84,6 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       if (waiting && !state.suspended && queue.running()?.id !== waiting.id) return waiting.id;
       return core.relayed() ? betweenSlicesInRecord(store) : null;
     },
-  };
-}
-
-type RecordWatch = {
-  /** Looks every `watchRecordMs` (off when absent) until stopped. */
-  start(): void;
-  stop(): void;
-  /**
-   * Runs here the queued operation another instance accepted. With
-   * `secondLook` (the watch), only one already queued at the previous look.
-   */
-  pickUpQueued(options?: { secondLook?: boolean }): void;
-};
-
-function createRecordWatch(core: WorkerCore, jobs: WorkerJobs, schedule: Pick<Schedule, "scheduleNextPass">): RecordWatch {
-  const { deps, queue, slot, state } = core;
-  const { store, timers, log } = deps;
-  let watchHandle: unknown = null;
-
-  // The watch takes a queued operation only when it was already queued at
-  // its previous look (its notification was lost), never one that a
-  // foreground process (the operator CLI) is about to start itself.
-  const pickUpQueued = (options: { secondLook?: boolean } = {}) => {
-    if (!state.running || !state.scheduling) return;
-    const read = readRetentionRecord(store);
-    const active = read.state === "malformed" ? null : read.record.runtime.activeOperation;
-    if (!active || active.state !== "queued" || knownLocally(queue, active.id)) return;
-    const seenBefore = state.queuedAtLastLook === active.id;
-    state.queuedAtLastLook = active.id;
-    if (options.secondLook && !seenBefore) return;
-    if (active.kind === "analysis") {
-      const age = ageOfFingerprint(active.fingerprint);
-      if (!age) return core.endOrphan(active.id, "failed", "job_failed");
-      jobs.analysis(active.id, age);
-    } else if (active.kind === "cleanup") {
-      slot.disarm({ forgetWaiting: true });
-      jobs.cleanup(active.id, "manual");
-    }
-  };
-
-  // Re-arms the schedule unless this worker is busy or holds a continuation.
-  const watchRecord = () => {
-    const every = deps.watchRecordMs;
-    if (!every || !state.running || !state.scheduling) return;
-    watchHandle = timers.setTimeout(() => {
-      watchHandle = null;
-      if (!state.running) return;
-      try {
-        if (deps.relay) pickUpQueued({ secondLook: true });
-        if (!queue.running() && !slot.waiting() && !state.suspended && !state.initialCleanupPending) schedule.scheduleNextPass();
-      } catch (error) {
-        log.warn({ code: errorCode(error) }, "retention record watch failed");
-      }
-      watchRecord();
-    }, every);
-  };
-
-  return {
-    start: watchRecord,
-    stop() {
-      if (watchHandle !== null) timers.clearTimeout(watchHandle);
-      watchHandle = null;
-    },
-    pickUpQueued,
   };
 }
 
