@@ -1,0 +1,159 @@
+// The worker's command verbs: analysis, "compact now", cancel, a saved
+// policy's effects, and a command another instance relayed to this one.
+// Each is accepted in the record first; on an instance without the lease
+// (PostgreSQL) the accepted command is relayed to the worker that runs.
+import "server-only";
+import { acceptAnalysis, acceptCancel, acceptCleanup } from "../policy/commands";
+import { readRetentionRecord } from "../policy/record";
+import type { RelayedCommand } from "./command-relay";
+import type { RecordWatch } from "./record-watch";
+import { relayedCancel } from "./relay-intake";
+import type { Schedule } from "./schedule";
+import type { WorkerCore, WorkerJobs } from "./worker-core";
+import type { RetentionWorker } from "./worker-types";
+
+export type WorkerCommands = Pick<RetentionWorker, "requestAnalysis" | "requestRun" | "cancel" | "policySaved"> & {
+  receiveCommand(command: RelayedCommand): void;
+};
+
+export function createWorkerCommands(
+  core: WorkerCore,
+  jobs: WorkerJobs,
+  schedule: Pick<Schedule, "scheduleNextPass" | "startInitialCleanup">,
+  watch: Pick<RecordWatch, "pickUpQueued">,
+): WorkerCommands {
+  const { deps, queue, gate, slot, aborts, state, ctx } = core;
+  const { store } = deps;
+
+  /**
+   * Manual jobs take priority: a pass waiting for its continuation (not
+   * running a slice) steps aside in the same writer transaction that accepts
+   * the job; its timer is parked in `state.suspended` until the job ends. A
+   * duplicate manual request still meets the job in the slot and gets 409.
+   */
+  const takeSlotFromWaitingPass = (accept: (waitingCleanupId: string | null) => { operationId: string }) => {
+    const waiting = slot.waiting();
+    const between = waiting && queue.running()?.id !== waiting.id ? waiting : null;
+    const accepted = accept(between?.id ?? null);
+    if (between) {
+      const read = readRetentionRecord(store);
+      if (read.state !== "malformed" && read.record.runtime.waitingCleanup?.id === between.id) {
+        slot.disarm({ forgetWaiting: true });
+        state.suspended = between;
+      }
+    }
+    return accepted;
+  };
+
+  /** Publishes the record's end of a stepped-aside operation that a cancel ended there. */
+  const publishEnded = (operationId: string) => {
+    const ended = readRetentionRecord(store);
+    if (ended.state !== "malformed" && ended.record.runtime.latestRun?.id === operationId) core.publish(ended.record.runtime.latestRun);
+  };
+
+  const cancel = (operationId: string) => {
+    const outcome = acceptCancel(ctx(), { operationId });
+    const relay = core.relayed();
+    if (relay) {
+      // The record already ended a queued or stepped-aside operation; the holder drops its job or stops the running one.
+      if (outcome.steppedAside) publishEnded(operationId);
+      relay.send({ kind: "cancel", operationId });
+      return;
+    }
+    if (outcome.steppedAside) {
+      if (state.suspended?.id === operationId) state.suspended = null;
+      publishEnded(operationId);
+      return;
+    }
+    if (outcome.kind === "preparation") {
+      aborts.get(operationId)?.abort();
+      queue.cancel(operationId);
+      return;
+    }
+    if (outcome.queued) {
+      queue.cancel(operationId);
+      return;
+    }
+    const isRunningJob = queue.running()?.id === operationId;
+    queue.cancel(operationId);
+    if (isRunningJob) return; // it stops at its next batch boundary and records itself
+    // Waiting for a continuation timer, or queued behind another job: end
+    // it now, keeping its committed counts.
+    slot.disarm();
+    core.endOrphan(operationId, "cancelled", "cancelled");
+    schedule.scheduleNextPass();
+  };
+
+  return {
+    requestAnalysis(age) {
+      const relay = core.relayed();
+      if (relay) {
+        const accepted = acceptAnalysis(ctx(), { age, waitingFromRecord: true });
+        relay.send({ kind: "pickup", operationId: accepted.operationId });
+        return accepted;
+      }
+      const accepted = takeSlotFromWaitingPass((waitingCleanupId) => acceptAnalysis(ctx(), { age, waitingCleanupId }));
+      jobs.analysis(accepted.operationId, age);
+      return accepted;
+    },
+    requestRun(expectedRevision, options) {
+      gate.checkManualRun(options?.outsideWindow === true);
+      const relay = core.relayed();
+      if (relay) {
+        const accepted = acceptCleanup(ctx(), { expectedRevision, priority: "manual", waitingFromRecord: true });
+        relay.send({ kind: "pickup", operationId: accepted.operationId, ...(options?.outsideWindow ? { outsideWindow: true } : {}) });
+        return accepted;
+      }
+      const accepted = takeSlotFromWaitingPass((waitingCleanupId) =>
+        acceptCleanup(ctx(), { expectedRevision, priority: "manual", waitingCleanupId }),
+      );
+      if (options?.outsideWindow) gate.override(accepted.operationId);
+      slot.disarm();
+      jobs.cleanup(accepted.operationId, "manual");
+      return accepted;
+    },
+    cancel,
+    policySaved(effects, options) {
+      state.initialOutsideWindow = Boolean(options?.outsideWindow) && (effects.startInitialCleanup || effects.startPreparation !== null);
+      // Saved on an instance without the lease: the holder stops its job too.
+      for (const stop of effects.stopOperations) core.relayed()?.send({ kind: "cancel", operationId: stop });
+      for (const stop of effects.stopOperations) {
+        const isPreparation = aborts.has(stop);
+        aborts.get(stop)?.abort();
+        const isRunningJob = queue.running()?.id === stop;
+        queue.cancel(stop);
+        if (state.suspended?.id === stop) {
+          // Stepped aside for a manual job: it ends where it waits.
+          state.suspended = null;
+          core.endOrphan(stop, "cancelled", "policy_changed");
+          continue;
+        }
+        if (!isRunningJob && !isPreparation) {
+          slot.disarm();
+          core.endOrphan(stop, "cancelled", "policy_changed");
+        }
+      }
+      if (effects.startPreparation) jobs.preparation(effects.startPreparation);
+      if (effects.startInitialCleanup) schedule.startInitialCleanup();
+      else schedule.scheduleNextPass();
+    },
+    receiveCommand(command) {
+      if (!state.running || !state.scheduling) return;
+      if (command.kind === "pickup") {
+        if (command.outsideWindow) gate.override(command.operationId);
+        return watch.pickUpQueued();
+      }
+      const id = command.operationId;
+      const action = relayedCancel(readRetentionRecord(store), id);
+      if (action === "cancel") return cancel(id);
+      // Ended in the record by the accepting instance: forget it here.
+      aborts.get(id)?.abort();
+      queue.cancel(id);
+      if (state.suspended?.id === id) state.suspended = null;
+      if (slot.waiting()?.id === id && slot.nextAt() !== null) {
+        slot.disarm({ forgetWaiting: true });
+        schedule.scheduleNextPass();
+      }
+    },
+  };
+}

@@ -1,0 +1,90 @@
+// What the retention worker's parts (worker.ts, schedule.ts, record-watch.ts,
+// commands.ts) share: its dependencies, queue, window gate and one timer,
+// and its few mutable flags in one object, so every part moves them in the
+// open rather than through each other's closures.
+import "server-only";
+import { createVerificationCache, type VerificationCache } from "@/server/maintenance/backups/verify";
+import { createSerialQueue, type SerialQueue } from "@/server/jobs/serial-queue";
+import type { CommandContext } from "../policy/commands";
+import { endActiveOperation, operationEvent } from "../policy/operations";
+import type { RetentionAge, RetentionOperation } from "../policy/policy-schema";
+import type { CommandRelay } from "./command-relay";
+import { errorCode } from "./job-host";
+import { createSlotTimer, type SlotTimer, type WaitingPass } from "./slot-timer";
+import { createWindowGate, type WindowGate } from "./window-gate";
+import type { RetentionWorkerDeps } from "./worker-types";
+
+export type WorkerState = {
+  running: boolean;
+  /** False in a foreground worker: the daily schedule belongs to the server. */
+  scheduling: boolean;
+  readyAtMs: number;
+  /** A pass that stepped aside for a manual job, with its continuation time. */
+  suspended: WaitingPass | null;
+  /**
+   * Set when a saved approval could not start its initial pass because an
+   * older operation still held the slot; the pass starts when that one ends.
+   */
+  initialCleanupPending: boolean;
+  /** The last save confirmed running its initial pass outside the window. */
+  initialOutsideWindow: boolean;
+  /** The queued operation of another instance that the record watch saw at its previous look. */
+  queuedAtLastLook: string | null;
+};
+
+/** Enqueues each kind of job (jobs.ts, cleanup-job.ts). */
+export type WorkerJobs = {
+  analysis(operationId: string, age: RetentionAge): void;
+  cleanup(operationId: string, priority: "manual" | "scheduled"): void;
+  preparation(operationId: string): void;
+};
+
+export type WorkerCore = {
+  deps: RetentionWorkerDeps;
+  queue: SerialQueue;
+  gate: WindowGate;
+  /** The next scheduled pass, or the continuation of a pass between slices. */
+  slot: SlotTimer;
+  cache: VerificationCache;
+  /** Preparations in flight, aborted by cancel and stop. */
+  aborts: Map<string, AbortController>;
+  state: WorkerState;
+  ctx(): CommandContext;
+  publish(operation: RetentionOperation): void;
+  /** Ends whatever the slot holds for `operationId` without its job. */
+  endOrphan(operationId: string, state: "failed" | "cancelled", code: string): void;
+  /** The relay to the lease holder while this worker is not started on an instance without the lease, else null. */
+  relayed(): CommandRelay | null;
+};
+
+export function createWorkerCore(deps: RetentionWorkerDeps): WorkerCore {
+  const { store, clock, timers, log, bus } = deps;
+  const state: WorkerState = {
+    running: false,
+    scheduling: true,
+    readyAtMs: 0,
+    suspended: null,
+    initialCleanupPending: false,
+    initialOutsideWindow: false,
+    queuedAtLastLook: null,
+  };
+  const publish = (operation: RetentionOperation) => bus.publish(operationEvent(operation));
+  return {
+    deps,
+    queue: createSerialQueue({
+      onError: (job, error) => log.error({ operationId: job.id, kind: job.kind, code: errorCode(error) }, "retention job failed"),
+    }),
+    gate: createWindowGate({ window: deps.window ?? null, clock }),
+    slot: createSlotTimer({ timers, clock, isRunning: () => state.running }),
+    cache: deps.verificationCache ?? createVerificationCache(),
+    aborts: new Map(),
+    state,
+    ctx: () => ({ store, nowMs: clock.now(), newId: deps.newId }),
+    publish,
+    endOrphan(operationId, endState, code) {
+      const ended = endActiveOperation(store, { operationId, state: endState, code, nowMs: clock.now() });
+      if (ended) publish(ended);
+    },
+    relayed: () => (!state.running && deps.relay?.remote() ? deps.relay : null),
+  };
+}
