@@ -2,7 +2,8 @@
 // once per statement (SQLite caches the parse across the calls of one
 // statement) and return only small values: the kind, repeated keys, the
 // marker, provenance, tool names, result types, which payload paths exist
-// with their rendered lengths, and the skeleton (json_remove of the paths).
+// with their rendered lengths (for modify_file: per item of `mutations`),
+// and the skeleton (json_remove of the paths).
 // json_remove keeps number literals, escapes, key order and unknown fields
 // as stored; it drops insignificant whitespace, which the judge detects by
 // byte arithmetic and hands to the JS reducer.
