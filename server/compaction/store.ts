@@ -40,9 +40,18 @@ export type SqlRowFacts = {
   present: Array<{ path: string; valueBytes: number }>;
   rootMembers: number;
   containerMembers: number;
+  /**
+   * modify_file whose `mutations` is an array: each item in order, null for
+   * an item that is not an object (absent otherwise; then no wildcard path
+   * can match).
+   */
+  mutations?: Array<MutationFacts | null>;
   skeleton: string;
   skeletonBytes: number;
 };
+
+/** One object item of modify_file's `mutations`: its members, repeated keys and the payload fields present (wildcard path, value bytes). */
+export type MutationFacts = { members: number; repeats: number; present: Array<{ path: string; valueBytes: number }> };
 
 /** A row's header, its version and, when SQL could judge it, its facts (null: the JS reducer decides). */
 export type RowFacts = RowHeader & { updatedAt: string; facts: SqlRowFacts | null };

@@ -5,17 +5,18 @@
 // for byte, and returns null otherwise (the caller then runs the reducer on
 // the body). It answers only for rows that
 // - are valid JSON objects with a (type, kind) rule SQL can remove
-//   (modify_file's wildcard paths stay with the reducer);
+//   (modify_file: every item of an array `mutations` is an object without
+//   repeated keys);
 // - have no repeated key on the paths, no marker, no provenance key, no
 //   control tool name and a scalar (plain) result and generic output;
 // - are stored minified: the skeleton plus the removed members (value bytes,
 //   key, quotes, colon, separating comma) adds up to the stored length, so
 //   the reducer's in-place cut and SQLite's re-rendering agree.
 import "server-only";
-import type { RowFacts } from "../store";
+import type { RowFacts, SqlRowFacts } from "../store";
 import { findControlTool } from "./control-tools";
 import { buildMarker, MAX_METADATA_BYTES, type ReduceResult } from "./reducer";
-import { RESULT_PATH } from "./removal-rules";
+import { REMOVAL_PATHS, RESULT_PATH } from "./removal-rules";
 
 const SCALAR_TYPES = new Set(["text", "integer", "real", "true", "false", "null"]);
 const isPlain = (jsonType: string | null) => jsonType === null || SCALAR_TYPES.has(jsonType);
@@ -26,6 +27,31 @@ function commaBytes(removed: number, members: number): number {
   return removed < members ? removed : removed - 1;
 }
 
+/** Bytes of a minified `"key":value` member named by the last step of `path`. */
+const memberBytes = (path: string, valueBytes: number) =>
+  Buffer.byteLength(JSON.stringify(path.slice(path.lastIndexOf(".") + 1)), "utf8") + 1 + valueBytes;
+
+/**
+ * modify_file's wildcard removals: the bytes cut from every mutation object
+ * (each object loses its payload members and their commas, as the root does)
+ * and the wildcard paths that matched, in marker order (each path once, as
+ * the reducer lists a path that matched in any item). Null when an item is
+ * not an object or repeats a key: the reducer handles those.
+ */
+function judgeMutations(mutations: SqlRowFacts["mutations"]): { cut: number; fields: string[] } | null {
+  let cut = 0;
+  const matched = new Set<string>();
+  for (const mutation of mutations ?? []) {
+    if (mutation === null || mutation.repeats > 0) return null;
+    for (const { path, valueBytes } of mutation.present) {
+      cut += memberBytes(path, valueBytes);
+      matched.add(path);
+    }
+    cut += commaBytes(mutation.present.length, mutation.members);
+  }
+  return { cut, fields: REMOVAL_PATHS.modify_file.filter((path) => matched.has(path)) };
+}
+
 /** The reducer's result computed from SQL facts, or null when only the JS reducer can tell. */
 export function judgeRowFacts(row: RowFacts, removedAt: string): ReduceResult | null {
   const facts = row.facts;
@@ -34,21 +60,23 @@ export function judgeRowFacts(row: RowFacts, removedAt: string): ReduceResult | 
   if (facts.names.some((name) => findControlTool(name) !== null)) return null;
   if (!isPlain(facts.resultType)) return null;
   if (facts.kind === "generic" && !isPlain(facts.outputType)) return null;
-  if (facts.present.length === 0) return { outcome: "skipped", reason: "no_payload" };
+  const wildcard = facts.kind === "modify_file" ? judgeMutations(facts.mutations) : { cut: 0, fields: [] };
+  if (wildcard === null) return null;
+  if (facts.present.length === 0 && wildcard.fields.length === 0) return { outcome: "skipped", reason: "no_payload" };
 
-  let memberBytes = 0;
+  let cut = wildcard.cut;
   let inContainer = 0;
   let inRoot = 0;
   for (const { path, valueBytes } of facts.present) {
-    const key = path.slice(path.lastIndexOf(".") + 1);
-    memberBytes += Buffer.byteLength(JSON.stringify(key), "utf8") + 1 + valueBytes;
+    cut += memberBytes(path, valueBytes);
     if (path === RESULT_PATH) inRoot += 1;
     else inContainer += 1;
   }
-  const cut = memberBytes + commaBytes(inContainer, facts.containerMembers) + commaBytes(inRoot, facts.rootMembers);
+  cut += commaBytes(inContainer, facts.containerMembers) + commaBytes(inRoot, facts.rootMembers);
   // Whitespace anywhere makes the stored text longer than this sum: not minified.
   if (facts.skeletonBytes + cut !== row.bytes) return null;
-  const fields = facts.present.map((entry) => entry.path);
+  // The reducer's order: the kind's paths (pathsForKind), then result.
+  const fields = [...wildcard.fields, ...facts.present.map((entry) => entry.path)];
   const marker = buildMarker(cut, removedAt, fields);
   if (marker === null) return { outcome: "skipped", reason: "no_payload" };
   return {

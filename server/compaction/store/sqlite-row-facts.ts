@@ -2,7 +2,8 @@
 // once per statement (SQLite caches the parse across the calls of one
 // statement) and return only small values: the kind, repeated keys, the
 // marker, provenance, tool names, result types, which payload paths exist
-// with their rendered lengths, and the skeleton (json_remove of the paths).
+// with their rendered lengths (for modify_file: per item of `mutations`),
+// and the skeleton (json_remove of the paths).
 // json_remove keeps number literals, escapes, key order and unknown fields
 // as stored; it drops insignificant whitespace, which the judge detects by
 // byte arithmetic and hands to the JS reducer.
@@ -11,7 +12,7 @@ import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
 import { KINDS_BY_MESSAGE_TYPE, REMOVAL_PATHS, RESULT_PATH, type CompactableKind } from "../reducer/removal-rules";
 import { MAX_METADATA_BYTES } from "../reducer/reducer";
-import type { CompactionStore, RowFacts, RowHeader, SqlRowFacts } from "../store";
+import type { CompactionStore, MutationFacts, RowFacts, RowHeader, SqlRowFacts } from "../store";
 
 const PROVENANCE = `'background_work', 'monitor'`;
 const jsonPath = (dotted: string) => `$.${dotted}`;
@@ -20,19 +21,33 @@ const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
 // is not a letter followed by letters and digits is double-quoted.
 const treePath = (dotted: string) => `$${dotted.split(".").map((key) => (/^[A-Za-z][A-Za-z0-9]*$/.test(key) ? `.${key}` : `."${key}"`)).join("")}`;
 
-/** One rule per (type, kind) whose paths SQL can remove (wildcard paths stay with the JS reducer). */
+const MODIFY_FILE = "modify_file";
+const MUTATIONS = `normalized.${MODIFY_FILE}.mutations`;
+/** modify_file's wildcard paths (`mutations.*.<field>`), in marker order, with the field each names. */
+const MUTATION_FIELDS = REMOVAL_PATHS.modify_file.map((path) => {
+  if (!path.startsWith(`${MUTATIONS}.*.`) || path.split(".").length !== 5) throw new Error(`unexpected modify_file path ${path}`);
+  return { path, field: path.slice(path.lastIndexOf(".") + 1) };
+});
+
+/**
+ * One rule per (type, kind) whose paths SQL can remove. Fixed paths become
+ * p1/p2; modify_file's wildcard paths (every item of `mutations`) have no
+ * p1/p2 and their own columns (MUTATION_COLUMNS).
+ */
 export const SQL_RULES = Object.entries(KINDS_BY_MESSAGE_TYPE).flatMap(([type, kinds]) =>
   kinds
-    .filter((kind) => REMOVAL_PATHS[kind].every((path) => !path.includes("*")))
+    .filter((kind) => kind === MODIFY_FILE || REMOVAL_PATHS[kind].every((path) => !path.includes("*")))
     .map((kind: CompactableKind) => {
+      if (kind === MODIFY_FILE) return { type, kind, body: `normalized.${kind}`, container: MUTATIONS, p1: null, p2: null };
       const paths = REMOVAL_PATHS[kind];
       const container = paths[0]!.slice(0, paths[0]!.lastIndexOf("."));
       return { type, kind, body: `normalized.${kind}`, container, p1: paths[0]!, p2: paths[1] ?? null };
     }),
 );
 
+const quoteOrNull = (text: string | null) => (text === null ? "null" : quote(text));
 const RULES_VALUES = SQL_RULES.map((r) =>
-  `(${[r.type, r.kind, jsonPath(r.body), jsonPath(r.container), jsonPath(r.p1), jsonPath(r.p2 ?? r.p1)].map(quote).join(", ")}, ${quote(r.p1)}, ${r.p2 === null ? "null" : quote(r.p2)}, ${quote(treePath(r.body))}, ${quote(treePath(r.container))})`,
+  `(${[r.type, r.kind, jsonPath(r.body), jsonPath(r.container)].map(quote).join(", ")}, ${[r.p1 === null ? null : jsonPath(r.p1), r.p1 === null ? null : jsonPath(r.p2 ?? r.p1)].map(quoteOrNull).join(", ")}, ${quoteOrNull(r.p1)}, ${quoteOrNull(r.p2)}, ${quote(treePath(r.body))}, ${quote(treePath(r.container))})`,
 ).join(",\n    ");
 
 // Parenthesized: ->> binds as tightly as ||, so `m ->> body || '.name'` would concatenate after extracting.
@@ -50,6 +65,26 @@ const TREE_WALK = `(select json_array(
       coalesce(max(key in (${PROVENANCE})), 0))
     from json_tree(m, '$.normalized'))`;
 
+// modify_file: one small array per item of `mutations` (when it is an
+// array), in array order: [json type, member count, repeated keys, then the
+// rendered byte length of each payload field or null]; the skeleton replaces
+// `mutations` by its items without those fields. jsonb_extract copies an
+// item's JSONB without rendering its payload; json() restores the JSON
+// subtype a subquery's value loses, so the items go back as JSON, not text.
+const MUTATIONS_PATH = quote(jsonPath(MUTATIONS));
+const MUTATION_FIELD_PATHS = MUTATION_FIELDS.map(({ field }) => quote(`$.${field}`)).join(", ");
+const fieldBytes = (field: string) => {
+  const at = `(e.fullkey || ${quote(`.${field}`)})`;
+  return `case when json_type(m, ${at}) is not null then octet_length(m -> ${at}) end`;
+};
+const MUTATION_WALK = `case when json_type(m, ${MUTATIONS_PATH}) = 'array' then (select json_group_array(json_array(e.type,
+      case when e.type = 'object' then (select json_array(count(*), count(*) - count(distinct key)) from json_each(m, e.fullkey)) end,
+      ${MUTATION_FIELDS.map(({ field }) => fieldBytes(field)).join(", ")}) order by e.key)
+    from json_each(m, ${MUTATIONS_PATH}) e) end`;
+const MUTATIONS_SKELETON = `json_remove(case when json_type(m, ${MUTATIONS_PATH}) = 'array' then jsonb_replace(m, ${MUTATIONS_PATH}, json((select
+      json_group_array(case when e.type = 'object' then json_remove(jsonb_extract(m, e.fullkey), ${MUTATION_FIELD_PATHS}) end order by e.key)
+    from json_each(m, ${MUTATIONS_PATH}) e))) else m end, '$.result')`;
+
 /** The facts of one ruled row (`m` its JSONB, rule columns beside it); null columns when no rule matched. */
 const FACT_COLUMNS = `rkind as kind, name1, name2,
   case when rkind is not null then ${ROOT_WALK} end as root,
@@ -61,7 +96,8 @@ const FACT_COLUMNS = `rkind as kind, name1, name2,
   case when json_type(m, p1) is not null then octet_length(m -> p1) end as len1,
   case when name2 is not null and json_type(m, p2) is not null then octet_length(m -> p2) end as len2,
   case when json_type(m, '$.result') is not null then octet_length(m -> '$.result') end as lenResult,
-  json_remove(m, p1, p2, '$.result') as skeleton`;
+  case when rkind = '${MODIFY_FILE}' then ${MUTATION_WALK} end as mutations,
+  case when rkind = '${MODIFY_FILE}' then ${MUTATIONS_SKELETON} else json_remove(m, p1, p2, '$.result') end as skeleton`;
 
 const RULED = `judged as (select src.*, case when m is not null and json_type(m) = 'object' and json_type(m, '$.normalized') = 'object'
                                 then json_extract(m, '$.normalized.kind') end as kindText from src),
@@ -139,7 +175,7 @@ type RowBlob = RowHeader & { updatedAt: string; blob: Buffer | null };
 
 type RawFacts = {
   kind: string | null;
-  name1: string;
+  name1: string | null;
   name2: string | null;
   /** [members, repeated keys, provenance key] of the root. */
   root: string;
@@ -152,17 +188,32 @@ type RawFacts = {
   len1: number | null;
   len2: number | null;
   lenResult: number | null;
+  /** modify_file: per item [type, [members, repeated keys] or null, bytes of each MUTATION_FIELDS field or null]. */
+  mutations: string | null;
   skeleton: string;
 };
 
 type PageRow = RowHeader & { updatedAt: string } & RawFacts;
+
+type RawMutation = [type: string, counts: [number, number] | null, ...fieldBytes: Array<number | null>];
+
+function toMutationFacts(json: string): Array<MutationFacts | null> {
+  return (JSON.parse(json) as RawMutation[]).map(([type, counts, ...fieldBytes]) => {
+    if (type !== "object" || counts === null) return null;
+    const present = MUTATION_FIELDS.flatMap(({ path }, i) => {
+      const valueBytes = fieldBytes[i] ?? null;
+      return valueBytes === null ? [] : [{ path, valueBytes }];
+    });
+    return { members: counts[0], repeats: counts[1], present };
+  });
+}
 
 function toFacts(raw: RawFacts): SqlRowFacts | null {
   if (raw.kind === null) return null;
   const [rootMembers, rootRepeats, rootProvenance] = JSON.parse(raw.root) as [number, number, number];
   const [containerMembers, treeRepeats, treeProvenance] = JSON.parse(raw.tree) as [number, number, number];
   const present: SqlRowFacts["present"] = [];
-  if (raw.len1 !== null) present.push({ path: raw.name1, valueBytes: raw.len1 });
+  if (raw.len1 !== null && raw.name1 !== null) present.push({ path: raw.name1, valueBytes: raw.len1 });
   if (raw.len2 !== null && raw.name2 !== null) present.push({ path: raw.name2, valueBytes: raw.len2 });
   if (raw.lenResult !== null) present.push({ path: RESULT_PATH, valueBytes: raw.lenResult });
   return {
@@ -176,6 +227,7 @@ function toFacts(raw: RawFacts): SqlRowFacts | null {
     present,
     rootMembers,
     containerMembers,
+    ...(raw.mutations === null ? {} : { mutations: toMutationFacts(raw.mutations) }),
     skeleton: raw.skeleton,
     skeletonBytes: Buffer.byteLength(raw.skeleton, "utf8"),
   };
