@@ -1,0 +1,151 @@
+// SQL-side facts of tool rows for SQLite: the JSON functions parse the row
+// once per statement (SQLite caches the parse across the calls of one
+// statement) and return only small values: the kind, repeated keys, the
+// marker, provenance, tool names, result types, which payload paths exist
+// with their rendered lengths (for modify_file: per item of `mutations`),
+// and the skeleton (json_remove of the paths).
+// json_remove keeps number literals, escapes, key order and unknown fields
+// as stored; it drops insignificant whitespace, which the judge detects by
+// byte arithmetic and hands to the JS reducer.
+import "server-only";
+import { KINDS_BY_MESSAGE_TYPE, REMOVAL_PATHS, type CompactableKind } from "../reducer/removal-rules";
+import { MAX_METADATA_BYTES } from "../reducer/reducer";
+
+const PROVENANCE = `'background_work', 'monitor'`;
+const jsonPath = (dotted: string) => `$.${dotted}`;
+const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
+// The path of a container as json_tree's `path` column spells it: a key that
+// is not a letter followed by letters and digits is double-quoted.
+const treePath = (dotted: string) => `$${dotted.split(".").map((key) => (/^[A-Za-z][A-Za-z0-9]*$/.test(key) ? `.${key}` : `."${key}"`)).join("")}`;
+
+const MODIFY_FILE = "modify_file";
+const MUTATIONS = `normalized.${MODIFY_FILE}.mutations`;
+/** modify_file's wildcard paths (`mutations.*.<field>`), in marker order, with the field each names. */
+export const MUTATION_FIELDS = REMOVAL_PATHS.modify_file.map((path) => {
+  if (!path.startsWith(`${MUTATIONS}.*.`) || path.split(".").length !== 5) throw new Error(`unexpected modify_file path ${path}`);
+  return { path, field: path.slice(path.lastIndexOf(".") + 1) };
+});
+
+/**
+ * One rule per (type, kind) whose paths SQL can remove. Fixed paths become
+ * p1/p2; modify_file's wildcard paths (every item of `mutations`) have no
+ * p1/p2 and their own columns (MUTATION_COLUMNS).
+ */
+export const SQL_RULES = Object.entries(KINDS_BY_MESSAGE_TYPE).flatMap(([type, kinds]) =>
+  kinds
+    .filter((kind) => kind === MODIFY_FILE || REMOVAL_PATHS[kind].every((path) => !path.includes("*")))
+    .map((kind: CompactableKind) => {
+      if (kind === MODIFY_FILE) return { type, kind, body: `normalized.${kind}`, container: MUTATIONS, p1: null, p2: null };
+      const paths = REMOVAL_PATHS[kind];
+      const container = paths[0]!.slice(0, paths[0]!.lastIndexOf("."));
+      return { type, kind, body: `normalized.${kind}`, container, p1: paths[0]!, p2: paths[1] ?? null };
+    }),
+);
+
+const quoteOrNull = (text: string | null) => (text === null ? "null" : quote(text));
+const RULES_VALUES = SQL_RULES.map((r) =>
+  `(${[r.type, r.kind, jsonPath(r.body), jsonPath(r.container)].map(quote).join(", ")}, ${[r.p1 === null ? null : jsonPath(r.p1), r.p1 === null ? null : jsonPath(r.p2 ?? r.p1)].map(quoteOrNull).join(", ")}, ${quoteOrNull(r.p1)}, ${quoteOrNull(r.p2)}, ${quote(treePath(r.body))}, ${quote(treePath(r.container))})`,
+).join(",\n    ");
+
+// Parenthesized: ->> binds as tightly as ||, so `m ->> body || '.name'` would concatenate after extracting.
+const textAt = (path: string) => `case when json_type(m, ${path}) = 'text' then m ->> (${path}) end`;
+
+// Two table-valued walks per row instead of one per fact: the root's members
+// (count, repeated keys, provenance keys) and the normalized subtree (repeated
+// keys among the children of normalized, the kind's body and the payload
+// container; the container's member count; provenance keys at any depth).
+// Each returns a small JSON array that toFacts unpacks.
+const ROOT_WALK = `(select json_array(count(*), count(*) - count(distinct key), coalesce(max(key in (${PROVENANCE})), 0)) from json_each(m))`;
+const TREE_WALK = `(select json_array(
+      coalesce(sum(path = tcontainer), 0),
+      coalesce(sum(path in ('$.normalized', tbody, tcontainer)), 0) - count(distinct case when path in ('$.normalized', tbody, tcontainer) then path || '/' || key end),
+      coalesce(max(key in (${PROVENANCE})), 0))
+    from json_tree(m, '$.normalized'))`;
+
+// modify_file: one small array per item of `mutations` (when it is an
+// array), in array order: [json type, member count, repeated keys, then the
+// rendered byte length of each payload field or null]; the skeleton replaces
+// `mutations` by its items without those fields. jsonb_extract copies an
+// item's JSONB without rendering its payload; json() restores the JSON
+// subtype a subquery's value loses, so the items go back as JSON, not text.
+const MUTATIONS_PATH = quote(jsonPath(MUTATIONS));
+const MUTATION_FIELD_PATHS = MUTATION_FIELDS.map(({ field }) => quote(`$.${field}`)).join(", ");
+const fieldBytes = (field: string) => {
+  const at = `(e.fullkey || ${quote(`.${field}`)})`;
+  return `case when json_type(m, ${at}) is not null then octet_length(m -> ${at}) end`;
+};
+const MUTATION_WALK = `case when json_type(m, ${MUTATIONS_PATH}) = 'array' then (select json_group_array(json_array(e.type,
+      case when e.type = 'object' then (select json_array(count(*), count(*) - count(distinct key)) from json_each(m, e.fullkey)) end,
+      ${MUTATION_FIELDS.map(({ field }) => fieldBytes(field)).join(", ")}) order by e.key)
+    from json_each(m, ${MUTATIONS_PATH}) e) end`;
+const MUTATIONS_SKELETON = `json_remove(case when json_type(m, ${MUTATIONS_PATH}) = 'array' then jsonb_replace(m, ${MUTATIONS_PATH}, json((select
+      json_group_array(case when e.type = 'object' then json_remove(jsonb_extract(m, e.fullkey), ${MUTATION_FIELD_PATHS}) end order by e.key)
+    from json_each(m, ${MUTATIONS_PATH}) e))) else m end, '$.result')`;
+
+/** The facts of one ruled row (`m` its JSONB, rule columns beside it); null columns when no rule matched. */
+const FACT_COLUMNS = `rkind as kind, name1, name2,
+  case when rkind is not null then ${ROOT_WALK} end as root,
+  case when rkind is not null then ${TREE_WALK} end as tree,
+  json_type(m, '$.payload_retention') is not null as hasMarker,
+  json_array(${textAt("'$.tool_name'")}, ${textAt("'$.toolName'")}, ${textAt("body || '.name'")}, ${textAt("body || '.tool_name'")}) as names,
+  json_type(m, '$.result') as resultType,
+  json_type(m, body || '.output') as outputType,
+  case when json_type(m, p1) is not null then octet_length(m -> p1) end as len1,
+  case when name2 is not null and json_type(m, p2) is not null then octet_length(m -> p2) end as len2,
+  case when json_type(m, '$.result') is not null then octet_length(m -> '$.result') end as lenResult,
+  case when rkind = '${MODIFY_FILE}' then ${MUTATION_WALK} end as mutations,
+  case when rkind = '${MODIFY_FILE}' then ${MUTATIONS_SKELETON} else json_remove(m, p1, p2, '$.result') end as skeleton`;
+
+const RULED = `judged as (select src.*, case when m is not null and json_type(m) = 'object' and json_type(m, '$.normalized') = 'object'
+                                then json_extract(m, '$.normalized.kind') end as kindText from src),
+  ruled as (select judged.*, rules.* from judged left join rules on rules.rtype = judged.type and rules.rkind = judged.kindText)`;
+
+const BLOB_WHEN_VALID = (column: string) =>
+  `case when octet_length(${column}) <= ${MAX_METADATA_BYTES} and json_valid(${column}) then jsonb(${column}) end`;
+
+/**
+ * Rows up to this size are judged a page per statement: their JSONB is made
+ * inside the statement and each reference to it re-reads a few KiB. Larger
+ * rows are judged one by one from a bound JSONB value, which every function
+ * call shares without a copy.
+ */
+export const PAGE_ROW_MAX_BYTES = 256 * 1024;
+
+/**
+ * Stored bytes judged by one page statement at most: the statement holds its
+ * rows' JSONB together, so a planned page of several MiB is judged in a few
+ * statements and the process's peak memory stays that of one small group.
+ */
+export const PAGE_STATEMENT_MAX_BYTES = 1024 * 1024;
+
+// A page of rows by rowid (a JSON array), judged in one statement. CROSS JOIN
+// keeps the rowid lookup first (the planner could otherwise walk the whole
+// session through its index for every page).
+export const PAGE_FACTS_SQL = `with
+  rules(rtype, rkind, body, container, p1, p2, name1, name2, tbody, tcontainer) as (values
+    ${RULES_VALUES}),
+  page(rid) as (select value from json_each(?)),
+  src as materialized (select msg.rowid as rid, msg.id as id, msg.type as type, msg.updated_at as updatedAt,
+      octet_length(msg.metadata) as bytes, ${BLOB_WHEN_VALID("msg.metadata")} as m
+    from page cross join messages msg on msg.rowid = page.rid where msg.session_id = ?),
+  ${RULED}
+select rid as rowid, id, type, updatedAt, bytes, ${FACT_COLUMNS}
+from ruled order by rid`;
+
+// Stage 1 for a large row: its header and, when it is strict JSON within the
+// size limit, its JSONB (one parse of the text; the blob travels as a Buffer,
+// never as a JS string).
+export const ROW_BLOB_SQL = `select rowid, id, type, updated_at as updatedAt, octet_length(metadata) as bytes,
+    ${BLOB_WHEN_VALID("metadata")} as blob
+  from messages where rowid = ? and session_id = ?`;
+
+// Stage 2: every fact from the bound JSONB. JSONB is navigated, not parsed,
+// so the many small functions below cost little even on a 30 MB row (a
+// function on the text would parse it again on every call).
+export const ROW_FACTS_SQL = `with
+  rules(rtype, rkind, body, container, p1, p2, name1, name2, tbody, tcontainer) as (values
+    ${RULES_VALUES}),
+  src(m, type) as (select ?, ?),
+  ${RULED}
+select ${FACT_COLUMNS}
+from ruled`;
