@@ -11,9 +11,9 @@ import { runCleanupPass } from "@/server/compaction/cleanup/pass";
 import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
 import { TOOL_MESSAGE_TYPES, type CompactionStore } from "@/server/compaction/store";
 import { formatUtc } from "@/lib/time/rfc3339";
-import { updateRetentionRecord } from "@/server/compaction/policy/record";
 import { GEN_NOW_MS } from "../gen-large-workspace";
 import { percentile, startWriterLoad } from "./writer-load";
+import { armPolicyOn } from "@/server/compaction/test-support";
 
 export const WRITER_SESSION = "bench-writer-s";
 export const CUTOFF_MS = Date.UTC(2026, 2, 1); // GEN_NOW_MS minus the 3-month policy
@@ -187,16 +187,7 @@ export function armBenchDatabase(file: string): void {
   const now = formatUtc(GEN_NOW_MS);
   sqlite.prepare("insert into tasks (id, title, state, created_at, created_at_ms, updated_at, updated_at_ms) values ('bench-writer', 'writer', 'IN_PROGRESS', ?, ?, ?, ?)").run(now, GEN_NOW_MS, now, GEN_NOW_MS);
   sqlite.prepare("insert into task_sessions (id, task_id, state, updated_at, updated_at_ms) values (?, 'bench-writer', 'RUNNING', ?, ?)").run(WRITER_SESSION, now, GEN_NOW_MS);
-  const store = createSqliteCompactionStore(sqlite);
-  const { record } = updateRetentionRecord(store, { nowMs: GEN_NOW_MS, mutate: (r) => ({ ...r, policy: { ...r.policy, enabled: true, age: { value: 3, unit: "months" } } }) });
-  updateRetentionRecord(store, {
-    nowMs: GEN_NOW_MS,
-    mutate: (r) => {
-      r.runtime.preparation = { state: "ready", choice: "skip", revision: record.policy.revision, operationId: "bench-prep", receipt: { skippedAt: now }, errorCode: null };
-      r.runtime.approvedRevision = record.policy.revision;
-      return r;
-    },
-  });
+  armPolicyOn(createSqliteCompactionStore(sqlite), { value: 3, unit: "months" }, GEN_NOW_MS);
   sqlite.pragma("wal_checkpoint(TRUNCATE)");
   sqlite.close();
 }

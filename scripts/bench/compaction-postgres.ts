@@ -16,7 +16,6 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { runCleanupPass } from "@/server/compaction/cleanup/pass";
-import { updateRetentionRecord } from "@/server/compaction/policy/record";
 import { createPgCompactionStore } from "@/server/compaction/store/pg-store";
 import { connectPg, type SqlClient } from "@/server/db/pg/client";
 import { migratePg } from "@/server/db/pg/migrate";
@@ -24,6 +23,7 @@ import { createEmptyPgDatabase } from "@/server/db/pg/test-db";
 import { createPgWorkspaceStore } from "@/server/workspace/pg-store";
 import { createLogger } from "@/server/log";
 import { percentile } from "./writer-load";
+import { armPolicyOn } from "@/server/compaction/test-support";
 
 const OLD = "2025-01-01T00:00:00Z";
 const NOW_MS = Date.UTC(2026, 0, 1);
@@ -66,16 +66,7 @@ function seed(client: SqlClient, messages: number, stdoutBytes: number): void {
     tx.insertTask({ id: "bench-writer", title: "writer", state: "IN_PROGRESS", createdAt: now, updatedAt: now, queuedForStep: false });
     tx.insertSession({ id: WRITER_SESSION, taskId: "bench-writer", state: "RUNNING", startedAt: now, updatedAt: now, completedAt: null });
   });
-  const compaction = createPgCompactionStore(client);
-  const { record } = updateRetentionRecord(compaction, { nowMs: NOW_MS, mutate: (r) => ({ ...r, policy: { ...r.policy, enabled: true, age: { value: 3, unit: "months" } } }) });
-  updateRetentionRecord(compaction, {
-    nowMs: NOW_MS,
-    mutate: (r) => {
-      r.runtime.preparation = { state: "ready", choice: "skip", revision: record.policy.revision, operationId: "bench-prep", receipt: { skippedAt: now }, errorCode: null };
-      r.runtime.approvedRevision = record.policy.revision;
-      return r;
-    },
-  });
+  armPolicyOn(createPgCompactionStore(client), { value: 3, unit: "months" }, NOW_MS);
   client.exec("vacuum analyze");
 }
 

@@ -10,13 +10,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { updateRetentionRecord } from "@/server/compaction/policy/record";
 import { createPgCompactionStore } from "@/server/compaction/store/pg-store";
-import { formatUtc } from "@/lib/time/rfc3339";
 import { connectPg, type SqlClient } from "@/server/db/pg/client";
 import { migratePg } from "@/server/db/pg/migrate";
 import { createEmptyPgDatabase } from "@/server/db/pg/test-db";
 import { createPgWorkspaceStore } from "@/server/workspace/pg-store";
+import { armPolicyOn } from "@/server/compaction/test-support";
 
 const OLD = "2025-01-01T00:00:00Z";
 const PER_TASK = 25;
@@ -45,17 +44,7 @@ function seed(client: SqlClient, tasks: number): { rows: number; bytes: number }
       }
     });
   }
-  const compaction = createPgCompactionStore(client);
-  const now = Date.now();
-  const { record } = updateRetentionRecord(compaction, { nowMs: now, mutate: (r) => ({ ...r, policy: { ...r.policy, enabled: true, age: { value: 1, unit: "weeks" } } }) });
-  updateRetentionRecord(compaction, {
-    nowMs: now,
-    mutate: (r) => {
-      r.runtime.preparation = { state: "ready", choice: "skip", revision: record.policy.revision, operationId: "prep", receipt: { skippedAt: formatUtc(now) }, errorCode: null };
-      r.runtime.approvedRevision = record.policy.revision;
-      return r;
-    },
-  });
+  armPolicyOn(createPgCompactionStore(client), { value: 1, unit: "weeks" }, Date.now());
   return { rows: tasks * PER_TASK, bytes: client.one<{ b: number }>(`select sum(octet_length(metadata))::bigint as b from messages`)!.b };
 }
 
