@@ -52,26 +52,21 @@ function admitBatch(): Promise<{ release(): void } | null> {
 }
 
 async function runSlice(): Promise<void> {
-  const { request } = data;
+  const { operationId, nowMs, fixedClock, ...limits } = data.request;
   const handle = openDatabase({ file: data.dbFile, migrate: false });
   try {
     post({ type: "ready" });
     const result = await runCleanupPass({
+      ...limits,
       store: createSqliteCompactionStore(handle.sqlite),
-      clock: threadClock(request.nowMs, request.fixedClock === true),
-      operationId: request.operationId,
+      clock: threadClock(nowMs, fixedClock === true),
+      operationId,
       wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       shouldStop: () => Atomics.load(flags, FLAG.stop) === 1,
       shouldPause: () => Atomics.load(flags, FLAG.pause) === 1,
       admitBatch,
       onBatch: (event) => post({ type: "batch", event }),
       log: forwardingLog(),
-      workBudgetMs: request.workBudgetMs,
-      yieldMs: request.yieldMs,
-      minYieldMs: request.minYieldMs,
-      deadlineMs: request.deadlineMs,
-      pageLimits: request.pageLimits,
-      maxBatchRows: request.maxBatchRows,
     });
     handle.sqlite.close();
     post({ type: "done", result });

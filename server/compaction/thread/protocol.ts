@@ -2,8 +2,17 @@
 // running on a worker thread. Only ids, counts and codes cross: never bodies.
 import type { BatchCommitted, CleanupPassOptions, CleanupPassResult } from "../cleanup/pass-options";
 
+/** The pass options that are plain data, so they can cross to the thread. */
+const SLICE_LIMIT_KEYS = ["workBudgetMs", "yieldMs", "minYieldMs", "deadlineMs", "pageLimits", "maxBatchRows"] as const;
+export type SliceLimits = Pick<CleanupPassOptions, (typeof SLICE_LIMIT_KEYS)[number]>;
+
+/** The limits among a pass's options (absent ones stay absent). */
+export function sliceLimits(options: SliceLimits): SliceLimits {
+  return Object.fromEntries(SLICE_LIMIT_KEYS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]])) as SliceLimits;
+}
+
 /** What one slice needs besides the database file; the rest of the pass options are functions that stay on the main thread. */
-export type SliceRequest = Pick<CleanupPassOptions, "workBudgetMs" | "yieldMs" | "minYieldMs" | "deadlineMs" | "pageLimits" | "maxBatchRows"> & {
+export type SliceRequest = SliceLimits & {
   operationId: string;
   /** The main thread's clock at the start of the slice: the thread's clock runs on from it. */
   nowMs: number;

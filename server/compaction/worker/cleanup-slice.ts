@@ -8,6 +8,7 @@ import type { Logger } from "@/server/log";
 import { runCleanupPass } from "../cleanup/pass";
 import type { BatchLease, CleanupPassOptions, CleanupPassResult } from "../cleanup/pass-options";
 import { PassThreadUnavailableError, runPassInThread } from "../thread/run-in-thread";
+import { sliceLimits } from "../thread/protocol";
 import type { RetentionWorkerDeps } from "./worker-types";
 
 /** The slice's options as the worker builds them: admission is answered here, synchronously. */
@@ -35,15 +36,7 @@ export function createSliceRunner(deps: Pick<RetentionWorkerDeps, "passThread" |
         admitBatch: options.admitBatch,
         onBatch: options.onBatch,
         log: options.log,
-        limits: {
-          fixedClock: thread.fixedClock,
-          workBudgetMs: options.workBudgetMs,
-          yieldMs: options.yieldMs,
-          minYieldMs: options.minYieldMs,
-          deadlineMs: options.deadlineMs,
-          pageLimits: options.pageLimits,
-          maxBatchRows: options.maxBatchRows,
-        },
+        limits: { fixedClock: thread.fixedClock, ...sliceLimits(options) },
       });
     } catch (error) {
       if (!(error instanceof PassThreadUnavailableError)) throw error;
