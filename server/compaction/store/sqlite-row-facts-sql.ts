@@ -14,9 +14,6 @@ import { MAX_METADATA_BYTES } from "../reducer/reducer";
 const PROVENANCE = `'background_work', 'monitor'`;
 const jsonPath = (dotted: string) => `$.${dotted}`;
 const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
-// The path of a container as json_tree's `path` column spells it: a key that
-// is not a letter followed by letters and digits is double-quoted.
-const treePath = (dotted: string) => `$${dotted.split(".").map((key) => (/^[A-Za-z][A-Za-z0-9]*$/.test(key) ? `.${key}` : `."${key}"`)).join("")}`;
 
 const MODIFY_FILE = "modify_file";
 const MUTATIONS = `normalized.${MODIFY_FILE}.mutations`;
@@ -44,23 +41,29 @@ export const SQL_RULES = Object.entries(KINDS_BY_MESSAGE_TYPE).flatMap(([type, k
 
 const quoteOrNull = (text: string | null) => (text === null ? "null" : quote(text));
 const RULES_VALUES = SQL_RULES.map((r) =>
-  `(${[r.type, r.kind, jsonPath(r.body), jsonPath(r.container)].map(quote).join(", ")}, ${[r.p1 === null ? null : jsonPath(r.p1), r.p1 === null ? null : jsonPath(r.p2 ?? r.p1)].map(quoteOrNull).join(", ")}, ${quoteOrNull(r.p1)}, ${quoteOrNull(r.p2)}, ${quote(treePath(r.body))}, ${quote(treePath(r.container))})`,
+  `(${[r.type, r.kind, jsonPath(r.body), jsonPath(r.container)].map(quote).join(", ")}, ${[r.p1 === null ? null : jsonPath(r.p1), r.p1 === null ? null : jsonPath(r.p2 ?? r.p1)].map(quoteOrNull).join(", ")}, ${quoteOrNull(r.p1)}, ${quoteOrNull(r.p2)})`,
 ).join(",\n    ");
 
 // Parenthesized: ->> binds as tightly as ||, so `m ->> body || '.name'` would concatenate after extracting.
 const textAt = (path: string) => `case when json_type(m, ${path}) = 'text' then m ->> (${path}) end`;
 
-// Two table-valued walks per row instead of one per fact: the root's members
-// (count, repeated keys, provenance keys) and the normalized subtree (repeated
-// keys among the children of normalized, the kind's body and the payload
-// container; the container's member count; provenance keys at any depth).
-// Each returns a small JSON array that toFacts unpacks.
+// Three small walks per row, each returning a small JSON array or flag that
+// toFacts unpacks: the root's members (count, repeated keys, provenance
+// keys); the members of normalized, the kind's body and the payload
+// container (the container's member count, repeated keys among each
+// object's members; a scalar there is one row without a key, not a member);
+// and whether a provenance key is anywhere under normalized. One json_tree
+// walk comparing every node's path to the three objects costs several times
+// as much on rows with long arrays (code_search's files): every json_tree
+// column read costs per node, so the provenance walk reads only `key` and
+// stops at the first match.
 const ROOT_WALK = `(select json_array(count(*), count(*) - count(distinct key), coalesce(max(key in (${PROVENANCE})), 0)) from json_each(m))`;
-const TREE_WALK = `(select json_array(
-      coalesce(sum(path = tcontainer), 0),
-      coalesce(sum(path in ('$.normalized', tbody, tcontainer)), 0) - count(distinct case when path in ('$.normalized', tbody, tcontainer) then path || '/' || key end),
-      coalesce(max(key in (${PROVENANCE})), 0))
-    from json_tree(m, '$.normalized'))`;
+const MEMBERS_WALK = `(select json_array(coalesce(sum(object = 3), 0), count(*) - count(distinct object || '/' || key))
+    from (select 1 as object, key from json_each(m, '$.normalized')
+          union all select 2, key from json_each(m, body)
+          union all select 3, key from json_each(m, container))
+    where key is not null)`;
+const PROVENANCE_WALK = `exists (select 1 from json_tree(m, '$.normalized') where key in (${PROVENANCE}))`;
 
 // modify_file: one small array per item of `mutations` (when it is an
 // array), in array order: [json type, member count, repeated keys, then the
@@ -82,19 +85,35 @@ const MUTATIONS_SKELETON = `json_remove(case when json_type(m, ${MUTATIONS_PATH}
       json_group_array(case when e.type = 'object' then json_remove(jsonb_extract(m, e.fullkey), ${MUTATION_FIELD_PATHS}) end order by e.key)
     from json_each(m, ${MUTATIONS_PATH}) e))) else m end, '$.result')`;
 
-/** The facts of one ruled row (`m` its JSONB, rule columns beside it); null columns when no rule matched. */
-const FACT_COLUMNS = `rkind as kind, name1, name2,
-  case when rkind is not null then ${ROOT_WALK} end as root,
-  case when rkind is not null then ${TREE_WALK} end as tree,
-  json_type(m, '$.payload_retention') is not null as hasMarker,
-  json_array(${textAt("'$.tool_name'")}, ${textAt("'$.toolName'")}, ${textAt("body || '.name'")}, ${textAt("body || '.tool_name'")}) as names,
-  json_type(m, '$.result') as resultType,
-  json_type(m, body || '.output') as outputType,
-  case when json_type(m, p1) is not null then octet_length(m -> p1) end as len1,
-  case when name2 is not null and json_type(m, p2) is not null then octet_length(m -> p2) end as len2,
-  case when json_type(m, '$.result') is not null then octet_length(m -> '$.result') end as lenResult,
-  case when rkind = '${MODIFY_FILE}' then ${MUTATION_WALK} end as mutations,
-  case when rkind = '${MODIFY_FILE}' then ${MUTATIONS_SKELETON} else json_remove(m, p1, p2, '$.result') end as skeleton`;
+/**
+ * The facts of one ruled row (`m` its JSONB, rule columns beside it), by
+ * name; null columns when no rule matched. The statements return them as
+ * tuples in this order (FACT_NAMES), which costs less than a row object per
+ * row.
+ */
+const FACTS = {
+  kind: "rkind",
+  name1: "name1",
+  name2: "name2",
+  root: `case when rkind is not null then ${ROOT_WALK} end`,
+  members: `case when rkind is not null then ${MEMBERS_WALK} end`,
+  nestedProvenance: `case when rkind is not null then ${PROVENANCE_WALK} end`,
+  hasMarker: `json_type(m, '$.payload_retention') is not null`,
+  names: `json_array(${textAt("'$.tool_name'")}, ${textAt("'$.toolName'")}, ${textAt("body || '.name'")}, ${textAt("body || '.tool_name'")})`,
+  resultType: `json_type(m, '$.result')`,
+  outputType: `json_type(m, body || '.output')`,
+  len1: `case when json_type(m, p1) is not null then octet_length(m -> p1) end`,
+  len2: `case when name2 is not null and json_type(m, p2) is not null then octet_length(m -> p2) end`,
+  lenResult: `case when json_type(m, '$.result') is not null then octet_length(m -> '$.result') end`,
+  mutations: `case when rkind = '${MODIFY_FILE}' then ${MUTATION_WALK} end`,
+  skeleton: `case when rkind = '${MODIFY_FILE}' then ${MUTATIONS_SKELETON} else json_remove(m, p1, p2, '$.result') end`,
+} as const;
+export type FactName = keyof typeof FACTS;
+export const FACT_NAMES = Object.keys(FACTS) as FactName[];
+const FACT_COLUMNS = Object.entries(FACTS).map(([name, expression]) => `${expression} as ${name}`).join(",\n  ");
+
+/** The header columns the page statement returns before the facts, in order. */
+export const PAGE_HEADER_NAMES = ["rowid", "id", "type", "updatedAt", "bytes"] as const;
 
 const RULED = `judged as (select src.*, case when m is not null and json_type(m) = 'object' and json_type(m, '$.normalized') = 'object'
                                 then json_extract(m, '$.normalized.kind') end as kindText from src),
@@ -118,11 +137,12 @@ export const PAGE_ROW_MAX_BYTES = 256 * 1024;
  */
 export const PAGE_STATEMENT_MAX_BYTES = 1024 * 1024;
 
-// A page of rows by rowid (a JSON array), judged in one statement. CROSS JOIN
-// keeps the rowid lookup first (the planner could otherwise walk the whole
-// session through its index for every page).
+// A page of rows by rowid (a JSON array), judged in one statement, in no
+// particular order (the caller puts them in its own). CROSS JOIN keeps the
+// rowid lookup first (the planner could otherwise walk the whole session
+// through its index for every page).
 export const PAGE_FACTS_SQL = `with
-  rules(rtype, rkind, body, container, p1, p2, name1, name2, tbody, tcontainer) as (values
+  rules(rtype, rkind, body, container, p1, p2, name1, name2) as (values
     ${RULES_VALUES}),
   page(rid) as (select value from json_each(?)),
   src as materialized (select msg.rowid as rid, msg.id as id, msg.type as type, msg.updated_at as updatedAt,
@@ -130,7 +150,7 @@ export const PAGE_FACTS_SQL = `with
     from page cross join messages msg on msg.rowid = page.rid where msg.session_id = ?),
   ${RULED}
 select rid as rowid, id, type, updatedAt, bytes, ${FACT_COLUMNS}
-from ruled order by rid`;
+from ruled`;
 
 // Stage 1 for a large row: its header and, when it is strict JSON within the
 // size limit, its JSONB (one parse of the text; the blob travels as a Buffer,
@@ -143,7 +163,7 @@ export const ROW_BLOB_SQL = `select rowid, id, type, updated_at as updatedAt, oc
 // so the many small functions below cost little even on a 30 MB row (a
 // function on the text would parse it again on every call).
 export const ROW_FACTS_SQL = `with
-  rules(rtype, rkind, body, container, p1, p2, name1, name2, tbody, tcontainer) as (values
+  rules(rtype, rkind, body, container, p1, p2, name1, name2) as (values
     ${RULES_VALUES}),
   src(m, type) as (select ?, ?),
   ${RULED}

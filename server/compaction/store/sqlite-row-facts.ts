@@ -7,7 +7,18 @@ import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
 import { RESULT_PATH } from "../reducer/removal-rules";
 import type { CompactionStore, MutationFacts, RowFacts, RowHeader, SqlRowFacts } from "../store";
-import { MUTATION_FIELDS, PAGE_FACTS_SQL, PAGE_ROW_MAX_BYTES, PAGE_STATEMENT_MAX_BYTES, ROW_BLOB_SQL, ROW_FACTS_SQL } from "./sqlite-row-facts-sql";
+import type { Statement } from "better-sqlite3";
+import {
+  FACT_NAMES,
+  MUTATION_FIELDS,
+  PAGE_FACTS_SQL,
+  PAGE_HEADER_NAMES,
+  PAGE_ROW_MAX_BYTES,
+  PAGE_STATEMENT_MAX_BYTES,
+  ROW_BLOB_SQL,
+  ROW_FACTS_SQL,
+  type FactName,
+} from "./sqlite-row-facts-sql";
 
 export { PAGE_ROW_MAX_BYTES, PAGE_STATEMENT_MAX_BYTES } from "./sqlite-row-facts-sql";
 
@@ -37,8 +48,10 @@ type RawFacts = {
   name2: string | null;
   /** [members, repeated keys, provenance key] of the root. */
   root: string;
-  /** [container members, repeated keys, provenance key] of the normalized subtree. */
-  tree: string;
+  /** [container members, repeated keys] of normalized, the kind's body and the container. */
+  members: string;
+  /** 1 when a provenance key is anywhere under normalized. */
+  nestedProvenance: number;
   hasMarker: number;
   names: string;
   resultType: string | null;
@@ -51,7 +64,24 @@ type RawFacts = {
   skeleton: string;
 };
 
-type PageRow = RowHeader & { updatedAt: string } & RawFacts;
+type Tuple = unknown[];
+
+const checked = new WeakSet<Statement>();
+
+/** The statement in tuple mode, its columns checked once to be `names` in order (a mismatch is a bug here, not data). */
+function tuples(stmt: Statement, names: readonly string[]): Statement {
+  if (checked.has(stmt)) return stmt;
+  const actual = stmt.columns().map((column) => column.name);
+  if (actual.join(",") !== names.join(",")) throw new Error(`facts statement columns ${actual.join(",")} are not ${names.join(",")}`);
+  checked.add(stmt.raw(true));
+  return stmt;
+}
+
+function rawFacts(values: Tuple, offset: number): RawFacts {
+  const raw = {} as Record<FactName, unknown>;
+  for (let i = 0; i < FACT_NAMES.length; i++) raw[FACT_NAMES[i]!] = values[offset + i];
+  return raw as RawFacts;
+}
 
 type RawMutation = [type: string, counts: [number, number] | null, ...fieldBytes: Array<number | null>];
 
@@ -69,16 +99,16 @@ function toMutationFacts(json: string): Array<MutationFacts | null> {
 function toFacts(raw: RawFacts): SqlRowFacts | null {
   if (raw.kind === null) return null;
   const [rootMembers, rootRepeats, rootProvenance] = JSON.parse(raw.root) as [number, number, number];
-  const [containerMembers, treeRepeats, treeProvenance] = JSON.parse(raw.tree) as [number, number, number];
+  const [containerMembers, memberRepeats] = JSON.parse(raw.members) as [number, number];
   const present: SqlRowFacts["present"] = [];
   if (raw.len1 !== null && raw.name1 !== null) present.push({ path: raw.name1, valueBytes: raw.len1 });
   if (raw.len2 !== null && raw.name2 !== null) present.push({ path: raw.name2, valueBytes: raw.len2 });
   if (raw.lenResult !== null) present.push({ path: RESULT_PATH, valueBytes: raw.lenResult });
   return {
     kind: raw.kind,
-    duplicateKeys: rootRepeats + treeRepeats,
+    duplicateKeys: rootRepeats + memberRepeats,
     hasMarker: raw.hasMarker === 1,
-    provenance: rootProvenance === 1 || treeProvenance === 1,
+    provenance: rootProvenance === 1 || raw.nestedProvenance === 1,
     names: (JSON.parse(raw.names) as Array<string | null>).filter((name): name is string => name !== null),
     resultType: raw.resultType,
     outputType: raw.outputType,
@@ -98,22 +128,23 @@ export function sqliteRowFactVerbs(sqlite: Sqlite): Pick<CompactionStore, "readT
     readToolRowFacts({ sessionId, rows }) {
       const byRowid = new Map<number, RowFacts>();
       const small = rows.filter((header) => header.bytes <= PAGE_ROW_MAX_BYTES);
+      const pageFacts = tuples(statement(sqlite, PAGE_FACTS_SQL), [...PAGE_HEADER_NAMES, ...FACT_NAMES]);
       for (const group of groupByBytes(small, PAGE_STATEMENT_MAX_BYTES)) {
         const rowids = JSON.stringify(group.map((header) => header.rowid));
-        for (const row of statement(sqlite, PAGE_FACTS_SQL).all(rowids, sessionId) as PageRow[]) {
-          const { rowid, id, type, updatedAt, bytes, ...raw } = row;
-          byRowid.set(rowid, { rowid, id, type, updatedAt, bytes, facts: toFacts(raw) });
+        for (const row of pageFacts.all(rowids, sessionId) as Tuple[]) {
+          const [rowid, id, type, updatedAt, bytes] = row as [number, string, string, string, number];
+          byRowid.set(rowid, { rowid, id, type, updatedAt, bytes, facts: toFacts(rawFacts(row, PAGE_HEADER_NAMES.length)) });
         }
       }
       const read = statement(sqlite, ROW_BLOB_SQL);
-      const judge = statement(sqlite, ROW_FACTS_SQL);
+      const judge = tuples(statement(sqlite, ROW_FACTS_SQL), FACT_NAMES);
       for (const header of rows) {
         if (header.bytes <= PAGE_ROW_MAX_BYTES) continue;
         const row = read.get(header.rowid, sessionId) as RowBlob | undefined;
         if (!row) continue;
         const { blob, ...rest } = row;
-        const raw = blob === null ? undefined : (judge.get(blob, row.type) as RawFacts | undefined);
-        byRowid.set(rest.rowid, { ...rest, facts: raw ? toFacts(raw) : null });
+        const raw = blob === null ? undefined : (judge.get(blob, row.type) as Tuple | undefined);
+        byRowid.set(rest.rowid, { ...rest, facts: raw ? toFacts(rawFacts(raw, 0)) : null });
       }
       // In the caller's order; a row deleted meanwhile is absent.
       return rows.flatMap((header) => byRowid.get(header.rowid) ?? []);
