@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "./test-db";
 import { parseDatabaseUrl } from "./url";
+import { openPassConnection, PASS_CACHE_KIB } from "@/server/compaction/thread/pass-connection";
 
 let t: TestDb | undefined;
 afterEach(() => t?.close());
@@ -17,6 +18,19 @@ describe("openDatabase", () => {
       .map((r) => (r as { name: string }).name);
     for (const name of ["tasks", "task_sessions", "turns", "messages", "queued_messages", "runs", "users", "auth_sessions", "settings"]) {
       expect(tables).toContain(name);
+    }
+  });
+
+  it("keeps the driver's page cache unless told, and the pass's own connection opens with a small one", () => {
+    t = createTestDb();
+    expect(t.sqlite.pragma("cache_size", { simple: true })).toBe(-16000);
+    const pass = openPassConnection(t.file);
+    try {
+      expect(PASS_CACHE_KIB).toBeLessThan(16000);
+      expect(pass.sqlite.pragma("cache_size", { simple: true })).toBe(-PASS_CACHE_KIB);
+      expect(pass.sqlite.pragma("journal_mode", { simple: true })).toBe("wal");
+    } finally {
+      pass.sqlite.close();
     }
   });
 

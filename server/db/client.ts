@@ -23,6 +23,8 @@ export type OpenOptions = {
   migrationsDir?: string;
   /** Told when existing database files had to be tightened to 0600. */
   log?: Logger;
+  /** This connection's page cache in KiB (default: the driver's, 16 MiB). */
+  cacheKiB?: number;
 };
 
 /** Opens one connection with the workspace pragmas applied. */
@@ -39,6 +41,7 @@ export function openDatabase(options: OpenOptions): DbHandle {
     sqlite.pragma("synchronous = NORMAL");
   }
   sqlite.pragma("foreign_keys = ON");
+  if (options.cacheKiB !== undefined) sqlite.pragma(`cache_size = -${Math.max(1, Math.floor(options.cacheKiB))}`);
   if (!readonly && options.migrate !== false) {
     migrate(drizzle(sqlite, { schema }), { migrationsFolder: options.migrationsDir ?? MIGRATIONS_DIR });
   }

@@ -9,7 +9,7 @@ import "server-only";
 import { parentPort, workerData } from "node:worker_threads";
 import { performance } from "node:perf_hooks";
 import type { Clock } from "@/server/clock";
-import { openDatabase } from "@/server/db/client";
+import { openPassConnection } from "./pass-connection";
 import type { Logger } from "@/server/log";
 import { runCleanupPass } from "../cleanup/pass";
 import { createSqliteCompactionStore } from "../store/sqlite-store";
@@ -53,7 +53,7 @@ function admitBatch(): Promise<{ release(): void } | null> {
 
 async function runSlice(): Promise<void> {
   const { operationId, nowMs, fixedClock, ...limits } = data.request;
-  const handle = openDatabase({ file: data.dbFile, migrate: false });
+  const handle = openPassConnection(data.dbFile);
   try {
     post({ type: "ready" });
     const result = await runCleanupPass({
