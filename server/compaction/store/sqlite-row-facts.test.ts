@@ -31,7 +31,7 @@ describe("SQLite tool-row facts", () => {
     expect(facts.map((row) => row.id)).toEqual(shuffled.map((row) => row.id));
     expect(facts.every((row) => row.facts?.kind === "shell_exec")).toBe(true);
     // The same facts as each row judged alone from its bound JSONB.
-    const alone = shuffled.map((row) => storeOf(t.sqlite).readToolRowFacts({ sessionId: "a-s1", rows: [{ ...row, bytes: Number.MAX_SAFE_INTEGER }] })[0]);
+    const alone = shuffled.map((row) => storeOf(t.sqlite).readToolRowFacts({ sessionId: "a-s1", rows: [{ ...row, bytes: PAGE_ROW_MAX_BYTES + 1 }] })[0]);
     expect(facts).toEqual(alone);
   });
 

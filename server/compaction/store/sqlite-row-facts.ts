@@ -8,6 +8,7 @@ import { statement } from "@/server/db/statements";
 import { RESULT_PATH } from "../reducer/removal-rules";
 import type { CompactionStore, MutationFacts, RowFacts, RowHeader, SqlRowFacts } from "../store";
 import type { Statement } from "better-sqlite3";
+import { collectGarbage } from "./collect-garbage";
 import {
   FACT_NAMES,
   MUTATION_FIELDS,
@@ -21,6 +22,9 @@ import {
 } from "./sqlite-row-facts-sql";
 
 export { PAGE_ROW_MAX_BYTES, PAGE_STATEMENT_MAX_BYTES } from "./sqlite-row-facts-sql";
+
+/** Rows from this size on are judged after a full garbage collection (collect-garbage.ts). */
+export const COLLECT_BEFORE_ROW_BYTES = 8 * 1024 * 1024;
 
 /** Consecutive groups of rows up to `maxBytes` of stored text each (a larger row alone). */
 function groupByBytes(rows: readonly RowHeader[], maxBytes: number): RowHeader[][] {
@@ -140,6 +144,7 @@ export function sqliteRowFactVerbs(sqlite: Sqlite): Pick<CompactionStore, "readT
       const judge = tuples(statement(sqlite, ROW_FACTS_SQL), FACT_NAMES);
       for (const header of rows) {
         if (header.bytes <= PAGE_ROW_MAX_BYTES) continue;
+        if (header.bytes >= COLLECT_BEFORE_ROW_BYTES) collectGarbage();
         const row = read.get(header.rowid, sessionId) as RowBlob | undefined;
         if (!row) continue;
         const { blob, ...rest } = row;
