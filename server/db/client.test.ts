@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "./test-db";
 import { parseDatabaseUrl } from "./url";
-import { openPassConnection, PASS_CACHE_KIB } from "@/server/compaction/thread/pass-connection";
+import { openDatabase } from "./client";
 
 let t: TestDb | undefined;
 afterEach(() => t?.close());
@@ -21,17 +21,16 @@ describe("openDatabase", () => {
     }
   });
 
-  it("keeps the driver's page cache unless told, and the pass's own connection opens with a small one", () => {
+  it("keeps the driver's page cache unless told, and takes a size in KiB", () => {
     t = createTestDb();
     expect(t.sqlite.pragma("cache_size", { simple: true })).toBe(-16000);
-    const pass = openPassConnection(t.file);
+    const small = openDatabase({ file: t.file, migrate: false, cacheKiB: 2048 });
     try {
-      expect(PASS_CACHE_KIB).toBeLessThan(16000);
-      expect(pass.sqlite.pragma("cache_size", { simple: true })).toBe(-PASS_CACHE_KIB);
-      expect(pass.sqlite.pragma("journal_mode", { simple: true })).toBe("wal");
+      expect(small.sqlite.pragma("cache_size", { simple: true })).toBe(-2048);
     } finally {
-      pass.sqlite.close();
+      small.sqlite.close();
     }
+    for (const cacheKiB of [0, -5, 1.5, Number.NaN]) expect(() => openDatabase({ file: t!.file, migrate: false, cacheKiB })).toThrow(RangeError);
   });
 
   it("names the eligibility indexes consistently", () => {

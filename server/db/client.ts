@@ -41,7 +41,10 @@ export function openDatabase(options: OpenOptions): DbHandle {
     sqlite.pragma("synchronous = NORMAL");
   }
   sqlite.pragma("foreign_keys = ON");
-  if (options.cacheKiB !== undefined) sqlite.pragma(`cache_size = -${Math.max(1, Math.floor(options.cacheKiB))}`);
+  if (options.cacheKiB !== undefined) {
+    if (!Number.isInteger(options.cacheKiB) || options.cacheKiB < 1) throw new RangeError("cacheKiB must be a positive integer");
+    sqlite.pragma(`cache_size = -${options.cacheKiB}`);
+  }
   if (!readonly && options.migrate !== false) {
     migrate(drizzle(sqlite, { schema }), { migrationsFolder: options.migrationsDir ?? MIGRATIONS_DIR });
   }

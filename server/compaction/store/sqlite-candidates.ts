@@ -6,6 +6,7 @@
 import "server-only";
 import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
+import { tuples } from "./sqlite-tuples";
 import { TOOL_MESSAGE_TYPES, type CompactionStore, type PassBounds, type RowBody, type RowHeader } from "../store";
 
 const TYPE_LIST = TOOL_MESSAGE_TYPES.map((type) => `'${type}'`).join(", ");
@@ -23,6 +24,9 @@ export const CANDIDATE_SQL = {
   // The guarded write: only when the stored text is still exactly what was read.
   guardedUpdate: `update messages set metadata = ? where rowid = ? and metadata = ?`,
 } as const;
+
+/** The header statement's columns, in the order its tuples are read. */
+const HEADER_COLUMNS = ["rowid", "id", "type", "bytes"] as const;
 
 type CandidateVerbs = Pick<
   CompactionStore,
@@ -49,8 +53,8 @@ export function sqliteCandidateVerbs(sqlite: Sqlite): CandidateVerbs {
       return ids(statement(sqlite, CANDIDATE_SQL.sessions).all(taskId, afterSessionId ?? "", limit));
     },
     listToolRowHeaders({ sessionId, afterRowid, upperRowid, limit }) {
-      // Tuples: a row object built in JS costs less than one built by the driver.
-      const rows = statement(sqlite, CANDIDATE_SQL.headers).raw(true).all(sessionId, afterRowid ?? 0, upperRowid, limit) as Array<[number, string, string, number]>;
+      const headers = tuples(statement(sqlite, CANDIDATE_SQL.headers), HEADER_COLUMNS);
+      const rows = headers.all(sessionId, afterRowid ?? 0, upperRowid, limit) as Array<[number, string, string, number]>;
       return rows.map(([rowid, id, type, bytes]): RowHeader => ({ rowid, id, type, bytes }));
     },
     readToolRowBodies({ sessionId, rows }) {

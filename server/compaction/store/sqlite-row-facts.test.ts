@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { insertMessage, insertSession, insertTask, shellMetadata, storeOf } from "../test-support";
 import type { RowHeader } from "../store";
-import { PAGE_ROW_MAX_BYTES, PAGE_STATEMENT_MAX_BYTES } from "./sqlite-row-facts";
+import { COLLECT_BEFORE_ROW_BYTES, PAGE_ROW_MAX_BYTES, PAGE_STATEMENT_MAX_BYTES } from "./sqlite-row-facts";
+import { createSqliteCompactionStore } from "./sqlite-store";
 
 let t: TestDb;
 beforeEach(() => {
@@ -41,5 +42,16 @@ describe("SQLite tool-row facts", () => {
     const facts = storeOf(t.sqlite).readToolRowFacts({ sessionId: "a-s1", rows });
     expect(facts.map((row) => row.id)).toEqual(["a-m0", "a-m2"]);
     expect(storeOf(t.sqlite).readToolRowFacts({ sessionId: "other", rows })).toEqual([]);
+  });
+
+  it("the pass's own store collects garbage before a huge row, then judges it as usual", async () => {
+    const [row] = seed(1, 100);
+    const dead = (() => new WeakRef(Buffer.alloc(8 * 1024 * 1024)))();
+    // A WeakRef's target lives to the end of the job that made it.
+    await new Promise((resolve) => setImmediate(resolve));
+    const huge = { ...row!, bytes: COLLECT_BEFORE_ROW_BYTES };
+    const [judged] = createSqliteCompactionStore(t.sqlite, { collectBeforeHugeRows: true }).readToolRowFacts({ sessionId: "a-s1", rows: [huge] });
+    expect(dead.deref()).toBeUndefined();
+    expect(judged?.facts?.kind).toBe("shell_exec");
   });
 });

@@ -7,8 +7,8 @@ import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
 import { RESULT_PATH } from "../reducer/removal-rules";
 import type { CompactionStore, MutationFacts, RowFacts, RowHeader, SqlRowFacts } from "../store";
-import type { Statement } from "better-sqlite3";
 import { collectGarbage } from "./collect-garbage";
+import { tuples } from "./sqlite-tuples";
 import {
   FACT_NAMES,
   MUTATION_FIELDS,
@@ -23,8 +23,17 @@ import {
 
 export { PAGE_ROW_MAX_BYTES, PAGE_STATEMENT_MAX_BYTES } from "./sqlite-row-facts-sql";
 
-/** Rows from this size on are judged after a full garbage collection (collect-garbage.ts). */
+/** With `collectBeforeHugeRows`, rows from this size on are judged after a full garbage collection (collect-garbage.ts). */
 export const COLLECT_BEFORE_ROW_BYTES = 8 * 1024 * 1024;
+
+export type RowFactOptions = {
+  /**
+   * Collect garbage before each row of COLLECT_BEFORE_ROW_BYTES or more: for
+   * the pass's own thread, whose heap is small. Off on the server's main
+   * thread, where a full collection would stop every request.
+   */
+  collectBeforeHugeRows?: boolean;
+};
 
 /** Consecutive groups of rows up to `maxBytes` of stored text each (a larger row alone). */
 function groupByBytes(rows: readonly RowHeader[], maxBytes: number): RowHeader[][] {
@@ -70,16 +79,11 @@ type RawFacts = {
 
 type Tuple = unknown[];
 
-const checked = new WeakSet<Statement>();
-
-/** The statement in tuple mode, its columns checked once to be `names` in order (a mismatch is a bug here, not data). */
-function tuples(stmt: Statement, names: readonly string[]): Statement {
-  if (checked.has(stmt)) return stmt;
-  const actual = stmt.columns().map((column) => column.name);
-  if (actual.join(",") !== names.join(",")) throw new Error(`facts statement columns ${actual.join(",")} are not ${names.join(",")}`);
-  checked.add(stmt.raw(true));
-  return stmt;
-}
+// RawFacts names exactly the statement's facts (FACT_NAMES): renaming one
+// side without the other stops compiling.
+type SameKeys<A, B> = [keyof A] extends [B] ? ([B] extends [keyof A] ? true : false) : false;
+const rawFactsMatchStatement: SameKeys<RawFacts, FactName> = true;
+void rawFactsMatchStatement;
 
 function rawFacts(values: Tuple, offset: number): RawFacts {
   const raw = {} as Record<FactName, unknown>;
@@ -127,7 +131,7 @@ function toFacts(raw: RawFacts): SqlRowFacts | null {
 
 const VERSIONED_UPDATE = `update messages set metadata = ? where rowid = ? and updated_at = ? and octet_length(metadata) = ?`;
 
-export function sqliteRowFactVerbs(sqlite: Sqlite): Pick<CompactionStore, "readToolRowFacts" | "replaceMetadataIfVersion"> {
+export function sqliteRowFactVerbs(sqlite: Sqlite, options: RowFactOptions = {}): Pick<CompactionStore, "readToolRowFacts" | "replaceMetadataIfVersion"> {
   return {
     readToolRowFacts({ sessionId, rows }) {
       const byRowid = new Map<number, RowFacts>();
@@ -144,7 +148,7 @@ export function sqliteRowFactVerbs(sqlite: Sqlite): Pick<CompactionStore, "readT
       const judge = tuples(statement(sqlite, ROW_FACTS_SQL), FACT_NAMES);
       for (const header of rows) {
         if (header.bytes <= PAGE_ROW_MAX_BYTES) continue;
-        if (header.bytes >= COLLECT_BEFORE_ROW_BYTES) collectGarbage();
+        if (options.collectBeforeHugeRows === true && header.bytes >= COLLECT_BEFORE_ROW_BYTES) collectGarbage();
         const row = read.get(header.rowid, sessionId) as RowBlob | undefined;
         if (!row) continue;
         const { blob, ...rest } = row;

@@ -9,7 +9,7 @@ import "server-only";
 import { parentPort, workerData } from "node:worker_threads";
 import { performance } from "node:perf_hooks";
 import type { Clock } from "@/server/clock";
-import { openPassConnection } from "./pass-connection";
+import { openPassConnection, PASS_STORE_OPTIONS } from "./pass-connection";
 import type { Logger } from "@/server/log";
 import { runCleanupPass } from "../cleanup/pass";
 import { createSqliteCompactionStore } from "../store/sqlite-store";
@@ -58,7 +58,7 @@ async function runSlice(): Promise<void> {
     post({ type: "ready" });
     const result = await runCleanupPass({
       ...limits,
-      store: createSqliteCompactionStore(handle.sqlite),
+      store: createSqliteCompactionStore(handle.sqlite, PASS_STORE_OPTIONS),
       clock: threadClock(nowMs, fixedClock === true),
       operationId,
       wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
