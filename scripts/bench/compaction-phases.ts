@@ -6,7 +6,7 @@ import { performance } from "node:perf_hooks";
 import { systemClock } from "@/server/clock";
 import { createLogger } from "@/server/log";
 import { openDatabase } from "@/server/db/client";
-import { openPassConnection, PASS_STORE_OPTIONS } from "@/server/compaction/thread/pass-connection";
+import { openPassStore } from "@/server/compaction/thread/pass-connection";
 import { checkTaskEligibility } from "@/server/compaction/eligibility/eligibility";
 import { runCleanupPass } from "@/server/compaction/cleanup/pass";
 import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
@@ -52,13 +52,14 @@ export async function phaseOurs(file: string) {
   const before = metadataBytes(file);
   const writer = startWriterLoad({ file, sessionId: WRITER_SESSION, ratePerSec: 50, prefix: "w-ours-" });
   // The connection and store the slice thread opens (its page cache and collections included).
-  const { sqlite } = openPassConnection(file);
+  const pass = openPassStore(file);
+  const { sqlite } = pass.handle;
   // Generation "now" plus real elapsed time: the cutoff matches the
   // generated ages while budgets and deadlines stay real.
   const offset = GEN_NOW_MS - Date.now();
   const clock = { now: () => Date.now() + offset };
   const counts = { reducerRows: 0 };
-  const store = countingStore(createSqliteCompactionStore(sqlite, PASS_STORE_OPTIONS), counts);
+  const store = countingStore(pass.store, counts);
   const batchMs: number[] = [];
   let waitedMs = 0;
   let passes = 0;

@@ -30,6 +30,8 @@ export type OpenOptions = {
 /** Opens one connection with the workspace pragmas applied. */
 export function openDatabase(options: OpenOptions): DbHandle {
   const { file, readonly = false, busyTimeoutMs = 5000 } = options;
+  // Checked before anything is opened: a bad size leaves no connection behind.
+  if (options.cacheKiB !== undefined && (!Number.isInteger(options.cacheKiB) || options.cacheKiB < 1)) throw new RangeError("cacheKiB must be a positive integer");
   if (!readonly && file !== ":memory:") {
     const tightened = prepareDatabaseFiles(file);
     if (tightened.length > 0) options.log?.warn({ files: tightened, mode: "0600" }, "tightened database file modes");
@@ -41,10 +43,7 @@ export function openDatabase(options: OpenOptions): DbHandle {
     sqlite.pragma("synchronous = NORMAL");
   }
   sqlite.pragma("foreign_keys = ON");
-  if (options.cacheKiB !== undefined) {
-    if (!Number.isInteger(options.cacheKiB) || options.cacheKiB < 1) throw new RangeError("cacheKiB must be a positive integer");
-    sqlite.pragma(`cache_size = -${options.cacheKiB}`);
-  }
+  if (options.cacheKiB !== undefined) sqlite.pragma(`cache_size = -${options.cacheKiB}`);
   if (!readonly && options.migrate !== false) {
     migrate(drizzle(sqlite, { schema }), { migrationsFolder: options.migrationsDir ?? MIGRATIONS_DIR });
   }

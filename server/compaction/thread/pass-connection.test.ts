@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
-import { openPassConnection, PASS_CACHE_KIB, PASS_STORE_OPTIONS } from "./pass-connection";
+import { openPassConnection, openPassStore, PASS_CACHE_KIB, PASS_STORE_OPTIONS } from "./pass-connection";
 
 let t: TestDb | undefined;
 afterEach(() => t?.close());
@@ -17,6 +17,17 @@ describe("the pass's own connection", () => {
       expect(PASS_STORE_OPTIONS.collectBeforeHugeRows).toBe(true);
     } finally {
       pass.sqlite.close();
+    }
+  });
+
+  it("gives the pass its store on that connection", () => {
+    t = createTestDb();
+    const { handle, store } = openPassStore(t.file);
+    try {
+      expect(handle.sqlite.pragma("cache_size", { simple: true })).toBe(-PASS_CACHE_KIB);
+      expect(store.captureBounds()).toEqual({ upperTaskId: null, upperMessageRowid: null });
+    } finally {
+      handle.sqlite.close();
     }
   });
 });

@@ -7,7 +7,9 @@
 // (4.3-4.4 s of work against 4.5-5.0 s).
 import "server-only";
 import { openDatabase, type DbHandle } from "@/server/db/client";
+import type { CompactionStore } from "../store";
 import type { RowFactOptions } from "../store/sqlite-row-facts";
+import { createSqliteCompactionStore } from "../store/sqlite-store";
 
 export const PASS_CACHE_KIB = 2048;
 
@@ -16,4 +18,10 @@ export const PASS_STORE_OPTIONS: RowFactOptions = { collectBeforeHugeRows: true 
 
 export function openPassConnection(file: string): DbHandle {
   return openDatabase({ file, migrate: false, cacheKiB: PASS_CACHE_KIB });
+}
+
+/** The connection and the store the pass runs on (the caller closes `handle`). */
+export function openPassStore(file: string): { handle: DbHandle; store: CompactionStore } {
+  const handle = openPassConnection(file);
+  return { handle, store: createSqliteCompactionStore(handle.sqlite, PASS_STORE_OPTIONS) };
 }

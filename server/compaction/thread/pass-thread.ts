@@ -9,10 +9,9 @@ import "server-only";
 import { parentPort, workerData } from "node:worker_threads";
 import { performance } from "node:perf_hooks";
 import type { Clock } from "@/server/clock";
-import { openPassConnection, PASS_STORE_OPTIONS } from "./pass-connection";
+import { openPassStore } from "./pass-connection";
 import type { Logger } from "@/server/log";
 import { runCleanupPass } from "../cleanup/pass";
-import { createSqliteCompactionStore } from "../store/sqlite-store";
 import { FLAG, type FromThread, type LogLevel, type ThreadData, type ToThread } from "./protocol";
 
 const port = parentPort;
@@ -53,12 +52,12 @@ function admitBatch(): Promise<{ release(): void } | null> {
 
 async function runSlice(): Promise<void> {
   const { operationId, nowMs, fixedClock, ...limits } = data.request;
-  const handle = openPassConnection(data.dbFile);
+  const { handle, store } = openPassStore(data.dbFile);
   try {
     post({ type: "ready" });
     const result = await runCleanupPass({
       ...limits,
-      store: createSqliteCompactionStore(handle.sqlite, PASS_STORE_OPTIONS),
+      store,
       clock: threadClock(nowMs, fixedClock === true),
       operationId,
       wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

@@ -18,7 +18,7 @@ import type { PassThreadSettings } from "./thread-config";
  * status-during-pass on 1M messages measured the server's peak RSS at 230
  * instead of 243 MiB, with the same rows compacted per slice.
  */
-export const PASS_THREAD_LIMITS = { maxYoungGenerationSizeMb: 12 } as const;
+const PASS_THREAD_LIMITS = { maxYoungGenerationSizeMb: 12 } as const;
 
 /**
  * How often the flags are refreshed from shouldStop/shouldPause between the
