@@ -144,6 +144,14 @@ const TRICKY: Array<[name: string, type: string, metadata: string]> = [
   ["modify_file, mutations an object", "tool_edit", `{"normalized":{"kind":"modify_file","modify_file":{"mutations":{"content":"c${BIG}","x":1}}},"result":"r${BIG}"}`],
   ["modify_file, repeated field once escaped", "tool_edit", `{"normalized":{"kind":"modify_file","modify_file":{"mutations":[{"content":"c${BIG}","c\\u006fntent":"d","x":1}]}},"result":"r"}`],
   ["code_search, provenance inside files", "tool_search", `{"normalized":{"kind":"code_search","code_search":{"output":{"files":[{"monitor":1}],"n":1}}},"result":"r"}`],
+  ["repeated result", "tool_execute", `{"normalized":{"kind":"shell_exec","shell_exec":{"output":{"stdout":"a${BIG}","z":1}}},"result":"r","result":"s${BIG}"}`],
+  ["repeated payload", "tool_execute", shell(`{"output":{"stdout":"a${BIG}","stdout":"b","z":1}}`)],
+  ["repeated second payload", "tool_execute", shell(`{"output":{"stdout":"a${BIG}","stderr":"e","stderr":"f","z":1}}`)],
+  ["read_file, repeated content (one path)", "tool_read", `{"normalized":{"kind":"read_file","read_file":{"output":{"content":"a${BIG}","content":"b","z":1}}},"result":"r"}`],
+  ["generic, monitor inside the removed input", "tool_call", `{"normalized":{"kind":"generic","generic":{"name":"fetch","input":{"q":[{"monitor":1}]},"output":"o${BIG}"}},"result":"r"}`],
+  ["http_request, background_work inside the removed response", "tool_call", `{"normalized":{"kind":"http_request","http_request":{"url":"u","response":{"body":"o${BIG}","background_work":{}}}},"result":"r"}`],
+  ["generic, control tool named in the body", "tool_call", `{"normalized":{"kind":"generic","generic":{"tool_name":"update_task_plan","input":"i${BIG}","output":"o"}},"result":"r"}`],
+  ["names that are not strings", "tool_call", `{"tool_name":7,"toolName":{"n":"update_task_plan"},"normalized":{"kind":"generic","generic":{"name":["update_task_plan"],"input":"i${BIG}","output":"o"}},"result":"r"}`],
   ["code_search, long files", "tool_search", `{"normalized":{"kind":"code_search","code_search":{"output":{"files":["a${BIG}","b${BIG}"],"n":1}}},"result":"r"}`],
 ];
 

@@ -44,9 +44,6 @@ const RULES_VALUES = SQL_RULES.map((r) =>
   `(${[r.type, r.kind, jsonPath(r.body), jsonPath(r.container)].map(quote).join(", ")}, ${[r.p1 === null ? null : jsonPath(r.p1), r.p1 === null ? null : jsonPath(r.p2 ?? r.p1)].map(quoteOrNull).join(", ")}, ${quoteOrNull(r.p1)}, ${quoteOrNull(r.p2)})`,
 ).join(",\n    ");
 
-// Parenthesized: ->> binds as tightly as ||, so `m ->> body || '.name'` would concatenate after extracting.
-const textAt = (path: string) => `case when json_type(m, ${path}) = 'text' then m ->> (${path}) end`;
-
 // Three small walks per row, each returning a small JSON array or flag that
 // toFacts unpacks: the root's members (count, repeated keys, provenance
 // keys); the members of normalized, the kind's body and the payload
@@ -75,7 +72,7 @@ const MUTATIONS_PATH = quote(jsonPath(MUTATIONS));
 const MUTATION_FIELD_PATHS = MUTATION_FIELDS.map(({ field }) => quote(`$.${field}`)).join(", ");
 const fieldBytes = (field: string) => {
   const at = `(e.fullkey || ${quote(`.${field}`)})`;
-  return `case when json_type(m, ${at}) is not null then octet_length(m -> ${at}) end`;
+  return `octet_length(m -> ${at})`;
 };
 const MUTATION_WALK = `case when json_type(m, ${MUTATIONS_PATH}) = 'array' then (select json_group_array(json_array(e.type,
       case when e.type = 'object' then (select json_array(count(*), count(*) - count(distinct key)) from json_each(m, e.fullkey)) end,
@@ -87,36 +84,43 @@ const MUTATIONS_SKELETON = `json_remove(case when json_type(m, ${MUTATIONS_PATH}
 
 /**
  * The facts of one ruled row (`m` its JSONB, rule columns beside it), by
- * name; null columns when no rule matched. The statements return them as
- * tuples in this order (FACT_NAMES), which costs less than a row object per
- * row.
+ * name; null where no rule matched. The statements pack them into one JSON
+ * array per row in this order (FACT_NAMES), beside the skeleton: one parse
+ * in JavaScript costs less than a value per column. The walks' arrays go in
+ * through json(), which restores the JSON subtype a subquery's value loses,
+ * so they nest as arrays, not as quoted text.
  */
 const FACTS = {
   kind: "rkind",
   name1: "name1",
   name2: "name2",
-  root: `case when rkind is not null then ${ROOT_WALK} end`,
-  members: `case when rkind is not null then ${MEMBERS_WALK} end`,
+  root: `case when rkind is not null then json(${ROOT_WALK}) end`,
+  members: `case when rkind is not null then json(${MEMBERS_WALK}) end`,
   nestedProvenance: `case when rkind is not null then ${PROVENANCE_WALK} end`,
   hasMarker: `json_type(m, '$.payload_retention') is not null`,
-  names: `json_array(${textAt("'$.tool_name'")}, ${textAt("'$.toolName'")}, ${textAt("body || '.name'")}, ${textAt("body || '.tool_name'")})`,
+  // The four values (null where absent); toFacts keeps the strings.
+  names: `json_extract(m, '$.tool_name', '$.toolName', body || '.name', body || '.tool_name')`,
   resultType: `json_type(m, '$.result')`,
   outputType: `json_type(m, body || '.output')`,
-  len1: `case when json_type(m, p1) is not null then octet_length(m -> p1) end`,
-  len2: `case when name2 is not null and json_type(m, p2) is not null then octet_length(m -> p2) end`,
-  lenResult: `case when json_type(m, '$.result') is not null then octet_length(m -> '$.result') end`,
-  mutations: `case when rkind = '${MODIFY_FILE}' then ${MUTATION_WALK} end`,
-  skeleton: `case when rkind = '${MODIFY_FILE}' then ${MUTATIONS_SKELETON} else json_remove(m, p1, p2, '$.result') end`,
+  // `->` is null where the path is absent.
+  len1: `octet_length(m -> p1)`,
+  len2: `case when name2 is not null then octet_length(m -> p2) end`,
+  lenResult: `octet_length(m -> '$.result')`,
+  mutations: `case when rkind = '${MODIFY_FILE}' then json(${MUTATION_WALK}) end`,
 } as const;
 export type FactName = keyof typeof FACTS;
 export const FACT_NAMES = Object.keys(FACTS) as FactName[];
-const FACT_COLUMNS = Object.entries(FACTS).map(([name, expression]) => `${expression} as ${name}`).join(",\n  ");
+const SKELETON = `case when rkind = '${MODIFY_FILE}' then ${MUTATIONS_SKELETON} else json_remove(m, p1, p2, '$.result') end`;
+const FACT_COLUMNS = `json_array(${Object.values(FACTS).join(",\n    ")}) as facts,
+  ${SKELETON} as skeleton`;
+/** The packed facts and the skeleton, the last columns of both facts statements. */
+export const FACT_COLUMN_NAMES = ["facts", "skeleton"] as const;
 
 /** The header columns the page statement returns before the facts, in order. */
 export const PAGE_HEADER_NAMES = ["rowid", "id", "type", "updatedAt", "bytes"] as const;
 
-const RULED = `judged as (select src.*, case when m is not null and json_type(m) = 'object' and json_type(m, '$.normalized') = 'object'
-                                then json_extract(m, '$.normalized.kind') end as kindText from src),
+// json_extract finds kind only when the root and normalized are objects.
+const RULED = `judged as (select src.*, json_extract(m, '$.normalized.kind') as kindText from src),
   ruled as (select judged.*, rules.* from judged left join rules on rules.rtype = judged.type and rules.rkind = judged.kindText)`;
 
 const BLOB_WHEN_VALID = (column: string) =>

@@ -10,6 +10,7 @@ import type { CompactionStore, MutationFacts, RowFacts, RowHeader, SqlRowFacts }
 import { collectGarbage } from "./collect-garbage";
 import { tuples } from "./sqlite-tuples";
 import {
+  FACT_COLUMN_NAMES,
   FACT_NAMES,
   MUTATION_FIELDS,
   PAGE_FACTS_SQL,
@@ -55,29 +56,30 @@ function groupByBytes(rows: readonly RowHeader[], maxBytes: number): RowHeader[]
 
 type RowBlob = RowHeader & { updatedAt: string; blob: Buffer | null };
 
+type RawMutation = [type: string, counts: [number, number] | null, ...fieldBytes: Array<number | null>];
+
+/** The packed facts of one row, named (FACT_NAMES); every value null where no rule matched. */
 type RawFacts = {
   kind: string | null;
   name1: string | null;
   name2: string | null;
   /** [members, repeated keys, provenance key] of the root. */
-  root: string;
+  root: [number, number, number];
   /** [container members, repeated keys] of normalized, the kind's body and the container. */
-  members: string;
+  members: [number, number];
   /** 1 when a provenance key is anywhere under normalized. */
   nestedProvenance: number;
   hasMarker: number;
-  names: string;
+  /** The values at the four name paths (null where absent). */
+  names: unknown[];
   resultType: string | null;
   outputType: string | null;
   len1: number | null;
   len2: number | null;
   lenResult: number | null;
   /** modify_file: per item [type, [members, repeated keys] or null, bytes of each MUTATION_FIELDS field or null]. */
-  mutations: string | null;
-  skeleton: string;
+  mutations: RawMutation[] | null;
 };
-
-type Tuple = unknown[];
 
 // RawFacts names exactly the statement's facts (FACT_NAMES): renaming one
 // side without the other stops compiling.
@@ -85,16 +87,16 @@ type SameKeys<A, B> = [keyof A] extends [B] ? ([B] extends [keyof A] ? true : fa
 const rawFactsMatchStatement: SameKeys<RawFacts, FactName> = true;
 void rawFactsMatchStatement;
 
-function rawFacts(values: Tuple, offset: number): RawFacts {
+function rawFacts(packed: string): RawFacts {
+  const values = JSON.parse(packed) as unknown[];
+  if (values.length !== FACT_NAMES.length) throw new Error(`facts statement returned ${values.length} facts, expected ${FACT_NAMES.length}`);
   const raw = {} as Record<FactName, unknown>;
-  for (let i = 0; i < FACT_NAMES.length; i++) raw[FACT_NAMES[i]!] = values[offset + i];
+  for (let i = 0; i < FACT_NAMES.length; i++) raw[FACT_NAMES[i]!] = values[i];
   return raw as RawFacts;
 }
 
-type RawMutation = [type: string, counts: [number, number] | null, ...fieldBytes: Array<number | null>];
-
-function toMutationFacts(json: string): Array<MutationFacts | null> {
-  return (JSON.parse(json) as RawMutation[]).map(([type, counts, ...fieldBytes]) => {
+function toMutationFacts(mutations: RawMutation[]): Array<MutationFacts | null> {
+  return mutations.map(([type, counts, ...fieldBytes]) => {
     if (type !== "object" || counts === null) return null;
     const present = MUTATION_FIELDS.flatMap(({ path }, i) => {
       const valueBytes = fieldBytes[i] ?? null;
@@ -104,10 +106,11 @@ function toMutationFacts(json: string): Array<MutationFacts | null> {
   });
 }
 
-function toFacts(raw: RawFacts): SqlRowFacts | null {
-  if (raw.kind === null) return null;
-  const [rootMembers, rootRepeats, rootProvenance] = JSON.parse(raw.root) as [number, number, number];
-  const [containerMembers, memberRepeats] = JSON.parse(raw.members) as [number, number];
+function toFacts(packed: string, skeleton: string | null): SqlRowFacts | null {
+  const raw = rawFacts(packed);
+  if (raw.kind === null || skeleton === null) return null;
+  const [rootMembers, rootRepeats, rootProvenance] = raw.root;
+  const [containerMembers, memberRepeats] = raw.members;
   const present: SqlRowFacts["present"] = [];
   if (raw.len1 !== null && raw.name1 !== null) present.push({ path: raw.name1, valueBytes: raw.len1 });
   if (raw.len2 !== null && raw.name2 !== null) present.push({ path: raw.name2, valueBytes: raw.len2 });
@@ -117,15 +120,15 @@ function toFacts(raw: RawFacts): SqlRowFacts | null {
     duplicateKeys: rootRepeats + memberRepeats,
     hasMarker: raw.hasMarker === 1,
     provenance: rootProvenance === 1 || raw.nestedProvenance === 1,
-    names: (JSON.parse(raw.names) as Array<string | null>).filter((name): name is string => name !== null),
+    names: raw.names.filter((name): name is string => typeof name === "string"),
     resultType: raw.resultType,
     outputType: raw.outputType,
     present,
     rootMembers,
     containerMembers,
     ...(raw.mutations === null ? {} : { mutations: toMutationFacts(raw.mutations) }),
-    skeleton: raw.skeleton,
-    skeletonBytes: Buffer.byteLength(raw.skeleton, "utf8"),
+    skeleton,
+    skeletonBytes: Buffer.byteLength(skeleton, "utf8"),
   };
 }
 
@@ -136,24 +139,24 @@ export function sqliteRowFactVerbs(sqlite: Sqlite, options: RowFactOptions = {})
     readToolRowFacts({ sessionId, rows }) {
       const byRowid = new Map<number, RowFacts>();
       const small = rows.filter((header) => header.bytes <= PAGE_ROW_MAX_BYTES);
-      const pageFacts = tuples(statement(sqlite, PAGE_FACTS_SQL), [...PAGE_HEADER_NAMES, ...FACT_NAMES]);
+      const pageFacts = tuples(statement(sqlite, PAGE_FACTS_SQL), [...PAGE_HEADER_NAMES, ...FACT_COLUMN_NAMES]);
       for (const group of groupByBytes(small, PAGE_STATEMENT_MAX_BYTES)) {
         const rowids = JSON.stringify(group.map((header) => header.rowid));
-        for (const row of pageFacts.all(rowids, sessionId) as Tuple[]) {
-          const [rowid, id, type, updatedAt, bytes] = row as [number, string, string, string, number];
-          byRowid.set(rowid, { rowid, id, type, updatedAt, bytes, facts: toFacts(rawFacts(row, PAGE_HEADER_NAMES.length)) });
+        for (const row of pageFacts.all(rowids, sessionId) as unknown[][]) {
+          const [rowid, id, type, updatedAt, bytes, packed, skeleton] = row as [number, string, string, string, number, string, string | null];
+          byRowid.set(rowid, { rowid, id, type, updatedAt, bytes, facts: toFacts(packed, skeleton) });
         }
       }
       const read = statement(sqlite, ROW_BLOB_SQL);
-      const judge = tuples(statement(sqlite, ROW_FACTS_SQL), FACT_NAMES);
+      const judge = tuples(statement(sqlite, ROW_FACTS_SQL), FACT_COLUMN_NAMES);
       for (const header of rows) {
         if (header.bytes <= PAGE_ROW_MAX_BYTES) continue;
         if (options.collectBeforeHugeRows === true && header.bytes >= COLLECT_BEFORE_ROW_BYTES) collectGarbage();
         const row = read.get(header.rowid, sessionId) as RowBlob | undefined;
         if (!row) continue;
         const { blob, ...rest } = row;
-        const raw = blob === null ? undefined : (judge.get(blob, row.type) as Tuple | undefined);
-        byRowid.set(rest.rowid, { ...rest, facts: raw ? toFacts(rawFacts(raw, 0)) : null });
+        const packed = blob === null ? undefined : (judge.get(blob, row.type) as [string, string | null] | undefined);
+        byRowid.set(rest.rowid, { ...rest, facts: packed ? toFacts(packed[0], packed[1]) : null });
       }
       // In the caller's order; a row deleted meanwhile is absent.
       return rows.flatMap((header) => byRowid.get(header.rowid) ?? []);
