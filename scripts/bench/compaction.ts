@@ -1,10 +1,12 @@
 // Benchmark: Messages compaction cleanup vs a naive one-statement json_remove.
 //   npx tsx --conditions=react-server scripts/bench/compaction.ts
-//     [--messages 200000] [--huge 4] [--task-messages 500000] [--rounds 2] [--dir /tmp/bench-compaction] [--reuse]
+//     [--messages 200000] [--huge 4] [--task-messages 500000] [--pretty-huge] [--rounds 2] [--dir /tmp/bench-compaction] [--reuse]
 //   ... compaction.ts --engine postgres [--messages 20000] [--stdout-kib 16]: the
 //     same comparison on PostgreSQL (TEST_POSTGRES_URL), run by compaction-postgres.ts.
 // One generated workspace (scripts/gen-large-workspace.ts, `--huge` rows of
-// ~30 MB, optionally one idle task of `--task-messages` messages) is copied
+// ~30 MB, optionally one idle task of `--task-messages` messages; with
+// `--pretty-huge` the huge rows are stored pretty-printed, which SQL cannot
+// judge, so the JS reducer reads them) is copied
 // fresh for every side of every round; the order alternates across rounds
 // (ours first, then naive first, ...). Each side runs in its own child
 // process with a concurrent writer at 50 inserts/s (scripts/bench/compaction-phases.ts):
@@ -55,9 +57,27 @@ function seedBigTask(file: string, count: number) {
   sqlite.close();
 }
 
+/**
+ * Re-stores the huge rows indented by two spaces. The generator's rows hold
+ * only strings and small integers, so JSON.parse and stringify keep them
+ * exact (never done to a real workspace's rows).
+ */
+function prettyPrintHugeRows(file: string): number {
+  const { sqlite } = openDatabase({ file });
+  const rows = sqlite.prepare("select rowid, metadata from messages where octet_length(metadata) >= ?").all(8 * MIB) as Array<{ rowid: number; metadata: string }>;
+  const update = sqlite.prepare("update messages set metadata = ? where rowid = ?");
+  for (const row of rows) update.run(JSON.stringify(JSON.parse(row.metadata), null, 2), row.rowid);
+  sqlite.pragma("wal_checkpoint(TRUNCATE)");
+  sqlite.close();
+  return rows.length;
+}
+
+type BaseOptions = { messages: number; huge: number; taskMessages: number; prettyHuge: boolean };
+
 /** Base database: generated rows, the optional big task, a live writer session, an approved 3-month policy. */
-function prepareBase(file: string, options: { messages: number; huge: number; taskMessages: number }) {
+function prepareBase(file: string, options: BaseOptions) {
   const summary = generateWorkspace({ file, messages: options.messages, hugeRows: options.huge, log: (l) => process.stderr.write(`${l}\n`) });
+  if (options.prettyHuge) prettyPrintHugeRows(file);
   if (options.taskMessages > 0) seedBigTask(file, options.taskMessages);
   armBenchDatabase(file);
   return summary;
@@ -90,11 +110,16 @@ async function main() {
     console.log(JSON.stringify(result));
     return;
   }
-  const options = { messages: Number(arg("messages", "200000")), huge: Number(arg("huge", "4")), taskMessages: Number(arg("task-messages", "0")) };
+  const options: BaseOptions = {
+    messages: Number(arg("messages", "200000")),
+    huge: Number(arg("huge", "4")),
+    taskMessages: Number(arg("task-messages", "0")),
+    prettyHuge: process.argv.includes("--pretty-huge"),
+  };
   const rounds = Math.max(2, Number(arg("rounds", "2")));
   const dir = arg("dir", "/tmp/bench-compaction");
   fs.mkdirSync(dir, { recursive: true });
-  const base = path.join(dir, `base-${options.messages}-${options.huge}-${options.taskMessages}.db`);
+  const base = path.join(dir, `base-${options.messages}-${options.huge}-${options.taskMessages}${options.prettyHuge ? "-pretty" : ""}.db`);
   const started = performance.now();
   const generated = process.argv.includes("--reuse") && fs.existsSync(base) ? null : prepareBase(base, options);
   const fresh = (name: string) => {
@@ -146,7 +171,7 @@ async function main() {
   console.log(JSON.stringify(result, null, 2));
   const p = probes as unknown as { p99Ms: number; bigTaskMs: number | null };
   console.log(
-    `compaction ${options.messages} msgs (+${options.taskMessages}-msg task, ${options.huge} huge), ${rounds} alternating rounds: ` +
+    `compaction ${options.messages} msgs (+${options.taskMessages}-msg task, ${options.huge} huge${options.prettyHuge ? " pretty-printed" : ""}), ${rounds} alternating rounds: ` +
       `work ${summary.workOursOverNaive}x naive, wall ${summary.wallOursOverNaive}x naive (per round ${work.join("/")} and ${wall.join("/")}); ` +
       `writer p99 ours ${summary.oursWriterP99Ms} ms vs naive ${summary.naiveWriterP99Ms} ms; peak RSS ${summary.oursPeakRssMiB} vs ${summary.naivePeakRssMiB} MiB; ` +
       `largest row compacted ${summary.oursLargestRowMB} MB, statement_deadline ${summary.oursStatementDeadlineSkips}; probes p99 ${p.p99Ms} ms, big task ${p.bigTaskMs ?? "-"} ms`,

@@ -18,7 +18,7 @@ export const TOOL_MESSAGE_TYPES = ["tool_call", "tool_edit", "tool_read", "tool_
 export type PassBounds = { upperTaskId: string | null; upperMessageRowid: number | null };
 
 export type RowHeader = { rowid: number; id: string; type: string; bytes: number };
-export type RowBody = RowHeader & { metadata: string };
+export type RowBody = RowHeader & { metadata: string; updatedAt: string };
 
 /**
  * What SQL's JSON functions found in a tool row, without its payload ever
@@ -59,8 +59,6 @@ export type RowFacts = RowHeader & { updatedAt: string; facts: SqlRowFacts | nul
 /** A reduced row written when its version (updated_at text and byte length) is unchanged. */
 export type VersionedWrite = { rowid: number; updatedAt: string; bytes: number; next: string };
 
-/** A reduced row to write back only if its stored metadata still equals `observed`. */
-export type GuardedWrite = { rowid: number; observed: string; next: string };
 
 export type TaskActivityRow = {
   state: string;
@@ -123,7 +121,7 @@ export type CompactionStore = {
   listSessionIds(options: { taskId: string; afterSessionId: string | null; limit: number }): string[];
   /** Headers (stored byte length, no body) of a session's tool rows after `afterRowid` up to `upperRowid`. */
   listToolRowHeaders(options: { sessionId: string; afterRowid: number | null; upperRowid: number; limit: number }): RowHeader[];
-  /** Bodies of `rows` still in the session; a row deleted meanwhile is absent. */
+  /** Bodies of `rows` still in the session, with their version; a row deleted meanwhile is absent. */
   readToolRowBodies(options: { sessionId: string; rows: readonly RowHeader[] }): RowBody[];
   /**
    * Locks the rows a batch is about to rewrite until its transaction ends
@@ -132,8 +130,6 @@ export type CompactionStore = {
    * need not change.
    */
   lockRowsForRewrite?(rowids: readonly number[]): void;
-  /** Writes `row.next` when the stored metadata still equals `row.observed`; false when it does not. */
-  replaceMetadataIfUnchanged(row: GuardedWrite): boolean;
   /**
    * SQL-side facts of `rows` still in the session (a row deleted meanwhile is
    * absent). An engine may answer `facts: null` for any row: the caller then

@@ -28,11 +28,14 @@ export type PreparedRow = {
   rowid: number;
   id: string;
   type: string;
-  /** The text read, for rows the JS reducer judged: written only while the stored text still equals it. */
-  observed: string | null;
-  /** The row version (updated_at text, with `bytes`) for rows SQL judged: their text never reached JS. */
-  updatedAt: string | null;
-  /** Stored UTF-8 length of `observed` (from the page plan; no re-count). */
+  /**
+   * The row's version when it was read (updated_at text, with `bytes`): the
+   * row is written only while both are unchanged. A row SQL judged never
+   * reached JS; one the reducer judged need not be held and compared whole
+   * (a pretty-printed 30 MB row would be bound again in the transaction).
+   */
+  updatedAt: string;
+  /** Stored UTF-8 length of the text judged. */
   bytes: number;
   next: string;
   removedFields: string[];
@@ -170,10 +173,7 @@ export function runBatch(input: BatchInput): BatchOutcome {
       for (const row of kept.flatMap((group) => group.rows)) {
         rows += 1;
         bytes += row.bytes;
-        const written =
-          row.observed !== null
-            ? tx.replaceMetadataIfUnchanged({ rowid: row.rowid, observed: row.observed, next: row.next })
-            : tx.replaceMetadataIfVersion({ rowid: row.rowid, updatedAt: row.updatedAt as string, bytes: row.bytes, next: row.next });
+        const written = tx.replaceMetadataIfVersion({ rowid: row.rowid, updatedAt: row.updatedAt, bytes: row.bytes, next: row.next });
         if (written) {
           changedIds.push(row.id);
           batch.changedMessages += 1;

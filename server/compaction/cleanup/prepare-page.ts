@@ -16,13 +16,13 @@ export type PreparedPage = { rows: PreparedRow[]; viaSql: number; viaReducer: nu
 export function preparePage(options: { store: CompactionStore; sessionId: string; rows: readonly RowHeader[]; removedAt: string; tally: Tally }): PreparedPage {
   const { store, sessionId, removedAt, tally } = options;
   const rows: PreparedRow[] = [];
-  const accept = (row: RowHeader, result: ReduceResult, guard: Pick<PreparedRow, "observed" | "updatedAt">) => {
+  const accept = (row: RowHeader & { updatedAt: string }, result: ReduceResult) => {
     if (result.outcome === "skipped") {
       tally.skipped[result.reason] = (tally.skipped[result.reason] ?? 0) + 1;
       return;
     }
     tally.eligibleMessages += 1;
-    rows.push({ rowid: row.rowid, id: row.id, type: row.type, bytes: row.bytes, ...guard, next: result.metadata, removedFields: result.removedFields, removedBytes: result.removedBytes });
+    rows.push({ rowid: row.rowid, id: row.id, type: row.type, bytes: row.bytes, updatedAt: row.updatedAt, next: result.metadata, removedFields: result.removedFields, removedBytes: result.removedBytes });
   };
   const fallback: RowHeader[] = [];
   let viaSql = 0;
@@ -33,10 +33,10 @@ export function preparePage(options: { store: CompactionStore; sessionId: string
       continue;
     }
     viaSql += 1;
-    accept(row, result, { observed: null, updatedAt: row.updatedAt });
+    accept(row, result);
   }
   for (const row of store.readToolRowBodies({ sessionId, rows: fallback })) {
-    accept(row, reduceToolPayload({ type: row.type, metadata: row.metadata, removedAt }), { observed: row.metadata, updatedAt: null });
+    accept(row, reduceToolPayload({ type: row.type, metadata: row.metadata, removedAt }));
   }
   return { rows, viaSql, viaReducer: fallback.length };
 }

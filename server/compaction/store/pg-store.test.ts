@@ -69,6 +69,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
   });
 
   const rowidOf = (client: SqlClient) => client.one<{ rowid: number }>(`select rowid from messages where id = 'm1'`)!.rowid;
+  const versionOf = (client: SqlClient) =>
+    client.one<{ rowid: number; updatedAt: string; bytes: number }>(`select rowid, updated_at as "updatedAt", octet_length(metadata) as bytes from messages where id = 'm1'`)!;
 
   it("a batch past its deadline is cancelled by the server and rolls back everything it wrote", () => {
     const store = createPgCompactionStore(db.client);
@@ -77,7 +79,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
       store.writeTransaction(
         (tx) => {
           tx.writeRecordText({ text: '{"written":true}', nowMs: 1 });
-          tx.replaceMetadataIfUnchanged({ rowid: rowidOf(db.client), observed: '{"a": 1.50}', next: "{}" });
+          tx.replaceMetadataIfVersion({ ...versionOf(db.client), next: "{}" });
           db.client.one(`select pg_sleep(0.5)`);
         },
         { deadlineMs: 50 },
@@ -104,7 +106,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
         waited = error;
       }
       expect((waited as PgError).code).toBe(SQLSTATE.lockNotAvailable);
-      expect(tx.replaceMetadataIfUnchanged({ rowid, observed: '{"a": 1.50}', next: '{"a": 1.50, "compacted": true}' })).toBe(true);
+      expect(tx.replaceMetadataIfVersion({ ...versionOf(db.client), next: '{"a": 1.50, "compacted": true}' })).toBe(true);
     });
     // The foreground's guarded write compares with what is stored now: the batch's text.
     expect(other.run(`update messages set metadata = '{"fg":1}' where rowid = $1 and metadata = $2`, [rowid, '{"a": 1.50}'])).toBe(0);

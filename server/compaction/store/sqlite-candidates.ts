@@ -6,6 +6,7 @@
 import "server-only";
 import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
+import { collectBeforeHugeRow, type HugeRowOptions } from "./collect-garbage";
 import { tuples } from "./sqlite-tuples";
 import { TOOL_MESSAGE_TYPES, type CompactionStore, type PassBounds, type RowBody, type RowHeader } from "../store";
 
@@ -20,9 +21,7 @@ export const CANDIDATE_SQL = {
             from messages indexed by messages_session_rowid_idx
             where session_id = ? and rowid > ? and rowid <= ? and type in (${TYPE_LIST})
             order by rowid limit ?`,
-  body: `select rowid, id, type, metadata, octet_length(metadata) as bytes from messages where rowid = ? and session_id = ?`,
-  // The guarded write: only when the stored text is still exactly what was read.
-  guardedUpdate: `update messages set metadata = ? where rowid = ? and metadata = ?`,
+  body: `select rowid, id, type, metadata, octet_length(metadata) as bytes, updated_at as updatedAt from messages where rowid = ? and session_id = ?`,
 } as const;
 
 /** The header statement's columns, in the order its tuples are read. */
@@ -30,12 +29,12 @@ const HEADER_COLUMNS = ["rowid", "id", "type", "bytes"] as const;
 
 type CandidateVerbs = Pick<
   CompactionStore,
-  "captureBounds" | "listTaskIds" | "listSessionIds" | "listToolRowHeaders" | "readToolRowBodies" | "replaceMetadataIfUnchanged"
+  "captureBounds" | "listTaskIds" | "listSessionIds" | "listToolRowHeaders" | "readToolRowBodies"
 >;
 
 const ids = (rows: unknown[]) => (rows as Array<{ id: string }>).map((row) => row.id);
 
-export function sqliteCandidateVerbs(sqlite: Sqlite): CandidateVerbs {
+export function sqliteCandidateVerbs(sqlite: Sqlite, options: HugeRowOptions = {}): CandidateVerbs {
   return {
     captureBounds() {
       const row = statement(sqlite, CANDIDATE_SQL.bounds).get() as PassBounds;
@@ -61,13 +60,13 @@ export function sqliteCandidateVerbs(sqlite: Sqlite): CandidateVerbs {
       const body = statement(sqlite, CANDIDATE_SQL.body);
       const bodies: RowBody[] = [];
       for (const header of rows) {
+        // A pretty-printed 30 MB row reaches the reducer as a JS string: the
+        // previous huge row's garbage goes first.
+        collectBeforeHugeRow(options, header.bytes);
         const row = body.get(header.rowid, sessionId) as RowBody | undefined;
         if (row) bodies.push(row);
       }
       return bodies;
-    },
-    replaceMetadataIfUnchanged(row) {
-      return statement(sqlite, CANDIDATE_SQL.guardedUpdate).run(row.next, row.rowid, row.observed).changes === 1;
     },
   };
 }

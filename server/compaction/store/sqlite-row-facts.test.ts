@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { insertMessage, insertSession, insertTask, shellMetadata, storeOf } from "../test-support";
 import type { RowHeader } from "../store";
-import { COLLECT_BEFORE_ROW_BYTES, PAGE_ROW_MAX_BYTES, PAGE_STATEMENT_MAX_BYTES } from "./sqlite-row-facts";
+import { COLLECT_BEFORE_ROW_BYTES } from "./collect-garbage";
+import { PAGE_ROW_MAX_BYTES, PAGE_STATEMENT_MAX_BYTES } from "./sqlite-row-facts";
 import { createSqliteCompactionStore } from "./sqlite-store";
 
 let t: TestDb;
@@ -53,5 +54,15 @@ describe("SQLite tool-row facts", () => {
     const [judged] = createSqliteCompactionStore(t.sqlite, { collectBeforeHugeRows: true }).readToolRowFacts({ sessionId: "a-s1", rows: [huge] });
     expect(dead.deref()).toBeUndefined();
     expect(judged?.facts?.kind).toBe("shell_exec");
+  });
+
+  it("the pass's own store collects garbage before reading a huge row's body for the reducer, then reads it as usual", async () => {
+    const [row] = seed(1, 100);
+    const dead = (() => new WeakRef(Buffer.alloc(8 * 1024 * 1024)))();
+    await new Promise((resolve) => setImmediate(resolve));
+    const huge = { ...row!, bytes: COLLECT_BEFORE_ROW_BYTES };
+    const [body] = createSqliteCompactionStore(t.sqlite, { collectBeforeHugeRows: true }).readToolRowBodies({ sessionId: "a-s1", rows: [huge] });
+    expect(dead.deref()).toBeUndefined();
+    expect(body?.metadata).toBe(t.sqlite.prepare("select metadata from messages where rowid = ?").pluck().get(row!.rowid));
   });
 });

@@ -7,7 +7,7 @@ import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
 import { RESULT_PATH } from "../reducer/removal-rules";
 import type { CompactionStore, MutationFacts, RowFacts, RowHeader, SqlRowFacts } from "../store";
-import { collectGarbage } from "./collect-garbage";
+import { collectBeforeHugeRow, type HugeRowOptions } from "./collect-garbage";
 import { tuples } from "./sqlite-tuples";
 import {
   FACT_COLUMN_NAMES,
@@ -23,18 +23,6 @@ import {
 } from "./sqlite-row-facts-sql";
 
 export { PAGE_ROW_MAX_BYTES, PAGE_STATEMENT_MAX_BYTES } from "./sqlite-row-facts-sql";
-
-/** With `collectBeforeHugeRows`, rows from this size on are judged after a full garbage collection (collect-garbage.ts). */
-export const COLLECT_BEFORE_ROW_BYTES = 8 * 1024 * 1024;
-
-export type RowFactOptions = {
-  /**
-   * Collect garbage before each row of COLLECT_BEFORE_ROW_BYTES or more: for
-   * the pass's own thread, whose heap is small. Off on the server's main
-   * thread, where a full collection would stop every request.
-   */
-  collectBeforeHugeRows?: boolean;
-};
 
 /** Consecutive groups of rows up to `maxBytes` of stored text each (a larger row alone). */
 function groupByBytes(rows: readonly RowHeader[], maxBytes: number): RowHeader[][] {
@@ -134,7 +122,7 @@ function toFacts(packed: string, skeleton: string | null): SqlRowFacts | null {
 
 const VERSIONED_UPDATE = `update messages set metadata = ? where rowid = ? and updated_at = ? and octet_length(metadata) = ?`;
 
-export function sqliteRowFactVerbs(sqlite: Sqlite, options: RowFactOptions = {}): Pick<CompactionStore, "readToolRowFacts" | "replaceMetadataIfVersion"> {
+export function sqliteRowFactVerbs(sqlite: Sqlite, options: HugeRowOptions = {}): Pick<CompactionStore, "readToolRowFacts" | "replaceMetadataIfVersion"> {
   return {
     readToolRowFacts({ sessionId, rows }) {
       const byRowid = new Map<number, RowFacts>();
@@ -151,7 +139,7 @@ export function sqliteRowFactVerbs(sqlite: Sqlite, options: RowFactOptions = {})
       const judge = tuples(statement(sqlite, ROW_FACTS_SQL), FACT_COLUMN_NAMES);
       for (const header of rows) {
         if (header.bytes <= PAGE_ROW_MAX_BYTES) continue;
-        if (options.collectBeforeHugeRows === true && header.bytes >= COLLECT_BEFORE_ROW_BYTES) collectGarbage();
+        collectBeforeHugeRow(options, header.bytes);
         const row = read.get(header.rowid, sessionId) as RowBlob | undefined;
         if (!row) continue;
         const { blob, ...rest } = row;

@@ -8,7 +8,8 @@ import type { CompactionStore } from "../store";
 import { sqliteCandidateVerbs } from "./sqlite-candidates";
 import { sqliteEligibilityVerbs } from "./sqlite-eligibility";
 import { sqliteRecordVerbs } from "./sqlite-record";
-import { sqliteRowFactVerbs, type RowFactOptions } from "./sqlite-row-facts";
+import type { HugeRowOptions } from "./collect-garbage";
+import { sqliteRowFactVerbs } from "./sqlite-row-facts";
 
 // Rows of the same task carrying the tool call id, through the
 // (session_id, tool_call_id) index per session of the task; the instr()
@@ -18,13 +19,13 @@ const TOOL_CALL_ROWS = `SELECT m.metadata FROM task_sessions s
     JOIN messages m ON m.session_id = peer.id AND m.tool_call_id = ?
   WHERE s.id = ? AND instr(m.metadata, ?) > 0`;
 
-export function createSqliteCompactionStore(sqlite: Sqlite, options: RowFactOptions = {}): CompactionStore {
+export function createSqliteCompactionStore(sqlite: Sqlite, options: HugeRowOptions = {}): CompactionStore {
   const store: CompactionStore = {
     // better-sqlite3 runs a nested transaction function as a savepoint.
     writeTransaction: (fn) => sqlite.transaction(() => fn(store)).immediate(),
     inWriteTransaction: () => sqlite.inTransaction,
     ...sqliteRecordVerbs(sqlite),
-    ...sqliteCandidateVerbs(sqlite),
+    ...sqliteCandidateVerbs(sqlite, options),
     ...sqliteEligibilityVerbs(sqlite),
     ...sqliteRowFactVerbs(sqlite, options),
     listToolCallMetadata({ sessionId, toolCallId, containing }) {

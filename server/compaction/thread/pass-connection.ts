@@ -8,13 +8,13 @@
 import "server-only";
 import { openDatabase, type DbHandle } from "@/server/db/client";
 import type { CompactionStore } from "../store";
-import type { RowFactOptions } from "../store/sqlite-row-facts";
+import type { HugeRowOptions } from "../store/collect-garbage";
 import { createSqliteCompactionStore } from "../store/sqlite-store";
 
 export const PASS_CACHE_KIB = 2048;
 
-/** The pass's own store on that connection: its thread's heap is small, so a huge row is judged after a collection. */
-export const PASS_STORE_OPTIONS: RowFactOptions = { collectBeforeHugeRows: true };
+/** The pass's own store on that connection: its thread's heap is small, so a huge row is judged or read after a collection. */
+export const PASS_STORE_OPTIONS: HugeRowOptions = { collectBeforeHugeRows: true };
 
 export function openPassConnection(file: string): DbHandle {
   return openDatabase({ file, migrate: false, cacheKiB: PASS_CACHE_KIB });
