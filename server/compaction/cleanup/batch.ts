@@ -5,8 +5,10 @@
 //     version, then re-check each task of the batch once, from indexed facts
 //     only (constant time: eligibility/recheck.ts); a task that turned
 //     ineligible falls out of the batch before any write, the others go on;
-//  2. update each row only when its metadata still equals what was read
-//     (a foreground write in between wins: the row is counted `conflict`);
+//  2. update each row only when its version is still the one read with its
+//     text (updated_at and byte length: writers bump updated_at, and the
+//     whole text is never held or bound again); a foreground write in between
+//     wins and the row is counted `conflict`;
 //  3. persist the cursor (the position after the batch's last row, so the
 //     stored position is always a prefix of work fully done) and the
 //     committed counts in the same transaction.
