@@ -108,7 +108,13 @@ test("[finding 11] npm start listens on loopback only unless HOST says otherwise
     await expect.poll(() => canConnect("127.0.0.1", port), { timeout: 90_000, intervals: [500] }).toBe(true);
     expect(await canConnect(external!, port)).toBe(false);
   } finally {
-    if (server.pid) spawnSync("kill", ["--", `-${server.pid}`]);
+    if (server.pid) {
+      const group = `-${server.pid}`;
+      spawnSync("kill", ["--", group]);
+      // The server closes its database after the signal: remove the
+      // directory once no process of the group is left writing into it.
+      await expect.poll(() => spawnSync("kill", ["-0", "--", group]).status !== 0, { timeout: 30_000, intervals: [100, 250, 500] }).toBe(true);
+    }
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

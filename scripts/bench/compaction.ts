@@ -77,7 +77,7 @@ type BaseOptions = { messages: number; huge: number; taskMessages: number; prett
 /** Base database: generated rows, the optional big task, a live writer session, an approved 3-month policy. */
 function prepareBase(file: string, options: BaseOptions) {
   const summary = generateWorkspace({ file, messages: options.messages, hugeRows: options.huge, log: (l) => process.stderr.write(`${l}\n`) });
-  if (options.prettyHuge) prettyPrintHugeRows(file);
+  if (options.prettyHuge) process.stderr.write(`pretty-printed ${prettyPrintHugeRows(file)} huge rows\n`);
   if (options.taskMessages > 0) seedBigTask(file, options.taskMessages);
   armBenchDatabase(file);
   return summary;

@@ -59,6 +59,8 @@ export type RowFacts = RowHeader & { updatedAt: string; facts: SqlRowFacts | nul
 /** A reduced row written when its version (updated_at text and byte length) is unchanged. */
 export type VersionedWrite = { rowid: number; updatedAt: string; bytes: number; next: string };
 
+/** A reduced row to write back only if its stored metadata still equals `observed`. */
+export type GuardedWrite = { rowid: number; observed: string; next: string };
 
 export type TaskActivityRow = {
   state: string;
@@ -130,6 +132,8 @@ export type CompactionStore = {
    * need not change.
    */
   lockRowsForRewrite?(rowids: readonly number[]): void;
+  /** Writes `row.next` when the stored metadata still equals `row.observed`; false when it does not. */
+  replaceMetadataIfUnchanged(row: GuardedWrite): boolean;
   /**
    * SQL-side facts of `rows` still in the session (a row deleted meanwhile is
    * absent). An engine may answer `facts: null` for any row: the caller then

@@ -5,10 +5,11 @@
 //     version, then re-check each task of the batch once, from indexed facts
 //     only (constant time: eligibility/recheck.ts); a task that turned
 //     ineligible falls out of the batch before any write, the others go on;
-//  2. update each row only when its version is still the one read with its
-//     text (updated_at and byte length: writers bump updated_at, and the
-//     whole text is never held or bound again); a foreground write in between
-//     wins and the row is counted `conflict`;
+//  2. update each row only when its metadata still equals what was read:
+//     the whole text for rows the JS reducer judged, the version read with
+//     the text (updated_at and byte length) for rows SQL judged and huge
+//     rows (prepare-page.ts); a foreground write in between wins and the row
+//     is counted `conflict`;
 //  3. persist the cursor (the position after the batch's last row, so the
 //     stored position is always a prefix of work fully done) and the
 //     committed counts in the same transaction.
@@ -32,11 +33,13 @@ export type PreparedRow = {
   type: string;
   /**
    * The row's version when it was read (updated_at text, with `bytes`): the
-   * row is written only while both are unchanged. A row SQL judged never
-   * reached JS; one the reducer judged need not be held and compared whole
-   * (a pretty-printed 30 MB row would be bound again in the transaction).
+   * row is written only while both are unchanged. The guard of rows SQL
+   * judged (their text never reached JS) and of huge rows the reducer judged
+   * (prepare-page.ts).
    */
   updatedAt: string;
+  /** The text the reducer judged, below WHOLE_TEXT_GUARD_MAX_BYTES: written only while the stored text still equals it. */
+  observed: string | null;
   /** Stored UTF-8 length of the text judged. */
   bytes: number;
   next: string;
@@ -175,7 +178,10 @@ export function runBatch(input: BatchInput): BatchOutcome {
       for (const row of kept.flatMap((group) => group.rows)) {
         rows += 1;
         bytes += row.bytes;
-        const written = tx.replaceMetadataIfVersion({ rowid: row.rowid, updatedAt: row.updatedAt, bytes: row.bytes, next: row.next });
+        const written =
+          row.observed !== null
+            ? tx.replaceMetadataIfUnchanged({ rowid: row.rowid, observed: row.observed, next: row.next })
+            : tx.replaceMetadataIfVersion({ rowid: row.rowid, updatedAt: row.updatedAt, bytes: row.bytes, next: row.next });
         if (written) {
           changedIds.push(row.id);
           batch.changedMessages += 1;

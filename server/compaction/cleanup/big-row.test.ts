@@ -6,6 +6,7 @@ import { manualClock } from "@/server/clock";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { runCleanupPass } from "./pass";
 import type { PreparedRow } from "./batch";
+import { WHOLE_TEXT_GUARD_MAX_BYTES } from "./prepare-page";
 import type { CompactionStore } from "../store";
 import { NOW_MS, armPolicy, countMarkedRows, seedOldTask, shellMetadata, storeOf } from "../test-support";
 
@@ -26,22 +27,14 @@ describe("SQL-side removal in a pass", () => {
     expect(before).toBeGreaterThan(30_000_000);
     expect(before).toBeLessThan(32 * MIB);
     const seen: PreparedRow[] = [];
-    const store = storeOf(t.sqlite);
-    let bodiesRead = 0;
-    const counting: CompactionStore = {
-      ...store,
-      readToolRowBodies: (options) => {
-        bodiesRead += options.rows.length;
-        return store.readToolRowBodies(options);
-      },
-    };
-    const result = await runCleanupPass({ store: counting, clock: manualClock(NOW_MS), operationId: "run-1", wait: async () => {}, beforeBatch: (rows) => void seen.push(...rows) });
+    const { store, bodiesRead } = countingBodies(storeOf(t.sqlite));
+    const result = await runCleanupPass({ store, clock: manualClock(NOW_MS), operationId: "run-1", wait: async () => {}, beforeBatch: (rows) => void seen.push(...rows) });
     expect(result).toMatchObject({ state: "succeeded", reason: "complete" });
     expect(result.operation?.skipped.statement_deadline).toBeUndefined();
     expect(countMarkedRows(t.sqlite)).toBe(1);
     expect(seen).toHaveLength(1);
-    expect(bodiesRead).toBe(0);
-    expect(seen[0]).toMatchObject({ updatedAt: expect.any(String) });
+    expect(bodiesRead()).toBe(0);
+    expect(seen[0]).toMatchObject({ observed: null, updatedAt: expect.any(String) });
     const after = t.sqlite.prepare("select octet_length(metadata) as n, json_extract(metadata, '$.payload_retention.removed_bytes') as removed from messages").get() as { n: number; removed: number };
     expect(after.removed).toBe(before - after.n);
     expect(after.n).toBeLessThan(1024);
@@ -61,44 +54,66 @@ describe("SQL-side removal in a pass", () => {
     expect((t.sqlite.prepare("select metadata from messages where id = 'a-m0'").get() as { metadata: string }).metadata).toBe(fresh);
   });
 
-  // Rows only the JS reducer can judge (here: stored pretty-printed) are
-  // guarded by the same row version: their text is not held until the batch.
+  // Rows only the JS reducer can judge (here: stored pretty-printed) keep
+  // the whole-text guard, except huge ones, which are guarded by version.
   const pretty = (id: string) => {
     const text = JSON.stringify(JSON.parse((t.sqlite.prepare("select metadata from messages where id = ?").get(id) as { metadata: string }).metadata), null, 2);
     t.sqlite.prepare("update messages set metadata = ? where id = ?").run(text, id);
     return text;
   };
+  const stored = (id: string) => (t.sqlite.prepare("select metadata from messages where id = ?").get(id) as { metadata: string }).metadata;
 
-  it("[TPR-TX-02] a row the reducer judged: a same-length rewrite with updated_at bumped, or a longer one without, keeps its text (conflict)", async () => {
-    seedOldTask(t.sqlite, "a", 3);
-    const texts = ["a-m0", "a-m1", "a-m2"].map(pretty);
-    const sameLength = texts[0]!.replace("npm test", "npm TEST");
+  it("[TPR-TX-02] a row the reducer judged keeps any foreground rewrite, even one of the same length that leaves updated_at alone (conflict)", async () => {
+    seedOldTask(t.sqlite, "a", 4);
+    const texts = ["a-m0", "a-m1", "a-m2", "a-m3"].map(pretty);
+    const bumped = texts[0]!.replace("npm test", "npm TEST");
     const longer = texts[1]!.replace("npm test", "npm test --watch");
-    const store = storeOf(t.sqlite);
-    let bodiesRead = 0;
-    const counting: CompactionStore = {
-      ...store,
-      readToolRowBodies: (options) => {
-        bodiesRead += options.rows.length;
-        return store.readToolRowBodies(options);
-      },
-    };
+    const sameVersion = texts[2]!.replace("npm test", "npm TEST");
+    const { store, bodiesRead } = countingBodies(storeOf(t.sqlite));
+    const seen: PreparedRow[] = [];
     const result = await runCleanupPass({
-      store: counting,
+      store,
       clock: manualClock(NOW_MS),
       operationId: "run-1",
       wait: async () => {},
       beforeBatch: (rows) => {
-        expect(rows).toHaveLength(3);
-        t.sqlite.prepare("update messages set metadata = ?, updated_at = '2025-01-01T00:00:01Z' where id = 'a-m0'").run(sameLength);
+        seen.push(...rows);
+        t.sqlite.prepare("update messages set metadata = ?, updated_at = '2025-01-01T00:00:01Z' where id = 'a-m0'").run(bumped);
         t.sqlite.prepare("update messages set metadata = ? where id = 'a-m1'").run(longer);
+        t.sqlite.prepare("update messages set metadata = ? where id = 'a-m2'").run(sameVersion);
       },
     });
-    expect(bodiesRead).toBe(3);
-    expect(result.operation).toMatchObject({ changedMessages: 1, skipped: { conflict: 2 } });
-    const stored = (id: string) => (t.sqlite.prepare("select metadata from messages where id = ?").get(id) as { metadata: string }).metadata;
-    expect(stored("a-m0")).toBe(sameLength);
-    expect(stored("a-m1")).toBe(longer);
-    expect(JSON.parse(stored("a-m2")).payload_retention).toMatchObject({ removed_fields: ["normalized.shell_exec.output.stdout", "normalized.shell_exec.output.stderr"] });
+    expect(bodiesRead()).toBe(4);
+    expect(seen.map((row) => row.observed)).toEqual(texts);
+    expect(result.operation).toMatchObject({ changedMessages: 1, skipped: { conflict: 3 } });
+    expect([stored("a-m0"), stored("a-m1"), stored("a-m2")]).toEqual([bumped, longer, sameVersion]);
+    expect(JSON.parse(stored("a-m3")).payload_retention).toMatchObject({ removed_fields: ["normalized.shell_exec.output.stdout", "normalized.shell_exec.output.stderr"] });
+  });
+
+  it("a huge row the reducer judged is not held whole: it is guarded by its version", async () => {
+    seedOldTask(t.sqlite, "a", 1, "z".repeat(WHOLE_TEXT_GUARD_MAX_BYTES));
+    pretty("a-m0");
+    const { store, bodiesRead } = countingBodies(storeOf(t.sqlite));
+    const seen: PreparedRow[] = [];
+    const result = await runCleanupPass({ store, clock: manualClock(NOW_MS), operationId: "run-1", wait: async () => {}, beforeBatch: (rows) => void seen.push(...rows) });
+    expect(bodiesRead()).toBe(1);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.bytes).toBeGreaterThan(WHOLE_TEXT_GUARD_MAX_BYTES);
+    expect(seen[0]).toMatchObject({ observed: null, updatedAt: expect.any(String) });
+    expect(result.operation).toMatchObject({ changedMessages: 1 });
+    expect(JSON.parse(stored("a-m0")).payload_retention).toBeDefined();
   });
 });
+
+/** The store, counting the rows whose bodies were read for the JS reducer. */
+function countingBodies(inner: CompactionStore): { store: CompactionStore; bodiesRead: () => number } {
+  let read = 0;
+  const store: CompactionStore = {
+    ...inner,
+    readToolRowBodies: (options) => {
+      read += options.rows.length;
+      return inner.readToolRowBodies(options);
+    },
+  };
+  return { store, bodiesRead: () => read };
+}

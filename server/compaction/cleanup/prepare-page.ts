@@ -6,6 +6,7 @@
 // have their bodies read into JavaScript for the reference reducer.
 import "server-only";
 import type { CompactionStore, RowHeader } from "../store";
+import { COLLECT_BEFORE_ROW_BYTES } from "../store/collect-garbage";
 import { reduceToolPayload, type ReduceResult } from "../reducer/reducer";
 import { judgeRowFacts } from "../reducer/sql-removal";
 import type { PreparedRow } from "./batch";
@@ -13,16 +14,25 @@ import type { Tally } from "./tally";
 
 export type PreparedPage = { rows: PreparedRow[]; viaSql: number; viaReducer: number };
 
+/**
+ * Rows the reducer judged are written only while their whole text is still
+ * the one read (TPR-TX-02), except rows this large: holding a 30 MB text
+ * until the batch and binding it again inside the writer transaction took
+ * the pass past 300 MiB and the writer's p99 to ~100 ms. Those, like the
+ * rows SQL judged, are guarded by their version alone.
+ */
+export const WHOLE_TEXT_GUARD_MAX_BYTES = COLLECT_BEFORE_ROW_BYTES - 1;
+
 export function preparePage(options: { store: CompactionStore; sessionId: string; rows: readonly RowHeader[]; removedAt: string; tally: Tally }): PreparedPage {
   const { store, sessionId, removedAt, tally } = options;
   const rows: PreparedRow[] = [];
-  const accept = (row: RowHeader & { updatedAt: string }, result: ReduceResult) => {
+  const accept = (row: RowHeader & { updatedAt: string }, result: ReduceResult, observed: string | null) => {
     if (result.outcome === "skipped") {
       tally.skipped[result.reason] = (tally.skipped[result.reason] ?? 0) + 1;
       return;
     }
     tally.eligibleMessages += 1;
-    rows.push({ rowid: row.rowid, id: row.id, type: row.type, bytes: row.bytes, updatedAt: row.updatedAt, next: result.metadata, removedFields: result.removedFields, removedBytes: result.removedBytes });
+    rows.push({ rowid: row.rowid, id: row.id, type: row.type, bytes: row.bytes, updatedAt: row.updatedAt, observed, next: result.metadata, removedFields: result.removedFields, removedBytes: result.removedBytes });
   };
   const fallback: RowHeader[] = [];
   let viaSql = 0;
@@ -33,10 +43,11 @@ export function preparePage(options: { store: CompactionStore; sessionId: string
       continue;
     }
     viaSql += 1;
-    accept(row, result);
+    accept(row, result, null);
   }
   for (const row of store.readToolRowBodies({ sessionId, rows: fallback })) {
-    accept(row, reduceToolPayload({ type: row.type, metadata: row.metadata, removedAt }));
+    const result = reduceToolPayload({ type: row.type, metadata: row.metadata, removedAt });
+    accept(row, result, row.bytes <= WHOLE_TEXT_GUARD_MAX_BYTES ? row.metadata : null);
   }
   return { rows, viaSql, viaReducer: fallback.length };
 }

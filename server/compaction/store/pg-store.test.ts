@@ -79,7 +79,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
       store.writeTransaction(
         (tx) => {
           tx.writeRecordText({ text: '{"written":true}', nowMs: 1 });
-          tx.replaceMetadataIfVersion({ ...versionOf(db.client), next: "{}" });
+          expect(tx.replaceMetadataIfVersion({ ...versionOf(db.client), next: "{}" })).toBe(true);
           db.client.one(`select pg_sleep(0.5)`);
         },
         { deadlineMs: 50 },

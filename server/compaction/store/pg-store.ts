@@ -33,6 +33,7 @@ export const PG_CANDIDATE_SQL = {
             where session_id = $1 and rowid > $2 and rowid <= $3 and type in (${TYPE_LIST})
             order by rowid limit $4`,
   body: `select rowid, id, type, metadata, octet_length(metadata) as bytes, updated_at as "updatedAt" from messages where rowid = $1 and session_id = $2`,
+  guardedUpdate: `update messages set metadata = $1 where rowid = $2 and metadata = $3`,
   lockRows: `select rowid from messages where rowid = any($1::bigint[]) order by rowid for update`,
   // No JSON judging here (jsonb would reorder keys): every row goes to the JS reducer.
   rowVersion: `select rowid, id, type, updated_at as "updatedAt", octet_length(metadata) as bytes from messages where rowid = $1 and session_id = $2`,
@@ -97,6 +98,7 @@ export function createPgCompactionStore(client: SqlClient): CompactionStore {
     lockRowsForRewrite(rowids) {
       if (rowids.length > 0) client.query(PG_CANDIDATE_SQL.lockRows, [`{${rowids.map((id) => Math.trunc(id)).join(",")}}`]);
     },
+    replaceMetadataIfUnchanged: (row) => client.run(PG_CANDIDATE_SQL.guardedUpdate, [row.next, row.rowid, row.observed]) === 1,
     readToolRowFacts({ sessionId, rows }) {
       const out: RowFacts[] = [];
       for (const header of rows) {

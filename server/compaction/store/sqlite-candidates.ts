@@ -22,6 +22,8 @@ export const CANDIDATE_SQL = {
             where session_id = ? and rowid > ? and rowid <= ? and type in (${TYPE_LIST})
             order by rowid limit ?`,
   body: `select rowid, id, type, metadata, octet_length(metadata) as bytes, updated_at as updatedAt from messages where rowid = ? and session_id = ?`,
+  // The guarded write: only when the stored text is still exactly what was read.
+  guardedUpdate: `update messages set metadata = ? where rowid = ? and metadata = ?`,
 } as const;
 
 /** The header statement's columns, in the order its tuples are read. */
@@ -29,7 +31,7 @@ const HEADER_COLUMNS = ["rowid", "id", "type", "bytes"] as const;
 
 type CandidateVerbs = Pick<
   CompactionStore,
-  "captureBounds" | "listTaskIds" | "listSessionIds" | "listToolRowHeaders" | "readToolRowBodies"
+  "captureBounds" | "listTaskIds" | "listSessionIds" | "listToolRowHeaders" | "readToolRowBodies" | "replaceMetadataIfUnchanged"
 >;
 
 const ids = (rows: unknown[]) => (rows as Array<{ id: string }>).map((row) => row.id);
@@ -67,6 +69,9 @@ export function sqliteCandidateVerbs(sqlite: Sqlite, options: HugeRowOptions = {
         if (row) bodies.push(row);
       }
       return bodies;
+    },
+    replaceMetadataIfUnchanged(row) {
+      return statement(sqlite, CANDIDATE_SQL.guardedUpdate).run(row.next, row.rowid, row.observed).changes === 1;
     },
   };
 }

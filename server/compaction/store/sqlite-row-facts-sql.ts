@@ -98,7 +98,8 @@ const FACTS = {
   members: `case when rkind is not null then json(${MEMBERS_WALK}) end`,
   nestedProvenance: `case when rkind is not null then ${PROVENANCE_WALK} end`,
   hasMarker: `json_type(m, '$.payload_retention') is not null`,
-  // The four values (null where absent); toFacts keeps the strings.
+  // The four values (null where absent); toFacts keeps the strings. A
+  // non-string value there (never a payload path) is rendered and parsed.
   names: `json_extract(m, '$.tool_name', '$.toolName', body || '.name', body || '.tool_name')`,
   resultType: `json_type(m, '$.result')`,
   outputType: `json_type(m, body || '.output')`,

@@ -46,7 +46,7 @@ type RowBlob = RowHeader & { updatedAt: string; blob: Buffer | null };
 
 type RawMutation = [type: string, counts: [number, number] | null, ...fieldBytes: Array<number | null>];
 
-/** The packed facts of one row, named (FACT_NAMES); every value null where no rule matched. */
+/** The packed facts of one row, named (FACT_NAMES); `kind` and the rule's facts are null where no rule matched. */
 type RawFacts = {
   kind: string | null;
   name1: string | null;
@@ -97,6 +97,8 @@ function toMutationFacts(mutations: RawMutation[]): Array<MutationFacts | null> 
 function toFacts(packed: string, skeleton: string | null): SqlRowFacts | null {
   const raw = rawFacts(packed);
   if (raw.kind === null || skeleton === null) return null;
+  // The walks nest as arrays only while SQLite passes their JSON subtype on.
+  if (!Array.isArray(raw.root) || !Array.isArray(raw.members) || !Array.isArray(raw.names)) throw new Error("facts statement returned a walk as text, not as an array");
   const [rootMembers, rootRepeats, rootProvenance] = raw.root;
   const [containerMembers, memberRepeats] = raw.members;
   const present: SqlRowFacts["present"] = [];
