@@ -45,24 +45,28 @@ describe("SQLite tool-row facts", () => {
     expect(storeOf(t.sqlite).readToolRowFacts({ sessionId: "other", rows })).toEqual([]);
   });
 
-  it("the pass's own store collects garbage before a huge row, then judges it as usual", async () => {
+  // A huge row as the pass's own store sees it (its header says 8 MiB), and
+  // an 8 MiB Buffer nothing references any more: a WeakRef's target lives to
+  // the end of the job that made it, so the check waits one job.
+  async function hugeRowBesideGarbage() {
     const [row] = seed(1, 100);
     const dead = (() => new WeakRef(Buffer.alloc(8 * 1024 * 1024)))();
-    // A WeakRef's target lives to the end of the job that made it.
     await new Promise((resolve) => setImmediate(resolve));
-    const huge = { ...row!, bytes: COLLECT_BEFORE_ROW_BYTES };
-    const [judged] = createSqliteCompactionStore(t.sqlite, { collectBeforeHugeRows: true }).readToolRowFacts({ sessionId: "a-s1", rows: [huge] });
+    const store = createSqliteCompactionStore(t.sqlite, { collectBeforeHugeRows: true });
+    return { row: row!, huge: { ...row!, bytes: COLLECT_BEFORE_ROW_BYTES }, dead, store };
+  }
+
+  it("the pass's own store collects garbage before a huge row, then judges it as usual", async () => {
+    const { huge, dead, store } = await hugeRowBesideGarbage();
+    const [judged] = store.readToolRowFacts({ sessionId: "a-s1", rows: [huge] });
     expect(dead.deref()).toBeUndefined();
     expect(judged?.facts?.kind).toBe("shell_exec");
   });
 
   it("the pass's own store collects garbage before reading a huge row's body for the reducer, then reads it as usual", async () => {
-    const [row] = seed(1, 100);
-    const dead = (() => new WeakRef(Buffer.alloc(8 * 1024 * 1024)))();
-    await new Promise((resolve) => setImmediate(resolve));
-    const huge = { ...row!, bytes: COLLECT_BEFORE_ROW_BYTES };
-    const [body] = createSqliteCompactionStore(t.sqlite, { collectBeforeHugeRows: true }).readToolRowBodies({ sessionId: "a-s1", rows: [huge] });
+    const { row, huge, dead, store } = await hugeRowBesideGarbage();
+    const [body] = store.readToolRowBodies({ sessionId: "a-s1", rows: [huge] });
     expect(dead.deref()).toBeUndefined();
-    expect(body?.metadata).toBe(t.sqlite.prepare("select metadata from messages where rowid = ?").pluck().get(row!.rowid));
+    expect(body?.metadata).toBe(t.sqlite.prepare("select metadata from messages where rowid = ?").pluck().get(row.rowid));
   });
 });
