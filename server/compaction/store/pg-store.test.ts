@@ -133,4 +133,44 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
     expect(store.readToolRowBodies({ sessionId: "s", rows: headers })[0]!.metadata).toBe('{"a": 1.50}');
     expect(typeof store.readSchemaVersion()).toBe("number");
   });
+
+  it("reads a page's versions and bodies in one statement each, in the caller's order, without rows deleted meanwhile or of another session", () => {
+    db.client.exec(`insert into task_sessions (id, task_id, state, updated_at) values ('s2', 't', 'COMPLETED', 'x');
+      insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at) values
+        ('m2', 's', 'agent', 'tool_read', '', '{"b":2}', 'x', 'y'),
+        ('m3', 's', 'agent', 'tool_execute', '', '{"c":3}', 'x', 'z'),
+        ('m4', 's2', 'agent', 'tool_execute', '', '{"d":4}', 'x', 'x')`);
+    let statements = 0;
+    const counted = new Proxy(db.client, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (key === "query" || key === "one" || key === "run") statements += 1;
+          return value.apply(target, args);
+        };
+      },
+    });
+    const store = createPgCompactionStore(counted);
+    const all = db.client.query<{ rowid: number; id: string; type: string; bytes: number }>(
+      `select rowid, id, type, octet_length(metadata) as bytes from messages order by rowid`,
+    );
+    const [m1, m2, m3, m4] = all;
+    db.client.run(`delete from messages where id = 'm2'`);
+    // Asked in an order of the caller's own, with a deleted row and another session's row among them.
+    const asked = [m3!, m2!, m4!, m1!];
+    const bodies = store.readToolRowBodies({ sessionId: "s", rows: asked });
+    expect(statements).toBe(1);
+    expect(bodies.map((row) => [row.id, row.metadata, row.updatedAt])).toEqual([
+      ["m3", '{"c":3}', "z"],
+      ["m1", '{"a": 1.50}', "x"],
+    ]);
+    const facts = store.readToolRowFacts({ sessionId: "s", rows: asked });
+    expect(statements).toBe(2);
+    expect(facts).toEqual([
+      { rowid: m3!.rowid, id: "m3", type: "tool_execute", updatedAt: "z", bytes: 7, facts: null },
+      { rowid: m1!.rowid, id: "m1", type: "tool_execute", updatedAt: "x", bytes: 11, facts: null },
+    ]);
+    expect(store.readToolRowBodies({ sessionId: "s", rows: [] })).toEqual([]);
+  });
 });

@@ -21,6 +21,15 @@ import { RETENTION_SETTINGS_KEY } from "../policy/policy-schema";
 import { TOOL_MESSAGE_TYPES, type CompactionStore, type PassBounds, type RowBody, type RowFacts, type RowHeader } from "../store";
 import { pgEligibilityVerbs } from "./pg-eligibility";
 
+/** A PostgreSQL bigint[] literal of the rows' ids. */
+const rowidArray = (rows: ReadonlyArray<{ rowid: number }>) => `{${rows.map((row) => Math.trunc(Number(row.rowid))).join(",")}}`;
+
+/** The rows found, in the caller's order (a row deleted meanwhile is absent). */
+function inCallerOrder<T extends { rowid: number }>(headers: ReadonlyArray<{ rowid: number }>, found: T[]): T[] {
+  const byRowid = new Map(found.map((row) => [Number(row.rowid), row]));
+  return headers.flatMap((header) => byRowid.get(Number(header.rowid)) ?? []);
+}
+
 const TYPE_LIST = TOOL_MESSAGE_TYPES.map((type) => `'${type}'`).join(", ");
 
 export const PG_CANDIDATE_SQL = {
@@ -32,11 +41,12 @@ export const PG_CANDIDATE_SQL = {
   headers: `select rowid, id, type, octet_length(metadata) as bytes from messages
             where session_id = $1 and rowid > $2 and rowid <= $3 and type in (${TYPE_LIST})
             order by rowid limit $4`,
-  body: `select rowid, id, type, metadata, octet_length(metadata) as bytes, updated_at as "updatedAt" from messages where rowid = $1 and session_id = $2`,
+  // A page's rows in one round trip (the page was planned within its byte limits from the headers).
+  bodies: `select rowid, id, type, metadata, octet_length(metadata) as bytes, updated_at as "updatedAt" from messages where rowid = any($1::bigint[]) and session_id = $2`,
   guardedUpdate: `update messages set metadata = $1 where rowid = $2 and metadata = $3`,
   lockRows: `select rowid from messages where rowid = any($1::bigint[]) order by rowid for update`,
+  rowVersions: `select rowid, id, type, updated_at as "updatedAt", octet_length(metadata) as bytes from messages where rowid = any($1::bigint[]) and session_id = $2`,
   // No JSON judging here (jsonb would reorder keys): every row goes to the JS reducer.
-  rowVersion: `select rowid, id, type, updated_at as "updatedAt", octet_length(metadata) as bytes from messages where rowid = $1 and session_id = $2`,
   versionedUpdate: `update messages set metadata = $1 where rowid = $2 and updated_at = $3 and octet_length(metadata) = $4`,
   toolCallRows: `select m.metadata from task_sessions s
       join task_sessions peer on peer.task_id = s.task_id
@@ -87,26 +97,13 @@ export function createPgCompactionStore(client: SqlClient): CompactionStore {
     listSessionIds: ({ taskId, afterSessionId, limit }) => ids(client.query(PG_CANDIDATE_SQL.sessions, [taskId, afterSessionId ?? "", limit])),
     listToolRowHeaders: ({ sessionId, afterRowid, upperRowid, limit }) =>
       client.query<RowHeader>(PG_CANDIDATE_SQL.headers, [sessionId, afterRowid ?? 0, upperRowid, limit]),
-    readToolRowBodies({ sessionId, rows }) {
-      const bodies: RowBody[] = [];
-      for (const header of rows) {
-        const row = client.one<RowBody>(PG_CANDIDATE_SQL.body, [header.rowid, sessionId]);
-        if (row) bodies.push(row);
-      }
-      return bodies;
-    },
+    readToolRowBodies: ({ sessionId, rows }) => inCallerOrder(rows, client.query<RowBody>(PG_CANDIDATE_SQL.bodies, [rowidArray(rows), sessionId])),
     lockRowsForRewrite(rowids) {
-      if (rowids.length > 0) client.query(PG_CANDIDATE_SQL.lockRows, [`{${rowids.map((id) => Math.trunc(id)).join(",")}}`]);
+      if (rowids.length > 0) client.query(PG_CANDIDATE_SQL.lockRows, [rowidArray(rowids.map((rowid) => ({ rowid })))]);
     },
     replaceMetadataIfUnchanged: (row) => client.run(PG_CANDIDATE_SQL.guardedUpdate, [row.next, row.rowid, row.observed]) === 1,
-    readToolRowFacts({ sessionId, rows }) {
-      const out: RowFacts[] = [];
-      for (const header of rows) {
-        const row = client.one<Omit<RowFacts, "facts">>(PG_CANDIDATE_SQL.rowVersion, [header.rowid, sessionId]);
-        if (row) out.push({ ...row, facts: null });
-      }
-      return out;
-    },
+    readToolRowFacts: ({ sessionId, rows }) =>
+      inCallerOrder(rows, client.query<Omit<RowFacts, "facts">>(PG_CANDIDATE_SQL.rowVersions, [rowidArray(rows), sessionId])).map((row) => ({ ...row, facts: null })),
     replaceMetadataIfVersion: ({ rowid, updatedAt, bytes, next }) => client.run(PG_CANDIDATE_SQL.versionedUpdate, [next, rowid, updatedAt, bytes]) === 1,
 
     ...pgEligibilityVerbs(client),
