@@ -20,6 +20,11 @@ export const WRITER_SESSION = "bench-writer-s";
 export const CUTOFF_MS = Date.UTC(2026, 2, 1); // GEN_NOW_MS minus the 3-month policy
 const MIB = 1024 * 1024;
 
+/** CPU of the whole process (every thread: the side's own, its checkpoint thread and the writer load's) since `start`. */
+const cpuSecondsSince = (start: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(start);
+  return round((used.user + used.system) / 1e6, 2);
+};
 const peakRssMiB = () => Number((process.resourceUsage().maxRSS / 1024).toFixed(1));
 const mb = (bytes: number) => bytes / 1e6;
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
@@ -48,12 +53,14 @@ function countingStore(store: CompactionStore, counts: { reducerRows: number }):
   return wrapped;
 }
 
-export async function phaseOurs(file: string) {
+/** `inlineCheckpoints`: the pass's connection checkpoints after its own commits, as before the checkpoint thread (for side-by-side runs). */
+export async function phaseOurs(file: string, options: { inlineCheckpoints?: boolean } = {}) {
   const before = metadataBytes(file);
   const writer = startWriterLoad({ file, sessionId: WRITER_SESSION, ratePerSec: 50, prefix: "w-ours-" });
-  // The connection and store the slice thread opens (its page cache and collections included).
-  const pass = openPassStore(file);
-  const { sqlite } = pass.handle;
+  // The connection and store the slice thread opens (its page cache,
+  // collections and checkpoint thread included).
+  const pass = openPassStore(file, options.inlineCheckpoints ? {} : { checkpointThread: { root: process.cwd() } });
+  const cpu = process.cpuUsage();
   // Generation "now" plus real elapsed time: the cutoff matches the
   // generated ages while budgets and deadlines stay real.
   const offset = GEN_NOW_MS - Date.now();
@@ -89,8 +96,12 @@ export async function phaseOurs(file: string) {
     });
     // The 1-minute continuation wait is skipped here (counted as passes).
   } while (result.continuation);
+  // The last commits' checkpoints are part of the work.
+  await pass.close();
   const wallMs = performance.now() - wall;
+  const cpuSeconds = cpuSecondsSince(cpu);
   const report = await writer.stop();
+  const { sqlite } = openDatabase({ file, migrate: false });
   const largest = sqlite
     .prepare("select max(octet_length(metadata) + json_extract(metadata, '$.payload_retention.removed_bytes')) as b from messages where json_extract(metadata, '$.payload_retention.removed_bytes') is not null")
     .get() as { b: number | null };
@@ -108,6 +119,7 @@ export async function phaseOurs(file: string) {
     bytesReclaimed: reclaimed,
     workSeconds: round(workMs / 1000, 2),
     wallSeconds: round(wallMs / 1000, 2),
+    cpuSeconds,
     mbPerWorkSecond: round(mb(reclaimed) / (workMs / 1000)),
     mbPerWallSecond: round(mb(reclaimed) / (wallMs / 1000)),
     largestRowCompactedMB: round(mb(largest.b ?? 0), 2),
@@ -139,8 +151,10 @@ export async function phaseNaive(file: string) {
   const writer = startWriterLoad({ file, sessionId: WRITER_SESSION, ratePerSec: 50, prefix: "w-naive-" });
   await new Promise((r) => setTimeout(r, 1000));
   const start = performance.now();
+  const cpu = process.cpuUsage();
   const info = sqlite.prepare(`update messages set metadata = json_remove(metadata, ${NAIVE_PATHS.map((p) => `'${p}'`).join(", ")}) ${where}`).run();
   const workMs = performance.now() - start;
+  const cpuSeconds = cpuSecondsSince(cpu);
   await new Promise((r) => setTimeout(r, 1000));
   const report = await writer.stop();
   sqlite.close();
@@ -150,6 +164,7 @@ export async function phaseNaive(file: string) {
     bytesReclaimed: reclaimed,
     workSeconds: round(workMs / 1000, 2),
     wallSeconds: round(workMs / 1000, 2),
+    cpuSeconds,
     mbPerWorkSecond: round(mb(reclaimed) / (workMs / 1000)),
     mbPerWallSecond: round(mb(reclaimed) / (workMs / 1000)),
     largestRowCompactedMB: round(mb(largest.b ?? 0), 2),
