@@ -1,8 +1,7 @@
 // The entry of the cleanup slice's worker thread (bundled by
 // scripts/build-pass-thread.ts into one CommonJS file). It opens its own
 // connection to the workspace file with the server's pragmas, runs one slice
-// of the ordinary cleanup pass (its WAL checkpoints on a thread of their own:
-// checkpointer.ts) and reports to the main thread, which keeps
+// of the ordinary cleanup pass and reports to the main thread, which keeps
 // the queue, the maintenance guard, the record bookkeeping and the event bus:
 // every batch asks the main thread for its guard lease, cancel and shutdown
 // arrive as shared flags, committed batches and log lines go back as messages.
@@ -53,13 +52,12 @@ function admitBatch(): Promise<{ release(): void } | null> {
 
 async function runSlice(): Promise<void> {
   const { operationId, nowMs, fixedClock, ...limits } = data.request;
-  const log = forwardingLog();
-  const pass = openPassStore(data.dbFile, { checkpointThread: { root: data.root }, log });
+  const { handle, store } = openPassStore(data.dbFile);
   try {
     post({ type: "ready" });
     const result = await runCleanupPass({
       ...limits,
-      store: pass.store,
+      store,
       clock: threadClock(nowMs, fixedClock === true),
       operationId,
       wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -67,12 +65,12 @@ async function runSlice(): Promise<void> {
       shouldPause: () => Atomics.load(flags, FLAG.pause) === 1,
       admitBatch,
       onBatch: (event) => post({ type: "batch", event }),
-      log,
+      log: forwardingLog(),
     });
-    await pass.close();
+    handle.sqlite.close();
     post({ type: "done", result });
   } catch (error) {
-    await pass.close().catch(() => undefined);
+    if (handle.sqlite.open) handle.sqlite.close();
     const code = (error as { code?: unknown })?.code;
     post({ type: "failed", name: error instanceof Error ? error.name : "Error", code: typeof code === "string" ? code : null });
   }
