@@ -27,4 +27,12 @@ describe("control tool registry", () => {
     expect(canonicalToolName("mcp__kandev__Todo_Write")).toBe("todowrite");
     expect(findControlTool("AskUserQuestion")?.name).toBe("ask_user_question");
   });
+
+  it("[TPR-RED-13] answers the same for a name asked again, also after thousands of other names", () => {
+    expect(findControlTool("mcp__kandev__create_task")?.name).toBe("create_task");
+    for (let i = 0; i < 10_000; i++) expect(findControlTool(`tool_${i}`)).toBeNull();
+    expect(findControlTool("mcp__kandev__create_task")?.name).toBe("create_task");
+    expect(findControlTool("TodoWrite")?.name).toBe("TodoWrite");
+    expect(findControlTool("Bash")).toBeNull();
+  });
 });

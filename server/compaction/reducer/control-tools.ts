@@ -54,7 +54,17 @@ export function canonicalToolName(name: string): string {
 
 const BY_CANONICAL: ReadonlyMap<string, ControlTool> = new Map(CONTROL_TOOLS.map((tool) => [canonicalToolName(tool.name), tool]));
 
+// A pass asks about the same few tool names on every row.
+const byName = new Map<string, ControlTool | null>();
+const BY_NAME_MAX = 4096;
+
 /** The registry entry a tool name matches, or null for an ordinary tool. */
 export function findControlTool(name: string): ControlTool | null {
-  return BY_CANONICAL.get(canonicalToolName(name)) ?? null;
+  const known = byName.get(name);
+  if (known !== undefined) return known;
+  const tool = BY_CANONICAL.get(canonicalToolName(name)) ?? null;
+  // Bounded: names are agent-chosen text.
+  if (byName.size >= BY_NAME_MAX) byName.clear();
+  byName.set(name, tool);
+  return tool;
 }

@@ -134,10 +134,22 @@ function planRemoval(root: JsonObjectNode, kind: CompactableKind): Removal {
   return { fields, spans, rootRemoved: byObject.get(root) ?? new Set() };
 }
 
+// A pass builds the same few heads (one removal time per page, a handful of
+// field lists) for every row it changes: the last one is kept.
+let lastHead: { removedAt: string; fields: readonly string[]; head: string; fixed: number } | null = null;
+
+function markerHead(removedAt: string, fields: readonly string[]): { head: string; fixed: number } {
+  const last = lastHead;
+  if (last && last.removedAt === removedAt && last.fields.length === fields.length && last.fields.every((field, i) => field === fields[i])) return last;
+  const head = `,"${MARKER_KEY}":{"version":${MARKER_VERSION},"removed_at":${JSON.stringify(removedAt)},"removed_fields":${JSON.stringify(fields)},"removed_bytes":`;
+  // + the closing brace
+  lastHead = { removedAt, fields: [...fields], head, fixed: Buffer.byteLength(head, "utf8") + 1 };
+  return lastHead;
+}
+
 /** The marker text (with its leading comma) whose own size makes removed_bytes exact, or null if it would not shrink the row. */
 export function buildMarker(cutBytes: number, removedAt: string, fields: readonly string[]): { text: string; removedBytes: number } | null {
-  const head = `,"${MARKER_KEY}":{"version":${MARKER_VERSION},"removed_at":${JSON.stringify(removedAt)},"removed_fields":${JSON.stringify(fields)},"removed_bytes":`;
-  const fixed = Buffer.byteLength(head, "utf8") + 1; // + closing brace
+  const { head, fixed } = markerHead(removedAt, fields);
   for (const pad of ["", " "]) {
     for (let digits = 1; digits <= 16; digits++) {
       const n = cutBytes - fixed - pad.length - digits;

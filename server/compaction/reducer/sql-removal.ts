@@ -27,9 +27,18 @@ function commaBytes(removed: number, members: number): number {
   return removed < members ? removed : removed - 1;
 }
 
+// The removal paths are a fixed handful: their keys' rendered sizes are computed once.
+const keyBytesByPath = new Map<string, number>();
+
 /** Bytes of a minified `"key":value` member named by the last step of `path`. */
-const memberBytes = (path: string, valueBytes: number) =>
-  Buffer.byteLength(JSON.stringify(path.slice(path.lastIndexOf(".") + 1)), "utf8") + 1 + valueBytes;
+function memberBytes(path: string, valueBytes: number): number {
+  let keyBytes = keyBytesByPath.get(path);
+  if (keyBytes === undefined) {
+    keyBytes = Buffer.byteLength(JSON.stringify(path.slice(path.lastIndexOf(".") + 1)), "utf8");
+    keyBytesByPath.set(path, keyBytes);
+  }
+  return keyBytes + 1 + valueBytes;
+}
 
 /**
  * modify_file's wildcard removals: the bytes cut from every mutation object

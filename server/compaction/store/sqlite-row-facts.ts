@@ -75,11 +75,30 @@ type SameKeys<A, B> = [keyof A] extends [B] ? ([B] extends [keyof A] ? true : fa
 const rawFactsMatchStatement: SameKeys<RawFacts, FactName> = true;
 void rawFactsMatchStatement;
 
+/** Each fact's position in the packed array. */
+const AT = Object.fromEntries(FACT_NAMES.map((name, i) => [name, i])) as Record<FactName, number>;
+
+// One object of one shape per row (a name-keyed loop made every row's
+// object a dictionary): this runs for every tool row of a pass.
 function rawFacts(packed: string): RawFacts {
-  const values = JSON.parse(packed) as unknown[];
-  if (values.length !== FACT_NAMES.length) throw new Error(`facts statement returned ${values.length} facts, expected ${FACT_NAMES.length}`);
-  const raw = {} as Record<FactName, unknown>;
-  for (let i = 0; i < FACT_NAMES.length; i++) raw[FACT_NAMES[i]!] = values[i];
+  const v = JSON.parse(packed) as unknown[];
+  if (v.length !== FACT_NAMES.length) throw new Error(`facts statement returned ${v.length} facts, expected ${FACT_NAMES.length}`);
+  const raw = {
+    kind: v[AT.kind],
+    name1: v[AT.name1],
+    name2: v[AT.name2],
+    root: v[AT.root],
+    members: v[AT.members],
+    nestedProvenance: v[AT.nestedProvenance],
+    hasMarker: v[AT.hasMarker],
+    names: v[AT.names],
+    resultType: v[AT.resultType],
+    outputType: v[AT.outputType],
+    len1: v[AT.len1],
+    len2: v[AT.len2],
+    lenResult: v[AT.lenResult],
+    mutations: v[AT.mutations],
+  } satisfies Record<FactName, unknown>;
   return raw as RawFacts;
 }
 
@@ -105,7 +124,7 @@ function toFacts(packed: string, skeleton: string | null): SqlRowFacts | null {
   if (raw.len1 !== null && raw.name1 !== null) present.push({ path: raw.name1, valueBytes: raw.len1 });
   if (raw.len2 !== null && raw.name2 !== null) present.push({ path: raw.name2, valueBytes: raw.len2 });
   if (raw.lenResult !== null) present.push({ path: RESULT_PATH, valueBytes: raw.lenResult });
-  return {
+  const facts: SqlRowFacts = {
     kind: raw.kind,
     duplicateKeys: rootRepeats + memberRepeats,
     hasMarker: raw.hasMarker === 1,
@@ -116,10 +135,11 @@ function toFacts(packed: string, skeleton: string | null): SqlRowFacts | null {
     present,
     rootMembers,
     containerMembers,
-    ...(raw.mutations === null ? {} : { mutations: toMutationFacts(raw.mutations) }),
     skeleton,
     skeletonBytes: Buffer.byteLength(skeleton, "utf8"),
   };
+  if (raw.mutations !== null) facts.mutations = toMutationFacts(raw.mutations);
+  return facts;
 }
 
 const VERSIONED_UPDATE = `update messages set metadata = ? where rowid = ? and updated_at = ? and octet_length(metadata) = ?`;
