@@ -34,5 +34,9 @@ describe("control tool registry", () => {
     expect(findControlTool("mcp__kandev__create_task")?.name).toBe("create_task");
     expect(findControlTool("TodoWrite")?.name).toBe("TodoWrite");
     expect(findControlTool("Bash")).toBeNull();
+    // Names too long to keep are still judged.
+    const long = `mcp__${"x".repeat(300)}__create_task`;
+    expect(findControlTool(long)?.name).toBe("create_task");
+    expect(findControlTool(long)?.name).toBe("create_task");
   });
 });

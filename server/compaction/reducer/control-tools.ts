@@ -54,17 +54,22 @@ export function canonicalToolName(name: string): string {
 
 const BY_CANONICAL: ReadonlyMap<string, ControlTool> = new Map(CONTROL_TOOLS.map((tool) => [canonicalToolName(tool.name), tool]));
 
-// A pass asks about the same few tool names on every row.
+// A pass asks about the same few tool names on every row. Bounded, as
+// names are agent-chosen text: short names only, at most BY_NAME_MAX.
 const byName = new Map<string, ControlTool | null>();
 const BY_NAME_MAX = 4096;
+const CACHED_NAME_MAX_LENGTH = 128;
 
 /** The registry entry a tool name matches, or null for an ordinary tool. */
 export function findControlTool(name: string): ControlTool | null {
   const known = byName.get(name);
   if (known !== undefined) return known;
   const tool = BY_CANONICAL.get(canonicalToolName(name)) ?? null;
-  // Bounded: names are agent-chosen text.
-  if (byName.size >= BY_NAME_MAX) byName.clear();
-  byName.set(name, tool);
+  if (name.length <= CACHED_NAME_MAX_LENGTH) {
+    if (byName.size >= BY_NAME_MAX) byName.clear();
+    // A copy: the reducer's names are slices of a row's text, and V8 keeps
+    // the whole text alive behind a slice.
+    byName.set(Buffer.from(name, "utf8").toString("utf8"), tool);
+  }
   return tool;
 }

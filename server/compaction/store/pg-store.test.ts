@@ -171,6 +171,9 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
       { rowid: m3!.rowid, id: "m3", type: "tool_execute", updatedAt: "z", bytes: 7, facts: null },
       { rowid: m1!.rowid, id: "m1", type: "tool_execute", updatedAt: "x", bytes: 11, facts: null },
     ]);
+    // An empty page asks nothing.
     expect(store.readToolRowBodies({ sessionId: "s", rows: [] })).toEqual([]);
+    expect(store.readToolRowFacts({ sessionId: "s", rows: [] })).toEqual([]);
+    expect(statements).toBe(2);
   });
 });

@@ -97,13 +97,16 @@ export function createPgCompactionStore(client: SqlClient): CompactionStore {
     listSessionIds: ({ taskId, afterSessionId, limit }) => ids(client.query(PG_CANDIDATE_SQL.sessions, [taskId, afterSessionId ?? "", limit])),
     listToolRowHeaders: ({ sessionId, afterRowid, upperRowid, limit }) =>
       client.query<RowHeader>(PG_CANDIDATE_SQL.headers, [sessionId, afterRowid ?? 0, upperRowid, limit]),
-    readToolRowBodies: ({ sessionId, rows }) => inCallerOrder(rows, client.query<RowBody>(PG_CANDIDATE_SQL.bodies, [rowidArray(rows), sessionId])),
+    readToolRowBodies: ({ sessionId, rows }) =>
+      rows.length === 0 ? [] : inCallerOrder(rows, client.query<RowBody>(PG_CANDIDATE_SQL.bodies, [rowidArray(rows), sessionId])),
     lockRowsForRewrite(rowids) {
       if (rowids.length > 0) client.query(PG_CANDIDATE_SQL.lockRows, [rowidArray(rowids.map((rowid) => ({ rowid })))]);
     },
     replaceMetadataIfUnchanged: (row) => client.run(PG_CANDIDATE_SQL.guardedUpdate, [row.next, row.rowid, row.observed]) === 1,
     readToolRowFacts: ({ sessionId, rows }) =>
-      inCallerOrder(rows, client.query<Omit<RowFacts, "facts">>(PG_CANDIDATE_SQL.rowVersions, [rowidArray(rows), sessionId])).map((row) => ({ ...row, facts: null })),
+      rows.length === 0
+        ? []
+        : inCallerOrder(rows, client.query<Omit<RowFacts, "facts">>(PG_CANDIDATE_SQL.rowVersions, [rowidArray(rows), sessionId])).map((row) => ({ ...row, facts: null })),
     replaceMetadataIfVersion: ({ rowid, updatedAt, bytes, next }) => client.run(PG_CANDIDATE_SQL.versionedUpdate, [next, rowid, updatedAt, bytes]) === 1,
 
     ...pgEligibilityVerbs(client),
