@@ -20,7 +20,7 @@ export const WRITER_SESSION = "bench-writer-s";
 export const CUTOFF_MS = Date.UTC(2026, 2, 1); // GEN_NOW_MS minus the 3-month policy
 const MIB = 1024 * 1024;
 
-/** CPU of the whole process (every thread: the side's and the writer load's) since `start`. */
+/** CPU of the whole process (every thread: the side's own, its checkpoint thread and the writer load's) since `start`. */
 const cpuSecondsSince = (start: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(start);
   return round((used.user + used.system) / 1e6, 2);
@@ -53,12 +53,13 @@ function countingStore(store: CompactionStore, counts: { reducerRows: number }):
   return wrapped;
 }
 
-export async function phaseOurs(file: string) {
+/** `inlineCheckpoints`: the pass's connection checkpoints after its own commits, as before the checkpoint thread (for side-by-side runs). */
+export async function phaseOurs(file: string, options: { inlineCheckpoints?: boolean } = {}) {
   const before = metadataBytes(file);
   const writer = startWriterLoad({ file, sessionId: WRITER_SESSION, ratePerSec: 50, prefix: "w-ours-" });
-  // The connection and store the slice thread opens (its page cache and collections included).
-  const pass = openPassStore(file);
-  const { sqlite } = pass.handle;
+  // The connection and store the slice thread opens (its page cache,
+  // collections and checkpoint thread included).
+  const pass = openPassStore(file, options.inlineCheckpoints ? {} : { checkpointThread: { root: process.cwd() } });
   const cpu = process.cpuUsage();
   // Generation "now" plus real elapsed time: the cutoff matches the
   // generated ages while budgets and deadlines stay real.
@@ -95,9 +96,12 @@ export async function phaseOurs(file: string) {
     });
     // The 1-minute continuation wait is skipped here (counted as passes).
   } while (result.continuation);
+  // The last commits' checkpoints are part of the work.
+  await pass.close();
   const wallMs = performance.now() - wall;
   const cpuSeconds = cpuSecondsSince(cpu);
   const report = await writer.stop();
+  const { sqlite } = openDatabase({ file, migrate: false });
   const largest = sqlite
     .prepare("select max(octet_length(metadata) + json_extract(metadata, '$.payload_retention.removed_bytes')) as b from messages where json_extract(metadata, '$.payload_retention.removed_bytes') is not null")
     .get() as { b: number | null };

@@ -10,7 +10,10 @@
 // fresh for every side of every round; the order alternates across rounds
 // (ours first, then naive first, ...). Each side runs in its own child
 // process with a concurrent writer at 50 inserts/s (scripts/bench/compaction-phases.ts):
-//   ours  - runCleanupPass until complete (continuation waits skipped);
+//   ours  - runCleanupPass until complete (continuation waits skipped), on
+//           the pass's own connection with its checkpoint thread, as the
+//           slice thread runs it (one side alone with inline checkpoints:
+//           `--phase ours --db COPY --inline-checkpoints`);
 //   naive - ONE `UPDATE ... json_remove(...)` over every valid tool row of
 //           every task idle since the cutoff (no gates, guard or marker).
 // Per side: bytes reclaimed per second of work and of wall time, CPU seconds
@@ -107,7 +110,7 @@ async function main() {
   const phase = arg("phase", "");
   if (phase) {
     const file = arg("db", "");
-    const result = phase === "ours" ? await phaseOurs(file) : phase === "naive" ? await phaseNaive(file) : phaseProbes(file);
+    const result = phase === "ours" ? await phaseOurs(file, { inlineCheckpoints: process.argv.includes("--inline-checkpoints") }) : phase === "naive" ? await phaseNaive(file) : phaseProbes(file);
     console.log(JSON.stringify(result));
     return;
   }

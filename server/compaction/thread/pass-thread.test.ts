@@ -8,6 +8,8 @@ import { GEN_NOW_MS, generateWorkspace } from "@/scripts/gen-large-workspace";
 import { runCleanupPass, type BatchCommitted } from "../cleanup/pass";
 import { readRetentionRecord } from "../policy/record";
 import { NOW_MS, armPolicy, countMarkedRows, seedOldTask, storeOf } from "../test-support";
+import type { Logger } from "@/server/log";
+import { PASS_THREAD_NICE } from "./background-priority";
 import { runPassInThread } from "./run-in-thread";
 import { threadTestBed } from "./thread-test-support";
 
@@ -63,6 +65,25 @@ describe("cleanup slice on a worker thread", () => {
     } finally {
       inline.sqlite.close();
     }
+  });
+
+  it("checkpoints the slice's commits on the thread's checkpoint thread before it reports done (no fallback to inline checkpoints)", async () => {
+    armPolicy(bed.t.sqlite);
+    seedOldTask(bed.t.sqlite, "a", 30);
+    const warnings: unknown[] = [];
+    const debug: unknown[] = [];
+    const log = { debug: (...args: unknown[]) => void debug.push(args), info() {}, error() {}, warn: (...args: unknown[]) => void warnings.push(args) } as unknown as Logger;
+    const result = await inThread({ maxBatchRows: 10, log });
+    expect(result).toMatchObject({ state: "succeeded" });
+    expect(countMarkedRows(bed.t.sqlite)).toBe(30);
+    expect(warnings).toEqual([]);
+    // The slice ran below the request thread's priority (Linux: a thread's own nice value).
+    expect(debug).toContainEqual([{ nice: process.platform === "linux" ? PASS_THREAD_NICE : null }, "pass thread priority"]);
+    // The test's own connection keeps the WAL: every frame since its last restart is in the database file.
+    const shm = fs.readFileSync(`${bed.t.file}-shm`);
+    const frames = shm.readUInt32LE(16);
+    expect(frames).toBeGreaterThan(0);
+    expect(shm.readUInt32LE(96)).toBe(frames);
   });
 
   it("[TPR-SCH-05] a backup lease taken on the main thread defers the thread's next batch: the slice pauses with its cursor saved", async () => {

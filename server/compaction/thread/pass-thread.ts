@@ -1,7 +1,8 @@
 // The entry of the cleanup slice's worker thread (bundled by
 // scripts/build-pass-thread.ts into one CommonJS file). It opens its own
 // connection to the workspace file with the server's pragmas, runs one slice
-// of the ordinary cleanup pass and reports to the main thread, which keeps
+// of the ordinary cleanup pass (its WAL checkpoints on a thread of their own:
+// checkpointer.ts) and reports to the main thread, which keeps
 // the queue, the maintenance guard, the record bookkeeping and the event bus:
 // every batch asks the main thread for its guard lease, cancel and shutdown
 // arrive as shared flags, committed batches and log lines go back as messages.
@@ -9,6 +10,7 @@ import "server-only";
 import { parentPort, workerData } from "node:worker_threads";
 import { performance } from "node:perf_hooks";
 import type { Clock } from "@/server/clock";
+import { lowerThreadPriority } from "./background-priority";
 import { openPassStore } from "./pass-connection";
 import type { Logger } from "@/server/log";
 import { runCleanupPass } from "../cleanup/pass";
@@ -52,12 +54,14 @@ function admitBatch(): Promise<{ release(): void } | null> {
 
 async function runSlice(): Promise<void> {
   const { operationId, nowMs, fixedClock, ...limits } = data.request;
-  const { handle, store } = openPassStore(data.dbFile);
+  const log = forwardingLog();
+  log.debug({ nice: lowerThreadPriority() }, "pass thread priority");
+  const pass = openPassStore(data.dbFile, { checkpointThread: { root: data.root }, log });
   try {
     post({ type: "ready" });
     const result = await runCleanupPass({
       ...limits,
-      store,
+      store: pass.store,
       clock: threadClock(nowMs, fixedClock === true),
       operationId,
       wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -65,12 +69,12 @@ async function runSlice(): Promise<void> {
       shouldPause: () => Atomics.load(flags, FLAG.pause) === 1,
       admitBatch,
       onBatch: (event) => post({ type: "batch", event }),
-      log: forwardingLog(),
+      log,
     });
-    handle.sqlite.close();
+    await pass.close();
     post({ type: "done", result });
   } catch (error) {
-    if (handle.sqlite.open) handle.sqlite.close();
+    await pass.close().catch(() => undefined);
     const code = (error as { code?: unknown })?.code;
     post({ type: "failed", name: error instanceof Error ? error.name : "Error", code: typeof code === "string" ? code : null });
   }
