@@ -44,12 +44,12 @@ const RULES_VALUES = SQL_RULES.map((r) =>
   `(${[r.type, r.kind, jsonPath(r.body), jsonPath(r.container)].map(quote).join(", ")}, ${[r.p1 === null ? null : jsonPath(r.p1), r.p1 === null ? null : jsonPath(r.p2 ?? r.p1)].map(quoteOrNull).join(", ")}, ${quoteOrNull(r.p1)}, ${quoteOrNull(r.p2)})`,
 ).join(",\n    ");
 
-// Three small walks per row, each returning a small JSON array or flag that
+// Small walks per row, each returning a small JSON array or flag that
 // toFacts unpacks: the root's members (count, repeated keys, provenance
 // keys); the members of normalized, the kind's body and the payload
-// container (the container's member count, repeated keys among each
-// object's members; a scalar there is one row without a key, not a member);
-// and whether a provenance key is anywhere under normalized. One json_tree
+// container (the container's member count and the repeated keys of each of
+// the three, one json_each apiece; a scalar there is one row without a key,
+// not a member); and whether a provenance key is anywhere under normalized. One json_tree
 // walk comparing every node's path to the three objects costs several times
 // as much on rows with long arrays (code_search's files): every json_tree
 // column read costs per node, so the provenance walk reads only `key` and
@@ -87,9 +87,10 @@ const MUTATIONS_SKELETON = `json_remove(case when json_type(m, ${MUTATIONS_PATH}
  * The facts of one ruled row (`m` its JSONB, rule columns beside it), by
  * name; null where no rule matched. The statements pack them into one JSON
  * array per row in this order (FACT_NAMES), beside the skeleton: one parse
- * in JavaScript costs less than a value per column. The walks' arrays go in
- * through json(), which restores the JSON subtype a subquery's value loses,
- * so they nest as arrays, not as quoted text.
+ * in JavaScript costs less than a value per column. The root and mutation
+ * walks' arrays go in through json(), which restores the JSON subtype a
+ * subquery's value loses, so they nest as arrays, not as quoted text; the
+ * members walk is a json_array of scalar subqueries and keeps its subtype.
  */
 const FACTS = {
   kind: "rkind",

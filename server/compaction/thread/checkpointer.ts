@@ -16,7 +16,7 @@ import "server-only";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import { LOWER_PRIORITY_PROGRAM } from "./background-priority";
+import { backgroundNiceFromHere, LOWER_PRIORITY_PROGRAM } from "./background-priority";
 
 /** Indexes into the shared state. */
 const SLOT = { requested: 0, completed: 1, stop: 2, failed: 3 } as const;
@@ -76,7 +76,7 @@ export function startCheckpointer(options: { file: string; root: string }): Chec
   const state = new Int32Array(new SharedArrayBuffer(SLOTS * Int32Array.BYTES_PER_ELEMENT));
   const worker = new Worker(PROGRAM, {
     eval: true,
-    workerData: { state: state.buffer, file: options.file, driver: driverPath(options.root) },
+    workerData: { state: state.buffer, file: options.file, driver: driverPath(options.root), nice: backgroundNiceFromHere() },
     resourceLimits: CHECKPOINTER_LIMITS,
     stdout: false,
     stderr: false,

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { manualClock } from "@/server/clock";
@@ -9,7 +10,7 @@ import { runCleanupPass, type BatchCommitted } from "../cleanup/pass";
 import { readRetentionRecord } from "../policy/record";
 import { NOW_MS, armPolicy, countMarkedRows, seedOldTask, storeOf } from "../test-support";
 import type { Logger } from "@/server/log";
-import { PASS_THREAD_NICE } from "./background-priority";
+import { backgroundNice } from "./background-priority";
 import { runPassInThread } from "./run-in-thread";
 import { threadTestBed } from "./thread-test-support";
 
@@ -78,7 +79,7 @@ describe("cleanup slice on a worker thread", () => {
     expect(countMarkedRows(bed.t.sqlite)).toBe(30);
     expect(warnings).toEqual([]);
     // The slice ran below the request thread's priority (Linux: a thread's own nice value).
-    expect(debug).toContainEqual([{ nice: process.platform === "linux" ? PASS_THREAD_NICE : null }, "pass thread priority"]);
+    expect(debug).toContainEqual([{ nice: process.platform === "linux" ? backgroundNice(os.getPriority()) : null }, "pass thread priority"]);
     // The test's own connection keeps the WAL: every frame since its last restart is in the database file.
     const shm = fs.readFileSync(`${bed.t.file}-shm`);
     const frames = shm.readUInt32LE(16);
