@@ -11,7 +11,7 @@ import { readRetentionRecord } from "../policy/record";
 import { NOW_MS, armPolicy, countMarkedRows, seedOldTask, storeOf } from "../test-support";
 import type { Logger } from "@/server/log";
 import { backgroundNice } from "./background-priority";
-import { runPassInThread } from "./run-in-thread";
+import { runPassInThread, threadSlices } from "./run-in-thread";
 import { threadTestBed } from "./thread-test-support";
 
 const bed = threadTestBed("ws-thread-");
@@ -157,6 +157,28 @@ describe("cleanup slice on a worker thread", () => {
     const second = await inThread({ maxBatchRows: 10 });
     expect(second).toMatchObject({ state: "succeeded", reason: "complete" });
     expect(second.operation?.changedMessages).toBe(30);
+  });
+
+  it("settles only after the thread has exited, also when a listener on this side fails mid-pass", async () => {
+    armPolicy(bed.t.sqlite);
+    seedOldTask(bed.t.sqlite, "a", 30);
+    const before = threadSlices.running;
+    const done = inThread({
+      maxBatchRows: 10,
+      onBatch: () => {
+        throw new Error("listener failed");
+      },
+    });
+    await expect(done).rejects.toThrow("listener failed");
+    expect(threadSlices.running).toBe(before);
+    // The thread's connection is closed: a writer gets the lock at once.
+    const timeout = bed.t.sqlite.pragma("busy_timeout", { simple: true }) as number;
+    bed.t.sqlite.pragma("busy_timeout = 0");
+    try {
+      expect(() => bed.t.sqlite.transaction(() => undefined).immediate()).not.toThrow();
+    } finally {
+      bed.t.sqlite.pragma(`busy_timeout = ${timeout}`);
+    }
   });
 
   it("a cancel set before any batch stops the walk through the shared flag alone", async () => {

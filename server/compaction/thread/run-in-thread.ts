@@ -56,7 +56,8 @@ export class PassThreadError extends Error {
 }
 
 /** How many slices this process started on a thread (observable for tests and the benchmark). */
-export const threadSlices = { started: 0 };
+/** Slice threads started, and those not yet exited (a settled slice has none left). */
+export const threadSlices = { started: 0, running: 0 };
 
 export function runPassInThread(options: ThreadPassOptions): Promise<CleanupPassResult> {
   const flags = new Int32Array(new SharedArrayBuffer(FLAG_COUNT * Int32Array.BYTES_PER_ELEMENT));
@@ -77,6 +78,8 @@ export function runPassInThread(options: ThreadPassOptions): Promise<CleanupPass
   try {
     worker = new Worker(path.resolve(options.thread.bundlePath), { workerData: data, resourceLimits: PASS_THREAD_LIMITS });
     threadSlices.started += 1;
+    threadSlices.running += 1;
+    worker.once("exit", () => void (threadSlices.running -= 1));
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     return Promise.reject(new PassThreadUnavailableError(typeof code === "string" ? code : "worker_start"));
@@ -94,9 +97,12 @@ export function runPassInThread(options: ThreadPassOptions): Promise<CleanupPass
       // A thread that ended mid-batch must not keep the guard.
       for (const lease of leases.values()) lease.release();
       leases.clear();
-      void worker.terminate();
-      if ("result" in outcome) resolve(outcome.result);
-      else reject(outcome.error);
+      // Settled only once the thread is gone, its connections closed: after
+      // a crash or a listener failure it may still be inside a statement,
+      // and a caller that waits for the slice (the maintenance quiescer)
+      // must not find the database in use.
+      const settle = () => ("result" in outcome ? resolve(outcome.result) : reject(outcome.error));
+      worker.terminate().then(settle, settle);
     };
     const scheduleRefresh = () => {
       refreshHandle = setTimeout(() => {
