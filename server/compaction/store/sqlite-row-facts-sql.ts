@@ -49,11 +49,11 @@ const RULES_VALUES = SQL_RULES.map((r) =>
 // keys); the members of normalized, the kind's body and the payload
 // container (the container's member count and the repeated keys of each of
 // the three, one json_each apiece; a scalar there is one row without a key,
-// not a member); and whether a provenance key is anywhere under normalized. One json_tree
-// walk comparing every node's path to the three objects costs several times
-// as much on rows with long arrays (code_search's files): every json_tree
-// column read costs per node, so the provenance walk reads only `key` and
-// stops at the first match.
+// not a member); and whether a provenance key is anywhere under
+// normalized. One json_tree walk comparing every node's path to the three
+// objects costs several times as much on rows with long arrays
+// (code_search's files): every json_tree column read costs per node, so the
+// provenance walk reads only `key` and stops at the first match.
 const ROOT_WALK = `(select json_array(count(*), count(*) - count(distinct key), coalesce(max(key in (${PROVENANCE})), 0)) from json_each(m))`;
 // Repeated keys are counted object by object: one union of the three walks
 // with a distinct over `object || '/' || key` cost 2-4 us more a row (the

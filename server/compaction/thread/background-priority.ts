@@ -17,7 +17,7 @@ import "server-only";
 import os from "node:os";
 
 /** How many nice steps below its creator a background thread runs (0 is a default server's; 19 the lowest). */
-export const BACKGROUND_NICE_STEP = 10;
+const BACKGROUND_NICE_STEP = 10;
 const LOWEST = 19;
 
 // Module state is per thread: each worker thread loads its own copy.

@@ -55,8 +55,7 @@ export class PassThreadError extends Error {
   }
 }
 
-/** How many slices this process started on a thread (observable for tests and the benchmark). */
-/** Slice threads started, and those not yet exited (a settled slice has none left). */
+/** Slice threads this process started, and those not yet exited (observable for tests and the benchmark; a settled slice has none left). */
 export const threadSlices = { started: 0, running: 0 };
 
 export function runPassInThread(options: ThreadPassOptions): Promise<CleanupPassResult> {
