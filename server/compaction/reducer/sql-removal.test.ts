@@ -154,6 +154,12 @@ const TRICKY: Array<[name: string, type: string, metadata: string, route: "sql" 
   ["http_request, background_work inside the removed response", "tool_call", `{"normalized":{"kind":"http_request","http_request":{"url":"u","response":{"body":"o${BIG}","background_work":{}}}},"result":"r"}`, "fallback"],
   ["generic, control tool named in the body", "tool_call", `{"normalized":{"kind":"generic","generic":{"tool_name":"update_task_plan","input":"i${BIG}","output":"o"}},"result":"r"}`, "fallback"],
   ["names that are not strings", "tool_call", `{"tool_name":7,"toolName":{"n":"update_task_plan"},"normalized":{"kind":"generic","generic":{"name":["update_task_plan"],"input":"i${BIG}","output":"o"}},"result":"r"}`, "sql"],
+  ["escaped marker key at the root", "tool_execute", `{"normalized":{"kind":"shell_exec","shell_exec":{"output":{"stdout":"a${BIG}","z":1}}},"payload\\u005fretention":{},"result":"r"}`, "fallback"],
+  ["control tool name spelled with an escape", "tool_execute", `{"tool_name":"update\\u005ftask_plan","normalized":{"kind":"shell_exec","shell_exec":{"output":{"stdout":"a${BIG}","z":1}}},"result":"r"}`, "fallback"],
+  ["repeated tool_name, the second a control tool", "tool_execute", `{"tool_name":"bash","tool_name":"update_task_plan","normalized":{"kind":"shell_exec","shell_exec":{"output":{"stdout":"a${BIG}","z":1}}},"result":"r"}`, "fallback"],
+  ["repeated keys below the container only", "tool_execute", shell(`{"output":{"stdout":"a${BIG}","meta":{"a":1,"a":2}}}`), "sql"],
+  ["container of 20 distinct members", "tool_execute", shell(`{"output":{${Array.from({ length: 20 }, (_, i) => `"k${i}":${i}`).join(",")},"stdout":"a${BIG}"}}`), "sql"],
+  ["container of 20 members, one repeated", "tool_execute", shell(`{"output":{${Array.from({ length: 20 }, (_, i) => `"k${i % 19}":${i}`).join(",")},"stdout":"a${BIG}"}}`), "fallback"],
   ["code_search, long files", "tool_search", `{"normalized":{"kind":"code_search","code_search":{"output":{"files":["a${BIG}","b${BIG}"],"n":1}}},"result":"r"}`, "sql"],
 ];
 

@@ -1,15 +1,16 @@
 // SQL-side facts of tool rows for SQLite: the JSON functions parse the row
 // once per statement (SQLite caches the parse across the calls of one
-// statement) and return only small values: the kind, repeated keys, the
-// marker, provenance, tool names, result types, which payload paths exist
-// with their rendered lengths (for modify_file: per item of `mutations`),
-// and the skeleton (json_remove of the paths).
+// statement) and return only small values: the kind, provenance under
+// normalized, result types, which payload paths exist with their rendered
+// lengths (for modify_file: per item of `mutations`), and the skeleton
+// (json_remove of the paths), from which skeleton-facts.ts reads the rest.
 // json_remove keeps number literals, escapes, key order and unknown fields
 // as stored; it drops insignificant whitespace, which the judge detects by
 // byte arithmetic and hands to the JS reducer.
 import "server-only";
 import { KINDS_BY_MESSAGE_TYPE, REMOVAL_PATHS, type CompactableKind } from "../reducer/removal-rules";
 import { MAX_METADATA_BYTES } from "../reducer/reducer";
+import type { SkeletonShape } from "./skeleton-facts";
 
 const PROVENANCE = `'background_work', 'monitor'`;
 const jsonPath = (dotted: string) => `$.${dotted}`;
@@ -39,28 +40,21 @@ export const SQL_RULES = Object.entries(KINDS_BY_MESSAGE_TYPE).flatMap(([type, k
     }),
 );
 
+/** Per kind, where its payload sits in the skeleton (skeleton-facts.ts reads the members there). */
+export const SKELETON_SHAPES: ReadonlyMap<string, SkeletonShape> = new Map(
+  SQL_RULES.map((r) => [r.kind, { containerPath: r.container.split("."), removedKeys: [r.p1, r.p2].flatMap((path) => (path === null ? [] : [path.slice(path.lastIndexOf(".") + 1)])) }]),
+);
+
 const quoteOrNull = (text: string | null) => (text === null ? "null" : quote(text));
 const RULES_VALUES = SQL_RULES.map((r) =>
-  `(${[r.type, r.kind, jsonPath(r.body), jsonPath(r.container)].map(quote).join(", ")}, ${[r.p1 === null ? null : jsonPath(r.p1), r.p1 === null ? null : jsonPath(r.p2 ?? r.p1)].map(quoteOrNull).join(", ")}, ${quoteOrNull(r.p1)}, ${quoteOrNull(r.p2)})`,
+  `(${[r.type, r.kind, jsonPath(r.body)].map(quote).join(", ")}, ${[r.p1 === null ? null : jsonPath(r.p1), r.p1 === null ? null : jsonPath(r.p2 ?? r.p1)].map(quoteOrNull).join(", ")}, ${quoteOrNull(r.p1)}, ${quoteOrNull(r.p2)})`,
 ).join(",\n    ");
 
-// Small walks per row, each returning a small JSON array or flag that
-// toFacts unpacks: the root's members (count, repeated keys, provenance
-// keys); the members of normalized, the kind's body and the payload
-// container (the container's member count and the repeated keys of each of
-// the three, one json_each apiece; a scalar there is one row without a key,
-// not a member); and whether a provenance key is anywhere under
-// normalized. One json_tree walk comparing every node's path to the three
-// objects costs several times as much on rows with long arrays
-// (code_search's files): every json_tree column read costs per node, so the
-// provenance walk reads only `key` and stops at the first match.
-const ROOT_WALK = `(select json_array(count(*), count(*) - count(distinct key), coalesce(max(key in (${PROVENANCE})), 0)) from json_each(m))`;
-// Repeated keys are counted object by object: one union of the three walks
-// with a distinct over `object || '/' || key` cost 2-4 us more a row (the
-// concatenated strings and one larger sorter per row) on the benchmark base.
-const repeatedKeys = (path: string) => `(select count(*) - count(distinct key) from json_each(m, ${path}) where key is not null)`;
-const MEMBERS_WALK = `json_array((select count(*) from json_each(m, container) where key is not null),
-    ${repeatedKeys("'$.normalized'")} + ${repeatedKeys("body")} + ${repeatedKeys("container")})`;
+// The provenance walk reads only `key` and stops at the first match: a
+// provenance key anywhere under normalized, payloads included, keeps the row
+// (a json_tree column read costs per node, so nothing else is read). The
+// other members' facts (repeated keys, member counts, the marker, names, root
+// provenance) come from the skeleton in JavaScript (skeleton-facts.ts).
 const PROVENANCE_WALK = `exists (select 1 from json_tree(m, '$.normalized') where key in (${PROVENANCE}))`;
 
 // modify_file: one small array per item of `mutations` (when it is an
@@ -87,22 +81,15 @@ const MUTATIONS_SKELETON = `json_remove(case when json_type(m, ${MUTATIONS_PATH}
  * The facts of one ruled row (`m` its JSONB, rule columns beside it), by
  * name; null where no rule matched. The statements pack them into one JSON
  * array per row in this order (FACT_NAMES), beside the skeleton: one parse
- * in JavaScript costs less than a value per column. The root and mutation
- * walks' arrays go in through json(), which restores the JSON subtype a
- * subquery's value loses, so they nest as arrays, not as quoted text; the
- * members walk is a json_array of scalar subqueries and keeps its subtype.
+ * in JavaScript costs less than a value per column. The mutation walk's
+ * array goes in through json(), which restores the JSON subtype a
+ * subquery's value loses, so it nests as an array, not as quoted text.
  */
 const FACTS = {
   kind: "rkind",
   name1: "name1",
   name2: "name2",
-  root: `case when rkind is not null then json(${ROOT_WALK}) end`,
-  members: `case when rkind is not null then ${MEMBERS_WALK} end`,
   nestedProvenance: `case when rkind is not null then ${PROVENANCE_WALK} end`,
-  hasMarker: `json_type(m, '$.payload_retention') is not null`,
-  // The four values (null where absent); toFacts keeps the strings. A
-  // non-string value there (never a payload path) is rendered and parsed.
-  names: `json_extract(m, '$.tool_name', '$.toolName', body || '.name', body || '.tool_name')`,
   resultType: `json_type(m, '$.result')`,
   outputType: `json_type(m, body || '.output')`,
   // `->` is null where the path is absent.
@@ -149,7 +136,7 @@ export const PAGE_STATEMENT_MAX_BYTES = 1024 * 1024;
 // rowid lookup first (the planner could otherwise walk the whole session
 // through its index for every page).
 export const PAGE_FACTS_SQL = `with
-  rules(rtype, rkind, body, container, p1, p2, name1, name2) as (values
+  rules(rtype, rkind, body, p1, p2, name1, name2) as (values
     ${RULES_VALUES}),
   page(rid) as (select value from json_each(?)),
   src as materialized (select msg.rowid as rid, msg.id as id, msg.type as type, msg.updated_at as updatedAt,
@@ -170,7 +157,7 @@ export const ROW_BLOB_SQL = `select rowid, id, type, updated_at as updatedAt, oc
 // so the many small functions below cost little even on a 30 MB row (a
 // function on the text would parse it again on every call).
 export const ROW_FACTS_SQL = `with
-  rules(rtype, rkind, body, container, p1, p2, name1, name2) as (values
+  rules(rtype, rkind, body, p1, p2, name1, name2) as (values
     ${RULES_VALUES}),
   src(m, type) as (select ?, ?),
   ${RULED}

@@ -19,8 +19,10 @@ import {
   PAGE_STATEMENT_MAX_BYTES,
   ROW_BLOB_SQL,
   ROW_FACTS_SQL,
+  SKELETON_SHAPES,
   type FactName,
 } from "./sqlite-row-facts-sql";
+import { readSkeletonFacts } from "./skeleton-facts";
 
 export { PAGE_ROW_MAX_BYTES, PAGE_STATEMENT_MAX_BYTES } from "./sqlite-row-facts-sql";
 
@@ -51,15 +53,8 @@ type RawFacts = {
   kind: string | null;
   name1: string | null;
   name2: string | null;
-  /** [members, repeated keys, provenance key] of the root. */
-  root: [number, number, number];
-  /** [container members, repeated keys] of normalized, the kind's body and the container. */
-  members: [number, number];
   /** 1 when a provenance key is anywhere under normalized. */
   nestedProvenance: number;
-  hasMarker: number;
-  /** The values at the four name paths (null where absent). */
-  names: unknown[];
   resultType: string | null;
   outputType: string | null;
   len1: number | null;
@@ -87,11 +82,7 @@ function rawFacts(packed: string): RawFacts {
     kind: v[AT.kind],
     name1: v[AT.name1],
     name2: v[AT.name2],
-    root: v[AT.root],
-    members: v[AT.members],
     nestedProvenance: v[AT.nestedProvenance],
-    hasMarker: v[AT.hasMarker],
-    names: v[AT.names],
     resultType: v[AT.resultType],
     outputType: v[AT.outputType],
     len1: v[AT.len1],
@@ -116,25 +107,27 @@ function toMutationFacts(mutations: RawMutation[]): Array<MutationFacts | null> 
 function toFacts(packed: string, skeleton: string | null): SqlRowFacts | null {
   const raw = rawFacts(packed);
   if (raw.kind === null || skeleton === null) return null;
-  // The walks nest as arrays only while SQLite passes their JSON subtype on.
-  if (!Array.isArray(raw.root) || !Array.isArray(raw.members) || !Array.isArray(raw.names)) throw new Error("facts statement returned a walk as text, not as an array");
-  const [rootMembers, rootRepeats, rootProvenance] = raw.root;
-  const [containerMembers, memberRepeats] = raw.members;
+  const shape = SKELETON_SHAPES.get(raw.kind);
+  if (shape === undefined) throw new Error(`facts statement returned kind ${raw.kind} without a rule`);
+  const seen = readSkeletonFacts(skeleton, raw.kind, shape);
+  if (seen === null) return null;
   const present: SqlRowFacts["present"] = [];
   if (raw.len1 !== null && raw.name1 !== null) present.push({ path: raw.name1, valueBytes: raw.len1 });
   if (raw.len2 !== null && raw.name2 !== null) present.push({ path: raw.name2, valueBytes: raw.len2 });
+  const inContainer = present.length;
   if (raw.lenResult !== null) present.push({ path: RESULT_PATH, valueBytes: raw.lenResult });
   const facts: SqlRowFacts = {
     kind: raw.kind,
-    duplicateKeys: rootRepeats + memberRepeats,
-    hasMarker: raw.hasMarker === 1,
-    provenance: rootProvenance === 1 || raw.nestedProvenance === 1,
-    names: raw.names.filter((name): name is string => typeof name === "string"),
+    duplicateKeys: seen.repeats,
+    hasMarker: seen.hasMarker,
+    provenance: seen.rootProvenance || raw.nestedProvenance === 1,
+    names: seen.names,
     resultType: raw.resultType,
     outputType: raw.outputType,
     present,
-    rootMembers,
-    containerMembers,
+    // The skeleton's members plus the payload members it no longer has.
+    rootMembers: seen.rootMembers + (raw.lenResult === null ? 0 : 1),
+    containerMembers: seen.containerMembers + inContainer,
     skeleton,
     skeletonBytes: Buffer.byteLength(skeleton, "utf8"),
   };
