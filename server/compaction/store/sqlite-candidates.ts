@@ -11,16 +11,21 @@ import { tuples } from "./sqlite-tuples";
 import { TOOL_MESSAGE_TYPES, type CompactionStore, type PassBounds, type RowBody, type RowHeader } from "../store";
 
 const TYPE_LIST = TOOL_MESSAGE_TYPES.map((type) => `'${type}'`).join(", ");
+// A bare `limit ?` lets the planner read the bound value as a hint, and
+// SQLite then re-prepares the statement whenever a new value is bound: every
+// call of a pass. `cast(? as integer)` is no hint (the plans are the same),
+// so these statements are prepared once.
+const LIMIT = "limit cast(? as integer)";
 
 export const CANDIDATE_SQL = {
   bounds: `select (select max(id) from tasks) as upperTaskId, (select max(rowid) from messages) as upperMessageRowid`,
-  tasks: `select id from tasks where id > ? and id <= ? order by id limit ?`,
-  firstTasks: `select id from tasks where id <= ? order by id limit ?`,
-  sessions: `select id from task_sessions where task_id = ? and id > ? order by id limit ?`,
+  tasks: `select id from tasks where id > ? and id <= ? order by id ${LIMIT}`,
+  firstTasks: `select id from tasks where id <= ? order by id ${LIMIT}`,
+  sessions: `select id from task_sessions where task_id = ? and id > ? order by id ${LIMIT}`,
   headers: `select rowid, id, type, octet_length(metadata) as bytes
             from messages indexed by messages_session_rowid_idx
             where session_id = ? and rowid > ? and rowid <= ? and type in (${TYPE_LIST})
-            order by rowid limit ?`,
+            order by rowid ${LIMIT}`,
   body: `select rowid, id, type, metadata, octet_length(metadata) as bytes, updated_at as updatedAt from messages where rowid = ? and session_id = ?`,
   // The guarded write: only when the stored text is still exactly what was read.
   guardedUpdate: `update messages set metadata = ? where rowid = ? and metadata = ?`,
