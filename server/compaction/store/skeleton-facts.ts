@@ -3,15 +3,20 @@
 // root provenance keys, the tool names and the member counts are read from
 // the skeleton (about 230 characters on the benchmark base) in JavaScript.
 // The same facts taken by json_each walks over the whole row, each with a
-// count(distinct key), cost the page statement 6-7 us a row; scanning the
-// skeleton costs about 2.
+// count(distinct key), cost the page statement 6-7 us a row.
 //
 // json_remove removes a path's FIRST member only, so a payload key that was
 // repeated is still in the skeleton: it counts as a repeated key here, as the
 // walks counted it over the row.
+//
+// The skeleton is minified JSON that SQLite rendered, so a small reader that
+// builds no tree will do: it lists the members (decoded keys and where each
+// value starts) of the few objects it is asked about and skips every other
+// value. It runs for every judged row of a pass; a tree per row would be
+// garbage for V8's collector threads, which run at the server's priority.
+// Anything it does not expect makes the row the reducer's (null), never a
+// guess.
 import "server-only";
-import { findMember, stringValue, type JsonNode, type JsonObjectNode } from "@/server/json/nodes";
-import { scanJson } from "@/server/json/scan";
 import { MARKER_KEY } from "../reducer/reducer";
 import { PROVENANCE_KEYS, RESULT_PATH } from "../reducer/removal-rules";
 
@@ -30,70 +35,166 @@ export type SkeletonFacts = {
   containerMembers: number;
 };
 
-/** The first member's value, as a JSON path step finds it; null where absent or not an object. */
-function child(node: JsonNode | null, key: string): JsonNode | null {
-  if (node === null || node.kind !== "object") return null;
-  for (const member of node.members) if (member.key === key) return member.value;
-  return null;
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const COLON = 58;
+const OPEN_OBJECT = 123;
+const CLOSE_OBJECT = 125;
+const OPEN_ARRAY = 91;
+const CLOSE_ARRAY = 93;
+
+class Unexpected extends Error {}
+
+/** Index just past the string token whose opening quote is at `at`. */
+function stringEnd(text: string, at: number): number {
+  let from = at + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    if (quote < 0) throw new Unexpected();
+    let slashes = 0;
+    while (text.charCodeAt(quote - 1 - slashes) === BACKSLASH) slashes += 1;
+    if (slashes % 2 === 0) return quote + 1;
+    from = quote + 1;
+  }
+}
+
+/** The decoded text of the string token [start, end). */
+function decode(text: string, start: number, end: number): string {
+  const raw = text.slice(start + 1, end - 1);
+  return raw.includes("\\") ? (JSON.parse(text.slice(start, end)) as string) : raw;
+}
+
+/** Index just past the value that starts at `at`. */
+function skipValue(text: string, at: number): number {
+  const first = text.charCodeAt(at);
+  if (first === QUOTE) return stringEnd(text, at);
+  if (first === OPEN_OBJECT || first === OPEN_ARRAY) {
+    let depth = 0;
+    for (let i = at; i < text.length; ) {
+      const c = text.charCodeAt(i);
+      if (c === QUOTE) {
+        i = stringEnd(text, i);
+        continue;
+      }
+      if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth += 1;
+      else if ((c === CLOSE_OBJECT || c === CLOSE_ARRAY) && --depth === 0) return i + 1;
+      i += 1;
+    }
+    throw new Unexpected();
+  }
+  // A number, true, false or null: up to the next delimiter.
+  let i = at;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === COMMA || c === CLOSE_OBJECT || c === CLOSE_ARRAY) break;
+    i += 1;
+  }
+  if (i === at) throw new Unexpected();
+  return i;
+}
+
+/** An object's members in order: decoded keys and where each value starts. */
+type Members = { keys: string[]; values: number[]; end: number };
+
+/** The members of the object at `at`; null when the value there is not an object. */
+function membersAt(text: string, at: number): Members | null {
+  if (text.charCodeAt(at) !== OPEN_OBJECT) return null;
+  const keys: string[] = [];
+  const values: number[] = [];
+  let i = at + 1;
+  if (text.charCodeAt(i) === CLOSE_OBJECT) return { keys, values, end: i + 1 };
+  for (;;) {
+    if (text.charCodeAt(i) !== QUOTE) throw new Unexpected();
+    const keyEnd = stringEnd(text, i);
+    if (text.charCodeAt(keyEnd) !== COLON) throw new Unexpected();
+    keys.push(decode(text, i, keyEnd));
+    values.push(keyEnd + 1);
+    i = skipValue(text, keyEnd + 1);
+    const next = text.charCodeAt(i);
+    if (next === CLOSE_OBJECT) return { keys, values, end: i + 1 };
+    if (next !== COMMA) throw new Unexpected();
+    i += 1;
+  }
+}
+
+/** The number of items of the array at `at`. */
+function itemsAt(text: string, at: number): number {
+  let i = at + 1;
+  if (text.charCodeAt(i) === CLOSE_ARRAY) return 0;
+  for (let items = 1; ; items++) {
+    i = skipValue(text, i);
+    const next = text.charCodeAt(i);
+    if (next === CLOSE_ARRAY) return items;
+    if (next !== COMMA) throw new Unexpected();
+    i += 1;
+  }
+}
+
+/** Where the value of the first member named `key` starts, as a JSON path step finds it; -1 where absent. */
+function valueOf(object: Members | null, key: string): number {
+  if (object === null) return -1;
+  const index = object.keys.indexOf(key);
+  return index < 0 ? -1 : object.values[index]!;
+}
+
+function childObject(text: string, object: Members | null, key: string): Members | null {
+  const at = valueOf(object, key);
+  return at < 0 ? null : membersAt(text, at);
 }
 
 /** Members whose key an earlier member of the same object already has. */
-function repeatedKeys(node: JsonNode | null): number {
-  if (node === null || node.kind !== "object") return 0;
-  const { members } = node;
-  if (members.length > 16) return members.length - new Set(members.map((member) => member.key)).size;
+function repeatedKeys(object: Members | null): number {
+  if (object === null) return 0;
+  const { keys } = object;
+  if (keys.length > 16) return keys.length - new Set(keys).size;
   let repeats = 0;
-  for (let i = 1; i < members.length; i++) {
-    const key = members[i]!.key;
-    for (let j = 0; j < i; j++) {
-      if (members[j]!.key === key) {
-        repeats += 1;
-        break;
-      }
-    }
-  }
+  for (let i = 1; i < keys.length; i++) if (keys.lastIndexOf(keys[i]!, i - 1) >= 0) repeats += 1;
   return repeats;
 }
 
-function stringsOf(object: JsonNode | null, keys: readonly string[]): string[] {
-  if (object === null || object.kind !== "object") return [];
-  const names: string[] = [];
+function addStrings(text: string, object: Members | null, keys: readonly string[], into: string[]): void {
   for (const key of keys) {
-    const value = child(object, key);
-    const text = value === null ? null : stringValue(value);
-    if (text !== null) names.push(text);
+    const at = valueOf(object, key);
+    if (at >= 0 && text.charCodeAt(at) === QUOTE) into.push(decode(text, at, stringEnd(text, at)));
   }
-  return names;
 }
 
-function memberCount(node: JsonNode | null): number {
-  if (node === null) return 0;
-  if (node.kind === "object") return node.members.length;
-  return node.kind === "array" ? node.items.length : 0;
-}
-
-/** The skeleton's facts for a row of `kind`; null when the skeleton is not a JSON object (the reducer judges the row). */
-export function readSkeletonFacts(skeleton: string, kind: string, shape: SkeletonShape): SkeletonFacts | null {
-  const scan = scanJson(skeleton);
-  if (!scan.ok || scan.root.kind !== "object") return null;
-  const root: JsonObjectNode = scan.root;
-  const normalized = child(root, "normalized");
-  const body = child(normalized, kind);
-  let container: JsonNode | null = root;
-  for (const step of shape.containerPath) container = child(container, step);
+function readFacts(text: string, kind: string, shape: SkeletonShape): SkeletonFacts | null {
+  const root = membersAt(text, 0);
+  if (root === null || root.end !== text.length) return null;
+  const normalized = childObject(text, root, "normalized");
+  const body = childObject(text, normalized, kind);
+  // The container: an object (members), an array (items) or anything else (none).
+  let parent: Members | null = root;
+  for (const step of shape.containerPath.slice(0, -1)) parent = childObject(text, parent, step);
+  const at = valueOf(parent, shape.containerPath[shape.containerPath.length - 1]!);
+  const container = at < 0 ? null : membersAt(text, at);
+  const containerMembers = container !== null ? container.keys.length : at >= 0 && text.charCodeAt(at) === OPEN_ARRAY ? itemsAt(text, at) : 0;
 
   let repeats = repeatedKeys(root) + repeatedKeys(normalized) + repeatedKeys(body) + repeatedKeys(container);
-  if (child(root, RESULT_PATH) !== null) repeats += 1;
-  for (const key of shape.removedKeys) if (child(container, key) !== null) repeats += 1;
+  if (valueOf(root, RESULT_PATH) >= 0) repeats += 1;
+  for (const key of shape.removedKeys) if (valueOf(container, key) >= 0) repeats += 1;
 
-  let rootProvenance = false;
-  for (const member of root.members) if (PROVENANCE_KEYS.has(member.key)) rootProvenance = true;
+  const names: string[] = [];
+  addStrings(text, root, ["tool_name", "toolName"], names);
+  addStrings(text, body, ["name", "tool_name"], names);
   return {
     repeats,
-    hasMarker: findMember(root, MARKER_KEY) !== null,
-    rootProvenance,
-    names: [...stringsOf(root, ["tool_name", "toolName"]), ...stringsOf(body, ["name", "tool_name"])],
-    rootMembers: root.members.length,
-    containerMembers: memberCount(container),
+    hasMarker: valueOf(root, MARKER_KEY) >= 0,
+    rootProvenance: root.keys.some((key) => PROVENANCE_KEYS.has(key)),
+    names,
+    rootMembers: root.keys.length,
+    containerMembers,
   };
+}
+
+/** The skeleton's facts for a row of `kind`; null when the skeleton is not the JSON object expected (the reducer judges the row). */
+export function readSkeletonFacts(skeleton: string, kind: string, shape: SkeletonShape): SkeletonFacts | null {
+  try {
+    return readFacts(skeleton, kind, shape);
+  } catch (error) {
+    if (error instanceof Unexpected || error instanceof SyntaxError) return null;
+    throw error;
+  }
 }
