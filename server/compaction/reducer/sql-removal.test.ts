@@ -160,6 +160,13 @@ const TRICKY: Array<[name: string, type: string, metadata: string, route: "sql" 
   ["repeated keys below the container only", "tool_execute", shell(`{"output":{"stdout":"a${BIG}","meta":{"a":1,"a":2}}}`), "sql"],
   ["container of 20 distinct members", "tool_execute", shell(`{"output":{${Array.from({ length: 20 }, (_, i) => `"k${i}":${i}`).join(",")},"stdout":"a${BIG}"}}`), "sql"],
   ["container of 20 members, one repeated", "tool_execute", shell(`{"output":{${Array.from({ length: 20 }, (_, i) => `"k${i % 19}":${i}`).join(",")},"stdout":"a${BIG}"}}`), "fallback"],
+  // SQLite's path steps stop comparing an escaped key at \u0000: these keys are the paths' keys to SQL only.
+  ["root key normalized with an escaped NUL, kind repeated", "tool_execute", `{"normalized\\u0000":{"kind":"shell_exec","kind":"shell_exec","shell_exec":{"output":{"stdout":"a${BIG}"}}},"result":"r"}`, "fallback"],
+  ["root key normalized with an escaped NUL", "tool_execute", `{"normalized\\u0000":{"kind":"shell_exec","shell_exec":{"output":{"stdout":"a${BIG}"}}},"result":"r"}`, "fallback"],
+  ["kind key with an escaped NUL", "tool_execute", `{"normalized":{"kind\\u0000":"shell_exec","shell_exec":{"output":{"stdout":"a${BIG}"}}},"result":"r"}`, "fallback"],
+  ["container key with an escaped NUL", "tool_execute", shell(`{"output\\u0000":{"stdout":"a${BIG}"}}`), "fallback"],
+  ["modify_file, mutations key with an escaped NUL", "tool_edit", `{"normalized":{"kind":"modify_file","modify_file":{"mutations\\u0000":[{"content":"c${BIG}"}]}},"result":"r"}`, "fallback"],
+  ["http_request, response repeated (one path)", "tool_call", `{"normalized":{"kind":"http_request","http_request":{"url":"u","response":"a${BIG}","response":"b"}},"result":"r"}`, "fallback"],
   ["code_search, long files", "tool_search", `{"normalized":{"kind":"code_search","code_search":{"output":{"files":["a${BIG}","b${BIG}"],"n":1}}},"result":"r"}`, "sql"],
 ];
 

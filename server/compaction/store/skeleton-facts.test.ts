@@ -40,6 +40,12 @@ describe("facts read from a skeleton", () => {
     expect(facts).toMatchObject({ repeats: 0, containerMembers: 2 });
   });
 
+  it("a key with an escaped NUL on the objects read (SQLite's paths stop comparing there) leaves the row to the reducer", () => {
+    expect(readSkeletonFacts(shell(`{}`, `"normalized\\u0000":{},`), "shell_exec", SHELL)).toBeNull();
+    expect(readSkeletonFacts(shell(`{"stdout\\u0000x":1}`), "shell_exec", SHELL)).toBeNull();
+    expect(readSkeletonFacts(shell(`{"a":{"b\\u0000":1}}`), "shell_exec", SHELL)?.repeats).toBe(0);
+  });
+
   it("anything but one JSON object leaves the row to the reducer", () => {
     for (const text of ["[1]", "{", `{"a":1}x`, `{"a":}`, `{"a" 1}`, `{"a":"1}`, `"s"`, ""]) {
       expect(readSkeletonFacts(text, "shell_exec", SHELL), text).toBeNull();

@@ -14,8 +14,9 @@
 // value starts) of the few objects it is asked about and skips every other
 // value. It runs for every judged row of a pass; a tree per row would be
 // garbage for V8's collector threads, which run at the server's priority.
-// Anything it does not expect makes the row the reducer's (null), never a
-// guess.
+// Anything it does not expect, and a key on these objects that SQLite's
+// paths would read differently (an escaped NUL), makes the row the
+// reducer's (null), never a guess.
 import "server-only";
 import { MARKER_KEY } from "../reducer/reducer";
 import { PROVENANCE_KEYS, RESULT_PATH } from "../reducer/removal-rules";
@@ -108,7 +109,12 @@ function membersAt(text: string, at: number): Members | null {
     if (text.charCodeAt(i) !== QUOTE) throw new Unexpected();
     const keyEnd = stringEnd(text, i);
     if (text.charCodeAt(keyEnd) !== COLON) throw new Unexpected();
-    keys.push(decode(text, i, keyEnd));
+    const key = decode(text, i, keyEnd);
+    // SQLite's path steps stop comparing an escaped key at its first \u0000,
+    // so "normalized\u0000" is `$.normalized` to SQL and another key to the
+    // reducer: such a row is the reducer's.
+    if (key.includes("\0")) throw new Unexpected();
+    keys.push(key);
     values.push(keyEnd + 1);
     i = skipValue(text, keyEnd + 1);
     const next = text.charCodeAt(i);

@@ -100,7 +100,11 @@ const FACTS = {
 } as const;
 export type FactName = keyof typeof FACTS;
 export const FACT_NAMES = Object.keys(FACTS) as FactName[];
-const SKELETON = `case when rkind = '${MODIFY_FILE}' then ${MUTATIONS_SKELETON} else json_remove(m, p1, p2, '$.result') end`;
+// A kind with one payload path has p2 = p1 in the rules (json_remove returns
+// NULL for a NULL path), so it must not be passed twice: the second removal
+// would take a repeated payload key's second member too, and the skeleton
+// must keep it for skeleton-facts.ts to see the repeat.
+const SKELETON = `case when rkind = '${MODIFY_FILE}' then ${MUTATIONS_SKELETON} when name2 is null then json_remove(m, p1, '$.result') else json_remove(m, p1, p2, '$.result') end`;
 const FACT_COLUMNS = `json_array(${Object.values(FACTS).join(",\n    ")}) as facts,
   ${SKELETON} as skeleton`;
 /** The packed facts and the skeleton, the last columns of both facts statements. */
