@@ -18,6 +18,7 @@
 // paths would read differently (an escaped NUL), makes the row the
 // reducer's (null), never a guess.
 import "server-only";
+import { decodeString } from "@/server/json/nodes";
 import { MARKER_KEY } from "../reducer/reducer";
 import { PROVENANCE_KEYS, RESULT_PATH } from "../reducer/removal-rules";
 
@@ -62,8 +63,9 @@ function stringEnd(text: string, at: number): number {
 
 /** The decoded text of the string token [start, end). */
 function decode(text: string, start: number, end: number): string {
-  const raw = text.slice(start + 1, end - 1);
-  return raw.includes("\\") ? (JSON.parse(text.slice(start, end)) as string) : raw;
+  let escaped = false;
+  for (let i = start + 1; i < end - 1 && !escaped; i++) escaped = text.charCodeAt(i) === BACKSLASH;
+  return decodeString(text, start, end, escaped);
 }
 
 /** Index just past the value that starts at `at`. */

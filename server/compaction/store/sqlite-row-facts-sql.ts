@@ -47,7 +47,7 @@ export const SKELETON_SHAPES: ReadonlyMap<string, SkeletonShape> = new Map(
 
 const quoteOrNull = (text: string | null) => (text === null ? "null" : quote(text));
 const RULES_VALUES = SQL_RULES.map((r) =>
-  `(${[r.type, r.kind, jsonPath(r.body)].map(quote).join(", ")}, ${[r.p1 === null ? null : jsonPath(r.p1), r.p1 === null ? null : jsonPath(r.p2 ?? r.p1)].map(quoteOrNull).join(", ")}, ${quoteOrNull(r.p1)}, ${quoteOrNull(r.p2)})`,
+  `(${[r.type, r.kind, jsonPath(r.body)].map(quote).join(", ")}, ${[r.p1 === null ? null : jsonPath(r.p1), r.p2 === null ? null : jsonPath(r.p2)].map(quoteOrNull).join(", ")}, ${quoteOrNull(r.p1)}, ${quoteOrNull(r.p2)})`,
 ).join(",\n    ");
 
 // The provenance walk reads only `key` and stops at the first match: a
@@ -94,17 +94,15 @@ const FACTS = {
   outputType: `json_type(m, body || '.output')`,
   // `->` is null where the path is absent.
   len1: `octet_length(m -> p1)`,
-  len2: `case when name2 is not null then octet_length(m -> p2) end`,
+  len2: `octet_length(m -> p2)`,
   lenResult: `octet_length(m -> '$.result')`,
   mutations: `case when rkind = '${MODIFY_FILE}' then json(${MUTATION_WALK}) end`,
 } as const;
 export type FactName = keyof typeof FACTS;
 export const FACT_NAMES = Object.keys(FACTS) as FactName[];
-// A kind with one payload path has p2 = p1 in the rules (json_remove returns
-// NULL for a NULL path), so it must not be passed twice: the second removal
-// would take a repeated payload key's second member too, and the skeleton
-// must keep it for skeleton-facts.ts to see the repeat.
-const SKELETON = `case when rkind = '${MODIFY_FILE}' then ${MUTATIONS_SKELETON} when name2 is null then json_remove(m, p1, '$.result') else json_remove(m, p1, p2, '$.result') end`;
+// json_remove returns NULL for a NULL path, so a kind with one payload path
+// (p2 null) gets its own call.
+const SKELETON = `case when rkind = '${MODIFY_FILE}' then ${MUTATIONS_SKELETON} when p2 is null then json_remove(m, p1, '$.result') else json_remove(m, p1, p2, '$.result') end`;
 const FACT_COLUMNS = `json_array(${Object.values(FACTS).join(",\n    ")}) as facts,
   ${SKELETON} as skeleton`;
 /** The packed facts and the skeleton, the last columns of both facts statements. */
