@@ -33,6 +33,17 @@ const config = [
     files: ["server/**"],
     rules: { "no-restricted-imports": ["error", { patterns: [noClientImports] }] },
   },
+  // Store verbs return promises: one left unawaited would run outside its
+  // transaction or lose its error, so the server side is linted with types.
+  {
+    files: ["server/**/*.ts", "app/**/*.ts", "scripts/**/*.ts", "instrumentation.ts", "proxy.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: false }],
+      "@typescript-eslint/await-thenable": "error",
+    },
+  },
 ];
 
 export default config;

@@ -15,6 +15,9 @@ export default defineConfig({
     exclude: ["node_modules/**", ".next/**", "e2e/**", "data/**"],
     environment: "node",
     pool: "forks",
+    // next-intl's ESM imports `next/server` without an extension, which
+    // Node's resolver refuses; inlined, Vite resolves it (proxy.ts tests).
+    server: { deps: { inline: ["next-intl"] } },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -3,7 +3,7 @@
 // change nothing), and the main success paths. Desktop project only.
 import { expect, request as playwrightRequest, test, type APIRequestContext } from "@playwright/test";
 import { ADMIN, VIEWER } from "./support/accounts";
-import { startIsolatedServer, type IsolatedServer } from "./support/isolated-server";
+import { isolatedPort, startIsolatedServer, type IsolatedServer } from "./support/isolated-server";
 
 const RETENTION = "/api/v1/system/database/tool-payload-retention";
 let server: IsolatedServer;
@@ -22,7 +22,7 @@ test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
-  server = await startIsolatedServer(3199);
+  server = await startIsolatedServer(isolatedPort("apiHttp"));
   admin = await signedIn(ADMIN);
   viewer = await signedIn(VIEWER);
   anonymous = await playwrightRequest.newContext({ baseURL: server.baseURL });

@@ -11,6 +11,7 @@ import { expect, test, type Page, type Response } from "@playwright/test";
 import { ADMIN } from "./support/accounts";
 import { DATABASE_PATH, signIn } from "./support/auth";
 import { CONVERSATION_TASK } from "./support/conversation-fixture";
+import { isolatedPort } from "./support/isolated-server";
 
 function expectPageHeaders(response: Response | null): void {
   expect(response).not.toBeNull();
@@ -99,7 +100,7 @@ test("[finding 11] npm start listens on loopback only unless HOST says otherwise
   test.setTimeout(120_000);
   const external = externalIPv4();
   test.skip(external === null, "this machine has no non-loopback IPv4 address to attack from");
-  const port = 3196;
+  const port = isolatedPort("hostBinding");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "wsr-e2e-host-"));
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: `file:${path.join(dir, "workspace.db")}`, PORT: String(port), LOG_LEVEL: "warn" };
   delete env.HOST;

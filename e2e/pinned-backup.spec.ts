@@ -3,23 +3,22 @@
 // needs a new preparation. Keyboard only, 44 px targets, desktop and phone.
 // Own isolated server: enabling compaction is global state.
 import { expect, test, type Page } from "@playwright/test";
+import { formatBytes } from "@/lib/i18n/format";
 import { ADMIN } from "./support/accounts";
-import { expectNoSeriousViolations, expectTouchTargetsIn } from "./support/checks";
-import { startIsolatedServer, type IsolatedServer } from "./support/isolated-server";
+import { expectNoViolations, expectTouchTargetsIn } from "./support/checks";
+import { isolatedPort, startIsolatedServer, type IsolatedServer } from "./support/isolated-server";
 import { screenshotPath } from "./support/screenshot-path";
 
 test.describe.configure({ mode: "serial" });
 
 const STATUS_PATH = "/api/v1/system/database/tool-payload-retention";
 const DATABASE = "/settings/data-logs/database";
-// Ports of this spec only (other specs' isolated servers use their own).
-const PORTS = { desktop: 3951, phone: 3952 } as const;
 
 let server: IsolatedServer;
 
 test.beforeAll(async ({}, testInfo) => {
   test.setTimeout(240_000);
-  server = await startIsolatedServer(PORTS[testInfo.project.name as keyof typeof PORTS] ?? 3953);
+  server = await startIsolatedServer(isolatedPort(testInfo.project.name === "phone" ? "pinnedPhone" : "pinnedDesktop"));
 });
 
 test.afterAll(async () => {
@@ -66,6 +65,13 @@ test("[TPR-PREP-04] deleting the pinned preparation backup needs its typed name;
   await page.keyboard.press("Enter");
   const panel = page.getByTestId("pinned-delete-confirm");
   await expect(panel).toContainText("needs a new preparation");
+  // The consequence before the commit: the file, what is left, compaction, no undo.
+  const consequences = panel.getByTestId("backup-delete-consequences");
+  const listed = (await (await page.request.get(`${server.baseURL}/api/v1/system/database/backups`)).json()) as { backups: { name: string; sizeBytes: number }[] };
+  const entry = listed.backups.find((b) => b.name === name)!;
+  await expect(consequences.locator('[data-consequence="removed"]')).toContainText(`${name} (${formatBytes(entry.sizeBytes, "en")})`);
+  await expect(consequences.locator('[data-consequence="left"]')).toContainText(listed.backups.length === 1 ? "No other backup" : "other backup");
+  await expect(consequences.locator('[data-consequence="undo"]')).toContainText("cannot be brought back");
   const input = panel.getByTestId("pinned-delete-input");
   await expect(input).toBeFocused();
   const button = panel.getByTestId("pinned-delete-button");
@@ -75,9 +81,18 @@ test("[TPR-PREP-04] deleting the pinned preparation backup needs its typed name;
   await page.keyboard.type(name.slice(-1));
   await expect(button).toBeEnabled();
   await expectTouchTargetsIn(panel);
-  await expectNoSeriousViolations(page, "[data-testid=backups-card]");
+  await expectNoViolations(page, "[data-testid=backups-card]");
   await panel.scrollIntoViewIfNeeded();
   await page.screenshot({ path: screenshotPath(`pinned-backup-delete-${testInfo.project.name}.png`), fullPage: false });
+
+  // Cancel first: nothing is deleted, the status and the list read back the same.
+  const status = await (await page.request.get(`${server.baseURL}${STATUS_PATH}`)).json();
+  await panel.getByRole("button", { name: "Cancel" }).click();
+  await expect(panel).toHaveCount(0);
+  expect(await (await page.request.get(`${server.baseURL}/api/v1/system/database/backups`)).json()).toEqual(listed);
+  expect(await (await page.request.get(`${server.baseURL}${STATUS_PATH}`)).json()).toEqual(status);
+  await row.getByTestId("backup-delete").click();
+  await page.getByTestId("pinned-delete-input").fill(name);
 
   const [response] = await Promise.all([
     page.waitForResponse((r) => r.url().includes(`/backups/${name}?confirm=`) && r.request().method() === "DELETE"),

@@ -8,13 +8,14 @@ import { parseDatabaseUrl } from "@/server/db/url";
 import { FixtureError } from "@/server/workspace/fixture/fixture-error";
 import { importFixture } from "@/server/workspace/fixture/import-fixture";
 import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
+import { wrapSqliteDb } from "@/server/db/sqlite-db";
 
 function fail(message: string): never {
   process.stderr.write(`db:import: ${message}\n`);
   process.exit(1);
 }
 
-function main(argv: string[]): void {
+async function main(argv: string[]): Promise<void> {
   const args = argv.filter((a) => a !== "--");
   if (args.length !== 1) fail("usage: npm run db:import -- FILE.json");
   const file = args[0]!;
@@ -34,7 +35,7 @@ function main(argv: string[]): void {
     fail(`cannot open the database: ${error instanceof Error ? error.message : "unknown error"}`);
   }
   try {
-    const counts = importFixture(createSqliteWorkspaceStore(handle.sqlite), { file, text });
+    const counts = await importFixture(createSqliteWorkspaceStore(wrapSqliteDb(handle, { reader: false })), { file, text });
     process.stdout.write(
       `Imported ${file}: ${counts.tasks} tasks, ${counts.sessions} sessions, ${counts.turns} turns, ` +
         `${counts.messages} messages, ${counts.queuedMessages} queued messages, ${counts.runs} runs\n`,
@@ -48,4 +49,4 @@ function main(argv: string[]): void {
   }
 }
 
-main(process.argv.slice(2));
+void main(process.argv.slice(2));

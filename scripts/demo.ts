@@ -14,9 +14,12 @@ import { seedDemoWorkspace } from "@/server/workspace/demo/seed";
 import { openConfiguredDatabase } from "./lib/database";
 import { displayUrl, listenAddress, nextStartArgs } from "./lib/listen";
 import { seedDemoThreadsIfEmpty } from "./lib/seed-threads";
-import { buildPassThreadBundle } from "./lib/pass-thread-bundle";
+import { seedDemoHistoryIfEmpty } from "@/server/maintenance/history/demo-seed";
+import { buildPassThreadBundle, buildReadThreadBundle } from "./lib/pass-thread-bundle";
+import { defaultReadThreadBundle } from "@/server/workspace/read-thread/bundle";
 import { defaultPassThreadBundle } from "@/server/compaction/thread/thread-config";
 import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
+import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import { createSqliteAuthStore } from "@/server/auth/sqlite-store";
 import type { AuthStore } from "@/server/auth/store";
 
@@ -45,6 +48,7 @@ async function ensurePassThreadBundle(): Promise<void> {
   const outFile = defaultPassThreadBundle();
   try {
     await buildPassThreadBundle({ outFile });
+    await buildReadThreadBundle({ outFile: defaultReadThreadBundle() });
   } catch (error) {
     console.log(`demo: cleanup thread bundle not built (${(error as Error).name}); cleanup passes run inline`);
   }
@@ -58,8 +62,8 @@ function password(): string {
  * Demo users get random passwords, kept (mode 0600) beside the database so a
  * second `npm run demo` can print them again.
  */
-function ensureDemoUsers(store: AuthStore, credentialsFile: string): Credentials | null {
-  if (countUsers(store) > 0) {
+async function ensureDemoUsers(store: AuthStore, credentialsFile: string): Promise<Credentials | null> {
+  if ((await countUsers(store)) > 0) {
     if (!fs.existsSync(credentialsFile)) return null;
     return JSON.parse(fs.readFileSync(credentialsFile, "utf8")) as Credentials;
   }
@@ -68,29 +72,31 @@ function ensureDemoUsers(store: AuthStore, credentialsFile: string): Credentials
     viewer: { email: "viewer@example.com", password: password() },
   };
   const nowMs = systemClock.now();
-  store.writeTransaction((tx) => {
-    createUser(tx, { ...credentials.admin, role: "admin", nowMs });
-    createUser(tx, { ...credentials.viewer, role: "viewer", nowMs });
+  await store.writeTransaction(async (tx) => {
+    await createUser(tx, { ...credentials.admin, role: "admin", nowMs });
+    await createUser(tx, { ...credentials.viewer, role: "viewer", nowMs });
   });
   fs.writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2), { mode: 0o600 });
   return credentials;
 }
 
-function prepareDatabase(): Credentials | null {
+async function prepareDatabase(): Promise<Credentials | null> {
   process.env.DATABASE_URL ??= DEFAULT_DATABASE_URL;
   const target = parseDatabaseUrl(process.env.DATABASE_URL);
   if (target.engine !== "sqlite") throw new Error("npm run demo needs a file: DATABASE_URL");
   fs.mkdirSync(path.dirname(target.file), { recursive: true, mode: 0o700 });
   const handle = openConfiguredDatabase();
+  // No read connection: this script is the only one on the file.
+  const db = wrapSqliteDb(handle, { reader: false });
   try {
     const { n } = handle.sqlite.prepare("select count(*) as n from tasks").get() as { n: number };
     if (n === 0) {
       console.log("demo: seeding the demo workspace…");
-      seedDemoWorkspace({ store: createSqliteWorkspaceStore(handle.sqlite), seed: DEMO_SEED, nowMs: systemClock.now() });
+      await seedDemoWorkspace({ store: createSqliteWorkspaceStore(db), seed: DEMO_SEED, nowMs: systemClock.now() });
     } else {
       console.log(`demo: database already has ${n} tasks, not seeding`);
     }
-    return ensureDemoUsers(createSqliteAuthStore(handle.sqlite), path.join(path.dirname(target.file), "demo-credentials.json"));
+    return await ensureDemoUsers(createSqliteAuthStore(db), path.join(path.dirname(target.file), "demo-credentials.json"));
   } finally {
     handle.sqlite.close();
   }
@@ -105,6 +111,14 @@ async function prepareThreads(): Promise<void> {
   }
   const { threads, runs } = outcome.result;
   console.log(`demo: seeded ${threads.length} agent threads (${runs} runs) in ${(outcome.ms / 1000).toFixed(1)} s`);
+}
+
+/** 120 made-up days of storage history before a real sample of today, so the storage chart has something to show. */
+async function prepareHistory(): Promise<void> {
+  const target = parseDatabaseUrl(process.env.DATABASE_URL);
+  if (target.engine !== "sqlite") return;
+  const seeded = await seedDemoHistoryIfEmpty({ file: target.file, nowMs: systemClock.now(), seed: DEMO_SEED });
+  console.log(seeded > 0 ? `demo: seeded the storage history (${seeded} samples: 120 made-up days, then today's real one)` : "demo: storage history already present, not seeding");
 }
 
 async function waitUntilUp(url: string, isAlive: () => boolean): Promise<boolean> {
@@ -123,9 +137,10 @@ async function waitUntilUp(url: string, isAlive: () => boolean): Promise<boolean
 async function main(): Promise<void> {
   ensureBuild();
   await ensurePassThreadBundle();
-  const credentials = prepareDatabase();
+  const credentials = await prepareDatabase();
   console.log("demo: checking for agent threads (seeded through the thread service when none are stored)…");
   await prepareThreads();
+  await prepareHistory();
   const child = spawn(process.execPath, [nextBin, ...nextStartArgs(process.env)], { stdio: "inherit", env: process.env });
   let alive = true;
   child.on("exit", (code) => {

@@ -13,8 +13,11 @@ import { importFixture } from "@/server/workspace/fixture/import-fixture";
 import { conversationFixtureText } from "../e2e/support/conversation-fixture";
 import { ADMIN, E2E_PORT, VIEWER } from "../e2e/support/accounts";
 import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
+import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import { seedDemoThreadsIfEmpty } from "./lib/seed-threads";
-import { buildPassThreadBundle } from "./lib/pass-thread-bundle";
+import { seedDemoHistoryIfEmpty } from "@/server/maintenance/history/demo-seed";
+import { buildPassThreadBundle, buildReadThreadBundle } from "./lib/pass-thread-bundle";
+import { defaultReadThreadBundle } from "@/server/workspace/read-thread/bundle";
 import { defaultPassThreadBundle } from "@/server/compaction/thread/thread-config";
 
 const require = createRequire(import.meta.url);
@@ -24,6 +27,7 @@ async function build(): Promise<void> {
   if (process.env.E2E_SKIP_BUILD === "1" && fs.existsSync(path.join(process.cwd(), ".next", "BUILD_ID"))) return;
   // As `npm run build`: the cleanup thread's bundle, so the specs' passes run where production's do.
   await buildPassThreadBundle({ outFile: defaultPassThreadBundle() });
+  await buildReadThreadBundle({ outFile: defaultReadThreadBundle() });
   const result = spawnSync(process.execPath, [nextBin, "build"], {
     stdio: "inherit",
     env: { ...process.env, NEXT_SKIP_TYPECHECK: "1" },
@@ -37,13 +41,15 @@ async function build(): Promise<void> {
 async function prepareDatabase(): Promise<{ dir: string; url: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "wsr-e2e-"));
   const file = path.join(dir, "workspace.db");
-  const { sqlite } = openDatabase({ file });
+  const handle = openDatabase({ file });
   // One live task for the conversation spec (a compacted message answers 410).
-  importFixture(createSqliteWorkspaceStore(sqlite), { file: "e2e/support/conversation-fixture.ts", text: conversationFixtureText() });
-  sqlite.close();
+  await importFixture(createSqliteWorkspaceStore(wrapSqliteDb(handle, { reader: false })), { file: "e2e/support/conversation-fixture.ts", text: conversationFixtureText() });
+  handle.sqlite.close();
   const url = `file:${file}`;
   // A small version of the demo's agent threads, for the thread view spec.
   await seedDemoThreadsIfEmpty("small", { ...process.env, DATABASE_URL: url });
+  // The demo's storage history, so the storage chart spec has days to draw.
+  await seedDemoHistoryIfEmpty({ file, nowMs: Date.now(), seed: 20260101 });
   return { dir, url };
 }
 

@@ -29,8 +29,8 @@ export type EngineDb = {
 function sqliteDb(db: TestDb): EngineDb {
   return {
     engine: "sqlite",
-    auth: () => createSqliteAuthStore(db.sqlite),
-    workspace: () => createSqliteWorkspaceStore(db.sqlite),
+    auth: () => createSqliteAuthStore(db.db),
+    workspace: () => createSqliteWorkspaceStore(db.db),
     rows: <T>(sql: string, params: readonly unknown[] = []) => db.sqlite.prepare(sql).all(...params) as T[],
   };
 }
@@ -38,8 +38,8 @@ function sqliteDb(db: TestDb): EngineDb {
 function pgDb(db: PgTestDb): EngineDb {
   return {
     engine: "postgres",
-    auth: () => createPgAuthStore(db.client),
-    workspace: () => createPgWorkspaceStore(db.client),
+    auth: () => createPgAuthStore(db.db),
+    workspace: () => createPgWorkspaceStore(db.db),
     pg: { client: db.client, url: db.url },
     rows: <T>(sql: string, params: readonly unknown[] = []) => {
       let n = 0;
@@ -82,9 +82,9 @@ export function describeEachEngine(title: string, body: (ctx: { engine: EngineNa
       main = createPgTestDb();
     });
     beforeEach(() => main!.reset());
-    afterAll(() => {
-      main?.close();
-      second?.close();
+    afterAll(async () => {
+      await main?.close();
+      await second?.close();
     });
     body({
       engine: "postgres",

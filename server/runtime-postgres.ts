@@ -6,10 +6,12 @@ import "server-only";
 import { readPgConfig } from "./db/pg/config";
 import { migratePg } from "./db/pg/migrate";
 import { createPgPool, type PgPool } from "./db/pg/pool";
+import { createPgDb, type PgDb } from "./db/pg/pg-db";
 import { bridgeEventBus, type EventBridge } from "./db/pg/event-bridge";
 import { createWorkerLease, type WorkerLease } from "./db/pg/worker-lease";
 import { COMMANDS_CHANNEL, createCommandRelay, receiveCommands } from "./db/pg/command-relay";
 import { createPgMaintenanceLock } from "./db/pg/maintenance-lock";
+import { createSessionSlot } from "./db/pg/session-slot";
 import type { CommandRelay } from "./compaction/worker/command-relay";
 import type { ProcessLock } from "./maintenance/process-lock";
 import type { Timers } from "./clock";
@@ -40,6 +42,21 @@ export function openPostgres(url: string, env: Record<string, string | undefined
   }
 }
 
+/**
+ * The node-postgres pool of the asynchronous stores (it connects on first
+ * use; the schema was migrated by openPostgres). Null for a bad configuration.
+ */
+export function openPostgresPool(url: string, env: Record<string, string | undefined>, log: Logger): PgDb | null {
+  try {
+    return createPgDb(readPgConfig(url, env), {
+      onIdleError: (error) => log.warn({ err: { name: error.name, code: (error as { code?: unknown }).code } }, "an idle PostgreSQL session failed"),
+    });
+  } catch (error) {
+    log.error({ err: { name: (error as Error)?.name } }, "creating the PostgreSQL pool failed");
+    return null;
+  }
+}
+
 /** PostgresSaver on a pool of its own (sized like ours); a failed setup is logged and retried by the next thread request. */
 export function openPgSaver(url: string, env: Record<string, string | undefined>, log: Logger): PgSaverHandle {
   const handle = startPgSaver({ config: readPgConfig(url, env) });
@@ -49,18 +66,20 @@ export function openPgSaver(url: string, env: Record<string, string | undefined>
   return handle;
 }
 
-export type MultiInstance = { bus: EventBus; lease: WorkerLease; relay: CommandRelay; maintenanceLock: ProcessLock; stop(): void };
+export type MultiInstance = { bus: EventBus; lease: WorkerLease; relay: CommandRelay; maintenanceLock: ProcessLock; stop(): Promise<void> };
 
 /** How often the lease holder also looks for a requested cancel whose notification was lost (besides its own batch boundaries). */
 const CANCEL_WATCH_MS = 60_000;
 
 /**
- * The event bridge (which also carries commands to the worker's instance) and
- * the worker lease, each on a session of its own (the lease's lock, and the
- * maintenance guard's beside it, live as long as that session).
+ * The event bridge (which also carries commands to the worker's instance),
+ * the worker lease and the maintenance guard's lock, each on a session of its
+ * own (a session-level lock lives as long as its session).
  */
 export function openMultiInstance(options: {
   pool: PgPool;
+  /** The asynchronous pool: the maintenance lock's dedicated session comes from its configuration. */
+  db: PgDb;
   timers: Timers;
   log: Logger;
   instanceId: string;
@@ -76,6 +95,7 @@ export function openMultiInstance(options: {
     const bus: EventBus & EventBridge = bridgeEventBus({ local: createEventBus(), sender: pool.main, listener, instanceId: options.instanceId, timers, log, channels });
     const lease = createWorkerLease({ client: leaseSession, timers, log: log.child({ component: "worker-lease" }) });
     const records = createPgCompactionStore(pool.main);
+    const maintenanceLock = createPgMaintenanceLock({ slot: createSessionSlot(() => options.db.session("maintenance lock")), log: log.child({ component: "maintenance-lock" }) });
     const cancels = watchRequestedCancels({
       readRequested: () => requestedCancel(readRetentionRecord(records)),
       bus,
@@ -89,11 +109,12 @@ export function openMultiInstance(options: {
       bus,
       lease,
       relay: createCommandRelay({ sender: pool.main, log, remote: () => options.started() && !lease.held() }),
-      maintenanceLock: createPgMaintenanceLock({ client: leaseSession, log }),
-      stop() {
+      maintenanceLock,
+      async stop() {
         cancels.stop();
         bus.stop();
         lease.stop();
+        await maintenanceLock.close();
       },
     };
   } catch (error) {

@@ -6,7 +6,8 @@
 import type { Runtime } from "./runtime";
 
 const runtimeKey = Symbol.for("workspace-retention.runtime");
-type GlobalWithRuntime = typeof globalThis & { [runtimeKey]?: Runtime };
+const startupKey = Symbol.for("workspace-retention.runtime-startup");
+type GlobalWithRuntime = typeof globalThis & { [runtimeKey]?: Runtime; [startupKey]?: Promise<Runtime | null> };
 
 /** The runtime this process serves with, if one was installed. */
 export function processRuntime(): Runtime | undefined {
@@ -22,4 +23,15 @@ export function installProcessRuntime(rt: Runtime): void {
 export function uninstallProcessRuntime(rt: Runtime): void {
   const g = globalThis as GlobalWithRuntime;
   if (g[runtimeKey] === rt) delete g[runtimeKey];
+}
+
+/** The start in progress (startup.ts), so concurrent first requests wait for one runtime. */
+export function processStartup(): Promise<Runtime | null> | undefined {
+  return (globalThis as GlobalWithRuntime)[startupKey];
+}
+
+export function setProcessStartup(starting: Promise<Runtime | null> | null): void {
+  const g = globalThis as GlobalWithRuntime;
+  if (starting) g[startupKey] = starting;
+  else delete g[startupKey];
 }

@@ -3,14 +3,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { DbHandle } from "./db/client";
+import type { SqliteDb } from "./db/sqlite-db";
 import { createEmptyPgDatabase } from "./db/pg/test-db";
 import { createLogger } from "./log";
 import { createRuntime, installProcessRuntime, openRuntime, uninstallProcessRuntime, type OpenRuntime, type RuntimeOptions } from "./runtime";
 
 export type TestRuntime = OpenRuntime & {
   /** SQLite test runtimes always have their file open. */
-  handle: DbHandle;
+  handle: SqliteDb;
   dir: string;
   /** Stops the runtime, takes it out of the process slot if installed, removes the files. */
   dispose(): Promise<void>;
@@ -26,6 +26,13 @@ export type TestRuntimeOptions = Omit<RuntimeOptions, "env"> & {
   env?: Record<string, string | undefined>;
 };
 
+/**
+ * Test runtimes have no idle timeout unless a test sets SESSION_IDLE_MINUTES:
+ * their hand-made sessions stand for users at work, and many tests move the
+ * clock by days. The idle timeout's own suites set it.
+ */
+const NO_IDLE_TIMEOUT = { SESSION_IDLE_MINUTES: "0" };
+
 export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime {
   const { prefix = "runtime-", start = false, install = false, env = {}, ...rest } = options;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -33,13 +40,13 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
     createRuntime({
       log: createLogger({ level: "silent" }),
       ...rest,
-      env: { ...env, DATABASE_URL: `file:${path.join(dir, "workspace.db")}` },
+      env: { ...NO_IDLE_TIMEOUT, ...env, DATABASE_URL: `file:${path.join(dir, "workspace.db")}` },
     }),
   );
   if (!rt || !rt.handle) throw new Error("a test runtime is always SQLite");
   if (install) installProcessRuntime(rt);
   if (start) rt.start();
-  return Object.assign(rt as OpenRuntime & { handle: DbHandle }, {
+  return Object.assign(rt as OpenRuntime & { handle: SqliteDb }, {
     dir,
     async dispose() {
       uninstallProcessRuntime(rt);
@@ -79,7 +86,7 @@ export function createPgTestRuntime(options: TestRuntimeOptions = {}): EngineTes
     createRuntime({
       log: createLogger({ level: "silent" }),
       ...rest,
-      env: { ...env, DATABASE_URL: db.url, DATA_DIR: dir },
+      env: { ...NO_IDLE_TIMEOUT, ...env, DATABASE_URL: db.url, DATA_DIR: dir },
     }),
   );
   if (!rt?.pg) {

@@ -29,7 +29,8 @@ describe("runtime", () => {
     expect(rt.handle.sqlite.open).toBe(true);
     expect(rt.clock).toBe(clock);
     expect(rt.compaction.isRunning()).toBe(false);
-    expect(rt.quiescers.names()).toEqual(["compaction-worker"]);
+    expect(rt.checkpoints.schedule.isRunning()).toBe(false);
+    expect(rt.quiescers.names()).toEqual(["event-streams", "checkpoint-schedule", "compaction-worker"]);
   });
 
   it("start is idempotent; stop stops the worker, closes the database and cannot be restarted", async () => {
@@ -37,6 +38,7 @@ describe("runtime", () => {
     rt.start();
     rt.start();
     expect(rt.compaction.isRunning()).toBe(true);
+    expect(rt.checkpoints.schedule.isRunning()).toBe(true);
     const { sqlite } = rt.handle;
     await rt.stop();
     expect(rt.compaction.isRunning()).toBe(false);
@@ -70,22 +72,22 @@ describe("runtime", () => {
 });
 
 describe("startServerProcess", () => {
-  it("creates, installs and starts the process runtime once; later calls find the same one", () => {
+  it("creates, installs and starts the process runtime once; later calls find the same one", async () => {
     expect(processRuntime()).toBeUndefined();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "startup-"));
     dirs.push(dir);
     const env = { NODE_ENV: "test" as const, DATABASE_URL: `file:${path.join(dir, "workspace.db")}`, LOG_LEVEL: "silent" };
-    const first = startServerProcess(env);
+    const first = await startServerProcess(env);
     expect(first).not.toBeNull();
     extra.push(first!);
     expect(processRuntime()).toBe(first);
-    expect(startServerProcess(env)).toBe(first);
-    expect(requireProcessRuntime()).toBe(first);
+    expect(await startServerProcess(env)).toBe(first);
+    expect(await requireProcessRuntime()).toBe(first);
     expect(openRuntime(first!)?.compaction.isRunning()).toBe(true);
   });
 
-  it("a runtime that cannot be created is logged and not installed; the next call tries again", () => {
-    expect(startServerProcess({ NODE_ENV: "test", DATABASE_URL: "mysql://nope", LOG_LEVEL: "silent" })).toBeNull();
+  it("a runtime that cannot be created is logged and not installed; the next call tries again", async () => {
+    expect(await startServerProcess({ NODE_ENV: "test", DATABASE_URL: "mysql://nope", LOG_LEVEL: "silent" })).toBeNull();
     expect(processRuntime()).toBeUndefined();
   });
 });

@@ -4,16 +4,17 @@
 // and closes the database. Everything below receives what it needs from here
 // as arguments: no module keeps process state of its own.
 import { openPgStores, openSqliteStores, type Stores } from "./stores";
-import { openDatabase, type DbHandle } from "./db/client";
+import { openSqliteDb, type SqliteDb } from "./db/sqlite-db";
+import type { PgDb } from "./db/pg/pg-db";
 import type { PgPool } from "./db/pg/pool";
 import { parseDatabaseUrl, postgresDataAnchor, type DatabaseTarget } from "./db/url";
-import { openMultiInstance, openPgSaver, openPostgres } from "./runtime-postgres";
+import { openMultiInstance, openPgSaver, openPostgres, openPostgresPool } from "./runtime-postgres";
 import { systemClock, systemTimers, type Clock, type Timers } from "./clock";
 import { randomIds, type IdGenerator } from "./ids";
 import { createLogger, type Logger } from "./log";
 import { LogRing } from "./logs/ring";
 import { createEventBus, type EventBus } from "./events/bus";
-import { createStreamSlots, type StreamSlots } from "./events/stream-slots";
+import { createStreamRegistry, type StreamRegistry } from "./events/stream-registry";
 import { createMaintenanceGuard, type MaintenanceGuard } from "./maintenance/guard";
 import { createProcessLock, processLockFileFor } from "./maintenance/process-lock";
 import { createQuiescerRegistry, type QuiescerRegistry } from "./maintenance/quiescence";
@@ -21,9 +22,15 @@ import { createModeFreeze, type ModeFreeze } from "./checkpoints/mode";
 import { createThreadLocks, type ThreadLocks } from "./checkpoints/thread-lock";
 import { createCheckpointQueue, type CheckpointQueue } from "./checkpoints/cleanup/operations";
 import { createRunHistoryCache, type RunHistoryCache } from "./checkpoints/cleanup/run-history";
-import { createRetentionEpochs, type RetentionEpochs } from "./checkpoints/cleanup/epoch";
+import { handleTtlDaysFromEnv } from "./checkpoints/handles";
 import type { PgSaverHandle } from "./checkpoints/pg-saver";
 import { createSignInServices, type SignInServices } from "./auth/sign-in-services";
+import { createRefusalAudit, type RefusalAudit } from "./audit/refusals";
+import { createFloodLog, type FloodLog } from "./logs/rate-limit";
+import { createReadThreads, type ReadThreads } from "./workspace/read-thread/pool";
+import { readThreadBundleFromDisk } from "./workspace/read-thread/bundle";
+import type { ReadSource } from "./workspace/read-thread/protocol";
+import { liveAt, sessionPolicyFromEnv, type SessionPolicy } from "./auth/session-policy";
 import { createRetentionWorker, type RetentionWorker, type RetentionWorkerDeps } from "./compaction/worker/worker";
 import { modeFromEnv } from "./checkpoints/mode";
 import { createOperatorMetrics, type OperatorMetrics } from "./metrics/operator-metrics";
@@ -31,6 +38,9 @@ import { maintenanceWindowFromEnv } from "./jobs/window-config";
 import { batchPauseFromEnv } from "./compaction/worker/batch-pause-config";
 import { passThreadFromEnv } from "./compaction/thread/thread-config";
 import type { MaintenanceWindow } from "./jobs/maintenance-window";
+import { createStorageHistory, type StorageHistory } from "./maintenance/history/sampler";
+import { createPayloadRestoreJobs, type PayloadRestoreJobs, type RestoreBatchLimits } from "./compaction/restore/jobs";
+import { createCheckpointScheduler, type CheckpointScheduler, type SchedulerDeps } from "./checkpoints/schedule/scheduler";
 
 /** Checkpoint state shared by every request of one runtime. */
 export type CheckpointServices = {
@@ -40,9 +50,12 @@ export type CheckpointServices = {
   jobs: CheckpointQueue;
   locks: ThreadLocks;
   runHistory: RunHistoryCache;
-  epochs: RetentionEpochs;
+  /** CHECKPOINT_HANDLE_TTL_DAYS: how long a run handle stays protected (0: never expires). */
+  handleTtlDays: number;
   /** PostgreSQL: the process's PostgresSaver (its own pool, tables set up at open); null on SQLite. */
   pgSaver: PgSaverHandle | null;
+  /** Automatic checkpoint cleanup and thread expiry (started with the compaction worker, under the same lease). */
+  schedule: CheckpointScheduler;
 };
 
 export type Runtime = {
@@ -52,9 +65,11 @@ export type Runtime = {
    * be opened (no query may be sent then). A restore closes it and puts a
    * new one here.
    */
-  handle: DbHandle | null;
-  /** The PostgreSQL connections (null on SQLite, or when the server could not be reached at start). */
+  handle: SqliteDb | null;
+  /** The synchronous PostgreSQL connections of the stores not yet on `postgres` (null on SQLite, or when the server could not be reached at start). */
   pg: PgPool | null;
+  /** The PostgreSQL pool (node-postgres) behind the asynchronous stores; null with `pg`. */
+  postgres: PgDb | null;
   /**
    * The path backups hang off (backups/ beside it): the SQLite file, or
    * DATA_DIR/postgres on PostgreSQL (no file there, only backups/).
@@ -69,19 +84,36 @@ export type Runtime = {
   /** The bounded buffer the log viewer reads; the logger feeds it. */
   readonly logRing: LogRing;
   readonly bus: EventBus;
-  /** Open event streams per session, capped. */
-  readonly streamSlots: StreamSlots;
+  /** Open event streams by session and user: capped, and ended when their session ends. */
+  readonly streams: StreamRegistry;
   readonly guard: MaintenanceGuard;
   readonly quiescers: QuiescerRegistry;
   /** The Messages compaction worker bound to `handle` (null when unsupported); rebuilt after a restore. */
   compaction: RetentionWorker | null;
   readonly checkpoints: CheckpointServices;
-  /** Trusted proxies, the password-hashing gate and the log key of sign-in. */
+  /** Trusted proxies, allowed hosts, the password-hashing gate and the log key of sign-in. */
   readonly signIn: SignInServices;
+  /** Refused sign-ins, counted into one audit entry per account, client and window. */
+  readonly refusals: RefusalAudit;
+  /** Rate-limited warn lines for what anonymous clients can cause. */
+  readonly floodLog: FloodLog;
+  /** Shell output and export: read, scanned and encoded on read threads, streamed with backpressure. */
+  readonly readThreads: ReadThreads;
+  /** Absolute and idle session lifetimes (SESSION_IDLE_MINUTES). */
+  readonly sessionPolicy: SessionPolicy;
   /** The Prometheus registry behind GET /api/v1/metrics (off unless METRICS_TOKEN is set). */
   readonly metrics: OperatorMetrics;
   /** MAINTENANCE_WINDOW: when scheduled cleanup may run (null: any time). */
   readonly maintenanceWindow: MaintenanceWindow | null;
+  /** Per-task payload restores running in this process, and the backup checks they remember. */
+  readonly payloadRestores: PayloadRestoreJobs;
+  /**
+   * The storage history's sampler: daily once started, and after each
+   * maintenance operation once listening (start() listens; the CLI listens
+   * without the daily schedule). `recordAfter` is the hook an operation
+   * without a bus event calls when it ends (VACUUM, a restore).
+   */
+  readonly storageHistory: StorageHistory;
   /** Starts background work (the compaction worker); idempotent. */
   start(): void;
   /** Stops background work and closes the database; idempotent. */
@@ -101,7 +133,19 @@ export type RuntimeOptions = {
   log?: Logger;
   /** Test seams for the compaction worker (pass limits, backup function). */
   worker?: Pick<RetentionWorkerDeps, "pass" | "createBackupFn" | "verificationCache">;
+  /** The read thread's bundle; null runs shell output and export inline; default: dist/read-thread.cjs when fresh. */
+  readThreadBundle?: string | null;
+  /** Test seam for per-task restores (smaller batches). */
+  payloadRestore?: { batch?: RestoreBatchLimits };
+  /** Test seams for scheduled checkpoint maintenance (batch limits, backup function). */
+  schedule?: Pick<SchedulerDeps, "limits" | "createBackupFn" | "verificationCache">;
 };
+
+/** Where the read threads open their own connection: the same database as the runtime's. */
+export function readSourceOf(rt: OpenRuntime): ReadSource {
+  if (rt.target.engine === "postgres") return { engine: "postgres", url: rt.target.url };
+  return { engine: "sqlite", file: rt.dbFile };
+}
 
 /** The runtime narrowed to an open database, or null for an unsupported engine. */
 export function openRuntime(rt: Runtime): OpenRuntime | null {
@@ -120,17 +164,23 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   let stopped = false;
   const timers = options.timers ?? systemTimers;
   const pg = target.engine === "postgres" ? openPostgres(target.url, env, log) : null;
+  const postgres = pg && target.engine === "postgres" ? openPostgresPool(target.url, env, log) : null;
   // PostgreSQL: several instances share the database. Events reach every
   // instance (LISTEN/NOTIFY) and one worker runs at a time (advisory lock).
-  const multi = pg
-    ? openMultiInstance({ pool: pg, timers, log, instanceId: (options.ids ?? randomIds)(), onCommand: (command) => rt.compaction?.receiveCommand?.(command), started: () => started && !stopped })
+  const multi = pg && postgres
+    ? openMultiInstance({ pool: pg, db: postgres, timers, log, instanceId: (options.ids ?? randomIds)(), onCommand: (command) => rt.compaction?.receiveCommand?.(command), started: () => started && !stopped })
     : null;
   const bus = multi?.bus ?? createEventBus();
+  // The server and the operator CLI on the same file share one guard; on PostgreSQL every instance does.
+  const guard = createMaintenanceGuard({
+    processLock: target.engine === "sqlite" ? createProcessLock({ file: processLockFileFor(target.file) }) : multi?.maintenanceLock,
+  });
 
   const rt: Runtime = {
     target,
-    handle: target.engine === "sqlite" ? openDatabase({ file: target.file, log }) : null,
+    handle: target.engine === "sqlite" ? openSqliteDb({ file: target.file, log }) : null,
     pg,
+    postgres,
     dbFile: target.engine === "sqlite" ? target.file : target.engine === "postgres" ? postgresDataAnchor(env) : null,
     stores: null,
     clock: options.clock ?? systemClock,
@@ -139,11 +189,17 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     log,
     logRing,
     bus,
-    streamSlots: createStreamSlots(),
-    // The server and the operator CLI on the same file share one guard; on PostgreSQL every instance does.
-    guard: createMaintenanceGuard({
-      processLock: target.engine === "sqlite" ? createProcessLock({ file: processLockFileFor(target.file) }) : multi?.maintenanceLock,
+    streams: createStreamRegistry({
+      timers,
+      log,
+      // The stores of the moment (a restore reopens them); no answer while the database is closed.
+      check: async (sessionIds) => {
+        if (!rt.stores || !(rt.handle?.sqlite.open || rt.pg)) return null;
+        const live = await rt.stores.auth.liveSessionsAmong({ ids: sessionIds, ...liveAt(rt.sessionPolicy, rt.clock.now()) });
+        return new Map(live.map((session) => [session.id, session.role]));
+      },
     }),
+    guard,
     quiescers: createQuiescerRegistry(),
     compaction: null,
     checkpoints: {
@@ -151,15 +207,42 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       jobs: createCheckpointQueue(),
       locks: createThreadLocks(),
       runHistory: createRunHistoryCache(),
-      epochs: createRetentionEpochs(),
+      handleTtlDays: handleTtlDays(env, log),
       // Agent threads on PostgreSQL: the saver's tables are set up now, before the first request.
       pgSaver: pg && target.engine === "postgres" ? openPgSaver(target.url, env, log) : null,
+      // Replaced just below, once the runtime it reads its database from exists.
+      schedule: null as unknown as CheckpointScheduler,
     },
     signIn: createSignInServices({ env, log }),
+    refusals: createRefusalAudit({
+      store: () => (rt.handle?.sqlite.open || rt.pg ? (rt.stores?.audit ?? null) : null),
+      clock: options.clock ?? systemClock,
+      timers,
+      log,
+    }),
+    floodLog: createFloodLog({ log: () => rt.log, clock: options.clock ?? systemClock, timers }),
+    readThreads: createReadThreads({
+      bundlePath: options.readThreadBundle === undefined ? readThreadBundleFromDisk({ log }) : options.readThreadBundle,
+      log,
+    }),
+    sessionPolicy: sessionPolicyFromEnv(env, log),
     maintenanceWindow: maintenanceWindowFromEnv(env, log),
+    payloadRestores: createPayloadRestoreJobs(options.payloadRestore),
+    storageHistory: createStorageHistory({
+      // The stores of the moment (a restore reopens them); none while the database is closed.
+      stores: () => (rt.stores && (rt.handle?.sqlite.open || rt.postgres) ? rt.stores : null),
+      engine: target.engine === "postgres" ? "postgres" : "sqlite",
+      dbFile: target.engine === "sqlite" ? target.file : null,
+      clock: options.clock ?? systemClock,
+      timers,
+      log: log.child({ component: "storage-history" }),
+      bus,
+      guard,
+    }),
     metrics: createOperatorMetrics({
       token: env.METRICS_TOKEN ? env.METRICS_TOKEN : null,
       bus,
+      clock: options.clock ?? systemClock,
       sources: {
         stores: () => (rt.handle?.sqlite.open || rt.pg ? rt.stores : null),
         checkpointMode: () => rt.checkpoints.modeFreeze.frozen?.mode ?? configuredCheckpointMode(env),
@@ -169,22 +252,58 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     start() {
       if (started || stopped) return;
       started = true;
-      if (multi) multi.lease.start(() => rt.compaction?.start());
-      else rt.compaction?.start();
+      // One lease across instances: the compaction worker and the checkpoint schedule run where it is held.
+      const startWorkers = () => {
+        rt.compaction?.start();
+        rt.checkpoints.schedule.start();
+      };
+      if (multi) multi.lease.start(startWorkers);
+      else startWorkers();
+      // Every instance samples the storage history; the key of each sample keeps one row per day and operation.
+      rt.storageHistory.listen();
+      rt.storageHistory.start();
     },
     async stop() {
       if (stopped) return;
       stopped = true;
+      rt.streams.stop();
       rt.metrics.stop();
+      await rt.checkpoints.schedule.stop();
+      await rt.refusals.stop();
+      rt.floodLog.stop();
+      await rt.readThreads.stop();
       await rt.compaction?.stop();
+      await rt.payloadRestores.stopAll();
       await rt.checkpoints.jobs.queue.stop();
-      if (rt.handle?.sqlite.open) rt.handle.sqlite.close();
-      multi?.stop();
+      await rt.storageHistory.stop();
+      await rt.handle?.close();
+      await multi?.stop();
       await rt.checkpoints.pgSaver?.close();
       rt.pg?.close();
       rt.pg = null;
+      await rt.postgres?.close();
+      rt.postgres = null;
     },
   };
+
+  rt.checkpoints.schedule = createCheckpointScheduler({
+    ...options.schedule,
+    // The open database of the moment (a restore reopens the stores).
+    context: () => (rt.stores && rt.dbFile && (rt.handle?.sqlite.open || rt.pg) ? { stores: rt.stores, dbFile: rt.dbFile } : null),
+    clock: rt.clock,
+    timers: rt.timers,
+    log: rt.log.child({ component: "checkpoint-schedule" }),
+    bus: rt.bus,
+    guard: rt.guard,
+    newId: rt.ids,
+    window: rt.maintenanceWindow,
+    jobs: rt.checkpoints.jobs,
+    locks: rt.checkpoints.locks,
+    runHistory: rt.checkpoints.runHistory,
+    handleTtlDays: rt.checkpoints.handleTtlDays,
+    // The operator CLI changes the same records from another process.
+    watchMs: RECORD_WATCH_MS,
+  });
 
   // Cleanup slices on a worker thread (SQLite, system clock, bundle built);
   // a runtime whose clock or timers a test injects keeps them inline.
@@ -211,10 +330,30 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   if (rt.handle) {
     rt.stores = openSqliteStores(rt.handle);
     rt.compaction = buildWorker(rt.handle.file, rt.stores);
-  } else if (rt.pg && rt.dbFile && target.engine === "postgres") {
-    rt.stores = openPgStores(rt.pg.main, { url: target.url, env });
+  } else if (rt.pg && rt.postgres && rt.dbFile && target.engine === "postgres") {
+    rt.stores = openPgStores({ client: rt.pg.main, db: rt.postgres }, { url: target.url, env });
     rt.compaction = buildWorker(rt.dbFile, rt.stores);
   }
+
+  // A restore ends every open event stream first: each was admitted by the
+  // old database's sessions, and its client reconnects (and signs in again
+  // if its session did not survive the restore).
+  rt.quiescers.register("event-streams", {
+    stop: async () => {
+      rt.streams.endAll("restored");
+    },
+    start: () => {},
+  });
+
+  // A restore replaces the records the schedule reads: its timers stop with
+  // the other workers and are armed again from the restored records.
+  rt.quiescers.register("checkpoint-schedule", {
+    stop: () => rt.checkpoints.schedule.stop(),
+    start: () => {
+      if (stopped || !started || (multi && !multi.lease.held())) return;
+      rt.checkpoints.schedule.start();
+    },
+  });
 
   // Restore stops the worker, closes and replaces the database file, then
   // resumes: the runtime reopens its connection and binds a fresh worker to
@@ -236,7 +375,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       if (target.engine !== "sqlite") return;
       try {
         if (!rt.handle?.sqlite.open) {
-          rt.handle = openDatabase({ file: target.file, log: rt.log });
+          rt.handle = openSqliteDb({ file: target.file, log: rt.log });
           rt.stores = openSqliteStores(rt.handle);
         }
         rt.compaction = buildWorker(rt.handle.file, rt.stores ?? openSqliteStores(rt.handle));
@@ -249,6 +388,13 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   return rt;
 }
 
+/** CHECKPOINT_HANDLE_TTL_DAYS, or the default with a log line when the value is not a whole number of days. */
+function handleTtlDays(env: Record<string, string | undefined>, log: Logger): number {
+  const { days, invalid } = handleTtlDaysFromEnv(env);
+  if (invalid) log.warn({ variable: "CHECKPOINT_HANDLE_TTL_DAYS", days }, "invalid checkpoint handle time to live; using the default");
+  return days;
+}
+
 /** The configured checkpoint mode before the first checkpoint use freezes it; null when misconfigured. */
 function configuredCheckpointMode(env: Record<string, string | undefined>): string | null {
   try {
@@ -258,9 +404,9 @@ function configuredCheckpointMode(env: Record<string, string | undefined>): stri
   }
 }
 
-/** Closes the runtime's connection (restore, before the file is replaced). */
+/** Closes the runtime's connections (restore, before the file is replaced). */
 export function closeDatabase(rt: Runtime): void {
-  if (rt.handle?.sqlite.open) rt.handle.sqlite.close();
+  rt.handle?.closeNow();
 }
 
 // The process-wide slot lives in its own module (proxy.ts reads it too).

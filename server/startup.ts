@@ -3,9 +3,11 @@ import { audited } from "@/server/audit/record";
 import { auditRetentionDays, schedulePruning } from "@/server/audit/retention";
 import { ensureFirstAdmin } from "@/server/auth/first-admin";
 import { pruneSessions } from "@/server/auth/sessions";
+import { scheduleThrottlePruning } from "@/server/auth/throttle-pruning";
 import { createLogger, type Logger } from "@/server/log";
 import { startMaintenance } from "@/server/maintenance/startup";
 import { createRuntime, installProcessRuntime, openRuntime, processRuntime, type Runtime } from "@/server/runtime";
+import { processStartup, setProcessStartup } from "@/server/runtime-slot";
 
 /**
  * Creates, installs and starts the process runtime, once: instrumentation.ts
@@ -13,10 +15,20 @@ import { createRuntime, installProcessRuntime, openRuntime, processRuntime, type
  * runtime and returns it. Each step is isolated: one failing is logged (code
  * only) and the others still run. Returns null when the runtime itself cannot
  * be created (e.g. a malformed DATABASE_URL); the next call tries again.
+ * Calls made while a start is in progress wait for it (one runtime per
+ * process); it settles once the startup steps have run.
  */
-export function startServerProcess(env: NodeJS.ProcessEnv = process.env): Runtime | null {
+export function startServerProcess(env: NodeJS.ProcessEnv = process.env): Promise<Runtime | null> {
   const existing = processRuntime();
-  if (existing) return existing;
+  if (existing) return Promise.resolve(existing);
+  const starting = processStartup();
+  if (starting) return starting;
+  const started = startOnce(env).finally(() => setProcessStartup(null));
+  setProcessStartup(started);
+  return started;
+}
+
+async function startOnce(env: NodeJS.ProcessEnv): Promise<Runtime | null> {
   let rt: Runtime;
   try {
     rt = createRuntime({ env });
@@ -27,7 +39,7 @@ export function startServerProcess(env: NodeJS.ProcessEnv = process.env): Runtim
   installProcessRuntime(rt);
   const open = openRuntime(rt);
   if (!open) return rt;
-  runStep(rt.log, "first_admin", () =>
+  await runStep(rt.log, "first_admin", () =>
     audited(open, { actor: "system", kind: "user.created", detail: (outcome) => (outcome === "created" ? { role: "admin" } : null) }, () =>
       ensureFirstAdmin({
         store: open.stores.auth,
@@ -38,7 +50,7 @@ export function startServerProcess(env: NodeJS.ProcessEnv = process.env): Runtim
       }),
     ),
   );
-  runStep(rt.log, "audit_pruning", () =>
+  await runStep(rt.log, "audit_pruning", () =>
     schedulePruning({
       store: () => (rt.handle?.sqlite.open ? (rt.stores?.audit ?? null) : null),
       clock: rt.clock,
@@ -47,9 +59,17 @@ export function startServerProcess(env: NodeJS.ProcessEnv = process.env): Runtim
       days: auditRetentionDays(env),
     }),
   );
-  runStep(rt.log, "prune_sessions", () => pruneSessions(open.stores.auth, { nowMs: rt.clock.now() }));
-  runStep(rt.log, "maintenance", () => startMaintenance({ dbFile: open.dbFile, guard: rt.guard, log: rt.log }));
-  runStep(rt.log, "retention_worker", () => {
+  await runStep(rt.log, "prune_sessions", () => pruneSessions(open.stores.auth, { policy: rt.sessionPolicy, nowMs: rt.clock.now() }));
+  await runStep(rt.log, "throttle_pruning", () =>
+    scheduleThrottlePruning({
+      store: () => (rt.handle?.sqlite.open || rt.pg ? (rt.stores?.auth ?? null) : null),
+      clock: rt.clock,
+      timers: rt.timers,
+      log: rt.log,
+    }),
+  );
+  await runStep(rt.log, "maintenance", () => startMaintenance({ dbFile: open.dbFile, guard: rt.guard, log: rt.log }));
+  await runStep(rt.log, "retention_worker", () => {
     rt.start();
     // Batches commit one by one, so an abrupt exit is safe; a clean stop
     // just ends the current batch first.
@@ -63,15 +83,15 @@ export function startServerProcess(env: NodeJS.ProcessEnv = process.env): Runtim
  * boot; when nothing installed one (a script importing a route, a server
  * without instrumentation) it is started here, through the same steps.
  */
-export function requireProcessRuntime(): Runtime {
-  const rt = processRuntime() ?? startServerProcess();
+export async function requireProcessRuntime(): Promise<Runtime> {
+  const rt = processRuntime() ?? (await startServerProcess());
   if (!rt) throw new Error("the server runtime could not be created");
   return rt;
 }
 
-function runStep(log: Logger, name: string, step: () => void): void {
+async function runStep(log: Logger, name: string, step: () => unknown): Promise<void> {
   try {
-    step();
+    await step();
   } catch (error) {
     logFailure(log, name, error);
   }

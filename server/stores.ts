@@ -13,8 +13,21 @@ import { createSqliteCheckpointStore } from "./checkpoints/sqlite-store";
 import type { CompactionStore } from "./compaction/store";
 import { createPgCompactionStore } from "./compaction/store/pg-store";
 import { createSqliteCompactionStore } from "./compaction/store/sqlite-store";
-import type { DbHandle } from "./db/client";
+import type { SqliteDb } from "./db/sqlite-db";
 import type { SqlClient } from "./db/pg/client";
+import type { PgDb } from "./db/pg/pg-db";
+import type { HoldStore } from "./compaction/hold/store";
+import { createPgHoldStore } from "./compaction/hold/pg-store";
+import { createSqliteHoldStore } from "./compaction/hold/sqlite-store";
+import type { RestoreStore } from "./compaction/restore/store";
+import { createPgRestoreStore } from "./compaction/restore/pg-store";
+import { createSqliteRestoreStore } from "./compaction/restore/sqlite-store";
+import type { HistoryStore } from "./maintenance/history/store";
+import { createPgHistoryStore } from "./maintenance/history/pg-store";
+import { createSqliteHistoryStore } from "./maintenance/history/sqlite-store";
+import type { CheckpointScheduleStore } from "./checkpoints/schedule/store";
+import { createPgScheduleStore } from "./checkpoints/schedule/pg-store";
+import { createSqliteScheduleStore } from "./checkpoints/schedule/sqlite-store";
 import type { MaintenanceStore } from "./maintenance/store";
 import { createPgMaintenanceStore } from "./maintenance/pg-store";
 import { createSqliteMaintenanceStore } from "./maintenance/sqlite-store";
@@ -29,37 +42,61 @@ export type Stores = {
   compaction: CompactionStore;
   checkpoints: CheckpointStore;
   audit: AuditStore;
+  /** Task holds (asynchronous on both engines). */
+  holds: HoldStore;
+  /** Per-task payload restores: the task's rows and the restore records (asynchronous on both engines). */
+  restores: RestoreStore;
+  /** The storage history's samples (asynchronous on both engines). */
+  history: HistoryStore;
+  /** Scheduled checkpoint maintenance: policies, thread expiry and its tombstones (asynchronous on both engines). */
+  schedule: CheckpointScheduleStore;
 };
 
-/** The stores of one open SQLite connection (statements are prepared once per connection). */
-export function openSqliteStores(handle: DbHandle): Stores {
+/**
+ * The stores of one open SQLite database (statements are prepared once per
+ * connection). Converted domains take the database (writer queue and read
+ * connection), the others still its writer connection.
+ */
+export function openSqliteStores(handle: SqliteDb): Stores {
   return {
-    workspace: createSqliteWorkspaceStore(handle.sqlite),
-    auth: createSqliteAuthStore(handle.sqlite),
+    workspace: createSqliteWorkspaceStore(handle),
+    auth: createSqliteAuthStore(handle),
     maintenance: createSqliteMaintenanceStore(handle),
     compaction: createSqliteCompactionStore(handle.sqlite),
     checkpoints: createSqliteCheckpointStore(handle.sqlite),
-    audit: createSqliteAuditStore(handle.sqlite),
+    audit: createSqliteAuditStore(handle),
+    holds: createSqliteHoldStore(handle),
+    restores: createSqliteRestoreStore(handle),
+    history: createSqliteHistoryStore(handle),
+    schedule: createSqliteScheduleStore(handle),
   };
 }
 
 /** The PostgreSQL stores that need no database URL (workspace, auth, audit). */
 export type PgStores = Pick<Stores, "workspace" | "auth" | "audit">;
 
+/** A PostgreSQL database as the stores reach it: the node-postgres pool, and the synchronous connection of the domains not yet converted. */
+export type PgConnections = { db: PgDb; client: SqlClient };
+
 /**
- * The stores of one open PostgreSQL connection (synchronous; see server/db/pg).
- * `url` lets the maintenance store run pg_dump / vacuumdb against the same
- * database. Importing this does not load the libpq binding; connecting does.
+ * The stores of one open PostgreSQL database (see server/db/pg). `url` lets
+ * the maintenance store run pg_dump / vacuumdb against the same database.
+ * Importing this does not load the libpq binding; connecting does.
  */
-export function openPgStores(client: SqlClient, options?: { url: string; env?: Readonly<Record<string, string | undefined>> }): Stores;
-export function openPgStores(client: SqlClient): PgStores;
-export function openPgStores(client: SqlClient, options?: { url: string; env?: Readonly<Record<string, string | undefined>> }): Stores | PgStores {
-  const base: PgStores = { workspace: createPgWorkspaceStore(client), auth: createPgAuthStore(client), audit: createPgAuditStore(client) };
+export function openPgStores(pg: PgConnections, options?: { url: string; env?: Readonly<Record<string, string | undefined>> }): Stores;
+export function openPgStores(pg: PgConnections): PgStores;
+export function openPgStores(pg: PgConnections, options?: { url: string; env?: Readonly<Record<string, string | undefined>> }): Stores | PgStores {
+  const { client } = pg;
+  const base: PgStores = { workspace: createPgWorkspaceStore(pg.db), auth: createPgAuthStore(pg.db), audit: createPgAuditStore(pg.db) };
   if (!options) return base;
   return {
     ...base,
-    maintenance: createPgMaintenanceStore({ client, url: options.url, env: options.env }),
+    maintenance: createPgMaintenanceStore({ db: pg.db, url: options.url, env: options.env }),
     compaction: createPgCompactionStore(client),
     checkpoints: createPgCheckpointStore(client),
+    holds: createPgHoldStore(pg.db),
+    restores: createPgRestoreStore(pg.db),
+    history: createPgHistoryStore(pg.db),
+    schedule: createPgScheduleStore(pg.db),
   };
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import { LoadingPlaceholder } from "@/components/ui/loading-placeholder";
 import { useLocale, useNow, useTimeZone, useTranslations } from "next-intl";
 import { useId, useState } from "react";
 import { AUDIT_KINDS, type AuditEntry, type AuditKind } from "@/lib/audit/api";
@@ -84,7 +85,7 @@ export function ActivityCard() {
           </select>
         </div>
       </div>
-      {query.isPending && <div className={cardStyles.skeleton} role="status" aria-label={tCommon("loading")} />}
+      {query.isPending && <LoadingPlaceholder label={tCommon("loading")} />}
       {query.isError && <ErrorSummary title={t("loadFailed")} message={errorMessage(query.error)} error={query.error} testId="activity-error" />}
       {query.isSuccess && entries.length === 0 && (
         <p className={cardStyles.muted} data-testid="activity-empty">

@@ -16,7 +16,7 @@ function renderForm(locale: string, messages: typeof en) {
   render(
     <NextIntlClientProvider locale={locale} messages={messages} timeZone="UTC">
       <QueryClientProvider client={createQueryClient()}>
-        <SignInForm next="/en/settings/data-logs/database" />
+        <SignInForm next="/en/settings/data-logs/database" changePasswordPath="/en/change-password" />
       </QueryClientProvider>
     </NextIntlClientProvider>,
   );
@@ -45,13 +45,28 @@ describe("sign-in form", () => {
     expect(alert.textContent).toContain("Try again in 2 minutes.");
   });
 
+  it("the right password of a disabled account says so, in the reader's language", async () => {
+    answer(403, { error: { code: "account_disabled", message: "This account is disabled" } });
+    renderForm("zh-hk", zhHk);
+    expect((await screen.findByRole("alert")).textContent).toContain(zhHk.signIn.accountDisabled);
+  });
+
+  it("a temporary password goes to the password change first, then on to where the user was going", async () => {
+    const assign = vi.fn();
+    vi.stubGlobal("location", { ...window.location, assign });
+    answer(200, { user: { id: "u1", email: "a@example.com", role: "viewer", mustChangePassword: true } });
+    renderForm("en", en);
+    await vi.waitFor(() => expect(assign).toHaveBeenCalled());
+    expect(assign).toHaveBeenCalledWith(`/en/change-password?next=${encodeURIComponent("/en/settings/data-logs/database")}`);
+  });
+
   it("an empty form asks for both fields without calling the server", async () => {
     const fetchSpy = vi.fn();
     vi.stubGlobal("fetch", fetchSpy);
     render(
       <NextIntlClientProvider locale="en" messages={en} timeZone="UTC">
         <QueryClientProvider client={createQueryClient()}>
-          <SignInForm next="/en" />
+          <SignInForm next="/en" changePasswordPath="/en/change-password" />
         </QueryClientProvider>
       </NextIntlClientProvider>,
     );

@@ -7,7 +7,7 @@ import { useSignIn } from "@/lib/auth/client/use-sign-in";
 import { isApiError } from "@/lib/query/fetch-json";
 import styles from "./sign-in.module.css";
 
-type FormError = { kind: "invalid" } | { kind: "throttled"; minutes: number } | { kind: "input" } | { kind: "unavailable" };
+type FormError = { kind: "invalid" } | { kind: "disabled" } | { kind: "throttled"; minutes: number } | { kind: "input" } | { kind: "unavailable" };
 
 function toFormError(error: unknown): FormError {
   if (!isApiError(error)) return { kind: "unavailable" };
@@ -15,11 +15,12 @@ function toFormError(error: unknown): FormError {
     return { kind: "throttled", minutes: Math.max(1, Math.ceil((error.retryAfterSeconds ?? 900) / 60)) };
   }
   if (error.code === "invalid_credentials") return { kind: "invalid" };
+  if (error.code === "account_disabled") return { kind: "disabled" };
   if (error.code === "invalid_request") return { kind: "input" };
   return { kind: "unavailable" };
 }
 
-export function SignInForm({ next }: { next: string }) {
+export function SignInForm({ next, changePasswordPath }: { next: string; changePasswordPath: string }) {
   const t = useTranslations("signIn");
   const signIn = useSignIn();
   const [pending, setPending] = useState(false);
@@ -42,9 +43,10 @@ export function SignInForm({ next }: { next: string }) {
     setPending(true);
     setError(null);
     try {
-      await signIn.mutateAsync(body);
-      // A full navigation so every server component renders with the new session.
-      window.location.assign(next);
+      const { user } = await signIn.mutateAsync(body);
+      // A full navigation so every server component renders with the new session;
+      // a temporary password is replaced first, then the user goes on to `next`.
+      window.location.assign(user.mustChangePassword ? `${changePasswordPath}?next=${encodeURIComponent(next)}` : next);
     } catch (caught) {
       setError(toFormError(caught));
       setPending(false);
@@ -56,6 +58,8 @@ export function SignInForm({ next }: { next: string }) {
       ? t("throttled", { minutes: error.minutes })
       : error?.kind === "invalid"
         ? t("invalidCredentials")
+        : error?.kind === "disabled"
+          ? t("accountDisabled")
         : error?.kind === "input"
           ? t("invalidInput")
           : error

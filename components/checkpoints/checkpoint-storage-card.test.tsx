@@ -20,6 +20,7 @@ vi.mock("@/lib/i18n/navigation", () => ({
 }));
 
 const totals = (checkpoints: number, bytes: number) => ({ checkpoints, writes: 10, checkpointBytes: bytes, writesBytes: 500 });
+const TABLES = { checkpoints: { rows: 40, bytes: 40_000 }, writes: { rows: 10, bytes: 500 } };
 const result: RetentionResult = {
   version: 1,
   operationId: "op-1",
@@ -47,6 +48,7 @@ function status(over: Partial<CheckpointStorageStatus> = {}): CheckpointStorageS
     operation: null,
     lastResult: result,
     lastResultMalformed: false,
+    cleanup: { reason: "after_cleanup", analysisId: null },
     ...over,
   };
 }
@@ -81,18 +83,61 @@ describe("checkpoint storage card", () => {
   });
 
   it("[CRC-12] admins see mode (read-only), table usage, largest threads, before/after results, and can start an analysis", async () => {
-    const fetchMock = answer({ [URL]: { status: 200, body: status() }, [`${URL}/analyze`]: { status: 202, body: { operationId: "op-2", kind: "analysis" } } });
+    const fetchMock = answer({
+      [URL]: { status: 200, body: status() },
+      [`${URL}/analyze`]: { status: 202, body: { operationId: "op-2", kind: "analysis" } },
+      "/api/v1/threads?ids=thread-aaa": { status: 200, body: { threads: [{ threadId: "thread-aaa", found: true, title: "Release checklist" }] } },
+    });
     renderCard(true);
     expect(await screen.findByText(t.card.modeDelta)).toBeTruthy();
     expect(screen.getByText(t.card.restartRequired)).toBeTruthy();
-    expect(within(screen.getByTestId("checkpoint-largest-threads")).getByText("thread-aaa")).toBeTruthy();
-    // Each largest thread opens its thread view.
-    expect(within(screen.getByTestId("checkpoint-largest-threads")).getByRole("link", { name: "Open thread thread-aaa" }).getAttribute("href")).toBe("/settings/data-logs/database/threads/thread-aaa");
+    // Each largest thread shows its title and opens its thread view.
+    const largest = within(screen.getByTestId("checkpoint-largest-threads"));
+    expect((await largest.findByTestId("thread-title")).textContent).toBe("Release checklist");
+    expect(largest.getByRole("link", { name: "Open thread Release checklist (thread-aaa)" }).getAttribute("href")).toBe("/settings/data-logs/database/threads/thread-aaa");
     const resultTable = within(screen.getByTestId("checkpoint-result"));
     expect(resultTable.getByText(t.result.cleanupTitle)).toBeTruthy();
     expect(resultTable.getByText(t.result.reclaimed)).toBeTruthy();
     fireEvent.click(screen.getByRole("button", { name: t.actions.analyze }));
     await vi.waitFor(() => expect(fetchMock.mock.calls.some(([u]) => u === `${URL}/analyze`)).toBe(true));
+  });
+
+  it("[#30] Clean up is unavailable until an analysis of the current state exists, and says why", async () => {
+    for (const reason of ["no_analysis", "after_cleanup", "changed", "analysis_incomplete", "nothing_to_reclaim"] as const) {
+      answer({ [URL]: { status: 200, body: status({ cleanup: { reason, analysisId: null }, lastResult: reason === "no_analysis" ? null : result }) } });
+      renderCard(true);
+      const button = (await screen.findByTestId("checkpoint-cleanup")) as HTMLButtonElement;
+      expect(button.disabled).toBe(true);
+      const why = screen.getByTestId("checkpoint-cleanup-reason");
+      expect(why.textContent).toBe(t.actions.unavailable[reason]);
+      expect(button.getAttribute("aria-describedby")).toBe(why.id);
+      cleanup();
+    }
+  });
+
+  it("[#30] Clean up on a current analysis confirms with its numbers; Cancel sends nothing, Confirm names the analysis", async () => {
+    const analysis: RetentionResult = { ...result, operationId: "an-1", kind: "analysis", before: totals(40, 40_000), after: { checkpoints: 28, writes: 7, checkpointBytes: 31_000, writesBytes: 400 }, tablesAtStart: TABLES, changedDuringScan: false };
+    const fetchMock = answer({
+      [URL]: { status: 200, body: status({ lastResult: analysis, cleanup: { reason: "ready", analysisId: "an-1" } }) },
+      [`${URL}/run`]: { status: 202, body: { operationId: "op-9", kind: "cleanup" } },
+      "/api/v1/system/database/backups": { status: 200, body: { capability: "supported", keep: 10, backups: [{ name: "workspace-20260101T000000Z-abcd1234.db", sizeBytes: 1000, createdAt: "2026-01-01T00:00:00Z" }] } },
+    });
+    renderCard(true);
+    const button = (await screen.findByTestId("checkpoint-cleanup")) as HTMLButtonElement;
+    expect(button.disabled).toBe(false);
+    fireEvent.click(button);
+    const dialog = within(screen.getByTestId("checkpoint-confirm"));
+    // 12 checkpoints and 3 writes, 9,000 + 100 bytes, from the analysis.
+    expect(dialog.getByTestId("checkpoint-confirm-removed").textContent).toBe("12 checkpoints and 3 pending writes: 9.1 kB of stored payload, in 2 threads.");
+    expect(await dialog.findByText(/workspace-20260101T000000Z-abcd1234\.db/)).toBeTruthy();
+    expect(dialog.getByText(t.confirm.undo)).toBeTruthy();
+    fireEvent.click(dialog.getByTestId("checkpoint-confirm-cancel"));
+    expect(fetchMock.mock.calls.some(([u]) => u === `${URL}/run`)).toBe(false);
+    fireEvent.click(button);
+    fireEvent.click(within(screen.getByTestId("checkpoint-confirm")).getByTestId("checkpoint-confirm-confirm"));
+    await vi.waitFor(() => expect(fetchMock.mock.calls.some(([u]) => u === `${URL}/run`)).toBe(true));
+    const run = fetchMock.mock.calls.find(([u]) => u === `${URL}/run`)! as unknown as [string, RequestInit];
+    expect(JSON.parse(String(run[1].body))).toEqual({ analysisId: "an-1" });
   });
 
   it("viewers get read-only text and no controls", async () => {

@@ -1,11 +1,12 @@
 "use client";
 
+import { LoadingPlaceholder } from "@/components/ui/loading-placeholder";
 import { useTranslations } from "next-intl";
-import type { CheckpointOperationKind, CheckpointStorageStatus } from "@/lib/checkpoints/api";
+import type { CheckpointStorageStatus } from "@/lib/checkpoints/api";
 import { useCheckpointStorage } from "@/lib/checkpoints/client/use-checkpoint-storage";
-import { useStartCheckpointOperation } from "@/lib/checkpoints/client/use-start-checkpoint-operation";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import { Card } from "@/components/ui/card";
+import { CheckpointActions } from "./checkpoint-actions";
 import { LargestThreads } from "./largest-threads";
 import { OperationResult } from "./operation-result";
 import { TableUsageTable } from "./table-usage";
@@ -30,42 +31,6 @@ function Facts({ status }: { status: CheckpointStorageStatus }) {
   );
 }
 
-function Actions({ status, isAdmin }: { status: CheckpointStorageStatus; isAdmin: boolean }) {
-  const t = useTranslations("checkpoints.actions");
-  const errorText = useErrorMessage("checkpoints");
-  const start = useStartCheckpointOperation();
-  if (!isAdmin) return <p className={styles.muted} data-testid="checkpoint-admin-only">{t("adminOnly")}</p>;
-  const active = status.operation;
-  const busy = active !== null || start.isPending;
-  const label = (kind: CheckpointOperationKind) => {
-    if (active?.kind === kind || (start.isPending && start.variables === kind)) return kind === "analysis" ? t("analyzing") : t("running");
-    return kind === "analysis" ? t("analyze") : t("run");
-  };
-  return (
-    <div className={styles.section}>
-      <p className={styles.muted}>{t("explain")}</p>
-      <div className={styles.actions}>
-        <button type="button" className={styles.button} disabled={busy} aria-busy={active?.kind === "analysis"} onClick={() => start.mutate("analysis")}>
-          {label("analysis")}
-        </button>
-        <button type="button" className={styles.buttonPrimary} disabled={busy} aria-busy={active?.kind === "cleanup"} onClick={() => start.mutate("cleanup")}>
-          {label("cleanup")}
-        </button>
-      </div>
-      {active && (
-        <p className={styles.notice} role="status" data-testid="checkpoint-busy">
-          {active.kind === "analysis" ? t("busyAnalysis") : t("busyCleanup")}
-        </p>
-      )}
-      {start.isError && (
-        <p className={styles.error} role="alert">
-          {errorText(start.error)}
-        </p>
-      )}
-    </div>
-  );
-}
-
 function Body({ status, isAdmin }: { status: CheckpointStorageStatus; isAdmin: boolean }) {
   const t = useTranslations("checkpoints.card");
   const empty = status.tables !== null && status.tables.checkpoints.rows === 0 && status.tables.writes.rows === 0;
@@ -75,7 +40,7 @@ function Body({ status, isAdmin }: { status: CheckpointStorageStatus; isAdmin: b
       {!status.supported && <p className={styles.notice}>{t("unsupported")}</p>}
       {status.supported && status.tables && (empty ? <p className={styles.muted} data-testid="checkpoint-empty">{t("empty")}</p> : <TableUsageTable tables={status.tables} />)}
       {status.supported && <LargestThreads threads={status.largestThreads} />}
-      {status.supported && <Actions status={status} isAdmin={isAdmin} />}
+      {status.supported && <CheckpointActions status={status} isAdmin={isAdmin} />}
       {status.lastResultMalformed && <p className={styles.notice}>{t("resultMalformed")}</p>}
       {status.lastResult ? <OperationResult result={status.lastResult} /> : status.supported && <p className={styles.muted}>{t("noResult")}</p>}
     </>
@@ -89,7 +54,7 @@ export function CheckpointStorageCard({ isAdmin }: { isAdmin: boolean }) {
   const query = useCheckpointStorage();
   return (
     <Card classes={styles} titleId="checkpoint-card-title" title={t("title")} header={<p className={styles.muted}>{t("description")}</p>} busy={query.isFetching} testId="checkpoint-storage-card">
-      {query.isPending && <div className={styles.skeleton} role="status" aria-label={t("loading")} />}
+      {query.isPending && <LoadingPlaceholder label={t("loading")} />}
       {query.isError && (
         <div className={styles.error} role="alert" data-testid="checkpoint-error">
           <p>{t("loadFailed")}</p>

@@ -6,6 +6,7 @@ import { useTranslations } from "next-intl";
 import type { CompactionStatusBody } from "@/lib/compaction/api";
 import type { BackupChoice } from "@/lib/compaction/client/draft-model";
 import type { RetentionFormat } from "./use-compaction-format";
+import { RestoreWindowNote } from "@/components/task-retention/restore-window-note";
 import styles from "./retention-card.module.css";
 
 type ChoiceProps = {
@@ -34,7 +35,8 @@ export function BackupReview(props: { status: CompactionStatusBody; format: Rete
       {prep.state === "failed" && <p className={styles.warning}>{t("failed", { reason: format.operationError(prep.errorCode ?? "other") })}</p>}
       {receipt && "name" in receipt && (
         <p className={styles.muted} data-testid="retention-receipt">
-          {t("receiptBackup", { name: receipt.name, size: format.bytes(receipt.sizeBytes), time: format.time(receipt.completedAt) ?? "" })}
+          {t("receiptBackup", { name: receipt.name, size: format.bytes(receipt.sizeBytes), time: format.time(receipt.completedAt) ?? "" })}{" "}
+          <RestoreWindowNote context="receipt" />
         </p>
       )}
       {receipt && "skippedAt" in receipt && <p className={styles.muted}>{t("receiptSkip", { time: format.time(receipt.skippedAt) ?? "" })}</p>}
@@ -43,27 +45,39 @@ export function BackupReview(props: { status: CompactionStatusBody; format: Rete
   );
 }
 
-function BackupChoiceFields(props: ChoiceProps) {
+/** Another job's wording of the same choice (thread expiry), its radio group name and test id. */
+export type BackupChoiceVariant = {
+  name: string;
+  testId: string;
+  legend: string;
+  intro: string;
+  texts: Record<"backup" | "backupHint" | "skip" | "skipHint" | "acknowledge" | "required", string>;
+};
+
+export function BackupChoiceFields(props: ChoiceProps & { variant?: BackupChoiceVariant }) {
   const t = useTranslations("compaction.backup");
+  const { variant } = props;
+  const text = (key: keyof BackupChoiceVariant["texts"]) => variant?.texts[key] ?? t(key);
   return (
-    <fieldset className={styles.choiceFieldset} data-testid="retention-backup-choice">
-      <legend className={styles.muted}>{t("intro")}</legend>
+    <fieldset className={styles.choiceFieldset} data-testid={variant?.testId ?? "retention-backup-choice"}>
+      <legend className={variant ? styles.label : styles.muted}>{variant?.legend ?? t("intro")}</legend>
+      {variant && <p className={styles.muted}>{variant.intro}</p>}
       {(["backup", "skip"] as const).map((value) => (
         <label key={value} className={styles.choice}>
-          <input type="radio" name="retention-backup" value={value} checked={props.choice === value} onChange={() => props.onChoice(value)} />
+          <input type="radio" name={variant?.name ?? "retention-backup"} value={value} checked={props.choice === value} onChange={() => props.onChoice(value)} />
           <span>
-            <span className={styles.choiceTitle}>{t(value)}</span>
-            <span className={styles.muted}>{t(`${value}Hint`)}</span>
+            <span className={styles.choiceTitle}>{text(value)}</span>
+            <span className={styles.muted}>{text(`${value}Hint`)}</span>
           </span>
         </label>
       ))}
       {props.choice === "skip" && (
         <label className={styles.choice}>
           <input type="checkbox" checked={props.acknowledged} onChange={(event) => props.onAcknowledged(event.target.checked)} />
-          <span>{t("acknowledge")}</span>
+          <span>{text("acknowledge")}</span>
         </label>
       )}
-      {props.choice === null && <p className={styles.muted}>{t("required")}</p>}
+      {props.choice === null && <p className={styles.muted}>{text("required")}</p>}
     </fieldset>
   );
 }

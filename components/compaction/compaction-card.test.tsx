@@ -31,11 +31,11 @@ function operation(patch: Partial<RetentionOperation>): RetentionOperation {
     eligibleTasks: 12,
     eligibleMessages: 340,
     changedMessages: 0,
-    payloadBytes: 5 * 1024 * 1024,
+    payloadBytes: 5_000_000,
     skipped: { recent_activity: 4, live_run: 1, brand_new_reason: 2 },
     stale: false,
     fingerprint: "months:3",
-    byKind: { shell_exec: { messages: 300, payloadBytes: 4 * 1024 * 1024 }, read_file: { messages: 40, payloadBytes: 1024 * 1024 } },
+    byKind: { shell_exec: { messages: 300, payloadBytes: 4_000_000 }, read_file: { messages: 40, payloadBytes: 1_000_000 } },
     ...patch,
   };
 }
@@ -89,11 +89,22 @@ describe("Messages compaction card", () => {
     expect(result.textContent).toContain("Estimate");
     expect(result.textContent).toMatch(/scan that finished/);
     const details = within(result).getByTestId("retention-analysis-details");
-    expect(details.tagName).toBe("DETAILS");
+    // It looks and reads expandable: a button with a chevron and aria-expanded.
+    const toggle = within(details).getByRole("button", { name: "Scan details", expanded: false });
+    expect(toggle.querySelector("svg")).toBeTruthy();
+    fireEvent.click(toggle);
+    expect(toggle.getAttribute("aria-expanded")).toBe("true");
     expect(details.textContent).toContain("Recent activity");
     expect(details.textContent).toContain("Agent run in progress");
     expect(details.textContent).toContain("Other reason (brand_new_reason)");
-    expect(details.textContent).toContain("Rows scanned");
+    // Seconds and how long it took; skipped counts say what they count and add up.
+    expect(within(details).getByTestId("retention-analysis-details-window").textContent).toBe("Nov 29, 2026, 10:00:00 AM UTC to Nov 29, 2026, 10:05:00 AM UTC (took 5 min)");
+    expect(within(details).getByTestId("retention-analysis-details-tasks").textContent).toBe("17 = 12 eligible + 5 skipped");
+    expect(within(details).getByTestId("retention-analysis-details-messages").textContent).toBe("1,200 = 340 eligible + 860 skipped");
+    expect(within(details).getByTestId("retention-analysis-details-task-skips").textContent).toContain("4 tasks");
+    expect(within(details).getByTestId("retention-analysis-details-message-skips").textContent).toContain("2 messages");
+    // Every reason says what to do about it.
+    expect(details.textContent).toContain("Active within the period");
     // The outcome stays outside the details.
     const outcome = within(result).getByText(/About 5 MB/);
     expect(details.contains(outcome)).toBe(false);
@@ -150,7 +161,7 @@ describe("Messages compaction card", () => {
         skipped: {},
         fingerprint: undefined,
         byKind: undefined,
-        backupBytes: { doneBytes: 1024 * 1024, totalBytes: 4 * 1024 * 1024 },
+        backupBytes: { doneBytes: 1_000_000, totalBytes: 4_000_000 },
       }),
     });
     const { card } = await renderCard({ status: preparing });
@@ -186,8 +197,8 @@ describe("Messages compaction card", () => {
     expect(within(running.card).queryByRole("button", { name: "Compact messages now" })).toBeNull();
   });
 
-  it("[TPR-UI-07] registers system:tool-payload-retention with the save bar; enabling asks for the inline backup choice", async () => {
-    const { card, store, server } = await renderCard({});
+  it("[TPR-UI-07] registers system:tool-payload-retention with the save bar; enabling asks for the inline backup choice, then confirms the consequence", async () => {
+    const { card, store, server } = await renderCard({ status: statusBody({ latestAnalysis: operation({}) }) });
     fireEvent.click(await within(card).findByRole("switch", { name: "Automatic compaction" }));
     expect(store.getSnapshot().map((c) => c.id)).toEqual([SAVE_CONTRIBUTOR_ID]);
     const bar = await screen.findByTestId("save-bar");
@@ -197,9 +208,19 @@ describe("Messages compaction card", () => {
     expect(save.disabled).toBe(false);
     server.answer(PUT_KEY, { status: 200, body: statusBody({ policy: { enabled: true, age: { value: 3, unit: "months" }, revision: 2 }, preparation: { state: "pending", choice: "backup", receipt: null, errorCode: null, operationId: "p" } }, 2) });
     server.answer(STATUS_KEY, { status: 200, body: statusBody({ policy: { enabled: true, age: { value: 3, unit: "months" }, revision: 2 }, preparation: { state: "pending", choice: "backup", receipt: null, errorCode: null, operationId: "p" } }, 2) });
+    // Save opens the confirmation with the analysis's numbers; Cancel sends nothing and keeps the draft.
     await act(async () => fireEvent.click(save));
+    expect((await screen.findByTestId("retention-confirm-removed")).textContent).toBe("About 5 MB of tool payloads from 340 messages in 12 tasks.");
+    expect(screen.getByTestId("retention-confirm-backup").textContent).toContain("A new backup of the whole database is made and verified first");
+    await act(async () => fireEvent.click(screen.getByTestId("retention-confirm-cancel")));
+    expect(server.count(PUT_KEY)).toBe(0);
+    expect(screen.getByTestId("save-bar")).toBeTruthy();
+    await act(async () => fireEvent.click(save));
+    await act(async () => fireEvent.click(await screen.findByTestId("retention-confirm-confirm")));
     await waitFor(() => expect(screen.queryByTestId("save-bar")).toBeNull());
     expect(within(card).getByTestId("retention-state").textContent).toBe("Preparing");
+    // Focus goes back to the control that made the change (the radio is gone now: the switch).
+    await waitFor(() => expect(document.activeElement?.id).toBe("retention-automatic-switch"));
   });
 
   it("[TPR-UI-07] the save bar guards navigation while changes are unsaved", async () => {
@@ -223,8 +244,8 @@ describe("Messages compaction card", () => {
     await within(card).findByTestId("retention-run-outcome");
     expect(within(card).queryByRole("switch")).toBeNull();
     expect(within(card).queryByRole("spinbutton")).toBeNull();
-    // Refresh is the one control a viewer gets: it reads, it never changes anything.
-    expect(within(card).getAllByRole("button").map((b) => b.textContent)).toEqual(["Refresh"]);
+    // Refresh and the details' disclosure are the viewer's controls: they read, they never change anything.
+    expect(within(card).getAllByRole("button").map((b) => b.textContent)).toEqual(["Refresh", "Scan details"]);
     expect(within(card).getByTestId("retention-automatic-readonly").textContent).toContain("Off");
   });
 
@@ -257,7 +278,10 @@ describe("Messages compaction card", () => {
     });
     const { card } = await renderCard({ status: enabled });
     fireEvent.change(await within(card).findByLabelText("Age"), { target: { value: "1" } });
-    expect(within(card).getByTestId("retention-backup-choice")).toBeTruthy();
+    const choice = within(card).getByTestId("retention-backup-choice");
+    // The backup's option says how long per-task restore lasts (#29); the intro no longer says a backup cannot bring back single messages.
+    expect(choice.textContent).toContain(feature.compaction.backup.backupHint);
+    expect(feature.compaction.backup.backupHint).toContain("one task at a time");
     const bar = await screen.findByTestId("save-bar");
     const save = within(bar).getByRole("button", { name: "Save changes" }) as HTMLButtonElement;
     expect(save.disabled).toBe(true);

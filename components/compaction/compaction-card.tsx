@@ -5,7 +5,7 @@
 // messages now. Saving goes through the page-level save bar (contributor
 // system:tool-payload-retention); there is no Save button in the card.
 import { useTranslations } from "next-intl";
-import { useCallback } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { useSaveContributor } from "@/components/settings/save-bar/use-save-contributor";
 import type { SaveBarStore } from "@/components/settings/save-bar/save-bar-store";
 import { useOperationEvents } from "@/lib/compaction/client/use-operation-events";
@@ -20,12 +20,41 @@ import { ConflictNotice } from "./conflict-notice";
 import { ErrorSummary } from "./error-summary";
 import { MalformedNotice } from "./malformed-notice";
 import { Estimate } from "./estimate";
+import { RemovalConfirm, useRemovalConfirm, type RemovalKind } from "./removal-confirm";
 import { RunPanel } from "./run-panel";
 import { policyState } from "./status-state";
 import { useCompactionFormat } from "./use-compaction-format";
 import styles from "./retention-card.module.css";
 
 export const SAVE_CONTRIBUTOR_ID = "system:tool-payload-retention";
+/** Where the save bar sits in the document: right after the controls that change the policy. */
+export const SAVE_BAR_SLOT_ID = "retention-save-bar-slot";
+const SWITCH_ID = "retention-automatic-switch";
+
+/**
+ * The control that made the draft dirty (the first one changed since it was
+ * clean: the switch, the age, the unit), for focus after Save or Discard;
+ * the backup choice that follows it is part of the same change.
+ */
+function useChangedControl() {
+  const last = useRef<HTMLElement | null>(null);
+  const record = useCallback((event: { target: EventTarget }) => {
+    const el = event.target instanceof HTMLElement ? event.target : null;
+    if (el?.matches("input, select, [role=switch]") && !last.current) last.current = el;
+  }, []);
+  // Focus moves after the commit that follows Save or Discard, when a control
+  // the change removed (the backup choice) is gone and the fallback applies.
+  const [request, setRequest] = useState(0);
+  useEffect(() => {
+    if (request === 0) return;
+    const el = last.current;
+    const usable = el && el.isConnected && !(el as HTMLInputElement).disabled;
+    (usable ? el : document.getElementById(SWITCH_ID))?.focus();
+    last.current = null;
+  }, [request]);
+  const restoreFocus = useCallback(() => setRequest((n) => n + 1), []);
+  return { record, restoreFocus };
+}
 
 /** isAdmin comes from the session on the server, like every Database card; the API still checks each mutation. */
 export function CompactionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; saveBarStore?: SaveBarStore }) {
@@ -41,17 +70,34 @@ export function CompactionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; sa
     approved: supported ? status?.armed : undefined,
   });
   const { save: saveDraft, discard } = draft;
-  const save = useCallback(() => saveDraft(retention.save), [saveDraft, retention.save]);
+  const confirmation = useRemovalConfirm({ status, analyze: retention.analyze });
+  const { request } = confirmation;
+  const changed = useChangedControl();
+  // A save that removes data (turning on, again, or a period whose cutoff
+  // can move later) asks first: the save bar's Save opens the confirmation.
+  const removal = removalKind(draft, status);
+  const save = useCallback(async () => {
+    if (removal && draft.age) {
+      const confirmed = await request({ kind: removal, age: draft.age, choice: draft.choice });
+      if (!confirmed) return "cancelled" as const;
+    }
+    return saveDraft(retention.save);
+  }, [removal, draft.age, draft.choice, request, saveDraft, retention.save]);
 
-  useSaveContributor({
-    id: SAVE_CONTRIBUTOR_ID,
-    label: t("title"),
-    dirty: isAdmin && supported && (draft.dirty || draft.pendingRetry),
-    canSave: draft.canSave,
-    saving: draft.saving,
-    save,
-    discard,
-  }, saveBarStore);
+  useSaveContributor(
+    {
+      id: SAVE_CONTRIBUTOR_ID,
+      label: t("title"),
+      dirty: isAdmin && supported && (draft.dirty || draft.pendingRetry),
+      canSave: draft.canSave,
+      saving: draft.saving,
+      save,
+      discard,
+      slotId: SAVE_BAR_SLOT_ID,
+      restoreFocus: changed.restoreFocus,
+    },
+    saveBarStore,
+  );
 
   return (
     <Card
@@ -91,7 +137,14 @@ export function CompactionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; sa
       {status?.capability === "supported" && status.recordState === "malformed" && (
         <MalformedNotice status={status} isAdmin={isAdmin} format={format} save={retention.save} />
       )}
-      {status && supported && <CardBody status={status} isAdmin={isAdmin} retention={retention} draft={draft} events={events} format={format} />}
+      {status && supported && (
+        <div className={styles.body} onChangeCapture={changed.record} onClickCapture={changed.record}>
+          <CardBody status={status} isAdmin={isAdmin} retention={retention} draft={draft} events={events} format={format} requestRemoval={request} />
+        </div>
+      )}
+      {status && supported && isAdmin && (
+        <RemovalConfirm pending={confirmation.pending} status={status} live={events.latest} format={format} onConfirm={confirmation.confirm} onCancel={confirmation.cancel} />
+      )}
     </Card>
   );
 }
@@ -115,6 +168,14 @@ function StateBadge({ status }: { status: CompactionStatusBody }) {
   );
 }
 
+/** Which data-removing change a save is, or null when it removes nothing (off, a longer period, an unchanged approval). */
+function removalKind(draft: ReturnType<typeof useCompactionDraft>, status: CompactionStatusBody | undefined): RemovalKind | null {
+  if (!draft.draft?.enabled || !draft.needsChoice || !draft.base) return null;
+  if (draft.base.enabled) return "shorten";
+  const before = !!status?.preparation.receipt || !!status?.latestRun;
+  return before ? "reenable" : "enable";
+}
+
 type BodyProps = {
   status: CompactionStatusBody;
   isAdmin: boolean;
@@ -122,9 +183,10 @@ type BodyProps = {
   draft: ReturnType<typeof useCompactionDraft>;
   events: ReturnType<typeof useOperationEvents>;
   format: ReturnType<typeof useCompactionFormat>;
+  requestRemoval: ReturnType<typeof useRemovalConfirm>["request"];
 };
 
-function CardBody({ status, isAdmin, retention, draft, events, format }: BodyProps) {
+function CardBody({ status, isAdmin, retention, draft, events, format, requestRemoval }: BodyProps) {
   const t = useTranslations("compaction");
   const active = status.activeOperation;
   const form = draft.draft;
@@ -176,13 +238,24 @@ function CardBody({ status, isAdmin, retention, draft, events, format }: BodyPro
             : null
         }
       />
+      {isAdmin && <div id={SAVE_BAR_SLOT_ID} data-testid="retention-save-bar-slot" />}
       <RunPanel
         status={status}
         live={events.latest}
         format={format}
         controls={
           isAdmin
-            ? { starting: retention.busy === "run", cancelling: retention.busy === "cancel", onRun: (options) => void retention.run(status.policy.revision, options), onCancel: cancel }
+            ? {
+                starting: retention.busy === "run",
+                cancelling: retention.busy === "cancel",
+                onRun: () => {
+                  const outsideWindow = !!status.maintenanceWindow && !status.maintenanceWindow.open;
+                  void requestRemoval({ kind: "run", age: status.policy.age, choice: null }).then((confirmed) => {
+                    if (confirmed) void retention.run(status.policy.revision, outsideWindow ? { outsideWindow: true } : undefined);
+                  });
+                },
+                onCancel: cancel,
+              }
             : null
         }
       />

@@ -1,6 +1,9 @@
 "use client";
-// "Compact messages now". Outside the maintenance window it first asks:
-// the run then continues to its end even outside the window.
+// A "run now" button. Messages compaction's ("Compact messages now") removes
+// data, so it opens the card's one confirmation, which states the numbers,
+// when, the backup, the undo and, outside the maintenance window, that the run
+// continues to its end: it passes no window here. Another job's button
+// (thread expiry's) passes its window and asks inline first when it is closed.
 import { useNow, useTranslations } from "next-intl";
 import { useId, useState } from "react";
 import type { MaintenanceWindowView } from "@/lib/compaction/api";
@@ -10,8 +13,17 @@ import styles from "./retention-card.module.css";
 
 export type RunOptions = { outsideWindow?: boolean };
 
-export function RunNowButton(props: { window: MaintenanceWindowView | null | undefined; starting: boolean; onRun: (options?: RunOptions) => void }) {
+export function RunNowButton(props: {
+  /** Given: outside this window the button asks first. Absent: the caller's own confirmation says so. */
+  window?: MaintenanceWindowView | null;
+  starting: boolean;
+  onRun: (options?: RunOptions) => void;
+  /** Another job's button text (default "Compact messages now") and test-id prefix (default "retention"). */
+  label?: string;
+  testIdPrefix?: string;
+}) {
   const { window, starting, onRun } = props;
+  const prefix = props.testIdPrefix ?? "retention";
   const t = useTranslations("compaction.run");
   const tw = useTranslations("maintenanceWindow");
   const time = useFormatTime();
@@ -22,7 +34,7 @@ export function RunNowButton(props: { window: MaintenanceWindowView | null | und
   const closed = !!window && !window.open;
   if (confirming && closed) {
     return (
-      <div className={`${styles.errorSummary} ${styles.warning}`} role="group" aria-labelledby={titleId} data-testid="retention-window-confirm">
+      <div className={`${styles.errorSummary} ${styles.warning}`} role="group" aria-labelledby={titleId} data-testid={`${prefix}-window-confirm`}>
         <p id={titleId} className={styles.errorTitle}>
           {tw("confirmTitle")}
         </p>
@@ -37,7 +49,7 @@ export function RunNowButton(props: { window: MaintenanceWindowView | null | und
               setConfirming(false);
               onRun({ outsideWindow: true });
             }}
-            data-testid="retention-run-anyway"
+            data-testid={`${prefix}-run-anyway`}
           >
             {starting ? t("starting") : tw("runAnyway")}
           </button>
@@ -49,8 +61,15 @@ export function RunNowButton(props: { window: MaintenanceWindowView | null | und
     );
   }
   return (
-    <button type="button" className={styles.primaryButton} onClick={() => (closed ? setConfirming(true) : onRun())} disabled={starting} aria-busy={starting}>
-      {starting ? t("starting") : t("runNow")}
+    <button
+      type="button"
+      className={styles.primaryButton}
+      onClick={() => (closed ? setConfirming(true) : onRun())}
+      disabled={starting}
+      aria-busy={starting}
+      data-testid={`${prefix}-run-now`}
+    >
+      {starting ? t("starting") : (props.label ?? t("runNow"))}
     </button>
   );
 }

@@ -7,12 +7,12 @@ import type { CompactionStatusBody } from "@/lib/compaction/api";
 import type { RetentionOperation } from "@/lib/compaction/policy";
 import { OperationDetails } from "./operation-details";
 import { OperationProgress } from "./operation-progress";
-import { RunNowButton, type RunOptions } from "./run-now-button";
+import { RunNowButton } from "./run-now-button";
 import { WindowNote } from "./window-note";
 import type { RetentionFormat } from "./use-compaction-format";
 import styles from "./retention-card.module.css";
 
-export type RunControls = { starting: boolean; cancelling: boolean; onRun: (options?: RunOptions) => void; onCancel: () => void } | null;
+export type RunControls = { starting: boolean; cancelling: boolean; onRun: () => void; onCancel: () => void } | null;
 
 export function RunPanel(props: { status: CompactionStatusBody; live: OperationEvent | null; format: RetentionFormat; controls: RunControls }) {
   const { status, format, controls } = props;
@@ -46,7 +46,7 @@ export function RunPanel(props: { status: CompactionStatusBody; live: OperationE
       )}
       {/* Between slices of a pass, "compact now" takes the slot and the pass resumes after it. */}
       {controls && (!active || status.betweenSlices) && status.armed && (
-        <RunNowButton window={status.maintenanceWindow} starting={controls.starting} onRun={controls.onRun} />
+        <RunNowButton starting={controls.starting} onRun={controls.onRun} />
       )}
       {controls && !status.armed && <p className={styles.muted}>{t("notArmed")}</p>}
       {last && <OperationDetails operation={last} format={format} testId="retention-run-details" />}

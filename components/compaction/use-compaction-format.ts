@@ -4,7 +4,7 @@
 // generic fallback for codes this build does not know yet).
 import { useLocale, useNow, useTimeZone, useTranslations } from "next-intl";
 import { useMemo } from "react";
-import { formatBytes, formatCount, formatDateTime, formatRelative } from "@/lib/i18n/format";
+import { formatBytes, formatCount, formatDateTime, formatDuration, formatRelative } from "@/lib/i18n/format";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import type { RetentionAge } from "@/lib/compaction/policy";
 import { SKIP_REASONS } from "@/lib/compaction/skip-reasons";
@@ -53,6 +53,17 @@ export function useCompactionFormat() {
         const ms = parseRfc3339(text ?? null);
         return ms === null ? null : formatDateTime(ms, locale, timeZone);
       },
+      /** As `time`, with seconds: two instants of one scan must read apart. */
+      timeSeconds: (text: string | null | undefined) => {
+        const ms = parseRfc3339(text ?? null);
+        return ms === null ? null : formatDateTime(ms, locale, timeZone, { seconds: true });
+      },
+      /** How long from one instant to the other ("2 sec"), or null when either is unreadable. */
+      duration: (from: string | null | undefined, to: string | null | undefined) => {
+        const start = parseRfc3339(from ?? null);
+        const end = parseRfc3339(to ?? null);
+        return start === null || end === null ? null : end - start < 1000 ? t("details.underASecond") : formatDuration(end - start, locale);
+      },
       /** As `time`, with how far away it is ("in 3 hr."): for upcoming times. */
       timeWithRelative: (text: string | null | undefined) => {
         const ms = parseRfc3339(text ?? null);
@@ -60,6 +71,8 @@ export function useCompactionFormat() {
       },
       age: (age: RetentionAge) => t(`age.amount.${age.unit}`, { count: age.value }),
       skipReason: (reason: string) => (known(SKIP_REASONS, reason) ? t(`reasons.${reason}`) : t("reasons.other", { reason })),
+      /** What the administrator can do about a skip (or that nothing is needed). */
+      skipHint: (reason: string) => (known(SKIP_REASONS, reason) ? t(`reasonHints.${reason}`) : t("reasonHints.other")),
       toolKind: (kind: string) => (known(TOOL_KINDS, kind) ? t(`kinds.${kind}`) : t("kinds.other", { kind })),
       operationError: (code: string) => (known(OPERATION_ERROR_CODES, code) ? t(`operationErrors.${code}`) : t("operationErrors.other", { code })),
     }),

@@ -6,8 +6,10 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import compactionEn from "@/messages/compaction/en.json";
 import windowEn from "@/messages/maintenance-window/en.json";
 import windowPt from "@/messages/maintenance-window/pt-pt.json";
-import type { MaintenanceWindowView } from "@/lib/compaction/api";
-import { RunNowButton } from "./run-now-button";
+import { idleStatusBody, type CompactionStatusBody, type MaintenanceWindowView } from "@/lib/compaction/api";
+import type { RetentionAge, RetentionOperation } from "@/lib/compaction/policy";
+import { RemovalConfirm, useRemovalConfirm } from "./removal-confirm";
+import { useCompactionFormat } from "./use-compaction-format";
 import { WindowNote } from "./window-note";
 
 const NOW = new Date("2026-07-01T11:00:00Z");
@@ -36,23 +38,71 @@ describe("maintenance window on the compaction card", () => {
     expect(screen.getByTestId("retention-window-next").textContent).toBe("Aberta agora, até 1/07/2026, 08:00 GMT-4 (dentro de 1 h).");
   });
 
-  it("outside the window a manual run asks first and is sent with the confirmation", () => {
-    const onRun = vi.fn();
-    mount(<RunNowButton window={closed} starting={false} onRun={onRun} />);
-    fireEvent.click(screen.getByRole("button", { name: compactionEn.compaction.run.runNow }));
-    expect(onRun).not.toHaveBeenCalled();
-    expect(screen.getByTestId("retention-window-confirm").textContent).toContain("The window opens Jul 1, 2026, 8:00 PM EDT (in 13 hr.)");
-    fireEvent.click(screen.getByRole("button", { name: windowEn.maintenanceWindow.wait }));
-    expect(onRun).not.toHaveBeenCalled();
-    fireEvent.click(screen.getByRole("button", { name: compactionEn.compaction.run.runNow }));
-    fireEvent.click(screen.getByRole("button", { name: windowEn.maintenanceWindow.runAnyway }));
-    expect(onRun).toHaveBeenCalledWith({ outsideWindow: true });
+  it("outside the window the confirmation of a manual run says so, with the analysis's numbers, and resolves with the choice", async () => {
+    const analyze = vi.fn(async () => ({ ok: true as const, value: { operationId: "an-9" } }));
+    const decisions: boolean[] = [];
+    mount(<ConfirmHarness status={statusWith({ maintenanceWindow: closed })} analyze={analyze} onDecision={(d) => decisions.push(d)} />);
+    fireEvent.click(screen.getByRole("button", { name: "ask" }));
+    const dialog = await screen.findByTestId("retention-confirm");
+    expect(screen.getByTestId("retention-confirm-removed").textContent).toBe("About 5 MB of tool payloads from 340 messages in 12 tasks.");
+    expect(screen.getByTestId("retention-confirm-when").textContent).toBe("Now, outside the maintenance window (it next opens Jul 1, 2026, 8:00 PM EDT, in 13 hr.); this pass runs to its end.");
+    expect(dialog.textContent).toContain("Only restoring a backup brings the payloads back");
+    // A current analysis: nothing is counted again.
+    expect(analyze).not.toHaveBeenCalled();
+    fireEvent.click(screen.getByTestId("retention-confirm-cancel"));
+    await vi.waitFor(() => expect(decisions).toEqual([false]));
+    fireEvent.click(screen.getByRole("button", { name: "ask" }));
+    fireEvent.click(await screen.findByTestId("retention-confirm-confirm"));
+    await vi.waitFor(() => expect(decisions).toEqual([false, true]));
   });
 
-  it("inside the window, or with none, the run starts at once", () => {
-    const onRun = vi.fn();
-    mount(<RunNowButton window={null} starting={false} onRun={onRun} />);
-    fireEvent.click(screen.getByRole("button", { name: compactionEn.compaction.run.runNow }));
-    expect(onRun).toHaveBeenCalledWith();
+  it("without a current analysis for the age, the confirmation runs one first and waits for it", async () => {
+    const analyze = vi.fn(async () => ({ ok: true as const, value: { operationId: "an-9" } }));
+    mount(<ConfirmHarness status={statusWith({ maintenanceWindow: null, latestAnalysis: null })} analyze={analyze} onDecision={() => {}} />);
+    fireEvent.click(screen.getByRole("button", { name: "ask" }));
+    await screen.findByTestId("retention-confirm");
+    expect(analyze).toHaveBeenCalledWith({ value: 3, unit: "months" });
+    const confirm = screen.getByTestId("retention-confirm-confirm") as HTMLButtonElement;
+    expect(confirm.disabled).toBe(true);
+    expect(confirm.textContent).toBe(compactionEn.compaction.confirm.counting);
   });
 });
+
+const ANALYSIS: RetentionOperation = {
+  id: "an-1",
+  kind: "analysis",
+  state: "succeeded",
+  startedAt: "2026-07-01T10:00:00Z",
+  finishedAt: "2026-07-01T10:01:00Z",
+  cutoff: "2026-04-01T10:00:00Z",
+  scannedRows: 400,
+  eligibleTasks: 12,
+  eligibleMessages: 340,
+  changedMessages: 0,
+  payloadBytes: 5_000_000,
+  skipped: {},
+  stale: false,
+  fingerprint: "months:3",
+};
+
+function statusWith(patch: Partial<CompactionStatusBody>): CompactionStatusBody {
+  return {
+    ...idleStatusBody({ capability: "supported", recordState: "ok", policy: { enabled: true, age: { value: 3, unit: "months" }, revision: 2 } }),
+    armed: true,
+    latestAnalysis: ANALYSIS,
+    ...patch,
+  };
+}
+
+function ConfirmHarness(props: { status: CompactionStatusBody; analyze: (age: RetentionAge) => Promise<{ ok: true; value: { operationId: string } }>; onDecision: (confirmed: boolean) => void }) {
+  const confirmation = useRemovalConfirm({ status: props.status, analyze: props.analyze });
+  const format = useCompactionFormat();
+  return (
+    <>
+      <button type="button" onClick={() => void confirmation.request({ kind: "run", age: props.status.policy.age, choice: null }).then(props.onDecision)}>
+        ask
+      </button>
+      <RemovalConfirm pending={confirmation.pending} status={props.status} live={null} format={format} onConfirm={confirmation.confirm} onCancel={confirmation.cancel} />
+    </>
+  );
+}

@@ -1,5 +1,6 @@
 "use client";
 
+import { LoadingPlaceholder } from "@/components/ui/loading-placeholder";
 import { useLocale, useTimeZone, useTranslations } from "next-intl";
 import type { EventSourceFactory } from "@/lib/events/client/event-stream";
 import { useMessagesChangedEvents } from "@/lib/conversation/client/use-messages-changed-events";
@@ -9,12 +10,13 @@ import { Link } from "@/lib/i18n/navigation";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { ErrorSummary } from "@/components/database/error-summary";
 import cards from "@/components/database/cards.module.css";
+import { TaskRetentionPanel } from "@/components/task-retention/task-retention-panel";
 import { MessageItem } from "./message-item";
 import { TaskStateBadge } from "./task-state-badge";
 import styles from "./conversation.module.css";
 
-/** One task's conversation, read-only; outputs load lazily and honour compaction markers. */
-export function ConversationView({ taskId, eventSource }: { taskId: string; eventSource?: EventSourceFactory }) {
+/** One task's conversation, read-only; outputs load lazily and honour compaction markers. Admins also get the task's hold and restore controls. */
+export function ConversationView({ taskId, isAdmin = false, eventSource }: { taskId: string; isAdmin?: boolean; eventSource?: EventSourceFactory }) {
   const t = useTranslations("conversation");
   const locale = useLocale();
   const timeZone = useTimeZone();
@@ -27,7 +29,7 @@ export function ConversationView({ taskId, eventSource }: { taskId: string; even
       <Link href="/tasks" className={styles.back}>
         {t("backToTasks")}
       </Link>
-      {query.isPending && <div className={cards.skeleton} role="status" aria-label={t("loading")} />}
+      {query.isPending && <LoadingPlaceholder label={t("loading")} />}
       {query.isError && (
         <>
           <h1>{t("title")}</h1>
@@ -45,6 +47,7 @@ export function ConversationView({ taskId, eventSource }: { taskId: string; even
             </div>
             <p className={cards.muted}>{t("readOnly")}</p>
           </div>
+          <TaskRetentionPanel taskId={taskId} isAdmin={isAdmin} eventSource={eventSource} />
           {data.messages.length === 0 ? (
             <p className={cards.muted}>{t("noMessages")}</p>
           ) : (

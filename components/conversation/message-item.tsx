@@ -9,6 +9,8 @@ import { parseRfc3339 } from "@/lib/time/rfc3339";
 import cards from "@/components/database/cards.module.css";
 import { ShellOutputPanel } from "./shell-output-panel";
 import styles from "./conversation.module.css";
+import { Chevron } from "@/components/ui/disclosure";
+import disclosure from "@/components/ui/disclosure.module.css";
 
 const AUTHORS = new Set(["user", "agent", "system"]);
 
@@ -32,7 +34,10 @@ function ShellTool({ message }: { message: ConversationMessage }) {
       </div>
       <div>
         <button type="button" className={cards.button} aria-expanded={open} aria-controls={panelId} onClick={() => setOpen(!open)} data-testid="toggle-output">
-          {open ? t("hide") : t("show")}
+          <span className={disclosure.inline} data-open={open ? "true" : "false"}>
+            <Chevron />
+            {open ? t("hide") : t("show")}
+          </span>
         </button>
       </div>
       <div id={panelId}>{open && <ShellOutputPanel messageId={message.id} />}</div>

@@ -1,5 +1,6 @@
 "use client";
 
+import { LoadingPlaceholder } from "@/components/ui/loading-placeholder";
 import { useLocale, useTimeZone, useTranslations } from "next-intl";
 import { useState } from "react";
 import { useTaskList } from "@/lib/conversation/client/use-task-list";
@@ -25,7 +26,7 @@ export function TaskList() {
   return (
     <div className={styles.page}>
       <PageIntro title={t("title")} description={t("description")} descriptionClassName={cards.muted} />
-      {query.isPending && <div className={cards.skeleton} role="status" aria-label={t("loading")} />}
+      {query.isPending && <LoadingPlaceholder label={t("loading")} />}
       {query.isError && <ErrorSummary title={t("loadFailed")} message={t("loadFailedBody")} error={query.error} focusOnMount />}
       {data && data.tasks.length === 0 && <p className={cards.muted}>{t("empty")}</p>}
       {data && data.tasks.length > 0 && (

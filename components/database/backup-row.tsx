@@ -7,6 +7,7 @@ import { formatBytes, formatDateTime } from "@/lib/i18n/format";
 import { ApiError } from "@/lib/query/fetch-json";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { ErrorSummary } from "./error-summary";
+import { BackupDeleteConsequences } from "./backup-delete-consequences";
 import { PinnedDeletePanel } from "./pinned-delete-panel";
 import { RestorePanel } from "./restore-panel";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
@@ -16,22 +17,27 @@ export type OpenPanel = { name: string; mode: "delete" | "restore" } | null;
 
 type Props = {
   backup: BackupEntry;
+  /** The other backups, newest first: what is left once this one is deleted. */
+  others: readonly BackupEntry[];
   isAdmin: boolean;
   open: OpenPanel;
   onOpen: (panel: OpenPanel) => void;
   onRestored: (result: RestoreResult) => void;
 };
 
-function DeletePanel({ name, pinned, onClose }: { name: string; pinned: boolean; onClose: () => void }) {
+function DeletePanel({ backup, others, onClose }: { backup: BackupEntry; others: readonly BackupEntry[]; onClose: () => void }) {
+  const { name } = backup;
+  const pinned = backup.pinned === true;
   const t = useTranslations("databaseCards.backups");
   const errorMessage = useErrorMessage();
   const remove = useDeleteBackup();
   // Pinned since the list was read: the server's 409 asks for the typed confirmation.
   const pinnedNow = pinned || (remove.error instanceof ApiError && remove.error.code === "backup_pinned");
-  if (pinnedNow) return <PinnedDeletePanel name={name} onClose={onClose} />;
+  if (pinnedNow) return <PinnedDeletePanel backup={{ ...backup, pinned: true }} others={others} onClose={onClose} />;
   return (
     <div className={styles.panel} data-testid="delete-confirm">
       <p>{t("deleteQuestion", { name })}</p>
+      <BackupDeleteConsequences backup={backup} others={others} />
       {remove.isError && <ErrorSummary title={t("deleteFailed")} message={errorMessage(remove.error)} error={remove.error} focusOnMount />}
       <div className={styles.cardActions}>
         <button
@@ -52,7 +58,7 @@ function DeletePanel({ name, pinned, onClose }: { name: string; pinned: boolean;
   );
 }
 
-export function BackupRow({ backup, isAdmin, open, onOpen, onRestored }: Props) {
+export function BackupRow({ backup, others, isAdmin, open, onOpen, onRestored }: Props) {
   const t = useTranslations("databaseCards.backups");
   const locale = useLocale();
   const timeZone = useTimeZone();
@@ -96,7 +102,7 @@ export function BackupRow({ backup, isAdmin, open, onOpen, onRestored }: Props) 
         <tr className={styles.panelRow}>
           <td colSpan={4} data-label="">
             {mode === "delete" ? (
-              <DeletePanel name={backup.name} pinned={backup.pinned === true} onClose={() => onOpen(null)} />
+              <DeletePanel backup={backup} others={others} onClose={() => onOpen(null)} />
             ) : (
               <RestorePanel name={backup.name} onClose={() => onOpen(null)} onRestored={onRestored} />
             )}

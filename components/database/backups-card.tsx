@@ -1,6 +1,7 @@
 "use client";
 
-import { useTranslations } from "next-intl";
+import { LoadingPlaceholder } from "@/components/ui/loading-placeholder";
+import { useLocale, useTranslations } from "next-intl";
 import { useState } from "react";
 import type { RestoreResult } from "@/lib/database/api";
 import { useBackups } from "@/lib/database/client/use-backups";
@@ -10,6 +11,7 @@ import { TableHead } from "@/components/ui/data-table";
 import { BackupRow, type OpenPanel } from "./backup-row";
 import { DatabaseCard, RefreshButton } from "./card-frame";
 import { ErrorSummary } from "./error-summary";
+import { joinSentences } from "@/lib/i18n/format";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import styles from "./cards.module.css";
 
@@ -20,6 +22,7 @@ import styles from "./cards.module.css";
  */
 export function BackupsCard({ isAdmin }: { isAdmin: boolean }) {
   const t = useTranslations("databaseCards.backups");
+  const locale = useLocale();
   const tCommon = useTranslations("databaseCards.common");
   const errorMessage = useErrorMessage();
   const query = useBackups();
@@ -42,7 +45,8 @@ export function BackupsCard({ isAdmin }: { isAdmin: boolean }) {
       }
     >
       <p className={styles.muted}>
-        {t("description", { keep: query.data?.keep ?? 0 })} {!isAdmin && t("viewerNote")}
+        {/* How many are kept is the server's setting: said once it has answered, never as a 0 while loading. */}
+        {joinSentences([t("description"), query.data && t("keepNote", { keep: query.data.keep }), !isAdmin && t("viewerNote")], locale)}
       </p>
       {restored && (
         <div className={styles.warning} role="alert" tabIndex={-1} data-testid="restore-restart-required">
@@ -56,7 +60,7 @@ export function BackupsCard({ isAdmin }: { isAdmin: boolean }) {
           {t("created", { name: create.data.name })}
         </p>
       )}
-      {query.isPending && <div className={styles.skeleton} role="status" aria-label={tCommon("loading")} />}
+      {query.isPending && <LoadingPlaceholder label={tCommon("loading")} />}
       {query.isError && <ErrorSummary title={t("loadFailed")} message={errorMessage(query.error)} error={query.error} testId="backups-error" />}
       {query.data?.capability === "unsupported" && <p className={styles.warning}>{t("unsupported")}</p>}
       {query.isSuccess && query.data.capability === "supported" && backups.length === 0 && (
@@ -81,6 +85,7 @@ export function BackupsCard({ isAdmin }: { isAdmin: boolean }) {
                 <BackupRow
                   key={backup.name}
                   backup={backup}
+                  others={backups.filter((other) => other.name !== backup.name)}
                   isAdmin={isAdmin}
                   open={open}
                   onOpen={setOpen}

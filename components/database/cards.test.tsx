@@ -6,6 +6,9 @@ import type { ReactNode } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import apiErrorsEn from "@/messages/api-errors/en.json";
 import databaseEn from "@/messages/database/en.json";
+import storageHistoryEn from "@/messages/storage-history/en.json";
+import taskRetentionEn from "@/messages/task-retention/en.json";
+import { formatDateTime } from "@/lib/i18n/format";
 import { BackupsCard } from "./backups-card";
 import { StatsCard } from "./stats-card";
 
@@ -15,7 +18,7 @@ const NAME = "workspace-2026-11-29T10-00-00Z-0123abcd.db";
 const STATS = {
   capability: "supported",
   maintenanceBusy: null,
-  fileBytes: 4 * 1024 * 1024,
+  fileBytes: 4_000_000,
   walBytes: 0,
   pageSize: 4096,
   pageCount: 1024,
@@ -45,7 +48,7 @@ function mount(children: ReactNode) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   render(
     <QueryClientProvider client={client}>
-      <NextIntlClientProvider locale="en" messages={{ ...databaseEn, ...apiErrorsEn }} timeZone="UTC">
+      <NextIntlClientProvider locale="en" messages={{ ...databaseEn, ...apiErrorsEn, ...storageHistoryEn, ...taskRetentionEn }} timeZone="UTC">
         {children}
       </NextIntlClientProvider>
     </QueryClientProvider>,
@@ -78,6 +81,59 @@ describe("stats card", () => {
     mount(<StatsCard isAdmin={false} />);
     expect(await screen.findByTestId("vacuum-read-only")).toBeTruthy();
     expect(screen.queryByRole("button", { name: t.vacuum.run })).toBeNull();
+  });
+});
+
+describe("a maintenance lock of another host (#26 item 7)", () => {
+  const LOCK = { id: "far-lock", kind: "vacuum", host: "old-container-7f3a", acquiredAt: "2026-11-30T08:00:00Z" };
+
+  it("[#26-7] is explained to a viewer, with no way to clear it", async () => {
+    serve({ "GET /api/v1/system/database/stats": { status: 200, body: { ...STATS, maintenanceBusy: "vacuum", unverifiableLock: LOCK } } });
+    mount(<StatsCard isAdmin={false} />);
+    const panel = await screen.findByTestId("unverifiable-lock");
+    expect(panel.textContent).toContain("old-container-7f3a");
+    expect(panel.textContent).toContain(formatDateTime(Date.parse(LOCK.acquiredAt), "en", "UTC"));
+    expect(panel.textContent).toContain(t.lock.viewerNote);
+    expect(screen.queryByTestId("unverifiable-lock-open")).toBeNull();
+    // The generic busy notice gives way to the explanation.
+    expect(screen.queryByTestId("stats-busy")).toBeNull();
+  });
+
+  it("[#26-7] an admin clears it only once the host is typed exactly; a refusal shows its code", async () => {
+    const calls = serve({
+      "GET /api/v1/system/database/stats": { status: 200, body: { ...STATS, maintenanceBusy: "vacuum", unverifiableLock: LOCK } },
+      "POST /api/v1/system/database/maintenance-lock/clear": { status: 409, body: { error: { code: "maintenance_lock_changed", message: "changed" } } },
+    });
+    const bodies: unknown[] = [];
+    const fetchMock = globalThis.fetch as unknown as { mock: { calls: [string, RequestInit | undefined][] } };
+    mount(<StatsCard isAdmin />);
+    fireEvent.click(await screen.findByTestId("unverifiable-lock-open"));
+    const input = screen.getByTestId("unverifiable-lock-input");
+    const confirm = screen.getByTestId("unverifiable-lock-confirm") as HTMLButtonElement;
+    expect(document.activeElement).toBe(input);
+    fireEvent.change(input, { target: { value: "old-container" } });
+    expect(confirm.disabled).toBe(true);
+    fireEvent.change(input, { target: { value: "old-container-7f3a" } });
+    expect(confirm.disabled).toBe(false);
+    fireEvent.click(confirm);
+    const failed = await screen.findByText(apiErrorsEn.apiErrors.codes.maintenance_lock_changed);
+    expect(failed).toBeTruthy();
+    for (const [url, init] of fetchMock.mock.calls) if (url.endsWith("/maintenance-lock/clear")) bodies.push(JSON.parse(String(init?.body)));
+    expect(bodies).toEqual([{ id: "far-lock", confirm: "old-container-7f3a" }]);
+    // The stats are read again after the attempt, cleared or not.
+    expect(calls.filter((call) => call === "GET /api/v1/system/database/stats").length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("[#26-7] an unreadable host is named as such and the lock's id confirms instead", async () => {
+    serve({ "GET /api/v1/system/database/stats": { status: 200, body: { ...STATS, maintenanceBusy: "vacuum", unverifiableLock: { ...LOCK, host: null, kind: null, acquiredAt: null } } } });
+    mount(<StatsCard isAdmin />);
+    const panel = await screen.findByTestId("unverifiable-lock");
+    expect(panel.textContent).toContain(t.lock.unreadableHost);
+    expect(panel.textContent).toContain(t.lock.unknownOperation);
+    fireEvent.click(screen.getByTestId("unverifiable-lock-open"));
+    expect(screen.getByLabelText(t.lock.typeId)).toBeTruthy();
+    fireEvent.change(screen.getByTestId("unverifiable-lock-input"), { target: { value: "far-lock" } });
+    expect((screen.getByTestId("unverifiable-lock-confirm") as HTMLButtonElement).disabled).toBe(false);
   });
 });
 
@@ -128,6 +184,18 @@ describe("table sizes", () => {
 describe("backups card", () => {
   const LIST = { capability: "supported", keep: 10, backups: [{ name: NAME, sizeBytes: 2048, createdAt: "2026-11-29T10:00:00Z" }] };
 
+  it("[#30] says how many backups are kept once the server has answered, never a 0 while loading", async () => {
+    let answer: (response: Response) => void = () => {};
+    vi.stubGlobal("fetch", vi.fn(() => new Promise<Response>((resolve) => (answer = resolve))));
+    mount(<BackupsCard isAdmin />);
+    const card = screen.getByTestId("backups-card");
+    expect(card.textContent).toContain(t.backups.description);
+    expect(card.textContent).not.toMatch(/\b0 backups/);
+    answer(new Response(JSON.stringify(LIST), { status: 200, headers: { "content-type": "application/json" } }));
+    await screen.findByTestId("backup-row");
+    expect(card.textContent).toContain(`${t.backups.description} The newest 10 backups are kept.`);
+  });
+
   it("[TPR-UI-16] viewers see the list without any action controls", async () => {
     serve({ "GET /api/v1/system/database/backups": { status: 200, body: LIST } });
     mount(<BackupsCard isAdmin={false} />);
@@ -159,6 +227,19 @@ describe("backups card", () => {
     expect(confirm.disabled).toBe(false);
     fireEvent.click(confirm);
     await vi.waitFor(() => expect(calls).toContain(`DELETE /api/v1/system/database/backups/${NAME}?confirm=${NAME}`));
+  });
+
+  it("deleting a backup, pinned or not, says that it ends per-task restore from that backup (#29)", async () => {
+    const window = taskRetentionEn.taskRetention.restoreWindow.delete;
+    serve({ "GET /api/v1/system/database/backups": { status: 200, body: LIST } });
+    mount(<BackupsCard isAdmin />);
+    fireEvent.click(await screen.findByTestId("backup-delete"));
+    expect(within(screen.getByTestId("delete-confirm")).getByTestId("restore-window-delete").textContent).toBe(window);
+    cleanup();
+    serve({ "GET /api/v1/system/database/backups": { status: 200, body: { ...LIST, backups: [{ ...LIST.backups[0], pinned: true }] } } });
+    mount(<BackupsCard isAdmin />);
+    fireEvent.click(await screen.findByTestId("backup-delete"));
+    expect(within(screen.getByTestId("pinned-delete-confirm")).getByTestId("restore-window-delete").textContent).toBe(window);
   });
 
   it("[TPR-PREP-04] a plain delete refused with backup_pinned (pinned since the list was read) turns into the typed confirmation", async () => {

@@ -1,10 +1,11 @@
 "use client";
 
+import { LoadingPlaceholder } from "@/components/ui/loading-placeholder";
 import { useLocale, useTimeZone, useTranslations } from "next-intl";
 import { useId, useState } from "react";
 import type { LogEntry, LogLevel } from "@/lib/logs/api";
 import { useLogs } from "@/lib/database/client/use-logs";
-import { formatCount, formatDateTime } from "@/lib/i18n/format";
+import { formatBytes, formatCount, formatDateTime } from "@/lib/i18n/format";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { DatabaseCard, RefreshButton } from "./card-frame";
 import { ErrorSummary } from "./error-summary";
@@ -13,6 +14,12 @@ import styles from "./cards.module.css";
 
 const LEVELS = ["debug", "info", "warn", "error"] as const satisfies readonly LogLevel[];
 const TONE: Record<LogLevel, string> = { trace: "", debug: "", info: "info", warn: "warn", error: "error", fatal: "error" };
+
+/** A byte count reads as the exact number and the size the cards show ("21,077,029 (21 MB)"). */
+export function fieldValue(key: string, value: string | number | boolean, locale: string): string {
+  if (typeof value !== "number") return String(value);
+  return /bytes$/i.test(key) ? `${formatCount(value, locale)} (${formatBytes(value, locale)})` : formatCount(value, locale);
+}
 
 function Entry({ entry }: { entry: LogEntry }) {
   const t = useTranslations("databaseCards.logs");
@@ -26,7 +33,7 @@ function Entry({ entry }: { entry: LogEntry }) {
           {t(`levels.${entry.level}`)}
         </span>
         <time dateTime={entry.time} className={styles.muted}>
-          {ms === null ? entry.time : formatDateTime(ms, locale, timeZone)}
+          {ms === null ? entry.time : formatDateTime(ms, locale, timeZone, { seconds: true })}
         </time>
       </div>
       <p className={styles.mono}>{entry.msg}</p>
@@ -35,7 +42,7 @@ function Entry({ entry }: { entry: LogEntry }) {
           {Object.entries(entry.fields).map(([key, value]) => (
             <li key={key} className={styles.mono}>
               <span className={styles.muted}>{key}=</span>
-              {typeof value === "number" ? formatCount(value, locale) : String(value)}
+              {fieldValue(key, value, locale)}
             </li>
           ))}
         </ul>
@@ -68,7 +75,7 @@ export function LogViewerCard() {
         </div>
       </div>
       <p className={styles.muted}>{t("description", { capacity: query.data?.capacity ?? 500 })}</p>
-      {query.isPending && <div className={styles.skeleton} role="status" aria-label={tCommon("loading")} />}
+      {query.isPending && <LoadingPlaceholder label={tCommon("loading")} />}
       {query.isError && <ErrorSummary title={t("loadFailed")} message={errorMessage(query.error)} error={query.error} testId="logs-error" />}
       {query.isSuccess && entries.length === 0 && (
         <p className={styles.muted} data-testid="logs-empty">

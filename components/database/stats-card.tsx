@@ -1,5 +1,6 @@
 "use client";
 
+import { LoadingPlaceholder } from "@/components/ui/loading-placeholder";
 import { useLocale, useTranslations } from "next-intl";
 import type { DatabaseStats } from "@/lib/database/api";
 import { useDatabaseStats } from "@/lib/database/client/use-database-stats";
@@ -9,6 +10,8 @@ import { DatabaseCard, RefreshButton } from "./card-frame";
 import { TableSizes } from "./table-sizes";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import { VacuumPanel } from "./vacuum-panel";
+import { StorageHistory } from "./storage-history";
+import { UnverifiableLockPanel } from "./unverifiable-lock-panel";
 import styles from "./cards.module.css";
 
 function Metrics({ stats }: { stats: DatabaseStats }) {
@@ -51,20 +54,23 @@ export function StatsCard({ isAdmin }: { isAdmin: boolean }) {
   const data = query.data;
   return (
     <DatabaseCard titleId="stats-card-title" title={t("title")} testId="stats-card" busy={query.isFetching} header={<RefreshButton query={query} />}>
-      {query.isPending && <div className={styles.skeleton} role="status" aria-label={tCommon("loading")} />}
+      {query.isPending && <LoadingPlaceholder label={tCommon("loading")} />}
       {query.isError && (
         <ErrorSummary title={t("loadFailed")} message={errorMessage(query.error)} error={query.error} testId="stats-error" />
       )}
       {data?.capability === "unsupported" && <p className={styles.warning}>{t("unsupported")}</p>}
       {data?.capability === "supported" && (
         <>
-          {data.maintenanceBusy && (
+          {data.unverifiableLock && <UnverifiableLockPanel lock={data.unverifiableLock} isAdmin={isAdmin} />}
+          {data.maintenanceBusy && !data.unverifiableLock && (
             <p className={styles.warning} role="status" data-testid="stats-busy">
               {t("busy", { operation: data.maintenanceBusy })}
             </p>
           )}
           <Metrics stats={data} />
           <TableSizes tables={data.tables} />
+          <hr className={styles.divider} />
+          <StorageHistory />
         </>
       )}
       {data?.capability !== "unsupported" && (

@@ -4,8 +4,10 @@ import { useTranslations } from "next-intl";
 import { Link, usePathname } from "@/lib/i18n/navigation";
 import styles from "./shell.module.css";
 
+type Item = { id: "database" | "tasks" | "accounts" | "password"; href: string; adminOnly?: boolean };
+
 // Groups of settings pages. Later settings areas add a group or an item here.
-const GROUPS = [
+const GROUPS: { id: "dataLogs" | "access"; items: Item[] }[] = [
   {
     id: "dataLogs",
     items: [
@@ -14,9 +16,17 @@ const GROUPS = [
       { id: "tasks", href: "/tasks" },
     ],
   },
-] as const;
+  {
+    id: "access",
+    items: [
+      // Viewers get no account management at all, not even its link.
+      { id: "accounts", href: "/settings/access/accounts", adminOnly: true },
+      { id: "password", href: "/change-password" },
+    ],
+  },
+];
 
-export function SettingsNav() {
+export function SettingsNav({ isAdmin }: { isAdmin: boolean }) {
   const t = useTranslations("nav");
   const tShell = useTranslations("shell");
   const pathname = usePathname();
@@ -31,7 +41,7 @@ export function SettingsNav() {
             </span>
           </h2>
           <ul className={styles.navList} aria-labelledby={`nav-${group.id}`}>
-            {group.items.map((item) => {
+            {group.items.filter((item) => isAdmin || !item.adminOnly).map((item) => {
               const current = pathname === item.href || pathname.startsWith(`${item.href}/`);
               return (
                 <li key={item.id}>

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import stackStyles from "./stack-table.module.css";
 
 export type HeaderCell = {
   key: string;
@@ -45,12 +46,15 @@ export type DataTableProps<Row> = {
   rowTestId?: (row: Row) => string;
   /** Each cell carries its column's header as data-label, shown when a stacking table turns rows into cards on a phone. */
   labelCells?: boolean;
+  /** When its box is narrower than its columns need (always on a phone) the rows become stacked, labelled cards (implies labelCells). */
+  stack?: boolean;
 };
 
 /** A table of rows by columns: numeric columns right-aligned, a row-header column as <th>. */
-export function DataTable<Row>({ columns, rows, rowKey, classes, caption, testId, rowTestId, labelCells }: DataTableProps<Row>) {
-  return (
-    <table className={classes.table} data-testid={testId}>
+export function DataTable<Row>({ columns, rows, rowKey, classes, caption, testId, rowTestId, labelCells, stack }: DataTableProps<Row>) {
+  const label = (column: Column<Row>) => ((labelCells || stack) && typeof column.header === "string" ? column.header : undefined);
+  const table = (
+    <table className={[classes.table, stack ? stackStyles.stack : undefined].filter(Boolean).join(" ") || undefined} data-testid={testId} data-stack={stack ? "true" : undefined}>
       {caption !== undefined && <caption>{caption}</caption>}
       <TableHead cells={columns} classes={classes} />
       <tbody>
@@ -58,11 +62,11 @@ export function DataTable<Row>({ columns, rows, rowKey, classes, caption, testId
           <tr key={rowKey(row)} data-testid={rowTestId?.(row)}>
             {columns.map((column) =>
               column.rowHeader ? (
-                <th key={column.key} scope="row" className={cellClass(column.numeric, classes, column.className)}>
+                <th key={column.key} scope="row" data-label={label(column)} className={cellClass(column.numeric, classes, column.className)}>
                   {column.cell(row)}
                 </th>
               ) : (
-                <td key={column.key} data-label={labelCells && typeof column.header === "string" ? column.header : undefined} className={cellClass(column.numeric, classes, column.className)}>
+                <td key={column.key} data-label={label(column)} className={cellClass(column.numeric, classes, column.className)}>
                   {column.cell(row)}
                 </td>
               ),
@@ -72,4 +76,6 @@ export function DataTable<Row>({ columns, rows, rowKey, classes, caption, testId
       </tbody>
     </table>
   );
+  // A stacking table decides by its own box: the wrapper is the container its rules query.
+  return stack ? <div className={stackStyles.container}>{table}</div> : table;
 }

@@ -12,6 +12,29 @@ const NEXT_BIN = path.join(process.cwd(), "node_modules", "next", "dist", "bin",
 
 export type IsolatedServer = { baseURL: string; dbFile: string; stop(): Promise<void> };
 
+/**
+ * The port of one spec's own server. Each spec has a slot; with
+ * E2E_ISOLATED_PORT_BASE set (several checkouts testing on one machine, each
+ * with its own range) the port is base + slot, else the spec's fixed default.
+ */
+export const ISOLATED_SLOTS = {
+  apiHttp: { slot: 0, fallback: 3199 },
+  hostBinding: { slot: 1, fallback: 3196 },
+  pinnedDesktop: { slot: 2, fallback: 3951 },
+  pinnedPhone: { slot: 3, fallback: 3952 },
+  retentionDesktop: { slot: 4, fallback: 3211 },
+  retentionPhone: { slot: 5, fallback: 3212 },
+  confirmDesktop: { slot: 6, fallback: 3961 },
+  confirmPhone: { slot: 7, fallback: 3962 },
+  sizes: { slot: 8, fallback: 3963 },
+} as const;
+
+export function isolatedPort(name: keyof typeof ISOLATED_SLOTS): number {
+  const { slot, fallback } = ISOLATED_SLOTS[name];
+  const base = Number(process.env.E2E_ISOLATED_PORT_BASE);
+  return Number.isInteger(base) && base > 0 ? base + slot : fallback;
+}
+
 /** `extraEnv`: settings of this server only (for example a slower compaction pace). */
 export async function startIsolatedServer(port: number, extraEnv: Record<string, string> = {}): Promise<IsolatedServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "wsr-e2e-iso-"));

@@ -13,7 +13,13 @@ export const loginBodySchema = z.strictObject({
 });
 export type LoginBody = z.infer<typeof loginBodySchema>;
 
-export const authUserSchema = z.object({ id: z.string(), email: z.string(), role: z.enum(["admin", "viewer"]) });
+export const authUserSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: z.enum(["admin", "viewer"]),
+  /** Signed in with a password an admin set: the user must choose their own before anything else. */
+  mustChangePassword: z.boolean(),
+});
 export type AuthUser = z.infer<typeof authUserSchema>;
 
 /** GET /me and POST /login answer with the signed-in member. */

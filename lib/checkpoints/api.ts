@@ -50,13 +50,31 @@ export type RunResponse = z.infer<typeof runResponse>;
 
 export const threadCreated = z.object({ threadId: z.string() });
 
+// GET /api/v1/threads?ids=a,b: each thread's title (its `title` channel), for
+// lists that show threads by name. Thread content: members read it, as they
+// read GET /{id}/state. An unknown id answers found: false.
+export const THREAD_TITLES_MAX = 50;
+export const threadTitlesQuery = z.strictObject({
+  ids: z
+    .string()
+    .min(1)
+    .transform((text) => [...new Set(text.split(",").filter((id) => id.length > 0))])
+    .pipe(z.array(z.string().min(1).max(200)).min(1).max(THREAD_TITLES_MAX)),
+});
+export const threadTitle = z.strictObject({ threadId: z.string(), found: z.boolean(), title: z.string().nullable() });
+export type ThreadTitle = z.infer<typeof threadTitle>;
+export const threadTitlesResponse = z.strictObject({ threads: z.array(threadTitle) });
+export type ThreadTitlesResponse = z.infer<typeof threadTitlesResponse>;
+
 // GET /api/v1/threads/{id}/runs: the thread's run durations and the message
-// ids each run added, answered from the run-history cache on the latest
-// checkpoint (source "latest"/"cache") or a bounded scan ("scan").
+// ids each run added, answered from the runs recorded beside the checkpoints
+// (source "runs"), or, for threads written before that record existed, from
+// the run-history cache on the latest checkpoint ("latest"/"cache") or a
+// bounded scan ("scan").
 export const runHistoryEntry = z.strictObject({ runId: z.string(), durationMs: z.number().nonnegative(), messageIds: z.array(z.string()) });
 export const runHistoryResponse = z.strictObject({
   threadId: z.string(),
-  source: z.enum(["cache", "latest", "scan"]),
+  source: z.enum(["runs", "cache", "latest", "scan"]),
   runs: z.array(runHistoryEntry),
 });
 export type RunHistoryResponse = z.infer<typeof runHistoryResponse>;
@@ -91,8 +109,11 @@ export const retentionResult = z.strictObject({
   version: z.literal(1),
   operationId: z.string().min(1),
   kind: checkpointOperationKind,
-  state: z.enum(["succeeded", "failed", "cancelled"]),
+  /** partial: a scheduled cleanup stopped for the maintenance window or the guard (it continues later). */
+  state: z.enum(["succeeded", "partial", "failed", "cancelled"]),
   errorCode: z.string().nullable(),
+  /** Who started it: an administrator (or the CLI), or the daily schedule. Absent in results stored before the schedule existed. */
+  trigger: z.enum(["manual", "scheduled"]).optional(),
   startedAtMs: z.number().int(),
   finishedAtMs: z.number().int(),
   before: totals,
@@ -103,12 +124,38 @@ export const retentionResult = z.strictObject({
   orphanWritesAfter: z.number().int().nonnegative(),
   /** The threads with the most bytes reclaimed (at most 10). */
   topThreads: z.array(threadChange).max(10),
+  /**
+   * Both tables' rows and payload bytes when the operation started, and
+   * whether they differed when it ended: an analysis describes the current
+   * state only while the tables still match it (absent on older records).
+   */
+  tablesAtStart: z.strictObject({ checkpoints: tableUsage, writes: tableUsage }).optional(),
+  changedDuringScan: z.boolean().optional(),
 });
 export type RetentionResult = z.infer<typeof retentionResult>;
 
+/** What the checkpoint queue runs: analysis and cleanup, and thread expiry's steps. */
+export const checkpointQueueKind = z.enum(["analysis", "cleanup", "expiry_analysis", "expiry_preparation", "thread_expiry"]);
+export type CheckpointQueueKind = z.infer<typeof checkpointQueueKind>;
+
+/**
+ * Whether Clean up may start now, and why not: it needs a succeeded analysis
+ * of the current state (no cleanup since, the tables as the analysis found
+ * them) that found something to reclaim.
+ */
+export const cleanupReadinessReason = z.enum(["ready", "running", "no_analysis", "analysis_incomplete", "after_cleanup", "changed", "nothing_to_reclaim"]);
+export type CleanupReadinessReason = z.infer<typeof cleanupReadinessReason>;
+export const cleanupReadiness = z.strictObject({
+  reason: cleanupReadinessReason,
+  /** The analysis a Clean up would rely on (POST /run {analysisId}); null unless ready. */
+  analysisId: z.string().nullable(),
+});
+export type CleanupReadiness = z.infer<typeof cleanupReadiness>;
+
 export const activeOperation = z.strictObject({
   operationId: z.string(),
-  kind: checkpointOperationKind,
+  kind: checkpointQueueKind,
+  trigger: z.enum(["manual", "scheduled"]).optional(),
   state: z.enum(["queued", "running"]),
 });
 export type ActiveOperation = z.infer<typeof activeOperation>;
@@ -123,11 +170,21 @@ export const checkpointStorageStatus = z.strictObject({
   lastResult: retentionResult.nullable(),
   /** The stored result failed validation; the next operation replaces it. */
   lastResultMalformed: z.boolean(),
+  cleanup: cleanupReadiness.optional(),
 });
 export type CheckpointStorageStatus = z.infer<typeof checkpointStorageStatus>;
 
-/** POST /analyze and POST /run take an empty body. */
+/** POST /analyze takes an empty body. */
 export const startOperationBody = z.strictObject({});
+
+/**
+ * POST /run: an empty body runs as before (the CLI, scripts). With
+ * `analysisId` the run starts only while that analysis still describes the
+ * current state (cleanup.reason "ready" for that id), else 409
+ * analysis_outdated: what the administrator confirmed is what is removed.
+ */
+export const runOperationBody = z.strictObject({ analysisId: z.string().min(1).max(128).optional() });
+export type RunOperationBody = z.infer<typeof runOperationBody>;
 
 export const operationAccepted = z.strictObject({ operationId: z.string(), kind: checkpointOperationKind });
 export type OperationAccepted = z.infer<typeof operationAccepted>;
@@ -153,6 +210,8 @@ export const protectionReason = z.enum([
   "has_children",
   "unknown_namespace",
   "broken_lineage",
+  // A run handed it out as its checkpointId and its time to live has not run out.
+  "run_handle",
 ]);
 export type ProtectionReasonCode = z.infer<typeof protectionReason>;
 
@@ -182,6 +241,15 @@ export const threadCheckpoint = z.strictObject({
   writes: z.number().int().nonnegative(),
   writesBytes: z.number().int().nonnegative(),
   verdict: checkpointVerdict,
+  /** Set when a run handed this checkpoint out as its handle: until when retention keeps it (null: no expiry). */
+  handle: z
+    .strictObject({
+      runId: z.string(),
+      issuedAtMs: z.number().int(),
+      expiresAtMs: z.number().int().nullable(),
+      expired: z.boolean(),
+    })
+    .nullable(),
 });
 export type ThreadCheckpoint = z.infer<typeof threadCheckpoint>;
 
@@ -193,6 +261,7 @@ export const threadTurn = z.strictObject({
   /** Part of the conversation the thread shows now. */
   current: z.boolean(),
   bytes: z.number().int().nonnegative(),
+  /** What Clean up removes of this turn (the trailing duration leaf is not counted: the next run removes it). */
   reclaimableBytes: z.number().int().nonnegative(),
   checkpoints: z.array(threadCheckpoint),
 });
@@ -202,8 +271,12 @@ export const threadCheckpointsResponse = z.strictObject({
   threadId: z.string(),
   checkpoints: z.number().int().nonnegative(),
   bytes: z.number().int().nonnegative(),
+  /** What Clean up removes now: the same count the checkpoint analysis gives for this thread. */
   reclaimableCheckpoints: z.number().int().nonnegative(),
   reclaimableBytes: z.number().int().nonnegative(),
+  /** The trailing duration leaf: Clean up keeps it (the run history), the next run's admission removes it. */
+  nextRunCheckpoints: z.number().int().nonnegative(),
+  nextRunBytes: z.number().int().nonnegative(),
   turns: z.array(threadTurn),
 });
 export type ThreadCheckpointsResponse = z.infer<typeof threadCheckpointsResponse>;

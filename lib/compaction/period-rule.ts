@@ -4,12 +4,13 @@
 // cutoffs at the instant of saving is not enough: 1 month and 4 weeks agree
 // on 1 March and differ by three days on 31 March.
 //
-// Weeks are exact (7 days each). A span of N calendar months, with the day
+// Days and weeks are exact (a week is 7 days). A span of N calendar months, with the day
 // clamped as the cutoff does it (31 March - 1 month = end of February), varies
 // with the date; its shortest and longest lengths over the 400-year Gregorian
 // cycle bound every date, so the comparison holds for all of them. Shared by
 // the server's policy update and the card, so both ask for the same choice.
-import { AGE_LIMITS, type RetentionAge } from "./policy";
+import { fixedPeriodDays, type Period } from "@/lib/time/period";
+import { AGE_LIMITS } from "./policy";
 
 type MonthSpans = { shortestDays: Int32Array; longestDays: Int32Array };
 
@@ -57,12 +58,12 @@ function monthSpans(): MonthSpans {
   return spans;
 }
 
-function shortestDays(age: RetentionAge): number {
-  return age.unit === "weeks" ? age.value * 7 : (monthSpans().shortestDays[age.value] ?? 0);
+function shortestDays(age: Period): number {
+  return fixedPeriodDays(age) ?? monthSpans().shortestDays[age.value] ?? 0;
 }
 
-function longestDays(age: RetentionAge): number {
-  return age.unit === "weeks" ? age.value * 7 : (monthSpans().longestDays[age.value] ?? 0);
+function longestDays(age: Period): number {
+  return fixedPeriodDays(age) ?? monthSpans().longestDays[age.value] ?? 0;
 }
 
 /**
@@ -70,7 +71,7 @@ function longestDays(age: RetentionAge): number {
  * (keep less) than one under `approved`: then the change deletes payloads
  * the approval did not cover and preparation must be repeated.
  */
-export function cutoffCanMoveLater(options: { approved: RetentionAge; next: RetentionAge }): boolean {
+export function cutoffCanMoveLater(options: { approved: Period; next: Period }): boolean {
   const { approved, next } = options;
   if (approved.unit === next.unit) return next.value < approved.value;
   return shortestDays(next) < longestDays(approved);

@@ -4,6 +4,8 @@
 
 export const INELIGIBLE_REASONS = [
   "task_missing",
+  // An administrator put the task on hold: checked before anything else about it.
+  "held",
   "live_task",
   "unknown_state",
   "queued_admission",
@@ -18,8 +20,21 @@ export const INELIGIBLE_REASONS = [
   "eligibility_budget",
 ] as const;
 
-/** Reducer outcomes, then what a batch adds (a changed row, an overrun). */
-export const ROW_SKIP_REASONS = ["unsupported", "malformed", "already_removed", "no_payload", "oversize", "conflict", "statement_deadline"] as const;
+/**
+ * Reducer outcomes, a stored value that is not text, then what a batch adds
+ * (a changed row, an overrun, a rewrite the database refused).
+ */
+export const ROW_SKIP_REASONS = [
+  "unsupported",
+  "malformed",
+  "already_removed",
+  "no_payload",
+  "oversize",
+  "not_text",
+  "conflict",
+  "statement_deadline",
+  "write_refused",
+] as const;
 
 export const SKIP_REASONS = [...INELIGIBLE_REASONS, ...ROW_SKIP_REASONS] as const;
 

@@ -29,9 +29,42 @@ export const databaseStatsSchema = z.object({
 });
 export type DatabaseStats = z.infer<typeof databaseStatsSchema>;
 
-/** GET stats. maintenanceBusy names the operation holding the maintenance guard. */
+/**
+ * A maintenance lock whose file names another host (`<db>.maintenance.lock`):
+ * no process here can tell whether its holder still runs, so it holds
+ * maintenance until an admin clears it. `host` is null when the file's value
+ * is not a host name (shown as unreadable; the lock's id confirms instead),
+ * `kind` when it names no known operation.
+ */
+export const unverifiableLockSchema = z.object({
+  id: z.string(),
+  kind: z.string().nullable(),
+  host: z.string().nullable(),
+  acquiredAt: z.string().nullable(),
+});
+export type UnverifiableLockView = z.infer<typeof unverifiableLockSchema>;
+
+/** What the admin types to clear that lock: the host it names, or the lock's id when the host is unreadable. */
+export function unverifiableLockConfirmation(lock: UnverifiableLockView): string {
+  return lock.host ?? lock.id;
+}
+
+/** POST maintenance-lock/clear: the lock's id as shown, and its confirmation typed. */
+export const clearLockBodySchema = z.strictObject({ id: z.string().max(100), confirm: z.string().max(253) });
+export type ClearLockBody = z.infer<typeof clearLockBodySchema>;
+export const clearedLockSchema = z.object({ cleared: z.string() });
+export type ClearedLock = z.infer<typeof clearedLockSchema>;
+
+/**
+ * GET stats. maintenanceBusy names the operation holding the maintenance
+ * guard; unverifiableLock is that holder when it is another host's lock.
+ */
 export const databaseStatsResponseSchema = z.union([
-  databaseStatsSchema.extend({ capability: z.literal("supported"), maintenanceBusy: z.string().nullable() }),
+  databaseStatsSchema.extend({
+    capability: z.literal("supported"),
+    maintenanceBusy: z.string().nullable(),
+    unverifiableLock: unverifiableLockSchema.nullable().default(null),
+  }),
   z.object({ capability: z.literal("unsupported") }),
 ]);
 export type DatabaseStatsResponse = z.infer<typeof databaseStatsResponseSchema>;
@@ -74,6 +107,13 @@ export type RestoreBody = z.infer<typeof restoreBodySchema>;
 export const emptyBodySchema = z.strictObject({});
 
 export const BACKUP_NAME_PATTERN = /^workspace-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z-[0-9a-f]{8}\.db$/;
+
+/**
+ * The `{name}` of the backup routes: any string the audit trail can record
+ * (its detail's backupName holds 200 characters), checked against the
+ * pattern by the verbs. A longer one is a client's mistake: 400, not 500.
+ */
+export const backupNameParamsSchema = z.strictObject({ name: z.string().max(200) });
 
 export function databaseBackupUrl(name: string): string {
   return `/api/v1/system/database/backups/${encodeURIComponent(name)}`;

@@ -52,6 +52,17 @@ export function applyApiHeaders(headers: Headers): void {
   if (!cacheControl || !/(^|,)\s*no-store\s*(,|$)/i.test(cacheControl)) headers.set("Cache-Control", "no-store");
 }
 
+/**
+ * HSTS on responses that reached the client over HTTPS (never over plain
+ * http, where browsers ignore it anyway): one year, this host only, since
+ * the app cannot know whether every sibling subdomain serves HTTPS.
+ */
+export const STRICT_TRANSPORT_SECURITY = "max-age=31536000";
+
+export function applyTransportSecurity(headers: Headers, secure: boolean): void {
+  if (secure) headers.set("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY);
+}
+
 /** A nonce for one page response: 128 random bits, base64. */
 export function createNonce(): string {
   const bytes = new Uint8Array(16);

@@ -50,6 +50,14 @@ describe("message catalogs", () => {
     }
   });
 
+  it("[#30] pt-pt names checkpoints one way: pontos de controlo, never the English word beside it", () => {
+    const catalog = load("pt-pt");
+    const get = (key: string) => key.split(".").reduce<Catalog | string>((v, k) => (v as Catalog)[k]!, catalog) as string;
+    // ICU argument names ({checkpoints, plural, ...}) are code, not words.
+    const english = enKeys.filter((key) => /checkpoint/i.test(get(key).replace(/\{\w+/g, "")));
+    expect(english).toEqual([]);
+  });
+
   it("the message type is the merged English catalog: a missing key does not type-check", () => {
     const t = createTranslator({ locale: "en", messages: load("en") as Messages, onError: () => {} });
     expect(t("app.name")).not.toBe("app.name");

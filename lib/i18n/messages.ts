@@ -2,6 +2,7 @@
 // load-messages merges them (core catalog plus one namespace per feature
 // folder), so a missing or misspelt key is a type error in t("...") calls.
 import type core from "@/messages/en.json";
+import type accounts from "@/messages/accounts/en.json";
 import type checkpoints from "@/messages/checkpoints/en.json";
 import type conversation from "@/messages/conversation/en.json";
 import type database from "@/messages/database/en.json";
@@ -9,14 +10,17 @@ import type apiErrors from "@/messages/api-errors/en.json";
 import type compaction from "@/messages/compaction/en.json";
 import type audit from "@/messages/audit/en.json";
 import type maintenanceWindow from "@/messages/maintenance-window/en.json";
+import type taskRetention from "@/messages/task-retention/en.json";
+import type storageHistory from "@/messages/storage-history/en.json";
 
 /** Feature folders under messages/, each one namespace; load-messages merges exactly these. */
-export const MESSAGE_FEATURES = ["api-errors", "audit", "checkpoints", "compaction", "conversation", "database", "maintenance-window"] as const;
+export const MESSAGE_FEATURES = ["accounts", "api-errors", "audit", "checkpoints", "compaction", "conversation", "database", "maintenance-window", "storage-history", "task-retention"] as const;
 export type MessageFeature = (typeof MESSAGE_FEATURES)[number];
 
 // A JSON import needs a literal path, so each folder is also named here; the
 // check below keeps this map and MESSAGE_FEATURES naming the same folders.
 type FeatureCatalogs = {
+  accounts: typeof accounts;
   "api-errors": typeof apiErrors;
   audit: typeof audit;
   checkpoints: typeof checkpoints;
@@ -24,6 +28,8 @@ type FeatureCatalogs = {
   conversation: typeof conversation;
   database: typeof database;
   "maintenance-window": typeof maintenanceWindow;
+  "storage-history": typeof storageHistory;
+  "task-retention": typeof taskRetention;
 };
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

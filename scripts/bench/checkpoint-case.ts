@@ -133,7 +133,8 @@ async function main(): Promise<void> {
   const started = performance.now();
   try {
     const result = await runCase(input);
-    process.stdout.write(`${JSON.stringify({ ...result, caseElapsedMs: round(performance.now() - started) })}\n`);
+    // pid: each case runs in a fresh process of its own (CCM-19), and the row says which.
+    process.stdout.write(`${JSON.stringify({ ...result, caseElapsedMs: round(performance.now() - started), pid: process.pid })}\n`);
   } catch (error) {
     process.stdout.write(`${JSON.stringify({ ok: false, error: error instanceof Error ? error.message : String(error) })}\n`);
     process.exitCode = 1;

@@ -21,6 +21,8 @@ import { connectPg, type SqlClient } from "@/server/db/pg/client";
 import { migratePg } from "@/server/db/pg/migrate";
 import { createEmptyPgDatabase } from "@/server/db/pg/test-db";
 import { createPgWorkspaceStore } from "@/server/workspace/pg-store";
+import { createPgDb } from "@/server/db/pg/pg-db";
+import { readPgConfig } from "@/server/db/pg/config";
 import { createLogger } from "@/server/log";
 import { percentile } from "./writer-load";
 import { armPolicyOn } from "@/server/compaction/test-support";
@@ -45,27 +47,29 @@ function shellMetadata(callId: string, stdout: string): string {
 }
 
 /** Old completed tasks of 50 shell messages each, a live writer session, an approved policy. */
-function seed(client: SqlClient, messages: number, stdoutBytes: number): void {
-  const store = createPgWorkspaceStore(client);
+async function seed(client: SqlClient, url: string, messages: number, stdoutBytes: number): Promise<void> {
+  const pool = createPgDb(readPgConfig(url, {}));
+  const store = createPgWorkspaceStore(pool);
   const stdout = "log line 0123456789 abcdefghij\n".repeat(Math.ceil(stdoutBytes / 31)).slice(0, stdoutBytes);
   const perTask = 50;
   for (let t = 0; t * perTask < messages; t += 1) {
     const id = `t${String(t).padStart(6, "0")}`;
-    store.writeTransaction((tx) => {
-      tx.insertTask({ id, title: id, state: "COMPLETED", createdAt: OLD, updatedAt: OLD, queuedForStep: false });
-      tx.insertSession({ id: `${id}-s`, taskId: id, state: "COMPLETED", startedAt: OLD, updatedAt: OLD, completedAt: OLD });
-      tx.insertTurn({ id: `${id}-u`, sessionId: `${id}-s`, startedAt: OLD, completedAt: OLD });
+    await store.writeTransaction(async (tx) => {
+      await tx.insertTask({ id, title: id, state: "COMPLETED", createdAt: OLD, updatedAt: OLD, queuedForStep: false });
+      await tx.insertSession({ id: `${id}-s`, taskId: id, state: "COMPLETED", startedAt: OLD, updatedAt: OLD, completedAt: OLD });
+      await tx.insertTurn({ id: `${id}-u`, sessionId: `${id}-s`, startedAt: OLD, completedAt: OLD });
       for (let m = 0; m < perTask && t * perTask + m < messages; m += 1) {
         const callId = `${id}-c${m}`;
-        tx.insertMessage({ id: `${id}-m${m}`, sessionId: `${id}-s`, turnId: `${id}-u`, authorType: "agent", type: "tool_execute", content: "tool", metadata: shellMetadata(callId, stdout), toolCallId: callId, createdAt: OLD, updatedAt: OLD });
+        await tx.insertMessage({ id: `${id}-m${m}`, sessionId: `${id}-s`, turnId: `${id}-u`, authorType: "agent", type: "tool_execute", content: "tool", metadata: shellMetadata(callId, stdout), toolCallId: callId, createdAt: OLD, updatedAt: OLD });
       }
     });
   }
   const now = formatUtc(NOW_MS);
-  store.writeTransaction((tx) => {
-    tx.insertTask({ id: "bench-writer", title: "writer", state: "IN_PROGRESS", createdAt: now, updatedAt: now, queuedForStep: false });
-    tx.insertSession({ id: WRITER_SESSION, taskId: "bench-writer", state: "RUNNING", startedAt: now, updatedAt: now, completedAt: null });
+  await store.writeTransaction(async (tx) => {
+    await tx.insertTask({ id: "bench-writer", title: "writer", state: "IN_PROGRESS", createdAt: now, updatedAt: now, queuedForStep: false });
+    await tx.insertSession({ id: WRITER_SESSION, taskId: "bench-writer", state: "RUNNING", startedAt: now, updatedAt: now, completedAt: null });
   });
+  await pool.close();
   armPolicyOn(createPgCompactionStore(client), { value: 3, unit: "months" }, NOW_MS);
   client.exec("vacuum analyze");
 }
@@ -174,7 +178,7 @@ async function main() {
       const client = connectPg({ url: db.url, timeouts: { statementTimeoutMs: 0, lockTimeoutMs: 0 } });
       migratePg(client);
       process.stderr.write(`seeding ${messages} messages into ${db.name}...\n`);
-      seed(client, messages, stdoutBytes);
+      await seed(client, db.url, messages, stdoutBytes);
       client.close();
     }
     const oursResult = await phaseOurs(ours.url);

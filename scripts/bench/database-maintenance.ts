@@ -6,6 +6,7 @@
 //   - worst event-loop stall during a backup / VACUUM (worker thread) vs the
 //     same statement run inline on the main thread.
 // Prints one JSON object and a one-line summary.
+import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -68,29 +69,29 @@ async function main() {
   const fileBytes = fs.statSync(handle.file).size;
 
   // Cold-ish first read of each, then medians of warm runs.
-  const statsMs = await time(() => createSqliteMaintenanceStore({ sqlite, file: handle.file }).databaseStats());
+  const statsMs = await time(() => createSqliteMaintenanceStore(wrapSqliteDb(handle, { reader: false })).databaseStats());
   const bodyScanMs = await time(() => sqlite.prepare("select sum(length(metadata)) from messages").get());
   const countMs = await time(() => sqlite.prepare("select count(*) from messages").get());
-  const statsStallMs = await worstStall(() => createSqliteMaintenanceStore({ sqlite, file: handle.file }).databaseStats());
+  const statsStallMs = await worstStall(() => createSqliteMaintenanceStore(wrapSqliteDb(handle, { reader: false })).databaseStats());
   const bodyScanStallMs = await worstStall(() => sqlite.prepare("select sum(length(metadata)) from messages").get());
 
   const log = createLogger({ level: "silent" });
   const clock = { now: () => Date.parse("2026-11-29T22:30:00Z") };
   const backupStart = performance.now();
-  let receipt = await createBackup({ store: createSqliteMaintenanceStore(handle), dbFile: handle.file, clock, label: "manual", guard: createMaintenanceGuard(), log });
+  let receipt = await createBackup({ store: createSqliteMaintenanceStore(wrapSqliteDb(handle, { reader: false })), dbFile: handle.file, clock, label: "manual", guard: createMaintenanceGuard(), log });
   const backupMs = Number((performance.now() - backupStart).toFixed(2));
   const backupStallMs = await worstStall(async () => {
-    receipt = await createBackup({ store: createSqliteMaintenanceStore(handle), dbFile: handle.file, clock: { now: () => clock.now() + 1000 }, label: "manual", guard: createMaintenanceGuard(), log });
+    receipt = await createBackup({ store: createSqliteMaintenanceStore(wrapSqliteDb(handle, { reader: false })), dbFile: handle.file, clock: { now: () => clock.now() + 1000 }, label: "manual", guard: createMaintenanceGuard(), log });
   });
   const inlineSnapshotStallMs = await worstStall(() => sqlite.prepare("VACUUM INTO ?").run(path.join(dir, "inline.db")));
   sqlite.prepare("update messages set metadata = '{}' where rowid % 2 = 0").run();
-  const vacuumStallMs = await worstStall(() => vacuumDatabase({ store: createSqliteMaintenanceStore(handle), clock, guard: createMaintenanceGuard(), log }));
+  const vacuumStallMs = await worstStall(() => vacuumDatabase({ store: createSqliteMaintenanceStore(wrapSqliteDb(handle, { reader: false })), clock, guard: createMaintenanceGuard(), log }));
   sqlite.prepare("update messages set metadata = '{}' where rowid % 3 = 0").run();
   const inlineVacuumStallMs = await worstStall(() => sqlite.exec("VACUUM"));
-  const fullVerifyMs = await time(() => verifyReceipt({ store: createSqliteMaintenanceStore(handle), dbFile: handle.file, receipt }));
+  const fullVerifyMs = await time(() => verifyReceipt({ store: createSqliteMaintenanceStore(wrapSqliteDb(handle, { reader: false })), dbFile: handle.file, receipt }));
   const cache = createVerificationCache();
-  await verifyReceiptCached({ store: createSqliteMaintenanceStore(handle), dbFile: handle.file, receipt, cache });
-  const cachedVerifyMs = await time(() => verifyReceiptCached({ store: createSqliteMaintenanceStore(handle), dbFile: handle.file, receipt, cache }));
+  await verifyReceiptCached({ store: createSqliteMaintenanceStore(wrapSqliteDb(handle, { reader: false })), dbFile: handle.file, receipt, cache });
+  const cachedVerifyMs = await time(() => verifyReceiptCached({ store: createSqliteMaintenanceStore(wrapSqliteDb(handle, { reader: false })), dbFile: handle.file, receipt, cache }));
 
   sqlite.close();
   fs.rmSync(dir, { recursive: true, force: true });

@@ -15,6 +15,8 @@ import { connectPg, type SqlClient } from "@/server/db/pg/client";
 import { migratePg } from "@/server/db/pg/migrate";
 import { createEmptyPgDatabase } from "@/server/db/pg/test-db";
 import { createPgWorkspaceStore } from "@/server/workspace/pg-store";
+import { createPgDb } from "@/server/db/pg/pg-db";
+import { readPgConfig } from "@/server/db/pg/config";
 import { armPolicyOn } from "@/server/compaction/test-support";
 
 const OLD = "2025-01-01T00:00:00Z";
@@ -25,14 +27,15 @@ function arg(name: string, fallback: string): string {
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
 }
 
-function seed(client: SqlClient, tasks: number): { rows: number; bytes: number } {
-  const store = createPgWorkspaceStore(client);
+async function seed(client: SqlClient, url: string, tasks: number): Promise<{ rows: number; bytes: number }> {
+  const pool = createPgDb(readPgConfig(url, {}));
+  const store = createPgWorkspaceStore(pool);
   for (let t = 0; t < tasks; t += 1) {
     const id = `t${String(t).padStart(4, "0")}`;
-    store.writeTransaction((tx) => {
-      tx.insertTask({ id, title: id, state: "COMPLETED", createdAt: OLD, updatedAt: OLD, queuedForStep: false });
-      tx.insertSession({ id: `${id}-s`, taskId: id, state: "COMPLETED", startedAt: OLD, updatedAt: OLD, completedAt: OLD });
-      tx.insertTurn({ id: `${id}-u`, sessionId: `${id}-s`, startedAt: OLD, completedAt: OLD });
+    await store.writeTransaction(async (tx) => {
+      await tx.insertTask({ id, title: id, state: "COMPLETED", createdAt: OLD, updatedAt: OLD, queuedForStep: false });
+      await tx.insertSession({ id: `${id}-s`, taskId: id, state: "COMPLETED", startedAt: OLD, updatedAt: OLD, completedAt: OLD });
+      await tx.insertTurn({ id: `${id}-u`, sessionId: `${id}-s`, startedAt: OLD, completedAt: OLD });
       for (let m = 0; m < PER_TASK; m += 1) {
         const callId = `${id}-c${m}`;
         const metadata = JSON.stringify({
@@ -40,10 +43,11 @@ function seed(client: SqlClient, tasks: number): { rows: number; bytes: number }
           status: "complete",
           normalized: { kind: "shell_exec", shell_exec: { command: "make", work_dir: "/r", output: { exit_code: 0, stdout: `out ${m} `.repeat(2000), stderr: "", truncated: false } } },
         });
-        tx.insertMessage({ id: `${id}-m${m}`, sessionId: `${id}-s`, turnId: `${id}-u`, authorType: "agent", type: "tool_execute", content: "", metadata, toolCallId: callId, createdAt: OLD, updatedAt: OLD });
+        await tx.insertMessage({ id: `${id}-m${m}`, sessionId: `${id}-s`, turnId: `${id}-u`, authorType: "agent", type: "tool_execute", content: "", metadata, toolCallId: callId, createdAt: OLD, updatedAt: OLD });
       }
     });
   }
+  await pool.close();
   armPolicyOn(createPgCompactionStore(client), { value: 1, unit: "weeks" }, Date.now());
   return { rows: tasks * PER_TASK, bytes: client.one<{ b: number }>(`select sum(octet_length(metadata))::bigint as b from messages`)!.b };
 }
@@ -83,7 +87,7 @@ async function oneRun(serverKills: { left: number }, tasks: number) {
   const instances: Instance[] = [];
   try {
     migratePg(client);
-    const seeded = seed(client, tasks);
+    const seeded = await seed(client, db.url, tasks);
     const env = { DATABASE_URL: db.url, DATA_DIR: dir };
     instances.push(startInstance(env), startInstance(env));
     await Promise.all(instances.map((i) => i.ready));

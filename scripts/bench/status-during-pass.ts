@@ -127,7 +127,7 @@ async function main() {
   let rssPeak = rssBefore;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss())), 10);
   const passStarted = Date.now();
-  putRetentionPolicy(rt, { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 0, preparation: "skip" });
+  await putRetentionPolicy(rt, { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 0, preparation: "skip" });
   const during = await runLoad(url, cookie, rate, seconds);
   const read = readRetentionRecord(store);
   const active = read.state === "malformed" ? null : (read.record.runtime.activeOperation ?? read.record.runtime.latestRun);

@@ -16,6 +16,11 @@ const threadShims: Plugin = {
     b.onResolve({ filter: /^server-only$/ }, () => ({ path: "server-only", namespace: "shim" }));
     b.onResolve({ filter: /^better-sqlite3$/ }, (args) => (args.namespace === "shim" ? undefined : { path: "better-sqlite3", namespace: "shim" }));
     b.onLoad({ filter: /^server-only$/, namespace: "shim" }, () => ({ contents: "", loader: "js" }));
+    b.onResolve({ filter: /^pg$/ }, (args) => (args.namespace === "shim" ? undefined : { path: "pg", namespace: "shim" }));
+    b.onLoad({ filter: /^pg$/, namespace: "shim" }, () => ({
+      contents: `module.exports = require("node:module").createRequire(require("node:worker_threads").workerData.root + "/package.json")("pg");`,
+      loader: "js",
+    }));
     b.onLoad({ filter: /^better-sqlite3$/, namespace: "shim" }, () => ({
       contents: `module.exports = require("node:module").createRequire(require("node:worker_threads").workerData.root + "/package.json")("better-sqlite3");`,
       loader: "js",
@@ -29,8 +34,17 @@ export function bundleInputsFile(outFile: string): string {
 }
 
 export async function buildPassThreadBundle(options: { outFile: string }): Promise<void> {
+  await buildThreadBundle({ entry: "server/compaction/thread/pass-thread.ts", outFile: options.outFile });
+}
+
+/** The read thread's bundle (server/workspace/read-thread/thread-entry.ts): shell output and export off the server's thread. */
+export async function buildReadThreadBundle(options: { outFile: string }): Promise<void> {
+  await buildThreadBundle({ entry: "server/workspace/read-thread/thread-entry.ts", outFile: options.outFile });
+}
+
+async function buildThreadBundle(options: { entry: string; outFile: string }): Promise<void> {
   const result = await build({
-    entryPoints: [path.join(ROOT, "server/compaction/thread/pass-thread.ts")],
+    entryPoints: [path.join(ROOT, options.entry)],
     outfile: options.outFile,
     bundle: true,
     platform: "node",

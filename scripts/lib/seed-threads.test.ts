@@ -25,7 +25,8 @@ describe.each(["full", "delta"] as const)("demo agent threads (%s mode)", (mode)
     const { sqlite } = openDatabase({ file: path.join(dir, "workspace.db") });
     try {
       const store = createSqliteCheckpointStore(sqlite);
-      const view = (role: string) => readThreadCheckpoints({ store, threadId: first.result.threads.find((t) => t.role === role)!.threadId });
+      const view = (role: string) =>
+        readThreadCheckpoints({ store, threadId: first.result.threads.find((t) => t.role === role)!.threadId, handles: { ttlDays: 30, nowMs: Date.now() } });
       const verdicts = (role: string) => view(role).turns.flatMap((t) => t.checkpoints).map((c) => (c.verdict.status === "reclaimable" ? c.verdict.form : null));
       expect(view("long").turns).toHaveLength(8);
       // Written with admission on: only the newest duration leaf is left, for the next run.
@@ -36,7 +37,11 @@ describe.each(["full", "delta"] as const)("demo agent threads (%s mode)", (mode)
       if (mode === "full") {
         // Full mode forks on regenerate: the replaced turns stay behind as abandoned branches.
         expect(regenerated.turns.some((t) => !t.current)).toBe(true);
+        // Written a month and more ago: its handles expired, so the abandoned tips are reclaimable.
         expect(verdicts("regenerated")).toContain("branch_tip");
+        expect(regenerated.turns.flatMap((t) => t.checkpoints).filter((c) => c.handle).every((c) => c.handle!.expired)).toBe(true);
+        // The fresh threads' handles are held.
+        expect(view("long").turns.flatMap((t) => t.checkpoints).filter((c) => c.handle).every((c) => !c.handle!.expired)).toBe(true);
       } else {
         // Delta processes linearize a regenerate onto the head: nothing is abandoned.
         expect(regenerated.turns.every((t) => t.current)).toBe(true);

@@ -1,6 +1,7 @@
 // Child process for the crash tests: runs the real retention worker against
 // a database file and reports progress on stdout so the parent can SIGKILL
 // it at a chosen point. Usage: retention-child.ts <db-file> cleanup|backup
+import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 import { openDatabase } from "@/server/db/client";
 import { systemClock, systemTimers } from "@/server/clock";
@@ -26,7 +27,7 @@ bus.subscribe((event) => {
 const store = createSqliteCompactionStore(handle.sqlite);
 const worker = createRetentionWorker({
   store,
-  maintenance: createSqliteMaintenanceStore(handle),
+  maintenance: createSqliteMaintenanceStore(wrapSqliteDb(handle, { reader: false })),
   dbFile: file,
   clock: systemClock,
   timers: systemTimers,

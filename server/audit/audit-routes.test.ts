@@ -19,8 +19,8 @@ import { createUserAudited } from "./user-created";
 const POLICY = "/api/v1/system/database/tool-payload-retention";
 let env: RouteTestEnv;
 
-beforeEach(() => {
-  env = setUpRouteTestEnv("audit-routes-");
+beforeEach(async () => {
+  env = await setUpRouteTestEnv("audit-routes-");
 });
 afterEach(async () => {
   await env.rt.checkpoints.jobs.queue.idle();
@@ -92,22 +92,22 @@ describe("audit trail", () => {
     const rt = env.rt;
     const insertUser = (id: string) =>
       rt.stores.auth.insertUser({ id, email: `${id}@example.com`, role: "viewer", passwordHash: "x", createdAt: "2026-01-01T00:00:00Z" });
-    expect(() =>
-      audited(rt, { actor: "u-admin", kind: "user.created" }, () => {
-        insertUser("rolled-back");
+    await expect(
+      audited(rt, { actor: "u-admin", kind: "user.created" }, async () => {
+        await insertUser("rolled-back");
         throw new Error("disk full");
       }),
-    ).toThrow("disk full");
-    expect(rt.stores.auth.findUserByEmail("rolled-back@example.com")).toBeNull();
+    ).rejects.toThrow("disk full");
+    expect(await rt.stores.auth.findUserByEmail("rolled-back@example.com")).toBeNull();
     expect(auditRowCount()).toBe(0);
 
-    expect(() =>
-      audited(rt, { actor: "u-admin", kind: "user.created", detail: { role: "viewer" } }, () => {
-        insertUser("refused");
+    await expect(
+      audited(rt, { actor: "u-admin", kind: "user.created", detail: { role: "viewer" } }, async () => {
+        await insertUser("refused");
         throw new AppError("conflict", "taken");
       }),
-    ).toThrow("taken");
-    expect(rt.stores.auth.findUserByEmail("refused@example.com")).toBeNull();
+    ).rejects.toThrow("taken");
+    expect(await rt.stores.auth.findUserByEmail("refused@example.com")).toBeNull();
     expect(await entries()).toEqual([expect.objectContaining({ result: "failed", errorCode: "conflict", detail: { role: "viewer" } })]);
   });
 
@@ -164,8 +164,8 @@ describe("audit trail", () => {
 
   it("records user creation from the command line, and sign-in success and failure without the typed email or password", async () => {
     const input = { email: "ops@example.com", role: "viewer" as const, password: "a long enough passphrase 42", nowMs: env.rt.clock.now() };
-    const { id } = createUserAudited(env.rt, { actor: "cli", input });
-    expect(() => createUserAudited(env.rt, { actor: "cli", input })).toThrow();
+    const { id } = await createUserAudited(env.rt, { actor: "cli", input });
+    await expect(createUserAudited(env.rt, { actor: "cli", input })).rejects.toThrow();
     const login = (body: unknown) =>
       loginPost(new Request("http://localhost:3000/api/v1/auth/login", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
     expect((await login({ email: input.email, password: input.password })).status).toBe(200);
@@ -186,7 +186,7 @@ describe("audit trail", () => {
 
   it("GET is admin only (viewer 403), newest first, cursor-paginated and filtered by kind; bad queries 400", async () => {
     const target = { stores: env.rt.stores, clock: env.rt.clock };
-    for (let i = 0; i < 5; i += 1) audited(target, { actor: "cli", kind: i % 2 ? "database.vacuumed" : "backup.created" }, () => i);
+    for (let i = 0; i < 5; i += 1) await audited(target, { actor: "cli", kind: i % 2 ? "database.vacuumed" : "backup.created" }, () => i);
     expect((await auditGet(apiRequest("GET", "/api/v1/system/audit", AS_VIEWER))).status).toBe(403);
     expect((await auditGet(apiRequest("GET", "/api/v1/system/audit", null))).status).toBe(401);
     for (const bad of ["?kind=nope", "?cursor=abc", "?limit=0", "?other=1"]) {
@@ -203,13 +203,13 @@ describe("audit trail", () => {
     expect((await entries("?kind=database.vacuumed")).map((e) => e.id)).toEqual([4, 2]);
   });
 
-  it("pruning deletes entries older than the retention", () => {
+  it("pruning deletes entries older than the retention", async () => {
     const target = { stores: env.rt.stores, clock: env.rt.clock };
-    audited(target, { actor: "cli", kind: "backup.created" }, () => 1);
+    await audited(target, { actor: "cli", kind: "backup.created" }, () => 1);
     const day = 24 * 60 * 60 * 1000;
     const { atMs } = env.rt.handle.sqlite.prepare("select at_ms as atMs from audit_events").get() as { atMs: number };
-    expect(pruneAuditTrail({ store: env.rt.stores.audit, nowMs: atMs + 180 * day, days: 180 })).toBe(0);
-    expect(pruneAuditTrail({ store: env.rt.stores.audit, nowMs: atMs + 180 * day + 1, days: 180 })).toBe(1);
+    expect(await pruneAuditTrail({ store: env.rt.stores.audit, nowMs: atMs + 180 * day, days: 180 })).toBe(0);
+    expect(await pruneAuditTrail({ store: env.rt.stores.audit, nowMs: atMs + 180 * day + 1, days: 180 })).toBe(1);
     expect(auditRowCount()).toBe(0);
   });
 });

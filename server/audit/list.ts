@@ -4,6 +4,9 @@ import { auditDetailSchema, auditKindSchema, type AuditEntry, type AuditPage, ty
 import { formatUtc } from "@/lib/time/rfc3339";
 import type { AuditRow, AuditStore } from "./store";
 
+/** Emails of existing accounts by id (the auth store's), for entries about an account. */
+export type SubjectEmails = (userIds: string[]) => Promise<Map<string, string>>;
+
 function toEntry(row: AuditRow): AuditEntry | null {
   const kind = auditKindSchema.safeParse(row.kind);
   if (!kind.success) return null;
@@ -20,16 +23,24 @@ function toEntry(row: AuditRow): AuditEntry | null {
     actor: row.actor,
     actorEmail: row.actorEmail,
     kind: kind.data,
+    subjectEmail: null,
     result: row.result === "failed" ? "failed" : "ok",
     errorCode: row.errorCode,
     detail: parsed.success ? parsed.data : {},
+    count: Math.max(1, Number(row.repeatCount) || 1),
+    lastAt: row.repeatCount > 1 && row.lastAtMs !== null ? formatUtc(Number(row.lastAtMs)) : null,
   };
 }
 
-export function listAuditEntries(store: AuditStore, query: AuditQuery, retentionDays: number): AuditPage {
-  const rows = store.list({ beforeSeq: query.cursor ? Number(query.cursor) : null, kind: query.kind ?? null, limit: query.limit + 1 });
+export async function listAuditEntries(store: AuditStore, query: AuditQuery, retentionDays: number, subjects?: SubjectEmails): Promise<AuditPage> {
+  const rows = await store.list({ beforeSeq: query.cursor ? Number(query.cursor) : null, kind: query.kind ?? null, limit: query.limit + 1 });
   const page = rows.slice(0, query.limit);
-  const entries = page.map(toEntry).filter((entry): entry is AuditEntry => entry !== null);
+  let entries = page.map(toEntry).filter((entry): entry is AuditEntry => entry !== null);
+  const ids = [...new Set(entries.flatMap((entry) => (entry.detail.userId ? [entry.detail.userId] : [])))];
+  if (subjects && ids.length > 0) {
+    const emails = await subjects(ids);
+    entries = entries.map((entry) => ({ ...entry, subjectEmail: (entry.detail.userId && emails.get(entry.detail.userId)) || null }));
+  }
   const last = page.at(-1);
   return { entries, nextCursor: rows.length > query.limit && last ? String(last.seq) : null, retentionDays };
 }

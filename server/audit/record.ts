@@ -1,5 +1,5 @@
-// Writes audit entries. A synchronous change runs with its entry in one
-// writer transaction, so a change that rolls back leaves no "ok" entry; a
+// Writes audit entries. A database change runs with its entry in one
+// writer transaction (the change's own store calls join it), so a change that rolls back leaves no "ok" entry; a
 // change refused with a typed error is recorded, with its code, after the
 // rollback. Unexpected errors record nothing (they are logged by the route).
 import "server-only";
@@ -21,6 +21,12 @@ export type AuditOptions<T> = {
   detail?: AuditDetail | ((result: T) => AuditDetail | null);
   /** What to record on a refusal (defaults to the success detail when it is a plain object). */
   failureDetail?: AuditDetail;
+  /**
+   * The writer transaction to run the change and its entry in (default the
+   * audit store's). A domain whose check-then-write needs its own writer lock
+   * (auth's last-admin rule on PostgreSQL) passes its store's transaction.
+   */
+  writer?: <R>(fn: () => Promise<R>) => Promise<R>;
 };
 
 function detailOf<T>(options: AuditOptions<T>, result: T): AuditDetail | null {
@@ -32,9 +38,9 @@ function detailOf<T>(options: AuditOptions<T>, result: T): AuditDetail | null {
 export function writeAuditEntry(
   store: AuditStore,
   entry: { atMs: number; actor: AuditActor; kind: AuditKind; detail: AuditDetail; errorCode?: string | null },
-): void {
+): Promise<void> {
   const detail = auditDetailSchema.parse(entry.detail);
-  store.insert({
+  return store.insert({
     atMs: entry.atMs,
     actor: entry.actor,
     kind: entry.kind,
@@ -44,23 +50,31 @@ export function writeAuditEntry(
   });
 }
 
-function recordRefusal<T>(target: AuditTarget, options: AuditOptions<T>, error: unknown): void {
+/** Records a refusal (a typed error) made before the change could start, as `audited` records one made during it. */
+export async function recordRefusal<T>(target: AuditTarget, options: AuditOptions<T>, error: unknown): Promise<void> {
   if (!isAppError(error) || !target.stores) return;
   const detail = options.failureDetail ?? (typeof options.detail === "object" ? options.detail : {});
-  writeAuditEntry(target.stores.audit, { atMs: target.clock.now(), actor: options.actor, kind: options.kind, detail, errorCode: error.code });
+  await writeAuditEntry(target.stores.audit, { atMs: target.clock.now(), actor: options.actor, kind: options.kind, detail, errorCode: error.code });
 }
 
-/** Runs a synchronous change and appends its entry in the same writer transaction. */
-export function audited<T>(target: AuditTarget & { stores: { audit: AuditStore } }, options: AuditOptions<T>, change: () => T): T {
+/** Runs a database change and appends its entry in the same writer transaction. */
+export async function audited<T>(
+  target: AuditTarget & { stores: { audit: AuditStore } },
+  options: AuditOptions<T>,
+  change: () => Promise<T> | T,
+): Promise<T> {
+  const audit = target.stores.audit;
+  const writer = options.writer ?? (<R,>(fn: () => Promise<R>): Promise<R> => audit.writeTransaction(() => fn()));
   try {
-    return target.stores.audit.writeTransaction((tx) => {
-      const result = change();
+    return await writer(async () => {
+      const result = await change();
       const detail = detailOf(options, result);
-      if (detail) writeAuditEntry(tx, { atMs: target.clock.now(), actor: options.actor, kind: options.kind, detail });
+      // Inside the writer's transaction (same async context): this insert joins it.
+      if (detail) await writeAuditEntry(audit, { atMs: target.clock.now(), actor: options.actor, kind: options.kind, detail });
       return result;
     });
   } catch (error) {
-    recordRefusal(target, options, error);
+    await recordRefusal(target, options, error);
     throw error;
   }
 }
@@ -75,10 +89,10 @@ export async function auditedAsync<T>(target: AuditTarget, options: AuditOptions
   try {
     result = await change();
   } catch (error) {
-    recordRefusal(target, options, error);
+    await recordRefusal(target, options, error);
     throw error;
   }
   const detail = detailOf(options, result);
-  if (detail && target.stores) writeAuditEntry(target.stores.audit, { atMs: target.clock.now(), actor: options.actor, kind: options.kind, detail });
+  if (detail && target.stores) await writeAuditEntry(target.stores.audit, { atMs: target.clock.now(), actor: options.actor, kind: options.kind, detail });
   return result;
 }

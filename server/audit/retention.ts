@@ -15,26 +15,27 @@ export function auditRetentionDays(env: Record<string, string | undefined>): num
   return Number(raw);
 }
 
-export function pruneAuditTrail(options: { store: AuditStore; nowMs: number; days: number }): number {
+export function pruneAuditTrail(options: { store: AuditStore; nowMs: number; days: number }): Promise<number> {
   return options.store.prune({ beforeMs: options.nowMs - options.days * DAY_MS });
 }
 
 /**
  * Prunes now and every 24 hours while `store()` answers (null once the
  * runtime stopped). Reads the store each time: a restore replaces it.
+ * Settles when the first pruning has ended.
  */
-export function schedulePruning(options: { store: () => AuditStore | null; clock: Clock; timers: Timers; log: Logger; days: number }): void {
-  const tick = () => {
+export function schedulePruning(options: { store: () => AuditStore | null; clock: Clock; timers: Timers; log: Logger; days: number }): Promise<void> {
+  const tick = async () => {
     const store = options.store();
     if (!store) return;
     try {
-      const deleted = pruneAuditTrail({ store, nowMs: options.clock.now(), days: options.days });
+      const deleted = await pruneAuditTrail({ store, nowMs: options.clock.now(), days: options.days });
       if (deleted > 0) options.log.info({ deleted, days: options.days }, "audit entries pruned");
     } catch (error) {
       options.log.warn({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "audit pruning failed");
     }
-    const handle = options.timers.setTimeout(tick, DAY_MS) as { unref?: () => void };
+    const handle = options.timers.setTimeout(() => void tick(), DAY_MS) as { unref?: () => void };
     handle?.unref?.();
   };
-  tick();
+  return tick();
 }

@@ -15,13 +15,13 @@ type Engine = { audit: AuditStore; auth: AuthStore };
 function suite(open: () => Engine) {
   const entry = (atMs: number, kind: string, actor = "cli") => ({ atMs, actor, kind, result: "ok" as const, errorCode: null, detail: "{}" });
 
-  it("lists newest first with a cursor and a kind filter, naming the actor's email", () => {
+  it("lists newest first with a cursor and a kind filter, naming the actor's email", async () => {
     const { audit, auth } = open();
-    auth.insertUser({ id: "u1", email: "a@example.com", role: "admin", passwordHash: "x", createdAt: "2026-01-01T00:00:00Z" });
-    audit.insert(entry(1, "backup.created", "u1"));
-    audit.insert(entry(2, "database.vacuumed"));
-    audit.insert(entry(3, "backup.created"));
-    const all = audit.list({ beforeSeq: null, kind: null, limit: 10 });
+    await auth.insertUser({ id: "u1", email: "a@example.com", role: "admin", passwordHash: "x", createdAt: "2026-01-01T00:00:00Z" });
+    await audit.insert(entry(1, "backup.created", "u1"));
+    await audit.insert(entry(2, "database.vacuumed"));
+    await audit.insert(entry(3, "backup.created"));
+    const all = await audit.list({ beforeSeq: null, kind: null, limit: 10 });
     expect(all.map((r) => [Number(r.seq), Number(r.atMs), r.kind])).toEqual([
       [3, 3, "backup.created"],
       [2, 2, "database.vacuumed"],
@@ -29,37 +29,37 @@ function suite(open: () => Engine) {
     ]);
     expect(all[2]).toMatchObject({ actor: "u1", actorEmail: "a@example.com", result: "ok", errorCode: null, detail: "{}" });
     expect(all[0]!.actorEmail).toBeNull();
-    expect(audit.list({ beforeSeq: 3, kind: "backup.created", limit: 10 }).map((r) => Number(r.seq))).toEqual([1]);
-    expect(audit.prune({ beforeMs: 3 })).toBe(2);
+    expect((await audit.list({ beforeSeq: 3, kind: "backup.created", limit: 10 })).map((r) => Number(r.seq))).toEqual([1]);
+    expect(await audit.prune({ beforeMs: 3 })).toBe(2);
   });
 
-  it("an entry written in a transaction that rolls back is gone", () => {
+  it("an entry written in a transaction that rolls back is gone", async () => {
     const { audit } = open();
-    expect(() =>
-      audit.writeTransaction((tx) => {
-        tx.insert(entry(1, "backup.created"));
+    await expect(
+      audit.writeTransaction(async (tx) => {
+        await tx.insert(entry(1, "backup.created"));
         throw new Error("rolled back");
       }),
-    ).toThrow("rolled back");
-    expect(audit.list({ beforeSeq: null, kind: null, limit: 10 })).toEqual([]);
+    ).rejects.toThrow("rolled back");
+    expect(await audit.list({ beforeSeq: null, kind: null, limit: 10 })).toEqual([]);
   });
 }
 
 describe("audit store [sqlite]", () => {
   let db: TestDb;
-  beforeEach(() => {
+  beforeEach(async () => {
     db = createTestDb();
     return () => db.close();
   });
-  suite(() => ({ audit: createSqliteAuditStore(db.sqlite), auth: createSqliteAuthStore(db.sqlite) }));
+  suite(() => ({ audit: createSqliteAuditStore(db.db), auth: createSqliteAuthStore(db.db) }));
 });
 
 describe.skipIf(!TEST_POSTGRES_URL)("audit store [postgres]", () => {
   let db: PgTestDb;
-  beforeAll(() => {
+  beforeAll(async () => {
     db = createPgTestDb();
   });
-  beforeEach(() => db.reset());
-  afterAll(() => db?.close());
-  suite(() => ({ audit: createPgAuditStore(db.client), auth: createPgAuthStore(db.client) }));
+  beforeEach(async () => db.reset());
+  afterAll(async () => db?.close());
+  suite(() => ({ audit: createPgAuditStore(db.db), auth: createPgAuthStore(db.db) }));
 });

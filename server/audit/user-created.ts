@@ -6,10 +6,10 @@ import type { Clock } from "@/server/clock";
 import { audited, type AuditActor } from "./record";
 import type { AuditStore } from "./store";
 
-export function createUserAudited(
+export async function createUserAudited(
   target: { stores: { auth: AuthStore; audit: AuditStore }; clock: Clock },
   options: { actor: AuditActor; input: CreateUserInput },
-): { id: string } {
+): Promise<{ id: string }> {
   const { input } = options;
   return audited(
     target,

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { POST as loginPost } from "@/app/api/v1/auth/login/route";
 import { POST as logoutPost } from "@/app/api/v1/auth/logout/route";
 import { GET as meGet } from "@/app/api/v1/auth/me/route";
+import { PEER_ADDRESS_HEADER, installPeerAddressStamp } from "@/server/http/peer-address";
 import { route } from "@/server/http/route";
 import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
 import { createUser } from "./users";
@@ -40,13 +41,12 @@ function countRows(table: string): number {
 }
 
 describe("auth routes", () => {
-  beforeEach(() => {
+  beforeEach(async () => {
     rt = createTestRuntime({ prefix: "auth-routes-", install: true });
-    const sqlite = rt.handle.sqlite;
-    createUser(createSqliteAuthStore(sqlite), { ...ADMIN, role: "admin", nowMs: Date.now() });
-    createUser(createSqliteAuthStore(sqlite), { ...VIEWER, role: "viewer", nowMs: Date.now() });
+    await createUser(createSqliteAuthStore(rt.handle), { ...ADMIN, role: "admin", nowMs: Date.now() });
+    await createUser(createSqliteAuthStore(rt.handle), { ...VIEWER, role: "viewer", nowMs: Date.now() });
   });
-  afterEach(() => rt.dispose());
+  afterEach(async () => rt.dispose());
 
   it("anonymous requests get 401", async () => {
     const me = await meGet(new Request(`${BASE}/api/v1/auth/me`));
@@ -74,10 +74,33 @@ describe("auth routes", () => {
     expect(stored.map((r) => r.token_hash)).not.toContain(token);
   });
 
-  it("the cookie is Secure when the request came over https", async () => {
-    const response = await loginPost(loginRequest(ADMIN, { "x-forwarded-proto": "https", host: "localhost:3000", origin: "https://localhost:3000" }));
+  it("the cookie is Secure and __Host- named when a trusted proxy says the request came over https", async () => {
+    installPeerAddressStamp();
+    await rt.dispose();
+    rt = createTestRuntime({ prefix: "auth-routes-", install: true, env: { TRUSTED_PROXIES: "10.0.0.1" } });
+    await createUser(createSqliteAuthStore(rt.handle), { ...ADMIN, role: "admin", nowMs: Date.now() });
+    const https = { "x-forwarded-proto": "https", host: "localhost:3000", origin: "https://localhost:3000", [PEER_ADDRESS_HEADER]: "10.0.0.1" };
+    const response = await loginPost(loginRequest(ADMIN, https));
     expect(response.status).toBe(200);
-    expect(response.headers.get("set-cookie")).toContain("Secure");
+    const setCookie = response.headers.get("set-cookie") ?? "";
+    expect(setCookie).toMatch(/^__Host-wsr_session=[A-Za-z0-9_-]{40,}; Path=\/;/);
+    expect(setCookie).toContain("Secure");
+    expect(setCookie).not.toMatch(/Domain=/i);
+    expect(response.headers.get("strict-transport-security")).toBe("max-age=31536000");
+    const token = cookieFrom(response).split("=")[1]!;
+    const me = (cookie: string) => meGet(new Request(`${BASE}/api/v1/auth/me`, { headers: { cookie, ...https } }));
+    expect((await me(`__Host-wsr_session=${token}`)).status).toBe(200);
+    // Over https a plain-named cookie may have been tossed in by another host or over http: not read.
+    expect((await me(`wsr_session=${token}`)).status).toBe(401);
+  });
+
+  it("X-Forwarded-Proto from a client that is not a trusted proxy changes nothing", async () => {
+    installPeerAddressStamp();
+    const response = await loginPost(loginRequest(ADMIN, { "x-forwarded-proto": "https", [PEER_ADDRESS_HEADER]: "203.0.113.9" }));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("set-cookie")).toMatch(/^wsr_session=/);
+    expect(response.headers.get("set-cookie")).not.toContain("Secure");
+    expect(response.headers.get("strict-transport-security")).toBeNull();
   });
 
   it("wrong password and unknown email get the same generic 401", async () => {

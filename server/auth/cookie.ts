@@ -1,15 +1,13 @@
 import "server-only";
-import { SESSION_COOKIE } from "./current-user";
+import { sessionCookieName } from "./current-user";
 
-/** True when the client reached us over https (directly or through a proxy that says so). */
-export function isSecureRequest(request: Request): boolean {
-  const forwarded = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim();
-  if (forwarded) return forwarded === "https";
-  return new URL(request.url).protocol === "https:";
-}
-
+// Over HTTPS the cookie is `__Host-wsr_session`: browsers accept that name
+// only with Secure, Path=/ and no Domain, so neither a sibling subdomain nor
+// a plain-http response can plant or overwrite it (cookie tossing). Over
+// plain http (loopback, the demo) it is `wsr_session`. Whether a request is
+// secure is decided by isSecureRequest (server/http/request-checks.ts).
 function serialize(value: string, maxAgeSeconds: number, secure: boolean): string {
-  const parts = [`${SESSION_COOKIE}=${value}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${maxAgeSeconds}`];
+  const parts = [`${sessionCookieName(secure)}=${value}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${maxAgeSeconds}`];
   if (secure) parts.push("Secure");
   return parts.join("; ");
 }

@@ -9,31 +9,31 @@ const log = createLogger({ level: "silent" });
 
 describe("first admin", () => {
   let db: TestDb;
-  beforeEach(() => {
+  beforeEach(async () => {
     db = createTestDb();
   });
-  afterEach(() => db.close());
+  afterEach(async () => db.close());
 
-  it("is created from the environment only while the user table is empty", () => {
-    const options = { store: createSqliteAuthStore(db.sqlite), email: "root@example.com", password: "first-admin-pw", nowMs: 0, log };
-    expect(ensureFirstAdmin(options)).toBe("created");
-    expect(findUserByEmail(createSqliteAuthStore(db.sqlite), "root@example.com")?.role).toBe("admin");
-    expect(ensureFirstAdmin({ ...options, email: "other@example.com" })).toBe("skipped");
-    expect(countUsers(createSqliteAuthStore(db.sqlite))).toBe(1);
+  it("is created from the environment only while the user table is empty", async () => {
+    const options = { store: createSqliteAuthStore(db.db), email: "root@example.com", password: "first-admin-pw", nowMs: 0, log };
+    expect(await ensureFirstAdmin(options)).toBe("created");
+    expect((await findUserByEmail(createSqliteAuthStore(db.db), "root@example.com"))?.role).toBe("admin");
+    expect(await ensureFirstAdmin({ ...options, email: "other@example.com" })).toBe("skipped");
+    expect(await countUsers(createSqliteAuthStore(db.db))).toBe(1);
   });
 
-  it("does nothing without both variables", () => {
-    expect(ensureFirstAdmin({ store: createSqliteAuthStore(db.sqlite), email: "root@example.com", password: undefined, nowMs: 0, log })).toBe("skipped");
-    expect(countUsers(createSqliteAuthStore(db.sqlite))).toBe(0);
+  it("does nothing without both variables", async () => {
+    expect(await ensureFirstAdmin({ store: createSqliteAuthStore(db.db), email: "root@example.com", password: undefined, nowMs: 0, log })).toBe("skipped");
+    expect(await countUsers(createSqliteAuthStore(db.db))).toBe(0);
   });
 
-  it("refuses a weak ADMIN_PASSWORD with a logged reason and creates no account", () => {
+  it("refuses a weak ADMIN_PASSWORD with a logged reason and creates no account", async () => {
     const lines: string[] = [];
     const capture = createLogger({ level: "info", destination: { write: (line: string) => void lines.push(line) } });
     for (const password of ["12345678", "password", "        ", "pass\nword-is-long"]) {
-      expect(ensureFirstAdmin({ store: createSqliteAuthStore(db.sqlite), email: "root@example.com", password, nowMs: 0, log: capture })).toBe("refused");
+      expect(await ensureFirstAdmin({ store: createSqliteAuthStore(db.db), email: "root@example.com", password, nowMs: 0, log: capture })).toBe("refused");
     }
-    expect(countUsers(createSqliteAuthStore(db.sqlite))).toBe(0);
+    expect(await countUsers(createSqliteAuthStore(db.db))).toBe(0);
     const refused = lines.map((l) => JSON.parse(l)).filter((l) => l.event === "first_admin_refused");
     expect(refused).toHaveLength(4);
     expect(refused[0].reason).toContain("at least 12");

@@ -16,14 +16,14 @@ export type FirstAdminOptions = {
  * Creates the first admin from ADMIN_EMAIL/ADMIN_PASSWORD, only while the user
  * table is empty, so restarting with the variables still set changes nothing.
  */
-export function ensureFirstAdmin(options: FirstAdminOptions): "created" | "skipped" | "refused" {
+export async function ensureFirstAdmin(options: FirstAdminOptions): Promise<"created" | "skipped" | "refused"> {
   const { store, email, password, nowMs, log } = options;
   if (!email || !password) return "skipped";
   let created: boolean;
   try {
-    created = store.writeTransaction((tx) => {
-      if (countUsers(tx) > 0) return false;
-      createUser(tx, { email, role: "admin", password, nowMs });
+    created = await store.writeTransaction(async (tx) => {
+      if ((await countUsers(tx)) > 0) return false;
+      await createUser(tx, { email, role: "admin", password, nowMs });
       return true;
     });
   } catch (error) {

@@ -4,7 +4,7 @@ import type { SessionUser } from "./current-user";
 import type { WorkGate } from "./password/work-gate";
 import { createSession, type NewSession } from "./sessions";
 import type { AuthStore } from "./store";
-import { beginAttempt, forgiveAttempt, throttleKeys } from "./throttle";
+import { beginAttempt, forgiveAttempt, isKnownAddress, throttleKeys } from "./throttle";
 import { decoyPasswordHash, findUserByEmail, normalizeEmail, verifyPassword } from "./users";
 
 export type LoginInput = {
@@ -12,9 +12,13 @@ export type LoginInput = {
   password: string;
   /** The client's throttle key (client-address.ts: throttleAddressKey). */
   address: string;
+  /** The client's network (client-address.ts: throttleNetKey). */
+  net: string;
   nowMs: number;
   /** Bounds concurrent password hashing across the process. */
   gate: WorkGate;
+  /** The browser's label for the session list (client-label.ts). */
+  client?: string | null;
 };
 export type LoginResult = { user: SessionUser; session: NewSession };
 
@@ -29,22 +33,26 @@ const INVALID = "Invalid email or password";
  */
 export async function login(store: AuthStore, input: LoginInput): Promise<LoginResult> {
   const email = normalizeEmail(input.email);
+  const keys = throttleKeys({ email, address: input.address, net: input.net });
+  const known = await isKnownAddress(store, { keys, nowMs: input.nowMs });
+  const ticket = { known, group: input.net };
   // Refused before anything is counted: a busy server is not a failed guess.
-  if (input.gate.isFull()) {
+  if (input.gate.isFull(ticket)) {
     throw new AppError("too_many_requests", "The server is busy with other sign-ins; try again shortly", { retryAfterSeconds: 1 });
   }
-  const keys = throttleKeys({ email, address: input.address });
-  const { waitMs } = beginAttempt(store, { keys, nowMs: input.nowMs });
+  const { waitMs } = await beginAttempt(store, { keys, nowMs: input.nowMs, known });
   if (waitMs > 0) {
     throw new AppError("too_many_requests", "Too many failed sign-in attempts; try again later", {
       retryAfterSeconds: Math.ceil(waitMs / 1000),
     });
   }
-  const user = findUserByEmail(store, email);
+  const user = await findUserByEmail(store, email);
   const stored = user?.passwordHash ?? decoyPasswordHash();
-  const ok = await input.gate.run(() => verifyPassword(input.password, stored));
+  const ok = await input.gate.run(() => verifyPassword(input.password, stored), ticket);
   if (!user || !ok) throw new AppError("invalid_credentials", INVALID);
-  forgiveAttempt(store, { keys, nowMs: input.nowMs });
-  const session = createSession(store, { userId: user.id, nowMs: input.nowMs });
-  return { user: { id: user.id, email: user.email, role: user.role }, session };
+  await forgiveAttempt(store, { keys, nowMs: input.nowMs });
+  // Said only to someone who knows the password: it reveals nothing to a guesser.
+  if (user.disabledAtMs !== null) throw new AppError("account_disabled", "This account is disabled; ask an administrator");
+  const session = await createSession(store, { userId: user.id, nowMs: input.nowMs, client: input.client ?? null });
+  return { user: { id: user.id, email: user.email, role: user.role, mustChangePassword: user.mustChangePassword }, session };
 }

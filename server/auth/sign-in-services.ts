@@ -1,16 +1,23 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
+import { parseAllowedHosts, type AllowedHosts } from "@/server/http/allowed-hosts";
 import { parseTrustedProxies, type TrustedProxies } from "@/server/http/client-address";
+import { peerAddressStampInstalled } from "@/server/http/peer-address";
+import { isSecureRequest } from "@/server/http/request-checks";
 import type { Logger } from "@/server/log";
 import { createPasswordWorkGate, type WorkGate } from "./password/work-gate";
 
-/** Per-process sign-in state the runtime owns. */
+/** Per-process sign-in and request-level state the runtime owns. */
 export type SignInServices = {
-  /** From TRUSTED_PROXIES: the hops whose X-Forwarded-For names the client. */
+  /** From TRUSTED_PROXIES: the hops whose X-Forwarded-For and X-Forwarded-Proto are believed. */
   trusted: TrustedProxies;
+  /** From ALLOWED_HOSTS: the Host names this server answers for. */
+  allowedHosts: AllowedHosts;
   gate: WorkGate;
   /** Keys the client hash in log lines; new per process, so logs never hold a reversible address. */
   logKey: Buffer;
+  /** True when the client reached this server over HTTPS (directly, or as a trusted proxy says). */
+  isSecure(request: Request): boolean;
 };
 
 export function createSignInServices(options: { env: Record<string, string | undefined>; log: Logger }): SignInServices {
@@ -19,5 +26,15 @@ export function createSignInServices(options: { env: Record<string, string | und
     // Entries that do not parse trust nothing (the safe side), but say so.
     options.log.warn({ event: "trusted_proxies_invalid", invalid: invalid.length }, "TRUSTED_PROXIES has entries that are not addresses or CIDR ranges; they are ignored");
   }
-  return { trusted, gate: createPasswordWorkGate(), logKey: randomBytes(32) };
+  const hosts = parseAllowedHosts(options.env.ALLOWED_HOSTS);
+  if (hosts.invalid.length > 0) {
+    options.log.warn({ event: "allowed_hosts_invalid", invalid: hosts.invalid.length }, "ALLOWED_HOSTS has entries that are not host names; they are ignored");
+  }
+  return {
+    trusted,
+    allowedHosts: hosts.hosts,
+    gate: createPasswordWorkGate(),
+    logKey: randomBytes(32),
+    isSecure: (request) => isSecureRequest(request, { trusted, stamped: peerAddressStampInstalled() }),
+  };
 }

@@ -2,7 +2,7 @@ import "server-only";
 import { randomBytes, randomUUID, scrypt, scryptSync, timingSafeEqual } from "node:crypto";
 import { AppError } from "@/server/errors";
 import type { Role } from "./current-user";
-import { passwordProblem } from "./password/rule";
+import { passwordRuleBroken } from "./password/rule";
 import type { AuthStore, UserRecord } from "./store";
 
 // scrypt with N=2^15, r=8: each hash needs 32 MiB of memory, which is what
@@ -12,7 +12,16 @@ const SCRYPT = { N: 2 ** 15, r: 8, p: 1, keyLength: 32, saltBytes: 16 };
 const MAX_MEM = 128 * SCRYPT.N * SCRYPT.r * 2;
 
 
-export type CreateUserInput = { email: string; role: Role; password: string; nowMs: number };
+export type CreateUserInput = {
+  email: string;
+  role: Role;
+  password: string;
+  nowMs: number;
+  /** The password is a temporary one an admin chose: the user must replace it at first sign-in. */
+  mustChangePassword?: boolean;
+  /** A hash made beforehand (off the event loop: hashPasswordAsync); the password is still checked against the rule. */
+  passwordHash?: string;
+};
 export type UserRow = UserRecord;
 
 /** Emails compare case-insensitively and without surrounding blanks. */
@@ -37,6 +46,16 @@ function parseHash(stored: string): ParsedHash | null {
   const key = Buffer.from(parts[5] ?? "", "base64");
   if (salt.length === 0 || key.length === 0) return null;
   return { N: N!, r: r!, p: p!, salt, key };
+}
+
+/** hashPassword on libuv's thread pool: the event loop keeps serving while scrypt runs. */
+export function hashPasswordAsync(password: string): Promise<string> {
+  const salt = randomBytes(SCRYPT.saltBytes);
+  return new Promise((resolve, reject) => {
+    scrypt(password, salt, SCRYPT.keyLength, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: MAX_MEM }, (err, key) =>
+      err ? reject(err) : resolve(["scrypt", SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString("base64"), key.toString("base64")].join("$")),
+    );
+  });
 }
 
 function deriveKey(password: string, parsed: ParsedHash): Promise<Buffer> {
@@ -66,30 +85,46 @@ export function decoyPasswordHash(): string {
   return decoyHash;
 }
 
-/** Throws invalid_request with the reason when a new password breaks the rule (password/rule.ts). */
+/**
+ * Throws invalid_request with the reason when a new password breaks the rule
+ * (password/rule.ts); the body's `passwordProblem` names the rule for the browser.
+ */
 export function validatePassword(password: string): void {
-  const problem = passwordProblem(password);
-  if (problem) throw new AppError("invalid_request", problem);
+  const broken = passwordRuleBroken(password);
+  if (broken) throw new AppError("invalid_request", broken.message, { passwordProblem: broken.problem });
 }
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+$/;
 
-export function createUser(store: AuthStore, input: CreateUserInput): { id: string } {
-  const email = normalizeEmail(input.email);
+/** The normalized email, or invalid_request. */
+export function validEmail(raw: string): string {
+  const email = normalizeEmail(raw);
   if (!EMAIL_RE.test(email) || email.length > 320) throw new AppError("invalid_request", "Email address is not valid");
+  return email;
+}
+
+export async function createUser(store: AuthStore, input: CreateUserInput): Promise<{ id: string }> {
+  const email = validEmail(input.email);
   if (input.role !== "admin" && input.role !== "viewer") throw new AppError("invalid_request", "Role must be admin or viewer");
   validatePassword(input.password);
   const id = randomUUID();
-  const passwordHash = hashPassword(input.password);
-  const inserted = store.insertUser({ id, email, role: input.role, passwordHash, createdAt: new Date(input.nowMs).toISOString() });
+  const passwordHash = input.passwordHash ?? hashPassword(input.password);
+  const inserted = await store.insertUser({
+    id,
+    email,
+    role: input.role,
+    passwordHash,
+    createdAt: new Date(input.nowMs).toISOString(),
+    mustChangePassword: input.mustChangePassword ?? false,
+  });
   if (inserted === "email_taken") throw new AppError("conflict", "A user with this email already exists");
   return { id };
 }
 
-export function findUserByEmail(store: AuthStore, email: string): UserRow | null {
-  return store.findUserByEmail(normalizeEmail(email));
+export async function findUserByEmail(store: AuthStore, email: string): Promise<UserRow | null> {
+  return await store.findUserByEmail(normalizeEmail(email));
 }
 
-export function countUsers(store: AuthStore): number {
-  return store.countUsers();
+export async function countUsers(store: AuthStore): Promise<number> {
+  return await store.countUsers();
 }

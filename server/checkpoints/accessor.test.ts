@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { describeEachEngine } from "@/server/engines-test-support";
 import { openEngineHarness, type Harness } from "./cleanup/contract-support";
 import { MemorySaver } from "@langchain/langgraph";
+import { ERROR_STATUS } from "@/lib/api/error-codes";
 import { isAppError } from "@/server/errors";
 import { createCheckpointAccessor } from "./accessor";
 import { MODE_MARKER_KEY } from "./stamping-saver";
@@ -30,7 +31,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe("checkpoint accessor", () => {
-  it("[CCM-09] thread access through the accessor injects the mode and answers materialized state", async () => {
+  it("[CCM-09] thread access through the accessor injects the mode, gates every read and answers materialized state", async () => {
     const { threadId, accessor, saver } = await seedThread(DELTA, 2, "d");
     expect(accessor.runConfig(threadId).configurable?.[MODE_MARKER_KEY]).toBe("delta");
     const raw = await saver.getTuple({ configurable: { thread_id: threadId } });
@@ -40,9 +41,14 @@ describe("checkpoint accessor", () => {
     const state = await accessor.getState(threadId);
     expect(state!.values.messages.map((m) => m.getType())).toEqual(["human", "ai", "tool", "ai", "human", "ai", "tool", "ai"]);
     for await (const t of saver.list({ configurable: { thread_id: threadId } })) expect(t.metadata?.[MODE_MARKER_KEY as "source"]).toBe("delta");
+    // The gate runs before every read: an accessor bound to the other mode is refused on state, history and raw reads.
+    const other = createCheckpointAccessor({ saver, config: FULL });
+    for (const read of [() => other.getState(threadId), () => other.history(threadId, 5), () => other.rawTuple(threadId)]) {
+      await expect(read()).rejects.toMatchObject({ code: "checkpoint_mode_mismatch" });
+    }
   });
 
-  it("[CCM-09] the accessor relies only on the BaseCheckpointSaver contract (works on MemorySaver too)", async () => {
+  it("the accessor relies only on the BaseCheckpointSaver contract (works on MemorySaver too)", async () => {
     const memory = new MemorySaver();
     const accessor = createCheckpointAccessor({ saver: memory, config: FULL });
     const deps = testRunDeps(accessor, sequentialIds("m"));
@@ -154,6 +160,7 @@ describeEachEngine("checkpoint accessor mode gate", ({ db }) => {
     ]) {
       const error = await rejection(attempt);
       expect(isAppError(error) && error.code).toBe("checkpoint_mode_mismatch");
+      expect(ERROR_STATUS.checkpoint_mode_mismatch).toBe(409);
       expect((error as Error).message).toContain(threadId);
     }
     expect(h.store.threadTotals(threadId)).toEqual(before);

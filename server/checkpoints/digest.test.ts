@@ -28,7 +28,7 @@ async function playScript(config: ModeConfig): Promise<string[]> {
 }
 
 describe("mode parity", () => {
-  it("[CCM-01] full and delta produce identical materialized conversations for the same script", async () => {
+  it("full and delta produce identical materialized conversations for the same script", async () => {
     const full = await playScript({ mode: "full", snapshotFrequency: 10 });
     for (const snapshotFrequency of [1, 3, 10]) {
       expect(await playScript({ mode: "delta", snapshotFrequency })).toEqual(full);

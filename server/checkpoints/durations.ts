@@ -1,17 +1,28 @@
 // Duration-only checkpoints (the spec's persist_run_durations): after a
 // successful run, a copy of the head checkpoint (same channel_versions, new
-// id/ts) parented on the head whose metadata carries the run's duration and
-// the cumulative run_durations / run_message_ids maps. This is the one
-// sanctioned raw write; it goes through the saver's put so parentage holds.
-// In delta mode the copy leaves out the delta channels' stored values (a
-// snapshot of the whole conversation on snapshot steps): with the same
-// channel_versions and no writes of its own, a read of the leaf walks to the
-// parent and finds the same seed, so the copy would only duplicate bytes.
+// id/ts) parented on the head whose metadata carries the run's duration.
+// This is the one sanctioned raw write; it goes through the saver's put so
+// parentage holds.
+// The leaf is lean: it stores no channel values and is marked
+// `duration_leaf_state: "parent"`; with the same channel_versions its state
+// is its parent's, which the stamping saver fills in on every read (on
+// PostgreSQL the values live in blobs keyed by version, which the leaf names
+// anyway). So the leaf's row stays small however long the conversation is,
+// and admission deletes it without walking pages of a copied conversation.
+// The run history (every run's duration and message ids) is kept beside the
+// checkpoints in checkpoint_runs, one row per run, not in the leaf: leaves
+// written before that carried it as ever-growing maps (run_durations,
+// run_message_ids, run_order), still read when a thread has no rows yet.
 import { copyCheckpoint, uuid6, type CheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import type { Clock } from "@/server/clock";
 import type { CheckpointAccessor } from "./accessor";
 import type { RunHistory } from "./cleanup/run-history";
-import { DELTA_CHANNELS } from "./schema";
+import { channelVersionsDigest, VERSIONS_DIGEST_KEY } from "./versions-digest";
+
+/** Metadata key of a lean duration leaf: its state is its parent's. */
+export const LEAN_LEAF_KEY = "duration_leaf_state";
+/** Metadata keys of the run-history maps leaves carried before checkpoint_runs. */
+const LEGACY_MAP_KEYS = ["run_durations", "run_message_ids", "run_order"] as const;
 
 export type RunDurationEntry = { run_id: string; duration_ms: number };
 
@@ -59,19 +70,26 @@ export type PersistDurationOptions = {
   threadId: string;
   runId: string;
   durationMs: number;
-  messageIds: string[];
-  previous: Cumulative;
   clock: Clock;
 };
 
-/** Appends the duration-only leaf; answers its id and the state checkpoint it clones. */
-export async function persistRunDuration(options: PersistDurationOptions): Promise<{ leafId: string; stateId: string }> {
+export type PersistedDuration = {
+  leafId: string;
+  /** The state checkpoint the leaf copies (the run's handle). */
+  stateId: string;
+  /** channel_versions digests as written: the leaf's, and the one stamped on the state checkpoint. */
+  leafDigest: string;
+  stateDigest: string;
+};
+
+/** Appends the lean duration-only leaf; answers its id, the state checkpoint it copies and both digests. */
+export async function persistRunDuration(options: PersistDurationOptions): Promise<PersistedDuration> {
   const { accessor, threadId, runId, durationMs, clock } = options;
   const head = await accessor.rawTuple(threadId);
   if (!head) throw new Error("duration checkpoint without a head");
   const headMeta = (head.metadata ?? {}) as Record<string, unknown>;
   const checkpoint = copyCheckpoint(head.checkpoint);
-  if (accessor.config.mode === "delta") for (const channel of DELTA_CHANNELS) delete checkpoint.channel_values[channel];
+  checkpoint.channel_values = {};
   const step = typeof headMeta.step === "number" ? headMeta.step + 1 : 0;
   // "Latest" is the greatest id: the leaf must sort after its parent even
   // when both were minted in the same millisecond.
@@ -80,8 +98,9 @@ export async function persistRunDuration(options: PersistDurationOptions): Promi
   for (let i = 0; checkpoint.id <= headId && i < 100_000; i += 1) checkpoint.id = uuid6(step);
   if (checkpoint.id <= headId) throw new Error("could not mint a checkpoint id after the head");
   checkpoint.ts = new Date(clock.now()).toISOString();
-  const { writes: _writes, ...carried } = headMeta;
-  void _writes;
+  const carried: Record<string, unknown> = { ...headMeta };
+  delete carried.writes;
+  for (const key of LEGACY_MAP_KEYS) delete carried[key];
   const metadata = {
     // Delta counters and flags carry over so the snapshot cadence continues.
     ...carried,
@@ -89,12 +108,16 @@ export async function persistRunDuration(options: PersistDurationOptions): Promi
     step,
     parents: {},
     writes: { runtime_run_duration: { run_id: runId, duration_ms: durationMs } satisfies RunDurationEntry },
-    run_durations: { ...options.previous.run_durations, [runId]: durationMs },
-    run_message_ids: { ...options.previous.run_message_ids, [runId]: options.messageIds },
-    run_order: [...options.previous.run_order.filter((id) => id !== runId), runId],
+    [LEAN_LEAF_KEY]: "parent",
   } as unknown as CheckpointMetadata;
   const written = await accessor.saver.put(accessor.runConfig(threadId, headId), checkpoint, metadata, {});
-  return { leafId: String(written.configurable?.checkpoint_id), stateId: headId };
+  const stamped = headMeta[VERSIONS_DIGEST_KEY];
+  return {
+    leafId: String(written.configurable?.checkpoint_id),
+    stateId: headId,
+    leafDigest: channelVersionsDigest(checkpoint.channel_versions),
+    stateDigest: typeof stamped === "string" ? stamped : channelVersionsDigest(head.checkpoint.channel_versions),
+  };
 }
 
 /** Every run of the history, oldest first: the stored order, then any run it does not name (older leaves) in key order. */

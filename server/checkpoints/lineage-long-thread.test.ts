@@ -19,7 +19,7 @@ describe.each([
   ["full", FULL],
   ["delta", DELTA],
 ] as const)("lineage on a long thread (%s mode)", (_name, config) => {
-  it(`[CCM-14] branch and regenerate of the first answer of a ${TURNS}-turn thread succeed`, { timeout: 120_000 }, async () => {
+  it(`[CCM-12] branch and regenerate of the first answer of a ${TURNS}-turn thread succeed`, { timeout: 120_000 }, async () => {
     const { accessor, store } = env.open(config);
     const deps = { ...testRunDeps(accessor, sequentialIds(), 0), admit: admissionHook({ store }) };
     const { threadId } = await createThread(deps);

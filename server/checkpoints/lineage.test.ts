@@ -28,13 +28,13 @@ function reload(config: typeof FULL): CheckpointAccessor {
   return h!.accessor;
 }
 
-type FakeNode = { id: string; parent?: string | null; parentNoId?: boolean; duration?: boolean; messages: string[]; next?: string[] };
+type FakeNode = { id: string; parent?: string | null; parentNoId?: boolean; noId?: boolean; duration?: boolean; messages: string[]; next?: string[] };
 
 /** An in-memory stand-in for the accessor's read surface, for shapes storage cannot hold. */
 function fakeAccessor(nodes: FakeNode[], calls: { rawList: number[] } = { rawList: [] }): CheckpointAccessor {
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const tuple = (n: FakeNode): CheckpointTuple => ({
-    config: { configurable: { thread_id: "t", checkpoint_id: n.id } },
+    config: { configurable: n.noId ? { thread_id: "t" } : { thread_id: "t", checkpoint_id: n.id } },
     checkpoint: { v: 4, id: n.id, ts: "2026-01-01T00:00:00Z", channel_values: {}, channel_versions: {}, versions_seen: {} },
     metadata: (n.duration ? { source: "update", step: 0, parents: {}, writes: { runtime_run_duration: {} } } : { source: "loop", step: 0, parents: {} }) as CheckpointTuple["metadata"],
     parentConfig: n.parentNoId ? { configurable: { thread_id: "t" } } : n.parent ? { configurable: { thread_id: "t", checkpoint_id: n.parent } } : undefined,
@@ -120,7 +120,7 @@ describeEachEngine("replay lineage", ({ db }) => describe("lineage", () => {
     expect(await lineageError(findCheckpointBeforeMessage({ accessor, threadId, messageId: target }))).toContain("missing parent");
   });
 
-  it("[CCM-13] cycles, non-addressable parents, target mismatch and depth exhaustion fail closed", async () => {
+  it("[CCM-13] cycles (one 1,000 checkpoints down too: the walk's depth bound is its cycle guard, so depth runs out only in a cycle), non-addressable parents and target mismatch fail closed", async () => {
     const cycle = fakeAccessor([
       { id: "c3", parent: "c2", messages: ["m"] },
       { id: "c2", parent: "c3", messages: ["m"] },
@@ -140,7 +140,7 @@ describeEachEngine("replay lineage", ({ db }) => describe("lineage", () => {
     expect(await lineageError(findCheckpointBeforeMessage({ accessor: far, threadId: "t", messageId: "m" }))).toContain("cycle");
   });
 
-  it("[CCM-14] an intact chain has no depth budget: the base lies 3,000 checkpoints down and few states are read", async () => {
+  it("[CCM-12] an intact chain has no depth budget: the base lies 3,000 checkpoints down and few states are read", async () => {
     const nodes: FakeNode[] = [];
     const n = 3000;
     for (let i = 0; i < n; i += 1) nodes.push({ id: `c${n - i}`, parent: `c${n - i - 1}`, messages: ["b", "m"], duration: i % 6 === 0 });
@@ -162,10 +162,15 @@ describeEachEngine("replay lineage", ({ db }) => describe("lineage", () => {
     nodes.push({ id: "base", messages: [] });
     const calls = { rawList: [] as number[] };
     expect(await fallbackCheckpointBefore({ accessor: fakeAccessor(nodes, calls), threadId: "t", messageId: "m" })).toBeNull();
-    expect(calls.rawList).toEqual([FALLBACK_RAW_LIMIT]);
+    // The budget: 400 raw checkpoints, so 200 duration-only ones leave 200 effective.
+    expect(FALLBACK_RAW_LIMIT).toBe(400);
+    expect(calls.rawList).toEqual([400]);
     // With one fewer target checkpoint the idle base is within the 200 effective ones.
     const fits = nodes.filter((n) => n.id !== "h0");
     expect(await fallbackCheckpointBefore({ accessor: fakeAccessor(fits), threadId: "t", messageId: "m" })).toBe("base");
+    // The same idle base without an addressable id is never picked.
+    const unaddressable = fits.map((n) => (n.id === "base" ? { ...n, noId: true } : n));
+    expect(await fallbackCheckpointBefore({ accessor: fakeAccessor(unaddressable), threadId: "t", messageId: "m" })).toBeNull();
   });
 
   it("[CCM-15] #4458: regenerate in a branched delta thread never shows the superseded answer after a reload", async () => {
@@ -205,7 +210,8 @@ describeEachEngine("replay lineage", ({ db }) => describe("lineage", () => {
       const opened = h ? { accessor: reload(config), deps: h.deps } : await open(db(), config);
       const accessor = opened.accessor;
       const deps = { ...opened.deps, newId: sequentialIds("x") };
-      const { threadId } = await createThread(deps);
+      // A thread of its own per mode (run ids are unique per thread), the same message and run ids.
+      const { threadId } = await createThread({ ...deps, newId: () => `thread-${config.mode}` });
       for (let i = 0; i < 3; i += 1) await startRun(deps, { threadId, content: `q${i}` });
       const firstAnswer = (await accessor.getState(threadId))!.values.messages[3]!;
       await regenerate(deps, threadId, String(firstAnswer.id));

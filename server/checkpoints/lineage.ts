@@ -1,13 +1,23 @@
 // Replay base lookup for branch and regenerate: walk parent links from the
 // head to the newest idle checkpoint before the target message. The walk
 // reads ids and parent links only (one query for the whole thread); state is
-// materialized only to bisect the path (a message, once written on a path,
-// stays in every later checkpoint of it) and to check the base, so a
+// materialized only to bisect the path and to check the base, so a
 // 1,000-turn thread costs a few dozen reads, not thousands. There is no depth
 // budget on an intact chain beyond the cycle guard. Integrity problems fail
 // closed; only an explicitly missing legacy parent link falls back to the
 // bounded newest-first scan of CCM-14 (never a global chronological pick,
 // which could select a sibling created by regeneration).
+//
+// The bisection needs a stretch of the path where the target, once there,
+// stays. From the head that holds only while no state was written onto the
+// head: a delta resume copies an old checkpoint's conversation onto the head,
+// so a message a regenerate had replaced comes back further up, and the path
+// holds it in separate stretches. A message id exists only from the run that
+// minted it on, though: below that run's handle (its last state checkpoint,
+// recorded in checkpoint_runs) the path holds the message down to the run's
+// first checkpoint and never again. So the bisection starts at that handle
+// when it is on the path and holds the target; otherwise at the head, where
+// a message seen in two stretches still fails closed.
 import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { AppError } from "@/server/errors";
 import type { CheckpointAccessor, ThreadSnapshot } from "./accessor";
@@ -53,6 +63,12 @@ export type LineageOptions = {
    * materializing the head a second time. Default: the thread's head.
    */
   from?: { checkpointId: string; messageIds: readonly string[] };
+  /**
+   * The handle of the run that minted a message (checkpoint_runs), null when
+   * none is recorded (a message copied in by a branch, runs from before the
+   * table, savers without our tables).
+   */
+  mintedIn?: (messageId: string) => Promise<string | null>;
 };
 
 /** Ids from `startId` to the thread's root, following parent links; no state is read. */
@@ -97,6 +113,19 @@ async function startOf(options: LineageOptions): Promise<{ id: string; messageId
 }
 
 /**
+ * Index on the path where the bisection starts: the handle of the run that
+ * minted the target when it is on the path and holds the target (below it the
+ * path holds the target in one stretch), else the start (index 0). A record
+ * that does not lead to the target is not used.
+ */
+async function mintingStretchTop(options: LineageOptions, path: readonly string[]): Promise<number> {
+  const handle = (await options.mintedIn?.(options.messageId)) ?? null;
+  const index = handle ? path.indexOf(handle) : -1;
+  if (index <= 0) return 0;
+  return (await probe(options.accessor, options.threadId, handle!, options.messageId)).hasTarget ? index : 0;
+}
+
+/**
  * The parent walk. Answers the base checkpoint id, or null when the thread's
  * root was reached without an idle pre-message checkpoint. Throws
  * CheckpointParentMissing for a legacy missing link (the root still holds the
@@ -114,7 +143,7 @@ export async function walkToCheckpointBefore(options: LineageOptions): Promise<s
   }
   // Bisect: path[lo] holds the target, path[hi] does not. Probe sizes halve
   // towards an old target, so the probes cost about one read of the start.
-  let lo = 0;
+  let lo = await mintingStretchTop(options, path);
   let hi = rootIndex;
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;

@@ -9,8 +9,10 @@
 // - deleting checkpoints also deletes the thread's blobs no surviving
 //   checkpoint reaches (a version still named by a survivor stays); a
 //   trailing leaf's deletion only the pairs it stranded (usually none);
-// - admission compares the channel_versions digest our saver stamps into
-//   the jsonb metadata, as on SQLite;
+// - admission judges a recorded leaf from its checkpoint_runs row (as on
+//   SQLite), a legacy one from the digest stamped into the jsonb metadata, and
+//   deletes the leaf in one statement that also checks it names exactly its
+//   parent's versions (so no blob can be stranded and none is touched);
 // - sizes are pg_column_size / octet_length (stored bytes).
 // Before the saver's setup() its tables do not exist: reads answer empty.
 import { TASKS } from "@langchain/langgraph-checkpoint";
@@ -18,7 +20,8 @@ import { CHECKPOINT_RETENTION_SETTINGS_KEY, type TableUsage, type ThreadUsage } 
 import type { SqlClient } from "@/server/db/pg/client";
 import { inWriterTransaction } from "@/server/db/pg/writer-lock";
 import { VERSIONS_DIGEST_KEY } from "./versions-digest";
-import type { AdmissionHead, CheckpointOrigin, CheckpointRow, CheckpointStore, PairProof, PathBreak, StoredWrite, ThreadTotals } from "./store";
+import type { AdmissionHead, CheckpointOrigin, CheckpointRow, CheckpointStore, HandleRecord, PairProof, PathBreak, RunRecord, StoredWrite, ThreadTotals } from "./store";
+import { admissionHeadFrom, type AdmissionHeadRow, runRecordFrom, type RunRow } from "./run-rows";
 
 const ROOT_NS = "";
 const ZERO_USAGE: TableUsage = { rows: 0, bytes: 0 };
@@ -44,20 +47,58 @@ const THREAD_ROWS_SQL = `select c.checkpoint_id as id, c.parent_checkpoint_id as
 const ADMISSION_VERSIONS = `(case when jsonb_typeof(c.metadata->'${VERSIONS_DIGEST_KEY}') = 'string'
   then 'digest:' || (c.metadata->>'${VERSIONS_DIGEST_KEY}') else ${VERSIONS} end)`;
 
-const HEAD_SQL = `select c.checkpoint_id as id, c.parent_checkpoint_id as "parentId", coalesce(${DURATION_ONLY}, false) as "durationOnly",
-    ${ADMISSION_VERSIONS} as versions, (c.metadata->'run_durations')::text as durations, (c.metadata->'run_message_ids')::text as "messageIds",
-    (c.metadata->'run_order')::text as "runOrder"
-  from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2 order by c.checkpoint_id desc limit 1`;
+// A leaf our runs recorded is judged from its checkpoint_runs row: the
+// checkpoint's jsonb columns are read only for a head without one (CASE
+// evaluates the branch it takes), so the run maps older leaves carry are
+// never detoasted for a recorded head.
+const LEGACY = (expr: string) => `case when r.run_id is null then ${expr} end`;
+const HEAD_SQL = `select c.checkpoint_id as id, c.parent_checkpoint_id as "parentId",
+    r.run_id as "recordedRunId", r.handle_id as "recordedParentId", r.leaf_digest as "leafDigest", r.handle_digest as "parentDigest",
+    case when r.run_id is null then coalesce(${DURATION_ONLY}, false) else true end as "durationOnly",
+    ${LEGACY(ADMISSION_VERSIONS)} as versions, ${LEGACY(`(c.metadata->'run_durations')::text`)} as durations,
+    ${LEGACY(`(c.metadata->'run_message_ids')::text`)} as "messageIds", ${LEGACY(`(c.metadata->'run_order')::text`)} as "runOrder"
+  from checkpoints c left join checkpoint_runs r on r.thread_id = c.thread_id and r.leaf_id = c.checkpoint_id
+  where c.thread_id = $1 and c.checkpoint_ns = $2 order by c.checkpoint_id desc limit 1`;
 
 // PostgresSaver keeps no channel values in the checkpoint row (all live in
 // blobs keyed by version); a row that has inline values compares them too.
 const COMPARE_SQL = `select ${VERSIONS} as versions, coalesce(c.checkpoint->'channel_values', '{}'::jsonb)::text as "values"
   from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2 and c.checkpoint_id = $3`;
 
-const DELETE_LEAF_SQL = `delete from checkpoints where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3
-  and not exists (select 1 from checkpoint_writes where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3)
-  and not exists (select 1 from checkpoints k where k.thread_id = $1 and k.checkpoint_ns = $2 and k.checkpoint_id > $3)
-  returning (checkpoint->'channel_versions')::text as versions, parent_checkpoint_id as "parentId"`;
+// The guards repeat the proof inside the deletion: still the newest, no
+// writes, and the leaf names exactly its parent's channel versions, so every
+// blob it reached is still reached by the parent (CRC-10: no blob is
+// stranded, none is deleted, no sweep is needed); a missing parent keeps the
+// leaf too. The checkpoints primary key is descended once: a backward scan
+// takes the newest two rows (the leaf and, on every thread our runs wrote,
+// its parent, the run's handle written just before it); the leaf must be
+// the first and is deleted by the row address that scan found, and the
+// parent's versions come from the second unless it is another checkpoint
+// (then by key). Each further descent of a growing index costs a block per
+// level on a long thread (scripts/bench/checkpoint-admission.ts).
+const LEAF_TOP_CTE = `top as materialized (
+    select ctid as tid, checkpoint_id as id, checkpoint->'channel_versions' as versions
+    from checkpoints where thread_id = $1 and checkpoint_ns = $2 order by checkpoint_id desc limit 2)`;
+const DELETE_LEAF_SQL = `delete from checkpoints c
+  where c.ctid = (select t.tid from top t where t.id = $3 and t.id = (select max(id) from top))
+  and c.thread_id = $1 and c.checkpoint_ns = $2 and c.checkpoint_id = $3
+  and not exists (select 1 from checkpoint_writes w where w.thread_id = $1 and w.checkpoint_ns = $2 and w.checkpoint_id = $3)
+  and c.checkpoint->'channel_versions' = coalesce(
+    (select t.versions from top t where t.id = c.parent_checkpoint_id),
+    (select p.checkpoint->'channel_versions' from checkpoints p where p.thread_id = $1 and p.checkpoint_ns = $2 and p.checkpoint_id = c.parent_checkpoint_id))`;
+
+// Every retention deletion bumps the thread's epoch in its own transaction,
+// so a read on any instance that met the deletion sees the bump after it.
+const BUMP_EPOCH_SQL = `insert into checkpoint_epochs (thread_id, epoch) values ($1, 1)
+  on conflict (thread_id) do update set epoch = checkpoint_epochs.epoch + 1`;
+// The leaf's guarded deletion and the bump in one statement (one round trip, atomic).
+const DELETE_LEAF_AND_BUMP_SQL = `with ${LEAF_TOP_CTE}, gone as (${DELETE_LEAF_SQL} returning c.thread_id)
+  insert into checkpoint_epochs (thread_id, epoch) select thread_id, 1 from gone
+  on conflict (thread_id) do update set epoch = checkpoint_epochs.epoch + 1`;
+
+const RUN_COLUMNS = `thread_id as "threadId", run_id as "runId", status, duration_ms as "durationMs", message_ids as "messageIds",
+  handle_id as "handleId", leaf_id as "leafId", leaf_digest as "leafDigest", handle_digest as "handleDigest", issued_at_ms as "issuedAtMs"`;
+const NEXT_SEQ = `(select coalesce(max(seq), 0) + 1 from checkpoint_runs where thread_id = $1)`;
 
 // A blob is reachable while some checkpoint of its thread and namespace
 // names its version for its channel. General retention sweeps the whole
@@ -68,23 +109,6 @@ const DELETE_UNREACHABLE_BLOBS_SQL = `with named as (
     from checkpoints c, jsonb_each_text(c.checkpoint->'channel_versions') e where c.thread_id = $1 and c.checkpoint_ns = $2)
   delete from checkpoint_blobs b where b.thread_id = $1 and b.checkpoint_ns = $2
     and not exists (select 1 from named n where n.channel = b.channel and n.version = b.version)`;
-
-// A deleted trailing leaf can only strand the (channel, version) pairs it
-// named and its parent does not; the usual leaf (a copy of its parent's
-// versions) strands none, so admission touches no blob (CRC-10).
-const DELETE_STRANDED_BLOBS_SQL = `delete from checkpoint_blobs b
-  using (select e.key as channel, e.value as version from jsonb_each_text($3::jsonb) e) cand
-  where b.thread_id = $1 and b.checkpoint_ns = $2 and b.channel = cand.channel and b.version = cand.version
-    and not exists (select 1 from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2
-                    and c.checkpoint->'channel_versions'->>cand.channel = cand.version)`;
-
-type VersionMap = Record<string, string>;
-
-function parseVersions(text: string | null | undefined): VersionMap {
-  if (!text) return {};
-  const parsed = JSON.parse(text) as Record<string, unknown>;
-  return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]));
-}
 
 // Path integrity for reads (see sqlite-store-sql.ts PATH_END_SQL): the parent
 // chain from a checkpoint (default: the newest) on primary-key lookups; the
@@ -169,7 +193,13 @@ export function createPgCheckpointStore(client: SqlClient): CheckpointStore {
         [threadId, ROOT_NS],
       ),
 
-    admissionHead: (threadId) => client.one<AdmissionHead>(HEAD_SQL, [threadId, ROOT_NS]) ?? undefined,
+    admissionHead: (threadId): AdmissionHead | undefined => {
+      const row = client.one<AdmissionHeadRow>(HEAD_SQL, [threadId, ROOT_NS]);
+      return row ? admissionHeadFrom(row) : undefined;
+    },
+
+    checkpointExists: (threadId, checkpointId) =>
+      client.one(`select 1 from checkpoints where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3`, [threadId, ROOT_NS, checkpointId]) !== null,
 
     channelVersions: (threadId, checkpointId) =>
       client.one<{ versions: string | null }>(`select ${ADMISSION_VERSIONS} as versions from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2 and c.checkpoint_id = $3`, [
@@ -198,16 +228,7 @@ export function createPgCheckpointStore(client: SqlClient): CheckpointStore {
       };
     },
 
-    deleteTrailingLeaf: (threadId, leafId) => {
-      const gone = client.query<{ versions: string | null; parentId: string | null }>(DELETE_LEAF_SQL, [threadId, ROOT_NS, leafId])[0];
-      if (!gone) return false;
-      // Flat cost for the usual leaf (the parent names the same versions): only pairs the parent does not name are swept.
-      const parent = gone.parentId ? client.one<{ versions: string | null }>(`select ${VERSIONS} as versions from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2 and c.checkpoint_id = $3`, [threadId, ROOT_NS, gone.parentId]) : null;
-      const kept = parseVersions(parent?.versions);
-      const candidates = Object.fromEntries(Object.entries(parseVersions(gone.versions)).filter(([channel, version]) => kept[channel] !== version));
-      if (Object.keys(candidates).length > 0) client.run(DELETE_STRANDED_BLOBS_SQL, [threadId, ROOT_NS, JSON.stringify(candidates)]);
-      return true;
-    },
+    deleteTrailingLeaf: (threadId, leafId) => client.run(DELETE_LEAF_AND_BUMP_SQL, [threadId, ROOT_NS, leafId]) === 1,
 
     deleteCheckpoints: (threadId, ids) => {
       const out = { checkpoints: 0, writes: 0 };
@@ -216,12 +237,58 @@ export function createPgCheckpointStore(client: SqlClient): CheckpointStore {
         out.writes += client.run(`delete from checkpoint_writes where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3`, [threadId, ROOT_NS, id]);
         out.checkpoints += client.run(`delete from checkpoints where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3`, [threadId, ROOT_NS, id]);
       }
-      if (out.checkpoints > 0) client.run(DELETE_UNREACHABLE_BLOBS_SQL, [threadId, ROOT_NS]);
+      if (out.checkpoints > 0) {
+        client.run(DELETE_UNREACHABLE_BLOBS_SQL, [threadId, ROOT_NS]);
+        client.run(BUMP_EPOCH_SQL, [threadId]);
+      }
       return out;
     },
 
+    retentionEpoch: (threadId) => Number(client.one<{ epoch: number }>(`select epoch from checkpoint_epochs where thread_id = $1`, [threadId])?.epoch ?? 0),
+
     reparentChildren: (threadId, fromId, toId) => {
       client.run(`update checkpoints set parent_checkpoint_id = $1 where thread_id = $2 and checkpoint_ns = $3 and parent_checkpoint_id = $4`, [toId, threadId, ROOT_NS, fromId]);
+    },
+
+    recordRun: (r) => {
+      client.run(
+        `insert into checkpoint_runs (thread_id, run_id, seq, status, duration_ms, message_ids, handle_id, leaf_id, leaf_digest, handle_digest, issued_at_ms)
+         values ($1, $2, ${NEXT_SEQ}, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [r.threadId, r.runId, r.status, r.durationMs, JSON.stringify(r.messageIds), r.handleId, r.leafId, r.leafDigest, r.handleDigest, r.issuedAtMs],
+      );
+    },
+
+    importLegacyRuns: (threadId, runs, atMs) => {
+      for (const r of runs) {
+        client.run(
+          `insert into checkpoint_runs (thread_id, run_id, seq, status, duration_ms, message_ids, issued_at_ms)
+           values ($1, $2, ${NEXT_SEQ}, 'success', $3, $4, $5) on conflict (thread_id, run_id) do nothing`,
+          [threadId, r.runId, r.durationMs, JSON.stringify(r.messageIds), atMs],
+        );
+      }
+    },
+
+    hasRuns: (threadId) => client.one(`select 1 from checkpoint_runs where thread_id = $1 limit 1`, [threadId]) !== null,
+
+    listRuns: (threadId): RunRecord[] =>
+      client.query<RunRow>(`select ${RUN_COLUMNS} from checkpoint_runs where thread_id = $1 order by seq, run_id`, [threadId]).map(runRecordFrom),
+
+    threadHandles: (threadId) =>
+      client
+        .query<HandleRecord>(
+          `select handle_id as "checkpointId", run_id as "runId", issued_at_ms as "issuedAtMs" from checkpoint_runs
+           where thread_id = $1 and handle_id is not null order by seq, run_id`,
+          [threadId],
+        )
+        .map((h) => ({ ...h, issuedAtMs: Number(h.issuedAtMs) })),
+
+    handleRecord: (threadId, checkpointId) => {
+      const h = client.one<HandleRecord>(
+        `select handle_id as "checkpointId", run_id as "runId", issued_at_ms as "issuedAtMs" from checkpoint_runs
+         where thread_id = $1 and handle_id = $2 order by issued_at_ms desc limit 1`,
+        [threadId, checkpointId],
+      );
+      return h ? { ...h, issuedAtMs: Number(h.issuedAtMs) } : undefined;
     },
 
     listThreadIds: () => (tablesExist() ? client.query<{ id: string }>(`select distinct thread_id as id from checkpoints order by thread_id`).map((r) => r.id) : []),

@@ -1,13 +1,17 @@
 // Agent runs on a thread, under the per-thread lock: gate, rollback capture,
 // optional resume (full: fork from the checkpoint; delta: linearize onto the
-// head, never fork), the scripted graph, then the duration-only checkpoint.
+// head, never fork), the scripted graph, then the duration-only checkpoint,
+// and the run's row in checkpoint_runs (its history and the handle it
+// hands out, which retention protects; handles.ts).
 import { HumanMessage } from "@langchain/core/messages";
 import type { Clock } from "@/server/clock";
 import { AppError, isAppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
 import type { CheckpointAccessor } from "./accessor";
 import { SCRIPT_KEY, type AgentScript } from "./agent";
-import { cumulativeFrom, persistRunDuration, readCumulative } from "./durations";
+import { isDurationOnly, persistRunDuration, readCumulative, runOrderOf, type PersistedDuration } from "./durations";
+import { DEFAULT_HANDLE_TTL_DAYS, expiredHandle, type HandlePolicy } from "./handles";
+import type { CheckpointStore, RunStatus } from "./store";
 import { captureRollbackPoint, restoreRollbackPoint } from "./rollback";
 import { settleWrites } from "./stamping-saver";
 import { withThreadLock, type ThreadLocks } from "./thread-lock";
@@ -27,6 +31,20 @@ export type RunDeps = {
    * run-history cache.
    */
   admit?: (request: { threadId: string; selectors: string[] }) => Promise<AdmittedRunHistory | null>;
+  /**
+   * Where runs and the handles they hand out are recorded (checkpoint_runs).
+   * The thread service always passes it; without it nothing is recorded
+   * (accessor-only tests on savers without our tables).
+   */
+  store?: CheckpointStore;
+  /** CHECKPOINT_HANDLE_TTL_DAYS (default 30; 0: never expire). */
+  handleTtlDays?: number;
+  /**
+   * Thread expiry: the thread_expired error (410) when the thread has been
+   * expired, else null. Asked under the thread lock, so a run that waited
+   * for the lock while expiry deleted the thread never writes into it.
+   */
+  expired?: (threadId: string) => Promise<AppError | null>;
 };
 
 export type AdmittedRunHistory = { run_durations: Record<string, number>; run_message_ids: Record<string, string[]>; run_order?: string[] };
@@ -47,7 +65,7 @@ export type RunRequest = {
   prepare?: () => Promise<{ content: string; checkpointId: string }>;
 };
 
-export type RunStatus = "success" | "cancelled" | "error";
+export type { RunStatus };
 export type RunResult = { runId: string; status: RunStatus; checkpointId: string | null };
 
 /**
@@ -55,16 +73,69 @@ export type RunResult = { runId: string; status: RunStatus; checkpointId: string
  * the abandoned sibling's writes), so an older checkpoint is materialized and
  * written onto the current head instead. Unreadable targets fail closed.
  */
-export async function linearizeResume(accessor: CheckpointAccessor, threadId: string, checkpointId: string): Promise<string> {
+export async function linearizeResume(accessor: CheckpointAccessor, threadId: string, checkpointId: string, missing?: () => AppError): Promise<string> {
   const target = await accessor.getState(threadId, checkpointId);
-  if (!target) throw new AppError("not_found", `Checkpoint ${checkpointId} is not part of thread ${threadId}`);
+  if (!target) throw missing?.() ?? new AppError("not_found", `Checkpoint ${checkpointId} is not part of thread ${threadId}`);
   return accessor.replace(threadId, target.values);
+}
+
+/** The retention policy for handles at this moment. */
+export function handlePolicy(deps: Pick<RunDeps, "clock" | "handleTtlDays">): HandlePolicy {
+  return { ttlDays: deps.handleTtlDays ?? DEFAULT_HANDLE_TTL_DAYS, nowMs: deps.clock.now() };
+}
+
+/**
+ * The state checkpoint at the head: the head itself, or, when the head is a
+ * duration-only leaf (a run that ended before writing anything), the state
+ * it copies. A handle is never a duration leaf: admission reclaims those.
+ */
+async function stateHandleAtHead(accessor: CheckpointAccessor, threadId: string): Promise<string | null> {
+  let tuple = await accessor.rawTuple(threadId);
+  for (let i = 0; tuple && isDurationOnly(tuple.metadata) && i < 1000; i += 1) {
+    const parentId = tuple.parentConfig?.configurable?.checkpoint_id as string | undefined;
+    tuple = parentId ? await accessor.rawTuple(threadId, parentId) : undefined;
+  }
+  return tuple ? String(tuple.config.configurable?.checkpoint_id) : null;
+}
+
+/**
+ * A thread whose run history still lives in a legacy leaf's maps (written
+ * before checkpoint_runs) gets those runs recorded before its first new run,
+ * so the history keeps every run once the leaf is reclaimed.
+ */
+async function importLegacyHistory(deps: RunDeps, threadId: string, carried: AdmittedRunHistory | null): Promise<void> {
+  const { store, accessor } = deps;
+  if (!store || store.hasRuns(threadId)) return;
+  const legacy = carried ?? (await readCumulative(accessor, threadId, await accessor.rawTuple(threadId)));
+  const runs = runOrderOf(legacy).map((runId) => ({ runId, durationMs: legacy.run_durations[runId]!, messageIds: legacy.run_message_ids[runId] ?? [] }));
+  if (runs.length > 0) store.importLegacyRuns(threadId, runs, deps.clock.now());
+}
+
+type Finished = { runId: string; status: RunStatus; checkpointId: string | null; messageIds: string[]; durationMs?: number; leaf?: PersistedDuration };
+
+/** Records the run and its handle, then answers the run result. */
+function recordRun(deps: RunDeps, threadId: string, run: Finished): RunResult {
+  deps.store?.recordRun({
+    threadId,
+    runId: run.runId,
+    status: run.status,
+    durationMs: run.durationMs ?? null,
+    messageIds: run.messageIds,
+    handleId: run.checkpointId,
+    leafId: run.leaf?.leafId ?? null,
+    leafDigest: run.leaf?.leafDigest ?? null,
+    handleDigest: run.leaf?.stateDigest ?? null,
+    issuedAtMs: deps.clock.now(),
+  });
+  return { runId: run.runId, status: run.status, checkpointId: run.checkpointId };
 }
 
 export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunResult> {
   const { accessor, clock, newId, locks } = deps;
   const { threadId } = request;
   return withThreadLock(locks, threadId, async () => {
+    const expired = await deps.expired?.(threadId);
+    if (expired) throw expired;
     // Existence through the gate (metadata only): the head's body, in full
     // mode the whole conversation, is decoded below only when admission
     // handed over no run history.
@@ -79,26 +150,25 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
     // Retention admission: once the request is known valid (a rejected one
     // must not reclaim the leaf), before anything is written; the resume
     // target is a selector and stays protected.
-    if (deps.admit && resumeFrom && !(await accessor.rawTuple(threadId, resumeFrom))) {
-      throw new AppError("not_found", `Checkpoint ${resumeFrom} is not part of thread ${threadId}`);
+    // A run handle the client sends past its time to live answers 410 (stored or reclaimed alike).
+    if (request.checkpointId) {
+      const expired = expiredHandle({ store: deps.store, threadId, checkpointId: request.checkpointId, policy: handlePolicy(deps) });
+      if (expired) throw expired;
     }
+    const missing = () => new AppError("not_found", `Checkpoint ${resumeFrom} is not part of thread ${threadId}`);
+    if (deps.admit && resumeFrom && !(await accessor.rawTuple(threadId, resumeFrom))) throw missing();
     const carried = deps.admit ? await deps.admit({ threadId, selectors: resumeFrom ? [resumeFrom] : [] }) : null;
-    // Without a carried history admission reclaimed nothing (or a leaf
-    // without run history, whose parent is now the head), so the head read
-    // here is the one the run starts from.
-    const previous = carried ? cumulativeFrom(carried) : await readCumulative(accessor, threadId, await accessor.rawTuple(threadId));
+    await importLegacyHistory(deps, threadId, carried);
     const runId = newId();
     const started = clock.now();
     const rollback = request.rollbackOnCancel ? await captureRollbackPoint(accessor, threadId, deps.log) : null;
     let config = accessor.runConfig(threadId);
     if (resumeFrom) {
       if (accessor.config.mode === "full") {
-        if (!(await accessor.rawTuple(threadId, resumeFrom))) {
-          throw new AppError("not_found", `Checkpoint ${resumeFrom} is not part of thread ${threadId}`);
-        }
+        if (!(await accessor.rawTuple(threadId, resumeFrom))) throw missing();
         config = accessor.runConfig(threadId, resumeFrom);
       } else {
-        await linearizeResume(accessor, threadId, resumeFrom);
+        await linearizeResume(accessor, threadId, resumeFrom, missing);
       }
     }
     const messageIds: string[] = [];
@@ -122,25 +192,18 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
       // restore (and the handle below) must see the real head.
       await settleWrites(accessor.saver);
       deps.log?.warn({ threadId, runId, cancelled, err: { name: (error as Error).name } }, "agent run ended early");
-      if (cancelled && rollback) {
-        return { runId, status: "cancelled", checkpointId: await restoreRollbackPoint(accessor, threadId, rollback) };
-      }
-      const now = await accessor.rawTuple(threadId);
-      return { runId, status: cancelled ? "cancelled" : "error", checkpointId: now ? String(now.config.configurable?.checkpoint_id) : null };
+      const status = cancelled ? "cancelled" : "error";
+      // The handle: the restored pre-run state, or the state checkpoint at
+      // the head (the one holding the failed task's pending writes; never a
+      // duration leaf, even when the run ended before writing anything).
+      const handle = cancelled && rollback ? await restoreRollbackPoint(accessor, threadId, rollback) : await stateHandleAtHead(accessor, threadId);
+      return recordRun(deps, threadId, { runId, status, checkpointId: handle, messageIds });
     }
     // The handle is the run's last state checkpoint, never the leaf:
-    // admission reclaims the leaf when the next run starts, the state
-    // checkpoint stays on the thread's path (see the resume-handle rule in
-    // cleanup/protected-set.ts).
-    const { stateId } = await persistRunDuration({
-      accessor,
-      threadId,
-      runId,
-      durationMs: clock.now() - started,
-      messageIds,
-      previous,
-      clock,
-    });
-    return { runId, status: "success", checkpointId: stateId };
+    // admission reclaims the leaf when the next run starts; the handle is
+    // recorded and protected until its time to live (handles.ts).
+    const durationMs = clock.now() - started;
+    const leaf = await persistRunDuration({ accessor, threadId, runId, durationMs, clock });
+    return recordRun(deps, threadId, { runId, status: "success", checkpointId: leaf.stateId, messageIds, durationMs, leaf });
   });
 }

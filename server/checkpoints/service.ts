@@ -10,9 +10,11 @@ import { modeFromEnv, resolveModeConfig, type ChannelMode } from "./mode";
 import { openPgCheckpoints } from "./pg-saver";
 import type { StampingSaver } from "./stamping-saver";
 import { admissionHook } from "./cleanup/admission-cleanup";
+import { storeRetentionEpochs } from "./cleanup/epoch";
 import type { RunDeps } from "./runs";
 import { openSqliteCheckpoints } from "./sqlite-saver";
 import type { CheckpointStore } from "./store";
+import { assertThreadNotExpired, expiredThread } from "./schedule/tombstone";
 
 const DEFAULT_TOOL_PAYLOAD_BYTES = 256;
 const accessors = new WeakMap<object, { accessor: CheckpointAccessor; store: CheckpointStore }>();
@@ -35,7 +37,7 @@ function openSaver(rt: OpenRuntime, mode: ChannelMode): { saver: StampingSaver; 
  * silently using the frozen one.
  */
 export function threadService(rt: OpenRuntime, env: NodeJS.ProcessEnv = process.env): RunDeps {
-  const { modeFreeze, locks, runHistory, epochs } = rt.checkpoints;
+  const { modeFreeze, locks, runHistory } = rt.checkpoints;
   const config = resolveModeConfig({ freeze: modeFreeze, explicit: modeFromEnv(env) });
   // One saver per connection: SqliteSaver on the workspace file, or PostgresSaver beside the runtime's libpq connection.
   const key: object | undefined = rt.handle?.sqlite ?? rt.pg?.main;
@@ -43,7 +45,8 @@ export function threadService(rt: OpenRuntime, env: NodeJS.ProcessEnv = process.
   let opened = accessors.get(key);
   if (!opened) {
     const { saver, store } = openSaver(rt, config.mode);
-    opened = { accessor: createCheckpointAccessor({ saver, config, epochs }), store };
+    // Reads retry on the thread's retention epoch in the database, bumped by deletions in any process.
+    opened = { accessor: createCheckpointAccessor({ saver, config, epochs: storeRetentionEpochs(store) }), store };
     accessors.set(key, opened);
   }
   const { accessor, store } = opened;
@@ -54,7 +57,19 @@ export function threadService(rt: OpenRuntime, env: NodeJS.ProcessEnv = process.
     locks,
     toolPayloadBytes: toolPayloadBytes(env),
     log: rt.log,
+    store,
+    handleTtlDays: rt.checkpoints.handleTtlDays,
     // Bounded retention at admission (checkpoint-retention-contract).
-    admit: admissionHook({ store, cache: runHistory, log: rt.log, epochs }),
+    admit: admissionHook({ store, cache: runHistory, log: rt.log }),
+    expired: (threadId) => expiredThread(rt.stores.schedule, threadId),
   };
+}
+
+/**
+ * The run deps for a request about one existing thread: an expired thread
+ * answers 410 thread_expired (never 404) before anything else is read.
+ */
+export async function liveThreadService(rt: OpenRuntime, threadId: string, env: NodeJS.ProcessEnv = process.env): Promise<RunDeps> {
+  await assertThreadNotExpired(rt.stores.schedule, threadId);
+  return threadService(rt, env);
 }

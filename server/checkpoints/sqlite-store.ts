@@ -9,20 +9,27 @@ import { TASKS } from "@langchain/langgraph-checkpoint";
 import { CHECKPOINT_RETENTION_SETTINGS_KEY, type TableUsage, type ThreadUsage } from "@/lib/checkpoints/api";
 import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
-import type { AdmissionHead, CheckpointOrigin, CheckpointRow, CheckpointStore, PairProof, PathBreak, StoredWrite, ThreadTotals } from "./store";
+import type { AdmissionHead, CheckpointOrigin, CheckpointRow, CheckpointStore, HandleRecord, PairProof, PathBreak, RunRecord, StoredWrite, ThreadTotals } from "./store";
 import {
   ADMISSION_DELETE_SQL,
   ADMISSION_HEAD_SQL,
+  ADMISSION_PARENT_SQL,
   ADMISSION_PROBE_SQL,
   ADMISSION_VERSIONS_SQL,
+  BUMP_EPOCH_SQL,
   COMPARE_SQL,
+  HANDLE_RECORD_SQL,
+  HAS_RUNS_SQL,
+  IMPORT_RUN_SQL,
+  LIST_RUNS_SQL,
   ORIGINS_SQL,
   PATH_END_SQL,
+  RECORD_RUN_SQL,
   ROOT_NS,
+  THREAD_HANDLES_SQL,
   THREAD_ROWS_SQL,
 } from "./sqlite-store-sql";
-
-type HeadRow = Omit<AdmissionHead, "durationOnly"> & { durationOnly: number };
+import { admissionHeadFrom, type AdmissionHeadRow, runRecordFrom, type RunRow } from "./run-rows";
 type NodeRow = Omit<CheckpointRow, "durationOnly"> & { durationOnly: number };
 type CompareRow = {
   childVersions: string | null;
@@ -31,18 +38,21 @@ type CompareRow = {
   parentValues: string | null;
   parentTasks: number;
   childDelta: number | null;
+  childLean: number | null;
 };
 
 /**
- * A delta-mode duration leaf leaves out the delta channels' stored values
- * (durations.ts): equal when every value it does hold equals the parent's
- * and the only ones it lacks are delta channels (a read walks on to the
+ * A lean duration leaf (durations.ts) stores no channel values and reads as
+ * its parent (the saver fills them in): equal when every value it does hold
+ * equals the parent's ("any" channel may be missing). A delta-mode leaf
+ * written before lean leaves left out only the delta channels' values: equal
+ * when the only ones it lacks are delta channels (a read walks on to the
  * parent's seed either way).
  */
-function leanCopyOf(childValues: string, parentValues: string, deltaChannels: readonly string[]): boolean {
+function leanCopyOf(childValues: string, parentValues: string, deltaChannels: readonly string[] | "any"): boolean {
   const child = JSON.parse(childValues) as Record<string, unknown>;
   const parent = JSON.parse(parentValues) as Record<string, unknown>;
-  for (const key of Object.keys(parent)) if (!(key in child) && !deltaChannels.includes(key)) return false;
+  for (const key of Object.keys(parent)) if (!(key in child) && deltaChannels !== "any" && !deltaChannels.includes(key)) return false;
   const trimmed = Object.fromEntries(Object.keys(parent).filter((k) => k in child).map((k) => [k, parent[k]]));
   return Object.keys(child).length === Object.keys(trimmed).length && JSON.stringify(child) === JSON.stringify(trimmed);
 }
@@ -118,10 +128,12 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
         ROOT_NS,
       ).n,
 
-    admissionHead: (threadId) => {
-      const row = get<HeadRow | undefined>(ADMISSION_HEAD_SQL, threadId, ROOT_NS);
-      return row ? { ...row, durationOnly: row.durationOnly === 1 } : undefined;
+    admissionHead: (threadId): AdmissionHead | undefined => {
+      const row = get<AdmissionHeadRow | undefined>(ADMISSION_HEAD_SQL, threadId, ROOT_NS);
+      return row ? admissionHeadFrom(row) : undefined;
     },
+
+    checkpointExists: (threadId, checkpointId) => get<{ ok: number } | undefined>(ADMISSION_PARENT_SQL, threadId, ROOT_NS, checkpointId) !== undefined,
 
     channelVersions: (threadId, checkpointId) => get<{ versions: string | null } | undefined>(ADMISSION_VERSIONS_SQL, threadId, ROOT_NS, checkpointId),
 
@@ -137,12 +149,20 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
         valuesEqual:
           childValues !== null &&
           (childValues === parentValues ||
+            (versionsEqual && parentValues !== null && row.childLean === 1 && leanCopyOf(childValues, parentValues, "any")) ||
             (versionsEqual && row.childDelta === 1 && parentValues !== null && deltaChannels.length > 0 && leanCopyOf(childValues, parentValues, deltaChannels))),
         parentHasTaskWrites: row.parentTasks === 1,
       };
     },
 
-    deleteTrailingLeaf: (threadId, leafId) => run(ADMISSION_DELETE_SQL, { thread: threadId, ns: ROOT_NS, leaf: leafId }) === 1,
+    deleteTrailingLeaf: (threadId, leafId) =>
+      sqlite
+        .transaction(() => {
+          const gone = run(ADMISSION_DELETE_SQL, { thread: threadId, ns: ROOT_NS, leaf: leafId }) === 1;
+          if (gone) run(BUMP_EPOCH_SQL, threadId);
+          return gone;
+        })
+        .immediate(),
 
     deleteCheckpoints: (threadId, ids) => {
       const out = { checkpoints: 0, writes: 0 };
@@ -150,11 +170,33 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
         out.writes += run("DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?", threadId, ROOT_NS, id);
         out.checkpoints += run("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?", threadId, ROOT_NS, id);
       }
+      if (out.checkpoints > 0) run(BUMP_EPOCH_SQL, threadId);
       return out;
     },
 
+    retentionEpoch: (threadId) => get<{ epoch: number } | undefined>("SELECT epoch FROM checkpoint_epochs WHERE thread_id = ?", threadId)?.epoch ?? 0,
+
     reparentChildren: (threadId, fromId, toId) => {
       run("UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_ns = ? AND parent_checkpoint_id = ?", toId, threadId, ROOT_NS, fromId);
+    },
+
+    recordRun: (r) => {
+      run(RECORD_RUN_SQL, { ...r, messageIds: JSON.stringify(r.messageIds) });
+    },
+
+    importLegacyRuns: (threadId, runs, atMs) => {
+      for (const r of runs) run(IMPORT_RUN_SQL, { threadId, runId: r.runId, durationMs: r.durationMs, messageIds: JSON.stringify(r.messageIds), atMs });
+    },
+
+    hasRuns: (threadId) => get<{ any: number }>(HAS_RUNS_SQL, threadId).any === 1,
+
+    listRuns: (threadId): RunRecord[] => all<RunRow>(LIST_RUNS_SQL, threadId).map(runRecordFrom),
+
+    threadHandles: (threadId) => all<HandleRecord>(THREAD_HANDLES_SQL, threadId).map((h) => ({ ...h, issuedAtMs: Number(h.issuedAtMs) })),
+
+    handleRecord: (threadId, checkpointId) => {
+      const h = get<HandleRecord | undefined>(HANDLE_RECORD_SQL, threadId, checkpointId);
+      return h ? { ...h, issuedAtMs: Number(h.issuedAtMs) } : undefined;
     },
 
     listThreadIds: () => (tablesExist() ? all<{ id: string }>("SELECT DISTINCT thread_id AS id FROM checkpoints ORDER BY thread_id").map((r) => r.id) : []),

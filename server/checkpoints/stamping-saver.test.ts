@@ -21,7 +21,7 @@ function metadataRows(sqlite: Database.Database, threadId: string): Record<strin
 }
 
 describe("stamping saver", () => {
-  it("[CCM-05] LangGraph.js does not copy config.metadata into checkpoint metadata (why the wrapper exists)", async () => {
+  it("LangGraph.js does not copy config.metadata into checkpoint metadata (why the wrapper exists)", async () => {
     const sqlite = new Database(env.db.file);
     try {
       const raw = new SqliteSaver(sqlite);
@@ -64,7 +64,7 @@ describe("stamping saver", () => {
     }
   });
 
-  it("[CCM-05] pending writes come back in (task_id, idx) order even when storage returns them unordered", async () => {
+  it("pending writes come back in (task_id, idx) order even when storage returns them unordered", async () => {
     const sqlite = new Database(env.db.file);
     try {
       // A writes table without the composite key: SqliteSaver's unordered

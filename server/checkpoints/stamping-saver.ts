@@ -16,6 +16,10 @@
 //   answers a truncated channel; here a missing ancestor on the path fails
 //   closed with checkpoint_lineage_integrity (every delta read goes through it:
 //   state, history, runs, branch, regenerate).
+// - A lean duration leaf (durations.ts) stores no channel values: every read
+//   fills them in from its parent (same channel_versions, so the same state;
+//   in delta mode the delta channels stay out, as a read walks on to the
+//   parent's seed). A leaf whose parent is missing fails closed.
 import { randomBytes } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
@@ -36,6 +40,8 @@ import type { ChannelMode } from "./mode";
 import type { CheckpointStore, PathBreak } from "./store";
 import { channelVersionsDigest, VERSIONS_DIGEST_KEY } from "./versions-digest";
 import { clearForeignChannels, IDLE_HEAD_KEY } from "./idle-head";
+import { LEAN_LEAF_KEY } from "./durations";
+import { DELTA_CHANNELS } from "./schema";
 
 export const MODE_MARKER_KEY = "checkpoint_channel_mode";
 
@@ -174,15 +180,32 @@ export class StampingSaver extends BaseCheckpointSaver {
     return result;
   }
 
+  /** A lean duration leaf read with its parent's channel values (the parent's own leaf chain included). */
+  private async hydrate(tuple: CheckpointTuple, depth = 0): Promise<CheckpointTuple> {
+    const meta = tuple.metadata as Record<string, unknown> | undefined;
+    if (meta?.[LEAN_LEAF_KEY] !== "parent" || Object.keys(tuple.checkpoint.channel_values ?? {}).length > 0) return tuple;
+    const threadId = String(tuple.config.configurable?.thread_id ?? "");
+    const parentId = tuple.parentConfig?.configurable?.checkpoint_id as string | undefined;
+    const parent = parentId && depth < 1000 ? await this.inner.getTuple(tuple.parentConfig!) : undefined;
+    if (!parent) {
+      throw new AppError("checkpoint_lineage_integrity", `Checkpoint lineage of thread ${threadId} is broken: duration leaf ${String(tuple.config.configurable?.checkpoint_id)} has no parent state`, {
+        threadId,
+      });
+    }
+    const values = { ...(await this.hydrate(parent, depth + 1)).checkpoint.channel_values };
+    if (meta[MODE_MARKER_KEY] === "delta") for (const channel of DELTA_CHANNELS) delete values[channel];
+    return { ...tuple, checkpoint: { ...tuple.checkpoint, channel_values: values } };
+  }
+
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     await this.tablesReady();
     const tuple = await this.inner.getTuple(config);
-    return tuple ? this.sortWrites(tuple) : undefined;
+    return tuple ? this.sortWrites(await this.hydrate(tuple)) : undefined;
   }
 
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
     await this.tablesReady();
-    for await (const tuple of this.inner.list(config, options)) yield await this.sortWrites(tuple);
+    for await (const tuple of this.inner.list(config, options)) yield await this.sortWrites(await this.hydrate(tuple));
   }
 
   /**

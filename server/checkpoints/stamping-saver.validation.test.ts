@@ -56,7 +56,7 @@ for (const mode of ["full", "delta"] as ChannelMode[]) {
   let n = 0;
   const open = new Map<StampingSaver, Database.Database>();
   const stamped = { rows: 0, marked: 0 };
-  vitest.describe(`[CCM-05] StampingSaver (${mode}) passes the checkpoint validation suite`, () => {
+  vitest.describe(`StampingSaver (${mode}) passes the checkpoint validation suite`, () => {
     const initializer = {
       // The storage underneath is SqliteSaver: the suite's own skip list for it
       // applies ("SQLiteSaver doesn't store channel deltas" is an upstream

@@ -29,19 +29,49 @@ export type CheckpointRow = {
   writesBytes: number;
 };
 
-/** The head as the bounded admission cleanup needs it; JSON texts stay undecoded. */
+/**
+ * The head as the bounded admission cleanup needs it; JSON texts stay
+ * undecoded. A leaf our runs recorded (checkpoint_runs) is answered from that
+ * row without reading the checkpoint's metadata or body; any other head
+ * (a state checkpoint, or a leaf written before the table existed) from
+ * its metadata, the legacy fields.
+ */
 export type AdmissionHead = {
   id: string;
   parentId: string | null;
+  /** The run row that wrote this leaf, when there is one. */
+  recorded: { runId: string; parentId: string | null; leafDigest: string | null; parentDigest: string | null } | null;
   durationOnly: boolean;
-  /** The channel_versions map as canonical text, null when unreadable. */
+  /** Legacy: the channel_versions map (or its stamped digest) as text, null when unreadable or recorded. */
   versions: string | null;
-  /** metadata.run_durations / run_message_ids as JSON text, null when absent. */
+  /** Legacy: metadata.run_durations / run_message_ids as JSON text, null when absent. */
   durations: string | null;
   messageIds: string | null;
-  /** metadata.run_order (run ids, oldest first) as JSON text, null when absent. */
+  /** Legacy: metadata.run_order (run ids, oldest first) as JSON text, null when absent. */
   runOrder: string | null;
 };
+
+export type RunStatus = "success" | "error" | "cancelled";
+
+/** One run of a thread as checkpoint_runs keeps it. */
+export type RunRecord = {
+  threadId: string;
+  runId: string;
+  status: RunStatus;
+  /** Successful runs only. */
+  durationMs: number | null;
+  messageIds: string[];
+  /** The state checkpoint the run handed out as its checkpointId. */
+  handleId: string | null;
+  /** The run's duration-only leaf and the channel_versions digests of the leaf and its parent (the handle) as written. */
+  leafId: string | null;
+  leafDigest: string | null;
+  handleDigest: string | null;
+  issuedAtMs: number;
+};
+
+/** A handle a run handed out: the checkpoint, the run, when. */
+export type HandleRecord = { checkpointId: string; runId: string; issuedAtMs: number };
 
 /** What a checkpoint's metadata says about how it was written (the thread view). */
 export type CheckpointOrigin = {
@@ -84,7 +114,9 @@ export type CheckpointStore = {
   foreignNamespaceRows(threadId: string): number;
   /** The newest checkpoint of the thread. */
   admissionHead(threadId: string): AdmissionHead | undefined;
-  /** The checkpoint's channel_versions text; undefined when the checkpoint is missing. */
+  /** Whether the checkpoint exists (its key only: no metadata, no body). */
+  checkpointExists(threadId: string, checkpointId: string): boolean;
+  /** Legacy admission: the checkpoint's channel_versions text (or stamped digest); undefined when the checkpoint is missing. */
   channelVersions(threadId: string, checkpointId: string): { versions: string | null } | undefined;
   hasPendingWrites(threadId: string, checkpointId: string): boolean;
   /**
@@ -95,14 +127,34 @@ export type CheckpointStore = {
   compareWithParent(threadId: string, childId: string, parentId: string, deltaChannels?: readonly string[]): PairProof | null;
 
   /**
-   * Deletes the leaf only while it still has no writes and is still the
-   * newest checkpoint; answers whether it went.
+   * Deletes the leaf only while it still has no writes, is still the
+   * newest checkpoint and its parent is still there (on PostgreSQL: holds
+   * the leaf's channel versions); answers whether it went. A deletion bumps the
+   * thread's retention epoch in the same transaction.
    */
   deleteTrailingLeaf(threadId: string, leafId: string): boolean;
-  /** Deletes checkpoints and their writes together (inside a transaction). */
+  /** Deletes checkpoints and their writes together (inside a transaction), bumping the retention epoch when any went. */
   deleteCheckpoints(threadId: string, ids: readonly string[]): Deleted;
+  /**
+   * The thread's retention epoch: how many deletions of its checkpoints have
+   * committed, in any process on this database (0 before the first).
+   */
+  retentionEpoch(threadId: string): number;
   /** Re-parents every child of one checkpoint onto another. */
   reparentChildren(threadId: string, fromId: string, toId: string): void;
+
+  /** Appends a run (its order follows the thread's last run). */
+  recordRun(run: RunRecord): void;
+  /** Records runs of a leaf written before checkpoint_runs (their maps), oldest first; runs already recorded are kept. */
+  importLegacyRuns(threadId: string, runs: ReadonlyArray<{ runId: string; durationMs: number; messageIds: string[] }>, atMs: number): void;
+  /** Whether the thread has any recorded run. */
+  hasRuns(threadId: string): boolean;
+  /** Every recorded run of the thread, oldest first. */
+  listRuns(threadId: string): RunRecord[];
+  /** Every handle the thread's runs handed out. */
+  threadHandles(threadId: string): HandleRecord[];
+  /** The newest issue of a handle for one checkpoint id. */
+  handleRecord(threadId: string, checkpointId: string): HandleRecord | undefined;
 
   /** Threads with checkpoints, sorted. */
   listThreadIds(): string[];

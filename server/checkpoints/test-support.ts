@@ -8,7 +8,7 @@ import type { ModeConfig } from "./mode";
 import { openSqliteCheckpoints } from "./sqlite-saver";
 import type { StampingSaver } from "./stamping-saver";
 import type { CheckpointStore } from "./store";
-import { manualClock } from "@/server/clock";
+import { manualClock, type Clock } from "@/server/clock";
 import { createThreadLocks } from "./thread-lock";
 import type { RunDeps } from "./runs";
 
@@ -73,21 +73,27 @@ export function checkpointTestEnvPerTest(): CheckpointTestEnv {
 }
 
 
-/** Run deps with a manual clock that advances 5 ms per reading. */
+/** A clock that advances 5 ms per reading; tests move it further by hand. */
+export type SteppingClock = Clock & { advance(ms: number): void };
+
+/** Run deps with a manual clock that advances 5 ms per reading (`advanceClock` jumps it). */
 export function testRunDeps(accessor: CheckpointAccessor, newId: () => string, toolPayloadBytes = 32): RunDeps {
   const clock = manualClock(Date.UTC(2026, 0, 1));
-  return {
-    accessor,
-    newId,
-    locks: createThreadLocks(),
-    toolPayloadBytes,
-    clock: {
-      now: () => {
-        clock.advance(5);
-        return clock.now();
-      },
+  const stepping: SteppingClock = {
+    now: () => {
+      clock.advance(5);
+      return clock.now();
     },
+    advance: (ms) => clock.advance(ms),
   };
+  return { accessor, newId, locks: createThreadLocks(), toolPayloadBytes, clock: stepping };
+}
+
+/** Moves the clock of deps made by testRunDeps forward. */
+export function advanceClock(deps: RunDeps, ms: number): void {
+  const clock = deps.clock as Partial<SteppingClock>;
+  if (typeof clock.advance !== "function") throw new Error("these run deps do not have a test clock");
+  clock.advance(ms);
 }
 
 export function countRows(sqlite: Database.Database, threadId?: string): { checkpoints: number; writes: number } {

@@ -24,3 +24,8 @@ export async function withThreadLock<T>(locks: ThreadLocks, threadId: string, fn
     if (locks.tails.get(threadId) === tail) locks.tails.delete(threadId);
   }
 }
+
+/** True while a holder (a run, a cleanup of the thread) holds or waits for the thread's lock in this process. */
+export function threadLockBusy(locks: ThreadLocks, threadId: string): boolean {
+  return locks.tails.has(threadId);
+}

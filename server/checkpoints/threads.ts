@@ -1,7 +1,7 @@
 // Thread verbs: create, read state and history, regenerate, branch.
 import type { BaseMessage } from "@langchain/core/messages";
 import { AppError } from "@/server/errors";
-import type { HistoryItem, ThreadState } from "@/lib/checkpoints/api";
+import type { HistoryItem, ThreadState, ThreadTitle } from "@/lib/checkpoints/api";
 import type { ThreadSnapshot } from "./accessor";
 import { findCheckpointBeforeMessage } from "./lineage";
 import { startRun, type RunDeps, type RunResult } from "./runs";
@@ -21,11 +21,28 @@ export async function readThreadState(deps: RunDeps, threadId: string): Promise<
   return viewState(snapshot);
 }
 
+/** Each thread's title channel, read from its head state one thread at a time; an unknown thread is found: false. */
+export async function readThreadTitles(deps: RunDeps, threadIds: readonly string[]): Promise<ThreadTitle[]> {
+  const out: ThreadTitle[] = [];
+  for (const threadId of threadIds) {
+    const snapshot = await deps.accessor.getState(threadId);
+    out.push({ threadId, found: snapshot !== null, title: snapshot?.values.title ?? null });
+  }
+  return out;
+}
+
 export async function readThreadHistory(deps: RunDeps, threadId: string, limit: number): Promise<HistoryItem[]> {
   if (limit === 0) return [];
   const items = await deps.accessor.history(threadId, limit);
   if (items.length === 0 && !(await deps.accessor.gate(threadId))) throw new AppError("not_found", `Thread ${threadId} does not exist`);
   return items.map(viewHistoryItem);
+}
+
+/** The handle of the run that minted a message, from the thread's recorded runs (the lineage walk starts its bisection there). */
+function mintedIn(deps: RunDeps, threadId: string): ((messageId: string) => Promise<string | null>) | undefined {
+  const store = deps.store;
+  if (!store) return undefined;
+  return async (messageId) => store.listRuns(threadId).find((run) => run.handleId !== null && run.messageIds.includes(messageId))?.handleId ?? null;
 }
 
 /** The lineage walk starts from the snapshot just read (no second head read). */
@@ -58,7 +75,7 @@ export async function regenerate(deps: RunDeps, threadId: string, messageId: str
     while (humanIndex >= 0 && messages[humanIndex]!.getType() !== "human") humanIndex -= 1;
     if (humanIndex < 0) throw new AppError("invalid_request", "No user message prompted this answer");
     const human = messages[humanIndex]!;
-    const base = await findCheckpointBeforeMessage({ accessor: deps.accessor, threadId, messageId: String(human.id), from: walkStart(head) });
+    const base = await findCheckpointBeforeMessage({ accessor: deps.accessor, threadId, messageId: String(human.id), from: walkStart(head), mintedIn: mintedIn(deps, threadId) });
     if (!base) throw new AppError("conflict", "This answer has no replay base in its thread and cannot be regenerated");
     const content = typeof human.content === "string" ? human.content : JSON.stringify(human.content);
     return { content, checkpointId: base };
@@ -76,7 +93,7 @@ export async function branch(deps: RunDeps, threadId: string, messageId: string)
   const nextHuman = messages.slice(index + 1).find((m) => m.getType() === "human");
   let source: ThreadSnapshot | null = head;
   if (nextHuman) {
-    const base = await findCheckpointBeforeMessage({ accessor: deps.accessor, threadId, messageId: String(nextHuman.id), from: walkStart(head) });
+    const base = await findCheckpointBeforeMessage({ accessor: deps.accessor, threadId, messageId: String(nextHuman.id), from: walkStart(head), mintedIn: mintedIn(deps, threadId) });
     if (base) source = await deps.accessor.getState(threadId, base);
   }
   if (!source) throw new AppError("not_found", `Thread ${threadId} does not exist`);

@@ -16,6 +16,9 @@ export function openCliRuntime(env: NodeJS.ProcessEnv = process.env): OpenRuntim
   const rt = openRuntime(createRuntime({ env, log }));
   if (!rt) throw new AppError("unsupported_engine", "DATABASE_URL names an engine this release does not support");
   rt.compaction.startForeground();
+  // Passes and cleanups run here are sampled here (the server never hears of them); the daily sample stays the server's.
+  rt.storageHistory.listen();
+  rt.checkpoints.schedule.startForeground();
   return rt;
 }
 

@@ -68,7 +68,7 @@ describe("compaction CLI with a maintenance window (MAINTENANCE_WINDOW relative 
     expect(compactionStatusBodySchema.parse(jsonOf(runAnyway)).latestRun).toMatchObject({ state: "succeeded", changedMessages: 2 });
     expect(countMarkedRows(db.sqlite)).toBe(4);
 
-    expect(auditTrail(db.sqlite)).toEqual([
+    expect(await auditTrail(db.sqlite)).toEqual([
       ["compaction.run", "cli", "ok", null],
       ["compaction.run", "cli", "failed", "outside_maintenance_window"],
       ["policy.changed", "cli", "ok", null],

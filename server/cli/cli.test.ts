@@ -80,7 +80,7 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     expect(errorCode(run)).toBe("cleanup_not_approved");
     expect(readRetentionRecord(storeOf(db.sqlite)).state).toBe("missing");
     // Refusals are in the audit trail with their codes, as the command line's.
-    expect(auditTrail(db.sqlite).sort()).toEqual([
+    expect((await auditTrail(db.sqlite)).sort()).toEqual([
       ["compaction.run", "cli", "failed", "cleanup_not_approved"],
       ["policy.changed", "cli", "failed", "backup_choice_required"],
     ]);
@@ -113,7 +113,7 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     expect(disabled.armed).toBe(false);
 
     // Every change as the command line's; the analysis changed nothing and is not there.
-    expect(auditTrail(db.sqlite)).toEqual([
+    expect(await auditTrail(db.sqlite)).toEqual([
       ["policy.changed", "cli", "ok", null],
       ["compaction.run", "cli", "ok", null],
       ["policy.changed", "cli", "ok", null],
@@ -139,7 +139,7 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     const status = compactionStatusBodySchema.parse(jsonOf(cancel));
     expect(status.activeOperation).toBeNull();
     expect(status.latestRun).toMatchObject({ id: operationId, state: "cancelled" });
-    expect(auditTrail(db.sqlite)).toEqual([
+    expect(await auditTrail(db.sqlite)).toEqual([
       ["compaction.cancelled", "cli", "ok", null],
       ["compaction.run", "cli", "failed", "operation_active"],
     ]);
@@ -182,13 +182,36 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     expect(backupVerificationSchema.parse(jsonOf(missing))).toMatchObject({ ok: false, code: "backup_missing" });
 
     // The manual backup and the enable are recorded as the command line's; verify changes nothing and is not.
-    expect(auditTrail(db.sqlite)).toEqual([
+    expect(await auditTrail(db.sqlite)).toEqual([
       ["policy.changed", "cli", "ok", null],
       ["preparation.chosen", "cli", "ok", null],
       ["backup.created", "cli", "ok", null],
     ]);
-    const created = auditPage(db.sqlite, "backup.created").entries;
+    const created = (await auditPage(db.sqlite, "backup.created")).entries;
     expect(created.map((e) => e.detail)).toEqual([{ backupName: receipt.name }]);
+  });
+
+  it("[#26-7] lock show names another host's maintenance lock; lock clear takes its id and host, then a backup runs (exit 0)", { timeout: 240_000 }, async () => {
+    fs.writeFileSync(`${db.file}.maintenance.lock`, JSON.stringify({ id: "far-lock", owner: "server", kind: "backup", pid: 1, token: "t", host: "old-container-7f3a", acquiredAt: "2026-11-30T08:00:00Z" }));
+    // Four process starts: the refusals while the lock is there are the route tests' (unverifiable-lock.test.ts).
+    const [show, wrong] = await Promise.all([cli(["lock", "show"]), cli(["lock", "clear", "--id", "far-lock", "--confirm", "old-container", "--json"])]);
+    expect(show.status).toBe(EXIT.done);
+    expect(show.stdout).toContain("maintenance is held by lock far-lock of host old-container-7f3a: backup, taken 2026-11-30T08:00:00.000Z");
+    expect(show.stdout).toContain("lock clear --id far-lock --confirm old-container-7f3a");
+    expect(wrong.status).toBe(EXIT.usage);
+    expect(errorCode(wrong)).toBe("invalid_request");
+    expect(fs.existsSync(`${db.file}.maintenance.lock`)).toBe(true);
+    const cleared = await cli(["lock", "clear", "--id", "far-lock", "--confirm", "old-container-7f3a", "--json"]);
+    expect(cleared.status).toBe(EXIT.done);
+    expect(jsonOf(cleared)).toEqual({ cleared: "far-lock" });
+    expect(fs.existsSync(`${db.file}.maintenance.lock`)).toBe(false);
+    const backup = await cli(["backup", "create", "--json"]);
+    expect(backup.status).toBe(EXIT.done);
+    const entries = (await auditPage(db.sqlite, "maintenance.lock_cleared")).entries;
+    expect(entries.map((e) => [e.actor, e.result, e.errorCode, e.detail])).toEqual([
+      ["cli", "ok", null, { lockHost: "old-container-7f3a", lockKind: "backup" }],
+      ["cli", "failed", "invalid_request", { lockHost: "old-container-7f3a", lockKind: "backup" }],
+    ]);
   });
 
   it("checkpoints analyze and run answer the checkpoint storage status (exit 0)", async () => {
@@ -199,7 +222,7 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     expect(run.status).toBe(EXIT.done);
     expect(run.stdout).toMatch(/^checkpoint cleanup \S+: succeeded$/m);
     // The cleanup is a change (recorded as the command line's); the analysis is not.
-    const entries = auditPage(db.sqlite).entries;
+    const entries = (await auditPage(db.sqlite)).entries;
     expect(entries).toMatchObject([{ kind: "checkpoints.cleanup", actor: "cli", result: "ok", detail: { operationId: expect.any(String) } }]);
   });
 
@@ -224,8 +247,8 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
       // A server runtime in this process sees the other process's lease too.
       const local = openRuntime(createRuntime({ env: { DATABASE_URL: `file:${db.file}` }, log: createLogger({ level: "silent" }) }))!;
       try {
-        expect(local.guard.tryAcquire({ owner: "test", kind: "vacuum" })).toBeNull();
-        expect(local.guard.holder()).toMatchObject({ owner: "live-server-backup", kind: "backup" });
+        expect(await local.guard.tryAcquire({ owner: "test", kind: "vacuum" })).toBeNull();
+        expect(await local.guard.holder()).toMatchObject({ owner: "live-server-backup", kind: "backup" });
       } finally {
         await local.stop();
       }

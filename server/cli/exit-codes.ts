@@ -25,6 +25,7 @@ const BY_CODE: Partial<Record<ErrorCode, ExitCode>> = {
   settings_malformed: EXIT.refused,
   backup_pinned: EXIT.refused,
   backup_unusable: EXIT.refused,
+  no_restore_backup: EXIT.refused,
   checkpoint_mode_mismatch: EXIT.refused,
   checkpoint_mode_reconfiguration: EXIT.refused,
   unsupported_engine: EXIT.refused,
@@ -32,6 +33,7 @@ const BY_CODE: Partial<Record<ErrorCode, ExitCode>> = {
   conflict: EXIT.conflict,
   operation_active: EXIT.conflict,
   maintenance_busy: EXIT.conflict,
+  maintenance_lock_changed: EXIT.conflict,
 };
 
 export function exitCodeForError(code: ErrorCode): ExitCode {

@@ -29,7 +29,7 @@ describe("followOperation and the maintenance window", () => {
     });
     rt.compaction.startForeground();
 
-    const { operationId } = runRetention(rt, { expectedRevision: revision });
+    const { operationId } = await runRetention(rt, { expectedRevision: revision });
     const outcome = await followOperation(rt, { operationId, untilDone: true });
     unsubscribe();
 

@@ -1,12 +1,21 @@
 import type { CompactionStatusBody, MaintenanceWindowView } from "@/lib/compaction/api";
 import type { RetentionOperation } from "@/lib/compaction/policy";
+import { formatBytes, formatBytesExact } from "@/lib/i18n/format";
 import { formatAge } from "./parse-age";
+
+/**
+ * A size in the product's one unit system (decimal SI, as the cards show it)
+ * with the exact count beside it: "21 MB (21,077,029 bytes)".
+ */
+export function describeBytes(bytes: number): string {
+  return `${formatBytes(bytes, "en")} (${formatBytesExact(bytes, "en")} bytes)`;
+}
 
 function describeOperation(label: string, operation: RetentionOperation | null): string {
   if (!operation) return `${label}: none`;
   const code = operation.errorCode ? ` (${operation.errorCode})` : "";
   const when = operation.finishedAt ?? operation.startedAt ?? "not started";
-  return `${label}: ${operation.kind} ${operation.id} ${operation.state}${code}, ${when}; ${operation.scannedRows} rows scanned, ${operation.eligibleMessages} eligible, ${operation.changedMessages} changed, ${operation.payloadBytes} payload bytes`;
+  return `${label}: ${operation.kind} ${operation.id} ${operation.state}${code}, ${when}; ${operation.scannedRows} rows scanned, ${operation.eligibleMessages} eligible, ${operation.changedMessages} changed, payload ${describeBytes(operation.payloadBytes)}`;
 }
 
 /** An instant as the window's own wall clock, with the UTC instant beside it for logs and scripts. */

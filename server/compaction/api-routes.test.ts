@@ -17,8 +17,8 @@ for (const { engine, skip } of [
 describe.skipIf(skip)(`[${engine}]`, () => {
 let env: EngineRouteTestEnv;
 
-beforeEach(() => {
-  env = setUpEngineRouteTestEnv(engine, "retention-routes-");
+beforeEach(async () => {
+  env = await setUpEngineRouteTestEnv(engine, "retention-routes-");
 });
 afterEach(() => env.dispose());
 

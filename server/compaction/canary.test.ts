@@ -51,7 +51,7 @@ for (const { engine, skip } of engines) {
     let seen: string[];
     let unsubscribe: () => void;
 
-    beforeEach(() => {
+    beforeEach(async () => {
       logText = "";
       seen = [];
       const sink = new Writable({
@@ -60,7 +60,7 @@ for (const { engine, skip } of engines) {
           done();
         },
       });
-      env = setUpEngineRouteTestEnv(engine, "canary-", { log: createLogger({ level: "trace", destination: sink }), clock: manualClock(NOW) });
+      env = await setUpEngineRouteTestEnv(engine, "canary-", { log: createLogger({ level: "trace", destination: sink }), clock: manualClock(NOW) });
       unsubscribe = env.rt.bus.subscribe((event) => seen.push(JSON.stringify(event)));
     });
 
@@ -69,11 +69,11 @@ for (const { engine, skip } of engines) {
       await env.dispose();
     });
 
-    function seedCanaryWorkspace() {
+    async function seedCanaryWorkspace() {
       const store = env.rt.stores.workspace;
-      importFixture(store, { file: "canary.json", text: canaryFixture() });
+      await importFixture(store, { file: "canary.json", text: canaryFixture() });
       // A malformed row (no fixture can carry one): its parse error must not quote the text either.
-      store.writeTransaction((tx) =>
+      await store.writeTransaction((tx) =>
         tx.insertMessage({
           id: "m-bad",
           sessionId: "s-canary",
@@ -90,7 +90,7 @@ for (const { engine, skip } of engines) {
     }
 
     it("[TPR-OBS-03] [TPR-API-07] [TPR-UI-16] payloads and titles never reach logs, events, status or errors", async () => {
-      seedCanaryWorkspace();
+      await seedCanaryWorkspace();
       const bodies: string[] = [];
       const collect = async (response: Response) => {
         bodies.push(await response.text());

@@ -1,6 +1,7 @@
 // Fault tests (issue acceptance): SIGKILL the process that runs the worker
 // during a cleanup pass and during a backup, restart, and check what the
 // database and the backups folder say.
+import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -80,7 +81,7 @@ function restartWorker() {
   const timers = immediateTimers();
   const worker = createRetentionWorker({
     store: storeOf(handle.sqlite),
-    maintenance: createSqliteMaintenanceStore(handle),
+    maintenance: createSqliteMaintenanceStore(wrapSqliteDb(handle, { reader: false })),
     dbFile: t.file,
     clock: manualClock(Date.now()),
     timers,

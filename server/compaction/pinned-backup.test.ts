@@ -8,8 +8,8 @@ import { AS_ADMIN, apiRequest, setUpRouteTestEnv, type RouteTestEnv } from "@/se
 import { updateRetentionRecord } from "./policy/record";
 
 let env: RouteTestEnv;
-beforeEach(() => {
-  env = setUpRouteTestEnv("pinned-backup-");
+beforeEach(async () => {
+  env = await setUpRouteTestEnv("pinned-backup-");
 });
 afterEach(() => env.dispose());
 

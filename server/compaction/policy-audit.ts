@@ -33,14 +33,14 @@ export function policyAuditDetail(options: {
 }
 
 /** Appends the backup/skip choice when this save made one (inside the save's transaction). */
-export function auditPreparationChoice(
+export async function auditPreparationChoice(
   target: { stores: { audit: AuditStore }; clock: Clock },
   options: { actor: string; saved: SavePolicyResult },
-): void {
+): Promise<void> {
   const { record, effects } = options.saved;
   const choice = record.runtime.preparation.choice;
   if (!choice || (!effects.startPreparation && !effects.startInitialCleanup)) return;
   const detail: AuditDetail = { choice, revision: record.policy.revision };
   if (effects.startPreparation) detail.operationId = effects.startPreparation;
-  writeAuditEntry(target.stores.audit, { atMs: target.clock.now(), actor: options.actor, kind: "preparation.chosen", detail });
+  await writeAuditEntry(target.stores.audit, { atMs: target.clock.now(), actor: options.actor, kind: "preparation.chosen", detail });
 }

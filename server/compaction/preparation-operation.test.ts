@@ -43,7 +43,7 @@ describe("preparation as the active operation", () => {
   it("[TPR-API-05] a running preparation shows its backup progress by bytes in GET and on the stream, and POST /cancel with its id answers 200", async () => {
     const clock = manualClock(Date.parse("2026-03-01T00:00:00Z"));
     const backup = gatedBackup(clock);
-    env = setUpRouteTestEnv("prep-op-", { clock, worker: { createBackupFn: backup.fn } });
+    env = await setUpRouteTestEnv("prep-op-", { clock, worker: { createBackupFn: backup.fn } });
     const events: SystemEvent[] = [];
     env.rt.bus.subscribe((event) => events.push(event));
     const saved = await PUT(
@@ -80,7 +80,7 @@ describe("preparation as the active operation", () => {
   it("[TPR-API-05] a preparation queued behind an analysis is cancellable by its id", async () => {
     const clock = manualClock(Date.parse("2026-03-01T00:00:00Z"));
     const backup = gatedBackup(clock);
-    env = setUpRouteTestEnv("prep-queued-", { clock, worker: { createBackupFn: backup.fn } });
+    env = await setUpRouteTestEnv("prep-queued-", { clock, worker: { createBackupFn: backup.fn } });
     // An analysis holds the worker; the preparation waits in the queue (pending).
     env.rt.compaction.requestAnalysis({ value: 1, unit: "weeks" });
     await PUT(apiRequest("PUT", BASE, AS_ADMIN, { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 0, preparation: "backup" }));
@@ -95,7 +95,7 @@ describe("preparation as the active operation", () => {
   });
 
   it("the real backup reports its copy by bytes, ending with done = total = the published size", async () => {
-    env = setUpRouteTestEnv("prep-real-");
+    env = await setUpRouteTestEnv("prep-real-");
     const events: SystemEvent[] = [];
     env.rt.bus.subscribe((event) => events.push(event));
     await PUT(apiRequest("PUT", BASE, AS_ADMIN, { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 0, preparation: "backup" }));

@@ -9,7 +9,7 @@ import { savePolicy } from "./policy/policy-update";
 import { readRetentionRecord } from "./policy/record";
 import { readRetentionStatus, type RetentionStatus } from "./status";
 import { describeWindow } from "./window-status";
-import { refuseOutsideWindow } from "./worker/window-gate";
+import { refuseOutsideWindow } from "@/server/jobs/window-gate";
 
 export function getRetentionStatus(rt: OpenRuntime): RetentionStatus {
   const nowMs = rt.clock.now();
@@ -28,15 +28,15 @@ export function getRetentionStatus(rt: OpenRuntime): RetentionStatus {
 export type SaveOutsideWindow = "wait" | "refuse" | "run";
 
 /** `actor` is the signed-in user's id; verbs called without one are the command line's. */
-export function putRetentionPolicy(
+export async function putRetentionPolicy(
   rt: OpenRuntime,
   body: PutPolicyBody,
   actor: AuditActor = "cli",
   options: { outsideWindow?: SaveOutsideWindow } = {},
-): RetentionStatus {
+): Promise<RetentionStatus> {
   const outsideWindow = options.outsideWindow ?? "wait";
   let before = readRetentionRecord(rt.stores.compaction);
-  const { effects } = audited(rt, { actor, kind: "policy.changed", ...policyAuditDetail({ before: () => before, body }) }, () => {
+  const { effects } = await audited(rt, { actor, kind: "policy.changed", ...policyAuditDetail({ before: () => before, body }) }, async () => {
     // Re-read inside the writer transaction: "before" is what this save replaced.
     before = readRetentionRecord(rt.stores.compaction);
     const saved = savePolicy(rt.stores.compaction, {
@@ -49,7 +49,7 @@ export function putRetentionPolicy(
     const startsPass = saved.effects.startInitialCleanup || saved.effects.startPreparation !== null;
     // Inside the transaction: a refusal leaves the policy as it was.
     if (startsPass && outsideWindow === "refuse") refuseOutsideWindow({ window: rt.maintenanceWindow, nowMs: rt.clock.now(), confirmed: false });
-    auditPreparationChoice(rt, { actor, saved });
+    await auditPreparationChoice(rt, { actor, saved });
     return saved;
   });
   rt.compaction.policySaved(effects, { outsideWindow: outsideWindow === "run" });
@@ -60,13 +60,13 @@ export function analyzeRetention(rt: OpenRuntime, body: AnalyzeBody): { operatio
   return rt.compaction.requestAnalysis(body.age);
 }
 
-export function runRetention(rt: OpenRuntime, body: RunBody, actor: AuditActor = "cli"): { operationId: string } {
+export function runRetention(rt: OpenRuntime, body: RunBody, actor: AuditActor = "cli"): Promise<{ operationId: string }> {
   return audited(rt, { actor, kind: "compaction.run", detail: ({ operationId }) => ({ operationId }), failureDetail: {} }, () =>
     rt.compaction.requestRun(body.expectedRevision, { outsideWindow: body.outsideWindow }),
   );
 }
 
-export function cancelRetention(rt: OpenRuntime, body: CancelBody, actor: AuditActor = "cli"): RetentionStatus {
-  audited(rt, { actor, kind: "compaction.cancelled", detail: { operationId: body.operationId } }, () => rt.compaction.cancel(body.operationId));
+export async function cancelRetention(rt: OpenRuntime, body: CancelBody, actor: AuditActor = "cli"): Promise<RetentionStatus> {
+  await audited(rt, { actor, kind: "compaction.cancelled", detail: { operationId: body.operationId } }, () => rt.compaction.cancel(body.operationId));
   return getRetentionStatus(rt);
 }

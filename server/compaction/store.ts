@@ -10,6 +10,7 @@
 // `rowid` below is an opaque, ordered cursor value of a message (unique,
 // increasing with insertion); callers only compare and store it.
 import "server-only";
+import type { StoredEncoding } from "./reducer/reducer";
 
 /** Message types that can carry a compactable tool payload. */
 export const TOOL_MESSAGE_TYPES = ["tool_call", "tool_edit", "tool_read", "tool_execute", "tool_search"] as const;
@@ -17,8 +18,19 @@ export const TOOL_MESSAGE_TYPES = ["tool_call", "tool_edit", "tool_read", "tool_
 /** Upper cursors captured when a pass starts: rows written later are never chased. */
 export type PassBounds = { upperTaskId: string | null; upperMessageRowid: number | null };
 
-export type RowHeader = { rowid: number; id: string; type: string; bytes: number };
-export type RowBody = RowHeader & { metadata: string; updatedAt: string };
+/**
+ * A tool row's stored size. `notText`: the stored value is not text (a BLOB,
+ * or NULL in a table without the NOT NULL constraint): never read, never
+ * rewritten, counted `not_text`.
+ */
+export type RowHeader = { rowid: number; id: string; type: string; bytes: number; notText?: boolean };
+/**
+ * A row's stored metadata: null when the value is not text (a BLOB or NULL,
+ * skipped `not_text`); otherwise a string in `encoding` ("bytes" when the
+ * stored text is not valid UTF-8: one char per stored byte, see
+ * StoredEncoding), so the bytes written back are exactly the bytes read.
+ */
+export type RowBody = RowHeader & { metadata: string | null; encoding: StoredEncoding; updatedAt: string };
 
 /**
  * What SQL's JSON functions found in a tool row, without its payload ever
@@ -56,11 +68,11 @@ export type MutationFacts = { members: number; repeats: number; present: Array<{
 /** A row's header, its version and, when SQL could judge it, its facts (null: the JS reducer decides). */
 export type RowFacts = RowHeader & { updatedAt: string; facts: SqlRowFacts | null };
 
-/** A reduced row written when its version (updated_at text and byte length) is unchanged. */
-export type VersionedWrite = { rowid: number; updatedAt: string; bytes: number; next: string };
+/** A reduced row written when its version (updated_at text and byte length) is unchanged; `next` in `encoding` (default utf8). */
+export type VersionedWrite = { rowid: number; updatedAt: string; bytes: number; next: string; encoding?: StoredEncoding };
 
-/** A reduced row to write back only if its stored metadata still equals `observed`. */
-export type GuardedWrite = { rowid: number; observed: string; next: string };
+/** A reduced row to write back only if its stored bytes still equal `observed` (both in `encoding`, default utf8). */
+export type GuardedWrite = { rowid: number; observed: string; next: string; encoding?: StoredEncoding };
 
 export type TaskActivityRow = {
   state: string;
@@ -132,7 +144,11 @@ export type CompactionStore = {
    * need not change.
    */
   lockRowsForRewrite?(rowids: readonly number[]): void;
-  /** Writes `row.next` when the stored metadata still equals `row.observed`; false when it does not. */
+  /**
+   * Writes `row.next` when the stored metadata still equals `row.observed`;
+   * false when it does not. Throws WriteRefusedError (cleanup/write-refused.ts)
+   * when the database refuses this row's write (a trigger, a constraint).
+   */
   replaceMetadataIfUnchanged(row: GuardedWrite): boolean;
   /**
    * SQL-side facts of `rows` still in the session (a row deleted meanwhile is
@@ -140,10 +156,12 @@ export type CompactionStore = {
    * reads that body and runs the JS reducer.
    */
   readToolRowFacts(options: { sessionId: string; rows: readonly RowHeader[] }): RowFacts[];
-  /** Writes `row.next` when the row's updated_at and byte length are unchanged; false when they are not. */
+  /** Writes `row.next` when the row's updated_at and byte length are unchanged; false when they are not. Throws WriteRefusedError as above. */
   replaceMetadataIfVersion(row: VersionedWrite): boolean;
 
   readTaskActivity(taskId: string): TaskActivityRow | null;
+  /** Whether an administrator put the task on hold (a row in task_holds). */
+  isTaskHeld(taskId: string): boolean;
   listSessionActivity(taskId: string): SessionActivityRow[];
   summarizeTurns(sessionId: string): TurnSummary;
   latestMessageUpdate(sessionId: string): number | null;
@@ -169,6 +187,7 @@ export type CompactionStore = {
 export type EligibilityVerbs = Pick<
   CompactionStore,
   | "readTaskActivity"
+  | "isTaskHeld"
   | "listSessionActivity"
   | "summarizeTurns"
   | "latestMessageUpdate"

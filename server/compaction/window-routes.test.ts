@@ -11,8 +11,8 @@ const NOON_MS = Date.parse("2026-07-01T11:00:00Z");
 const NIGHT_MS = Date.parse("2026-07-01T01:00:00Z");
 let env: RouteTestEnv;
 
-beforeEach(() => {
-  env = setUpRouteTestEnv("window-routes-", { clock: manualClock(NOON_MS), env: { MAINTENANCE_WINDOW: "01:00-05:00 Europe/Lisbon" } });
+beforeEach(async () => {
+  env = await setUpRouteTestEnv("window-routes-", { clock: manualClock(NOON_MS), env: { MAINTENANCE_WINDOW: "01:00-05:00 Europe/Lisbon" } });
 });
 afterEach(() => env.dispose());
 
@@ -54,7 +54,7 @@ describe("maintenance window through the API", () => {
 
   it("without MAINTENANCE_WINDOW status says none and runs need no confirmation", async () => {
     await env.dispose();
-    env = setUpRouteTestEnv("window-routes-", { clock: manualClock(NOON_MS) });
+    env = await setUpRouteTestEnv("window-routes-", { clock: manualClock(NOON_MS) });
     const status = compactionStatusBodySchema.parse(await (await GET(apiRequest("GET", BASE, AS_ADMIN))).json());
     expect(status.maintenanceWindow).toBeNull();
   });

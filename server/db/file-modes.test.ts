@@ -1,6 +1,7 @@
 // The attack: another local user reads the live database (password hashes,
 // every payload) because it was created 0644 under the default umask. Each
 // test runs under a permissive umask (0000) so only our own modes protect it.
+import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -83,7 +84,7 @@ describe("backup file modes under umask 0000", () => {
     const handle = openDatabase({ file });
     fs.mkdirSync(path.join(dir, "backups"), { mode: 0o755 });
     const receipt = await createBackup({
-      store: createSqliteMaintenanceStore(handle),
+      store: createSqliteMaintenanceStore(wrapSqliteDb(handle, { reader: false })),
       dbFile: file,
       clock: manualClock(Date.UTC(2026, 0, 1)),
       label: "manual",

@@ -9,7 +9,7 @@
 //   duplicates and rewrites numbers; exports must be byte-exact);
 // - indexes that SQLite extends with the rowid implicitly name it.
 // drizzle-kit generates drizzle/pg from this file (drizzle.pg.config.ts).
-import { bigint, bigserial, boolean, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, bigserial, boolean, doublePrecision, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 
 const ms = (name: string) => bigint(name, { mode: "number" });
 const seq = () => bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity().notNull();
@@ -125,6 +125,8 @@ export const users = pgTable("users", {
   role: text("role", { enum: ["admin", "viewer"] }).notNull(),
   passwordHash: text("password_hash").notNull(),
   createdAt: text("created_at").notNull(),
+  disabledAtMs: ms("disabled_at_ms"),
+  mustChangePassword: boolean("must_change_password").notNull().default(false),
 });
 
 export const authSessions = pgTable(
@@ -137,8 +139,11 @@ export const authSessions = pgTable(
     createdAtMs: ms("created_at_ms").notNull(),
     expiresAtMs: ms("expires_at_ms").notNull(),
     revokedAtMs: ms("revoked_at_ms"),
+    id: text("id"),
+    lastSeenAtMs: ms("last_seen_at_ms"),
+    client: text("client"),
   },
-  (t) => [index("auth_sessions_user_idx").on(t.userId)],
+  (t) => [index("auth_sessions_user_idx").on(t.userId), uniqueIndex("auth_sessions_id_idx").on(t.id)],
 );
 
 export const loginThrottle = pgTable("login_throttle", {
@@ -164,6 +169,124 @@ export const auditEvents = pgTable(
     result: text("result").notNull(),
     errorCode: text("error_code"),
     detail: text("detail").notNull(),
+    // See server/db/schema.ts: aggregated entries (refused sign-ins).
+    repeatCount: bigint("repeat_count", { mode: "number" }).notNull().default(1),
+    lastAtMs: ms("last_at_ms"),
+    aggregateKey: text("aggregate_key"),
   },
-  (t) => [index("audit_events_at_idx").on(t.atMs), index("audit_events_kind_seq_idx").on(t.kind, t.seq)],
+  (t) => [
+    index("audit_events_at_idx").on(t.atMs),
+    index("audit_events_kind_seq_idx").on(t.kind, t.seq),
+    uniqueIndex("audit_events_aggregate_uidx").on(t.aggregateKey),
+  ],
+);
+
+export const checkpointRuns = pgTable(
+  "checkpoint_runs",
+  {
+    threadId: text("thread_id").notNull(),
+    runId: text("run_id").notNull(),
+    seq: integer("seq").notNull(),
+    status: text("status").notNull(),
+    durationMs: doublePrecision("duration_ms"),
+    messageIds: text("message_ids").notNull(),
+    handleId: text("handle_id"),
+    leafId: text("leaf_id"),
+    leafDigest: text("leaf_digest"),
+    handleDigest: text("handle_digest"),
+    issuedAtMs: ms("issued_at_ms").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.threadId, t.runId] }),
+    index("checkpoint_runs_seq_idx").on(t.threadId, t.seq),
+    index("checkpoint_runs_leaf_idx").on(t.threadId, t.leafId),
+    index("checkpoint_runs_handle_idx").on(t.threadId, t.handleId),
+  ],
+);
+
+// See schema.ts: bumped by every retention deletion in its transaction.
+export const checkpointEpochs = pgTable("checkpoint_epochs", {
+  threadId: text("thread_id").primaryKey(),
+  epoch: bigint("epoch", { mode: "number" }).notNull(),
+});
+
+export const taskHolds = pgTable("task_holds", {
+  taskId: text("task_id")
+    .primaryKey()
+    .references(() => tasks.id, { onDelete: "cascade" }),
+  heldAt: text("held_at").notNull(),
+  heldAtMs: ms("held_at_ms"),
+  heldBy: text("held_by").notNull(),
+  restoreId: text("restore_id"),
+});
+
+export const payloadRestores = pgTable(
+  "payload_restores",
+  {
+    id: text("id").primaryKey(),
+    taskId: text("task_id").notNull(),
+    backupName: text("backup_name").notNull(),
+    backupSha256: text("backup_sha256"),
+    actor: text("actor").notNull(),
+    hold: boolean("hold").notNull(),
+    state: text("state").notNull(),
+    startedAtMs: ms("started_at_ms").notNull(),
+    finishedAtMs: ms("finished_at_ms"),
+    runnerId: text("runner_id"),
+    restoredMessages: bigint("restored_messages", { mode: "number" }).notNull().default(0),
+    restoredBytes: bigint("restored_bytes", { mode: "number" }).notNull().default(0),
+    skipped: text("skipped").notNull().default("{}"),
+    errorCode: text("error_code"),
+  },
+  (t) => [index("payload_restores_task_idx").on(t.taskId, t.startedAtMs)],
+);
+
+export const maintenancePolicies = pgTable("maintenance_policies", {
+  kind: text("kind").primaryKey(),
+  revision: integer("revision").notNull(),
+  record: text("record").notNull(),
+  updatedAtMs: ms("updated_at_ms").notNull(),
+});
+
+export const expiredThreads = pgTable(
+  "expired_threads",
+  {
+    threadId: text("thread_id").primaryKey(),
+    state: text("state").notNull(),
+    expiredAtMs: ms("expired_at_ms").notNull(),
+    lastActivityMs: ms("last_activity_ms"),
+    cutoffMs: ms("cutoff_ms").notNull(),
+    operationId: text("operation_id").notNull(),
+    policyRevision: integer("policy_revision").notNull(),
+    checkpoints: bigint("checkpoints", { mode: "number" }).notNull(),
+    writes: bigint("writes", { mode: "number" }).notNull(),
+    bytes: bigint("bytes", { mode: "number" }).notNull(),
+    finishedAtMs: ms("finished_at_ms"),
+  },
+  (t) => [index("expired_threads_state_idx").on(t.state, t.threadId)],
+);
+
+// Byte counts go past int4 like the epoch milliseconds.
+const byteCount = (name: string) => bigint(name, { mode: "number" });
+
+export const storageSamples = pgTable(
+  "storage_samples",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    atMs: ms("at_ms").notNull(),
+    sampleKey: text("sample_key").notNull(),
+    trigger: text("trigger").notNull(),
+    operationId: text("operation_id"),
+    method: text("method").notNull(),
+    totalBytes: byteCount("total_bytes").notNull(),
+    usedBytes: byteCount("used_bytes").notNull(),
+    freeBytes: byteCount("free_bytes").notNull(),
+    messagesBytes: byteCount("messages_bytes").notNull(),
+    checkpointsBytes: byteCount("checkpoints_bytes").notNull(),
+    otherBytes: byteCount("other_bytes").notNull(),
+    reclaimedBytes: byteCount("reclaimed_bytes"),
+    diskFreeBytes: byteCount("disk_free_bytes"),
+    tables: text("tables").notNull(),
+  },
+  (t) => [uniqueIndex("storage_samples_key_uidx").on(t.sampleKey), index("storage_samples_at_idx").on(t.atMs)],
 );

@@ -2,19 +2,49 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openDatabase, type DbHandle } from "./client";
+import { MIGRATIONS_DIR, openDatabase, type DbHandle } from "./client";
+import { wrapSqliteDb, type SqliteDb } from "./sqlite-db";
 
-export type TestDb = DbHandle & { dir: string; close(): void };
+export type TestDb = DbHandle & {
+  dir: string;
+  /** The same file behind the asynchronous boundary (writer queue on `sqlite`, plus a read connection), opened on first use. */
+  readonly db: SqliteDb;
+  close(): void;
+};
 
 export function createTestDb(prefix = "ws-test-"): TestDb {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const handle = openDatabase({ file: path.join(dir, "workspace.db") });
+  let db: SqliteDb | undefined;
   return {
     ...handle,
     dir,
+    get db() {
+      db ??= wrapSqliteDb(handle);
+      return db;
+    },
     close() {
+      db?.closeNow();
       if (handle.sqlite.open) handle.sqlite.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A copy of the SQLite migrations folder holding only the migrations before
+ * the one whose tag ends with `tagSuffix` (`account_lifecycle`): a database
+ * migrated from it has the schema an older release wrote, whatever
+ * migrations were added after that one.
+ */
+export function migrationsDirBefore(tagSuffix: string): string {
+  const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS_DIR, "meta", "_journal.json"), "utf8")) as { entries: { tag: string }[] };
+  const cut = journal.entries.findIndex((entry) => entry.tag.endsWith(`_${tagSuffix}`));
+  if (cut < 0) throw new Error(`no migration tagged *_${tagSuffix} in ${MIGRATIONS_DIR}`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ws-migrations-"));
+  fs.mkdirSync(path.join(dir, "meta"));
+  const kept = journal.entries.slice(0, cut);
+  for (const entry of kept) fs.copyFileSync(path.join(MIGRATIONS_DIR, `${entry.tag}.sql`), path.join(dir, `${entry.tag}.sql`));
+  fs.writeFileSync(path.join(dir, "meta", "_journal.json"), JSON.stringify({ ...journal, entries: kept }));
+  return dir;
 }

@@ -4,12 +4,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GET as events } from "@/app/api/v1/system/events/route";
 import { AS_ADMIN, AS_VIEWER, BASE_URL, setUpRouteTestEnv, type RouteTestEnv } from "@/server/http/route-test-support";
-import { MAX_STREAMS_PER_SESSION } from "./stream-slots";
+import { MAX_STREAMS_PER_SESSION } from "./stream-registry";
 
 let env: RouteTestEnv;
 const open: AbortController[] = [];
-beforeEach(() => {
-  env = setUpRouteTestEnv("stream-cap-");
+beforeEach(async () => {
+  env = await setUpRouteTestEnv("stream-cap-");
 });
 afterEach(async () => {
   for (const controller of open.splice(0)) controller.abort();

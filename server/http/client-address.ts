@@ -43,7 +43,8 @@ export function normalizeAddress(value: string): string | null {
   return net.isIP(text) ? text.toLowerCase() : null;
 }
 
-function isTrusted(address: string, trusted: TrustedProxies): boolean {
+/** True when a normalized address is one of TRUSTED_PROXIES. */
+export function isTrustedAddress(address: string, trusted: TrustedProxies): boolean {
   return trusted.list.check(address, net.isIPv6(address) ? "ipv6" : "ipv4");
 }
 
@@ -59,7 +60,7 @@ export function clientAddress(request: Request, options: { trusted: TrustedProxi
   if (!peer) return UNKNOWN_CLIENT;
   let client = peer;
   const hops = (request.headers.get("x-forwarded-for") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-  while (isTrusted(client, options.trusted)) {
+  while (isTrustedAddress(client, options.trusted)) {
     const next = hops.pop();
     if (next === undefined) break;
     const address = normalizeAddress(next);
@@ -81,6 +82,20 @@ export function throttleAddressKey(address: string): string {
   const right = tail ? tail.split(":") : [];
   const groups = address.includes("::") ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right] : left;
   return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
+}
+
+/**
+ * The network a client's address belongs to, for the per-network counters:
+ * IPv4 /24, IPv6 /48 (a typical end-site allocation: 65,536 /64s).
+ */
+export function throttleNetKey(address: string): string {
+  if (net.isIPv4(address)) return `${address.split(".").slice(0, 3).join(".")}.0/24`;
+  if (!net.isIPv6(address)) return address;
+  const [head = "", tail = ""] = address.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = address.includes("::") ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right] : left;
+  return `${groups.slice(0, 3).map((g) => parseInt(g, 16).toString(16)).join(":")}::/48`;
 }
 
 /** The client as logs show it: a keyed hash, so lines correlate without the address in clear. */

@@ -13,9 +13,9 @@ import { AS_ADMIN, BASE_URL, setUpRouteTestEnv, type RouteTestEnv } from "./rout
 import { route } from "./route";
 
 let env: RouteTestEnv;
-beforeEach(() => {
-  env = setUpRouteTestEnv("invalid-utf8-");
-  importFixture(createSqliteWorkspaceStore(env.rt.handle.sqlite), { file: "in.json", text: sampleFixture() });
+beforeEach(async () => {
+  env = await setUpRouteTestEnv("invalid-utf8-");
+  await importFixture(createSqliteWorkspaceStore(env.rt.handle), { file: "in.json", text: sampleFixture() });
 });
 afterEach(() => env.dispose());
 

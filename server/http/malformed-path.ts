@@ -29,7 +29,8 @@ export function malformedPathResponse(): Response {
 /**
  * Logged through the process runtime's logger (so the log viewer shows it)
  * with the method, the area and the path length: never the path itself,
- * which a client chose.
+ * which a client chose. Rate-limited (logs/rate-limit.ts): anyone can send
+ * these, and a flood must not push the ring's other lines out.
  */
 export function logMalformedPath(options: { method: string; pathname: string }): void {
   const fields = {
@@ -38,7 +39,7 @@ export function logMalformedPath(options: { method: string; pathname: string }):
     area: options.pathname.startsWith("/api/") ? "api" : "page",
     pathLength: options.pathname.length,
   };
-  const log = processRuntime()?.log;
-  if (log) log.warn(fields, "malformed request path refused");
+  const rt = processRuntime();
+  if (rt) rt.floodLog.warn("malformed_path", fields, "malformed request path refused");
   else console.warn(JSON.stringify({ level: "warn", ...fields, msg: "malformed request path refused" }));
 }

@@ -16,7 +16,11 @@ import type { OpenRuntime } from "@/server/runtime";
 export const BASE_URL = "http://localhost:3000";
 export const AS_ADMIN = "wsr_session=admin-token";
 export const AS_VIEWER = "wsr_session=viewer-token";
+/** The public ids of those two sessions. */
+export const ADMIN_SESSION_ID = "a".repeat(32);
+export const VIEWER_SESSION_ID = "b".repeat(32);
 export type Who = typeof AS_ADMIN | typeof AS_VIEWER | null;
+
 
 export type RouteTestEnv = {
   dir: string;
@@ -30,9 +34,9 @@ export type RouteTestEnv = {
  * A started runtime (its worker runs, as after boot) with an admin and a
  * viewer signed in. `options` reach createTestRuntime (clock, log, worker seams).
  */
-export function setUpRouteTestEnv(prefix = "routes-", options: Omit<TestRuntimeOptions, "prefix" | "install"> = {}): RouteTestEnv {
+export async function setUpRouteTestEnv(prefix = "routes-", options: Omit<TestRuntimeOptions, "prefix" | "install"> = {}): Promise<RouteTestEnv> {
   const rt = createTestRuntime({ start: true, ...options, prefix, install: true });
-  signInTestUsers(rt);
+  await signInTestUsers(rt);
   let restore: (() => void) | null = null;
   return {
     dir: rt.dir,
@@ -62,14 +66,14 @@ export function apiRequest(
 }
 
 /** An admin and a viewer with live sessions (AS_ADMIN, AS_VIEWER), through the auth store (any engine). */
-function signInTestUsers(rt: OpenRuntime): void {
+async function signInTestUsers(rt: OpenRuntime): Promise<void> {
   const auth = rt.stores.auth;
   for (const [id, role, token] of [
     ["u-admin", "admin", "admin-token"],
     ["u-viewer", "viewer", "viewer-token"],
   ] as const) {
-    auth.insertUser({ id, email: `${role}@example.com`, role, passwordHash: "x", createdAt: "2026-01-01T00:00:00Z" });
-    auth.insertSession({ tokenHash: hashSessionToken(token), userId: id, createdAtMs: 0, expiresAtMs: 9e15 });
+    await auth.insertUser({ id, email: `${role}@example.com`, role, passwordHash: "x", createdAt: "2026-01-01T00:00:00Z" });
+    await auth.insertSession({ tokenHash: hashSessionToken(token), id: role === "admin" ? ADMIN_SESSION_ID : VIEWER_SESSION_ID, userId: id, createdAtMs: 0, expiresAtMs: 9e15, client: null });
   }
 }
 
@@ -112,13 +116,13 @@ export type EngineRouteTestEnv = {
 };
 
 /** setUpRouteTestEnv on either engine (PostgreSQL: a fresh database of TEST_POSTGRES_URL's server). */
-export function setUpEngineRouteTestEnv(
+export async function setUpEngineRouteTestEnv(
   engine: "sqlite" | "postgres",
   prefix = "routes-",
   options: Omit<TestRuntimeOptions, "prefix" | "install"> = {},
-): EngineRouteTestEnv {
+): Promise<EngineRouteTestEnv> {
   const rt = createEngineTestRuntime(engine, { start: true, ...options, prefix, install: true });
-  signInTestUsers(rt);
+  await signInTestUsers(rt);
   let restore: (() => void) | null = null;
   return {
     dir: rt.dir,

@@ -4,8 +4,8 @@ import { AS_ADMIN, BASE_URL, setUpRouteTestEnv, type RouteTestEnv } from "./rout
 import { MAX_BODY_BYTES, route } from "./route";
 
 let env: RouteTestEnv;
-beforeEach(() => {
-  env = setUpRouteTestEnv("route-");
+beforeEach(async () => {
+  env = await setUpRouteTestEnv("route-");
 });
 afterEach(() => env.dispose());
 

@@ -44,8 +44,8 @@ function expectSecurityHeaders(response: Response, label: string): void {
 }
 
 let env: RouteTestEnv;
-beforeAll(() => {
-  env = setUpRouteTestEnv("security-headers-");
+beforeAll(async () => {
+  env = await setUpRouteTestEnv("security-headers-");
 });
 afterAll(() => env.dispose());
 

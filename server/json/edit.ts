@@ -76,3 +76,10 @@ export function keptBytes(text: string, spans: readonly JsonSpan[]): number {
   }
   return total + Buffer.byteLength(text.slice(cursor), "utf8");
 }
+
+/** Characters outside the given (non-overlapping) spans: the byte count of a byte string (one char per byte). */
+export function keptLength(text: string, spans: readonly JsonSpan[]): number {
+  let total = text.length;
+  for (const span of spans) total -= span.end - span.start;
+  return total;
+}

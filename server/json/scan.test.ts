@@ -1,7 +1,8 @@
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { compactJsonText, toPlain } from "./compact";
 import { findMember, stringValue, type JsonNode } from "./nodes";
-import { parseJsonTree, scanJson } from "./scan";
+import { parseJsonTree, scanJson, STORED_JSON_MAX_LEVELS } from "./scan";
 import { formatPath, JsonSyntaxError } from "./syntax-error";
 
 // A tiny deterministic PRNG so the differential test is reproducible.
@@ -31,6 +32,40 @@ function repeatsKey(node: JsonNode): boolean {
 }
 
 const PIECES = ['{', '}', '[', ']', ',', ':', '"a"', '"\\n"', '"\\u00e9"', '"\\x"', '"\\u12"', "1", "-0", "01", "1.5e3", "1.", "true", "nul", "null", " ", "\n", '"', "\\", "\u0001", "é", "😀"];
+
+// `levels` nested containers (arrays and objects alternating from `first`), innermost holding `inner`.
+function nested(levels: number, first: "[" | "{", inner: string): string {
+  let text = inner;
+  for (let i = levels - 1; i >= 0; i--) {
+    const array = (i % 2 === 0) === (first === "[");
+    text = array ? `[${text}]` : `{"a":${text}}`;
+  }
+  return text;
+}
+
+describe("one nesting limit for the scanner and SQLite", () => {
+  it("accepts exactly what SQLite's json_valid accepts at 1000 and 1001 levels (arrays, objects, a scalar or nothing innermost)", () => {
+    const sqlite = new Database(":memory:");
+    const valid = sqlite.prepare("select json_valid(?) as ok");
+    try {
+      expect(STORED_JSON_MAX_LEVELS).toBe(1000);
+      for (const levels of [999, 1000, 1001, 1002]) {
+        for (const first of ["[", "{"] as const) {
+          for (const inner of ["", "1", '"x"']) {
+            // An empty object cannot hold "" as a member; its innermost member holds null instead.
+            const text = nested(levels, first, inner === "" && (levels - 1) % 2 === (first === "[" ? 1 : 0) ? "null" : inner);
+            const sqliteAccepts = (valid.get(text) as { ok: number }).ok === 1;
+            const scanned = scanJson(text);
+            expect(sqliteAccepts, `${levels} ${first} ${inner}`).toBe(levels <= 1000);
+            expect(scanned.ok, `${levels} ${first} ${inner}`).toBe(sqliteAccepts);
+          }
+        }
+      }
+    } finally {
+      sqlite.close();
+    }
+  });
+});
 
 describe("scanJson", () => {
   it("[TPR-RED-10] accepts exactly what JSON.parse accepts (differential over random token soups)", () => {

@@ -12,8 +12,9 @@
 //
 // Two rule sets, one scanner:
 // - scanJson: stored metadata as SQLite's json_valid() reads text JSON
-//   (repeated keys kept for the caller to judge, no byte order mark, 1000
-//   levels); malformed text is a result, not an exception.
+//   (repeated keys kept for the caller to judge, no byte order mark, at most
+//   STORED_JSON_MAX_LEVELS nested arrays and objects, as SQLite's
+//   JSON_MAX_DEPTH); malformed text is a result, not an exception.
 // - parseJsonTree: documents a person wrote or sent (fixtures, request
 //   bodies): repeated keys rejected, a leading byte order mark tolerated, 256
 //   levels; throws JsonSyntaxError with line, column and JSON path.
@@ -23,7 +24,15 @@ import { continuesNumber, escapeLength, stringFault } from "./tokens";
 
 export type ScanResult = { ok: true; root: JsonNode; flaggedKeys: number[] } | { ok: false };
 
-type Rules = { maxDepth: number; rejectDuplicateKeys: boolean; allowByteOrderMark: boolean; flagKeys: ReadonlySet<string> };
+/**
+ * Nesting levels SQLite's JSON functions accept (its JSON_MAX_DEPTH): an
+ * array or object inside 999 others is the deepest container; scalars add
+ * no level. scan.test.ts checks both sides at 1000 and 1001.
+ */
+export const STORED_JSON_MAX_LEVELS = 1000;
+
+/** maxLevels: how many arrays and objects may nest (the root container is level 1). */
+type Rules = { maxLevels: number; rejectDuplicateKeys: boolean; allowByteOrderMark: boolean; flagKeys: ReadonlySet<string> };
 
 const NO_KEYS: ReadonlySet<string> = new Set();
 const NUMBER_RE = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
@@ -122,14 +131,16 @@ class Scanner {
     this.pos = i;
   }
 
+  /** `depth`: the containers around this value (0 at the root). */
   private parseValue(depth: number): JsonNode {
-    if (depth > this.rules.maxDepth) this.fail(`nesting deeper than ${this.rules.maxDepth} levels`);
     this.skipWhitespace();
     const text = this.text;
     const start = this.pos;
     const c = text[start];
-    if (c === "{") return this.parseObject(depth);
-    if (c === "[") return this.parseArray(depth);
+    if (c === "{" || c === "[") {
+      if (depth >= this.rules.maxLevels) this.fail(`nesting deeper than ${this.rules.maxLevels} levels`);
+      return c === "{" ? this.parseObject(depth) : this.parseArray(depth);
+    }
     if (c === '"') {
       const escaped = this.scanString();
       return new JsonStringNode(text, start, this.pos, escaped);
@@ -251,7 +262,7 @@ class Scanner {
  * a key at any depth without walking the tree again.
  */
 export function scanJson(text: string, flagKeys: ReadonlySet<string> = NO_KEYS): ScanResult {
-  const scanner = new Scanner(text, { maxDepth: 1000, rejectDuplicateKeys: false, allowByteOrderMark: false, flagKeys });
+  const scanner = new Scanner(text, { maxLevels: STORED_JSON_MAX_LEVELS, rejectDuplicateKeys: false, allowByteOrderMark: false, flagKeys });
   try {
     return { ok: true, root: scanner.parseDocument(), flaggedKeys: scanner.flaggedKeys };
   } catch (error) {
@@ -262,7 +273,7 @@ export function scanJson(text: string, flagKeys: ReadonlySet<string> = NO_KEYS):
 
 /** Parses a document a person wrote or sent into a span tree; throws JsonSyntaxError. */
 export function parseJsonTree(text: string): JsonNode {
-  const scanner = new Scanner(text, { maxDepth: 256, rejectDuplicateKeys: true, allowByteOrderMark: true, flagKeys: NO_KEYS });
+  const scanner = new Scanner(text, { maxLevels: 256, rejectDuplicateKeys: true, allowByteOrderMark: true, flagKeys: NO_KEYS });
   try {
     return scanner.parseDocument();
   } catch (error) {

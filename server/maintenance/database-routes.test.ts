@@ -46,7 +46,7 @@ async function createViaApi(): Promise<{ name: string; sizeBytes: number; sha256
 }
 
 describe("database maintenance routes", () => {
-  beforeEach(() => {
+  beforeEach(async () => {
     // Started, as after boot: restore must stop and restart its worker.
     rt = createTestRuntime({ prefix: "db-routes-", install: true, start: true });
     const db = sqlite();
@@ -57,7 +57,7 @@ describe("database maintenance routes", () => {
     session.run(hashSessionToken("admin-token"), "u-admin");
     session.run(hashSessionToken("viewer-token"), "u-viewer");
   });
-  afterEach(() => rt.dispose());
+  afterEach(async () => rt.dispose());
 
   it("[TPR-UI-01] stats: 401 anonymous, 200 for a viewer with per-table rows and bytes", async () => {
     expect((await statsGet(request("GET", "/api/v1/system/database/stats", null))).status).toBe(401);
@@ -85,7 +85,7 @@ describe("database maintenance routes", () => {
 
   it("[TPR-SCH-05] vacuum, backup and restore answer 503 maintenance_busy while a compaction batch holds the guard", async () => {
     const receipt = await createViaApi();
-    const lease = rt.guard.tryAcquire({ owner: "batch-1", kind: "compaction" })!;
+    const lease = (await rt.guard.tryAcquire({ owner: "batch-1", kind: "compaction" }))!;
     try {
       const vacuum = await vacuumPost(request("POST", "/api/v1/system/database/vacuum", ADMIN, {}));
       expect(vacuum.status).toBe(503);
@@ -134,7 +134,8 @@ describe("database maintenance routes", () => {
     expect(bytes.equals(fs.readFileSync(path.join(backupsDir(), receipt.name)))).toBe(true);
   });
 
-  it.each(["../workspace.db", "/etc/passwd", "%2e%2e%2fworkspace.db", "..%2Fworkspace.db", "workspace.db"])(
+  // #26 item 7: a name over the audit detail's 200 characters answered 500 in delete and restore.
+  it.each(["../workspace.db", "/etc/passwd", "%2e%2e%2fworkspace.db", "..%2Fworkspace.db", "workspace.db", "a".repeat(201), `workspace-${"9".repeat(5000)}.db`])(
     "backups: traversal and foreign names answer 400 and touch nothing (%j)",
     async (name) => {
       const receipt = await createViaApi();
@@ -162,10 +163,12 @@ describe("database maintenance routes", () => {
 
   it("[TPR-SCH-06] restore: wrong confirmation 400 changes nothing; exact name restores and says restart required", async () => {
     const receipt = await createViaApi();
+    sqlite().prepare("insert into tasks (id, title, state, created_at, updated_at) values ('late', 'Late', 'COMPLETED', 'now', 'now')").run();
     sqlite().prepare("insert into users (id, email, role, password_hash, created_at) values ('u3', 'late@example.com', 'viewer', 'x', 'now')").run();
+    const lateTasks = () => (sqlite().prepare("select count(*) as n from tasks where id = 'late'").get() as { n: number }).n;
     const wrong = await backupRestore(request("POST", "/x", ADMIN, { confirm: "yes" }), withName(receipt.name));
     expect(wrong.status).toBe(400);
-    expect((sqlite().prepare("select count(*) as n from users").get() as { n: number }).n).toBe(3);
+    expect(lateTasks()).toBe(1);
     expect((await backupRestore(request("POST", "/x", ADMIN, {}), withName(receipt.name))).status).toBe(400);
     expect((await backupRestore(request("POST", "/x", VIEWER, { confirm: receipt.name }), withName(receipt.name))).status).toBe(403);
     const before = { handle: rt.handle, worker: rt.compaction };
@@ -173,20 +176,22 @@ describe("database maintenance routes", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ restored: receipt.name, restartRequired: true });
     // The runtime stays; its connection was reopened on the restored file
-    // (the late user is gone) and a fresh worker runs on it.
+    // (the late task is gone; accounts are the live ones) and a fresh worker runs on it.
     expect(before.handle.sqlite.open).toBe(false);
     expect(rt.handle).not.toBe(before.handle);
-    expect((sqlite().prepare("select count(*) as n from users").get() as { n: number }).n).toBe(2);
+    expect(lateTasks()).toBe(0);
+    expect((sqlite().prepare("select count(*) as n from users").get() as { n: number }).n).toBe(3);
     expect(before.worker.isRunning()).toBe(false);
     expect(rt.compaction).not.toBe(before.worker);
     expect(rt.compaction.isRunning()).toBe(true);
   });
 
-  it("postgres: reads say unsupported and mutations answer 501 without a connection", async () => {
+  it("postgres: reads say unsupported and mutations answer 501 without a connection (anonymous: 401)", async () => {
     const restore = installUnsupportedRuntime("postgres://user:secret@127.0.0.1:1/db", rt);
     try {
-      expect(await (await statsGet(request("GET", "/api/v1/system/database/stats", null))).json()).toEqual({ capability: "unsupported" });
-      expect((await backupsList(request("GET", "/api/v1/system/database/backups", null))).status).toBe(200);
+      expect((await statsGet(request("GET", "/api/v1/system/database/stats", null))).status).toBe(401);
+      expect(await (await statsGet(request("GET", "/api/v1/system/database/stats", VIEWER))).json()).toEqual({ capability: "unsupported" });
+      expect((await backupsList(request("GET", "/api/v1/system/database/backups", VIEWER))).status).toBe(200);
       expect((await vacuumPost(request("POST", "/api/v1/system/database/vacuum", ADMIN, {}))).status).toBe(501);
       expect((await backupsCreate(request("POST", "/api/v1/system/database/backups", ADMIN, {}))).status).toBe(501);
       expect((await backupDownload(request("GET", "/x", ADMIN), withName("workspace-2026-11-29T22-30-00Z-1a2b3c4d.db"))).status).toBe(501);

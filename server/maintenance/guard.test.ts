@@ -4,24 +4,24 @@ import { createMaintenanceGuard } from "./guard";
 import { createQuiescerRegistry } from "./quiescence";
 
 describe("maintenance guard", () => {
-  it("[TPR-SCH-05] only one lease at a time; a batch defers (null) while a backup holds it", () => {
+  it("[TPR-SCH-05] only one lease at a time; a batch defers (null) while a backup holds it", async () => {
     const guard = createMaintenanceGuard();
-    const backup = guard.tryAcquire({ owner: "op-backup", kind: "backup" });
+    const backup = await guard.tryAcquire({ owner: "op-backup", kind: "backup" });
     expect(backup).not.toBeNull();
-    expect(guard.tryAcquire({ owner: "op-batch", kind: "compaction" })).toBeNull();
-    expect(guard.holder()).toMatchObject({ owner: "op-backup", kind: "backup" });
+    expect(await guard.tryAcquire({ owner: "op-batch", kind: "compaction" })).toBeNull();
+    expect(await guard.holder()).toMatchObject({ owner: "op-backup", kind: "backup" });
     backup!.release();
-    const batch = guard.tryAcquire({ owner: "op-batch", kind: "compaction" });
+    const batch = await guard.tryAcquire({ owner: "op-batch", kind: "compaction" });
     expect(batch?.held()).toBe(true);
   });
 
   it("[TPR-SCH-05] exclusive operations refuse with maintenance_busy while a batch holds the guard", async () => {
     const guard = createMaintenanceGuard();
-    const batch = guard.tryAcquire({ owner: "op-batch", kind: "compaction" })!;
+    const batch = (await guard.tryAcquire({ owner: "op-batch", kind: "compaction" }))!;
     for (const kind of ["backup", "restore", "vacuum", "optimize", "reset"] as const) {
-      expect(() => guard.acquireExclusive({ owner: "x", kind })).toThrow(AppError);
+      await expect(guard.acquireExclusive({ owner: "x", kind })).rejects.toThrow(AppError);
       try {
-        guard.acquireExclusive({ owner: "x", kind });
+        await guard.acquireExclusive({ owner: "x", kind });
       } catch (error) {
         expect((error as AppError).code).toBe("maintenance_busy");
       }
@@ -29,18 +29,18 @@ describe("maintenance guard", () => {
     await expect(guard.withExclusive({ owner: "v", kind: "vacuum" }, () => 1)).rejects.toMatchObject({ code: "maintenance_busy" });
     batch.release();
     await expect(guard.withExclusive({ owner: "v", kind: "vacuum" }, () => 1)).resolves.toBe(1);
-    expect(guard.holder()).toBeNull();
+    expect(await guard.holder()).toBeNull();
   });
 
-  it("[TPR-SCH-05] a stale lease cannot release somebody else's lease", () => {
+  it("[TPR-SCH-05] a stale lease cannot release somebody else's lease", async () => {
     const guard = createMaintenanceGuard();
-    const first = guard.tryAcquire({ owner: "a", kind: "backup" })!;
+    const first = (await guard.tryAcquire({ owner: "a", kind: "backup" }))!;
     first.release();
-    const second = guard.tryAcquire({ owner: "b", kind: "vacuum" })!;
+    const second = (await guard.tryAcquire({ owner: "b", kind: "vacuum" }))!;
     first.release(); // late double release from the first owner
     expect(second.held()).toBe(true);
     expect(first.held()).toBe(false);
-    expect(guard.tryAcquire({ owner: "c", kind: "compaction" })).toBeNull();
+    expect(await guard.tryAcquire({ owner: "c", kind: "compaction" })).toBeNull();
   });
 
   it("withExclusive releases the lease when the work throws", async () => {
@@ -50,7 +50,7 @@ describe("maintenance guard", () => {
         throw new Error("boom");
       }),
     ).rejects.toThrow("boom");
-    expect(guard.holder()).toBeNull();
+    expect(await guard.holder()).toBeNull();
   });
 });
 

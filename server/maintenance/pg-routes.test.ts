@@ -20,17 +20,17 @@ const named = (name: string) => ({ params: Promise.resolve({ name }) });
 
 describe.skipIf(!TEST_POSTGRES_URL)("database maintenance on PostgreSQL", () => {
   let env: EngineRouteTestEnv;
-  beforeEach(() => {
-    env = setUpEngineRouteTestEnv("postgres", "pg-maint-", { env: { PG_BACKUP_VERIFY_RESTORE: "1" } });
+  beforeEach(async () => {
+    env = await setUpEngineRouteTestEnv("postgres", "pg-maint-", { env: { PG_BACKUP_VERIFY_RESTORE: "1" } });
   });
   afterEach(() => env.dispose());
 
   const seedTask = (id: string) =>
     env.rt.stores.workspace.writeTransaction((tx) => tx.insertTask({ id, title: id, state: "COMPLETED", createdAt: OLD, updatedAt: OLD, queuedForStep: false }));
-  const taskIds = () => env.rt.stores.workspace.listTasks({ limit: 100, offset: 0 }).tasks.map((task) => task.id);
+  const taskIds = async () => (await env.rt.stores.workspace.listTasks({ limit: 100, offset: 0 })).tasks.map((task) => task.id);
 
   it("reports table and index sizes and dead tuples from the catalog; VACUUM (ANALYZE) runs per table", async () => {
-    for (let i = 0; i < 20; i += 1) seedTask(`t${i}`);
+    for (let i = 0; i < 20; i += 1) await seedTask(`t${i}`);
     env.rt.pg!.main.run(`delete from tasks where id like 't1%'`);
     env.rt.pg!.main.exec(`analyze tasks`);
     const before = await (await statsGet(apiRequest("GET", "/api/v1/system/database/stats", AS_VIEWER))).json();
@@ -52,28 +52,28 @@ describe.skipIf(!TEST_POSTGRES_URL)("database maintenance on PostgreSQL", () => 
   });
 
   it("backs up with pg_dump (verified, SHA-256 receipt, 0600) and restores in place only with the typed name, keeping live sign-ins", async () => {
-    seedTask("kept");
+    await seedTask("kept");
     const created = await backupsCreate(apiRequest("POST", "/api/v1/system/database/backups", AS_ADMIN, {}));
     expect(created.status).toBe(201);
     const receipt = await created.json();
     const file = path.join(env.dir, "backups", receipt.name);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex")).toBe(receipt.sha256);
-    expect((await runPgTool("pg_restore", ["--list", file])).stdout).toMatch(/TABLE DATA public messages /);
+    expect((await runPgTool("pg_restore", { args: ["--list", file] })).stdout).toMatch(/TABLE DATA public messages /);
     // Nothing but the published archive is left (no staging folder).
     expect(fs.readdirSync(path.join(env.dir, "backups"))).toEqual([receipt.name]);
     const listed = await (await backupsList(apiRequest("GET", "/api/v1/system/database/backups", AS_ADMIN))).json();
     expect(listed.backups.map((b: { name: string }) => b.name)).toEqual([receipt.name]);
 
-    seedTask("after-backup");
+    await seedTask("after-backup");
     const wrong = await backupRestore(apiRequest("POST", `/api/v1/system/database/backups/${receipt.name}/restore`, AS_ADMIN, { confirm: "yes" }), named(receipt.name));
     expect(wrong.status).toBe(400);
-    expect(taskIds().sort()).toEqual(["after-backup", "kept"]);
+    expect((await taskIds()).sort()).toEqual(["after-backup", "kept"]);
 
     const restored = await backupRestore(apiRequest("POST", `/api/v1/system/database/backups/${receipt.name}/restore`, AS_ADMIN, { confirm: receipt.name }), named(receipt.name));
     expect(restored.status).toBe(200);
     expect(await restored.json()).toEqual({ restored: receipt.name, restartRequired: true });
-    expect(taskIds()).toEqual(["kept"]);
+    expect(await taskIds()).toEqual(["kept"]);
     // The admin's session survived the restore: the next request is still signed in.
     expect((await backupsList(apiRequest("GET", "/api/v1/system/database/backups", AS_ADMIN))).status).toBe(200);
   });

@@ -19,6 +19,19 @@ import type { MaintenanceKind } from "./guard";
  */
 export type ProcessLockHolder = { id: string; owner: string; kind: MaintenanceKind; pid: number; token: string; host: string; acquiredAt: string };
 
+/**
+ * A holder no process here can check: its file names another host (a
+ * machine sharing the folder, or a container that has since been replaced
+ * under a new hostname). It is kept as live (its process may well run), so
+ * it is reported to the admin, who can clear it. Only checked fields: the
+ * file may have been planted.
+ */
+export type UnverifiableLock = { id: string; kind: MaintenanceKind | null; host: string | null; acquiredAt: string | null };
+
+const KNOWN_KINDS: readonly MaintenanceKind[] = ["backup", "restore", "reset", "vacuum", "optimize", "compaction", "payload_restore"];
+/** A DNS name is at most 253 characters; anything else in a host field is shown as unreadable. */
+const HOST_PATTERN = /^[A-Za-z0-9._-]{1,253}$/;
+
 /** This process's incarnation: the same pid after a restart is another holder. */
 const PROCESS_TOKEN = randomUUID();
 /** Linux reports process start in clock ticks; 100 per second on every usual kernel. */
@@ -41,13 +54,21 @@ function processStartMs(pid: number): number | null {
   }
 }
 
+/**
+ * The maintenance guard's lock shared with other processes: a file beside
+ * the SQLite database, or an advisory lock on PostgreSQL (maintenance-lock.ts).
+ */
 export type ProcessLock = {
-  /** True when the lock file was created for this holder. */
-  tryTake(holder: Omit<ProcessLockHolder, "pid" | "token" | "host" | "acquiredAt">): boolean;
-  /** Removes the file if it is still this id's. */
+  /** True when the lock was taken for this holder. */
+  tryTake(holder: Omit<ProcessLockHolder, "pid" | "token" | "host" | "acquiredAt">): Promise<boolean>;
+  /** Gives the lock up if it is still this id's (at once in this process; another process sees it free right after). */
   release(id: string): void;
-  /** The live holder recorded in the file, or null (none, or stale). */
-  holder(): ProcessLockHolder | null;
+  /** The live holder in another process, or null (none, or stale). */
+  holder(): Promise<ProcessLockHolder | null>;
+  /** The holder when it names another host (absent where a lock ends with its holder: PostgreSQL's). */
+  unverifiable?(): Promise<UnverifiableLock | null>;
+  /** Removes that holder's lock if it is still holder `id` of another host; true when removed. */
+  clearUnverifiable?(id: string): Promise<boolean>;
 };
 
 export function processLockFileFor(dbFile: string): string {
@@ -100,18 +121,19 @@ export function createProcessLock(options: { file: string; now?: () => number })
     return true;
   }
 
-  function removeStale(): void {
+  /** Removes the lock when its holder passes `removable`; true when this call removed it. */
+  function removeIf(removable: (holder: ProcessLockHolder) => boolean): boolean {
     const current = read();
     // A half-written file (the creator is between open and write) reads as
     // null: leave it, the next attempt sees the finished content.
-    if (!current || isLive(current)) return;
-    // Move it aside first and check it is still the stale holder we read, so
-    // a fresh lock that replaced it in between is put back untouched.
+    if (!current || !removable(current)) return false;
+    // Move it aside first and check it is still the holder we read, so a
+    // fresh lock that replaced it in between is put back untouched.
     const aside = `${file}.stale-${process.pid}-${now()}`;
     try {
       fs.renameSync(file, aside);
     } catch {
-      return;
+      return false;
     }
     let moved: ProcessLockHolder | null = null;
     try {
@@ -119,7 +141,8 @@ export function createProcessLock(options: { file: string; now?: () => number })
     } catch {
       moved = null;
     }
-    if (moved && moved.id !== current.id) {
+    const same = moved?.id === current.id;
+    if (moved && !same) {
       try {
         fs.linkSync(aside, file);
       } catch {
@@ -128,22 +151,40 @@ export function createProcessLock(options: { file: string; now?: () => number })
       }
     }
     fs.rmSync(aside, { force: true });
+    return same;
   }
 
+  const isForeign = (holder: ProcessLockHolder) => holder.host !== os.hostname();
+
   return {
-    tryTake(request) {
+    async tryTake(request) {
       const holder: ProcessLockHolder = { ...request, pid: process.pid, token: PROCESS_TOKEN, host: os.hostname(), acquiredAt: new Date(now()).toISOString() };
       if (create(holder)) return true;
-      removeStale();
+      removeIf((current) => !isLive(current));
       return create(holder);
     },
     release(id) {
       const current = read();
       if (current?.id === id && current.token === PROCESS_TOKEN) fs.rmSync(file, { force: true });
     },
-    holder() {
+    async holder() {
       const current = read();
       return current && isLive(current) ? current : null;
+    },
+    async unverifiable() {
+      const current = read();
+      if (!current || !isForeign(current)) return null;
+      const host = typeof current.host === "string" && HOST_PATTERN.test(current.host) ? current.host : null;
+      const acquired = typeof current.acquiredAt === "string" ? Date.parse(current.acquiredAt) : NaN;
+      return {
+        id: current.id.slice(0, 100),
+        kind: KNOWN_KINDS.includes(current.kind) ? current.kind : null,
+        host,
+        acquiredAt: Number.isFinite(acquired) ? new Date(acquired).toISOString() : null,
+      };
+    },
+    async clearUnverifiable(id) {
+      return removeIf((current) => isForeign(current) && current.id.slice(0, 100) === id);
     },
   };
 }

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TestDb } from "@/server/db/test-db";
 import { seededDb } from "./test-support/fixtures";
-import { inlineFallbacks, readInThread, runSqliteThread, SqliteThreadError } from "./sqlite-thread";
+import { inlineFallbacks, readInThread, runSqliteThread, SqliteThreadError, threadStarts } from "./sqlite-thread";
 
 let t: TestDb | undefined;
 const cwd = process.cwd();
@@ -45,5 +45,35 @@ describe("sqlite thread", () => {
       process.chdir(cwd);
       fs.rmSync(elsewhere, { recursive: true, force: true });
     }
+  });
+});
+
+describe("one thread per lane", () => {
+  it("[#26-3] 50 parallel stats reads start no thread per request: one persistent thread answers them all", async () => {
+    t = seededDb(3, 10);
+    // Warm the lane up (it may already exist from the tests above).
+    await readInThread(t.file, [{ sql: "select 1 as one", params: [] }]);
+    const before = threadStarts.count;
+    const reads = Array.from({ length: 50 }, (_, i) => readInThread(t!.file, [{ sql: "select ? as i", params: [i] }]));
+    const results = await Promise.all(reads);
+    expect(results.map((r) => (r[0] as { i: number }[])[0]!.i)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(threadStarts.count).toBe(before);
+  });
+
+  it("[#26-3] parallel Database-page statistics of one file share one walk", async () => {
+    t = seededDb(3, 10);
+    const { readDatabaseStats } = await import("./sqlite-stats");
+    const calls = Array.from({ length: 20 }, () => readDatabaseStats({ sqlite: t!.sqlite, dbFile: t!.file }));
+    expect(new Set(calls).size).toBe(1);
+    const [first] = await Promise.all(calls);
+    expect(first!.tables?.some((table) => table.name === "messages")).toBe(true);
+  });
+
+  it("a long maintenance statement does not hold reads back (separate lanes)", async () => {
+    t = seededDb(3, 10);
+    const integrity = runSqliteThread({ kind: "integrity-check", file: t.file });
+    const read = readInThread(t.file, [{ sql: "select 2 as two", params: [] }]);
+    expect(await read).toEqual([[{ two: 2 }]]);
+    expect(await integrity).toBe(true);
   });
 });

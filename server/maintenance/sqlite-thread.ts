@@ -52,6 +52,11 @@ function executeTask(Driver: DriverCtor, task: SqliteThreadTask): unknown {
   }
 }
 
+// One persistent thread per lane: it loads the driver once, then answers
+// one task per message, in order, until the process exits (ref'd only while
+// a task is in flight: an idle thread never keeps the process alive). Each
+// task opens and closes its own connection, so a restore that swaps the file
+// is seen by the next task.
 const THREAD_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const execute = (${executeTask.toString()});
@@ -59,15 +64,19 @@ let Driver;
 try {
   Driver = require("node:module").createRequire(workerData.root + "/package.json")("better-sqlite3");
 } catch (error) {
-  parentPort.postMessage({ ok: false, driverMissing: true, code: "driver_missing" });
+  Driver = null;
 }
-if (Driver) {
-  try {
-    parentPort.postMessage({ ok: true, value: execute(Driver, workerData.task) });
-  } catch (error) {
-    parentPort.postMessage({ ok: false, code: error && error.code ? String(error.code) : "error" });
+parentPort.on("message", ({ id, task }) => {
+  if (!Driver) {
+    parentPort.postMessage({ id, ok: false, driverMissing: true, code: "driver_missing" });
+    return;
   }
-}
+  try {
+    parentPort.postMessage({ id, ok: true, value: execute(Driver, task) });
+  } catch (error) {
+    parentPort.postMessage({ id, ok: false, code: error && error.code ? String(error.code) : "error" });
+  }
+});
 `;
 
 /** Driver failure inside the thread; carries the SQLite code only, never a message. */
@@ -102,28 +111,97 @@ export async function runSqliteThread(task: Exclude<SqliteThreadTask, { kind: "r
   return (await runThread(task)) === true;
 }
 
+/** Threads this process started (observable for tests: one per lane, not one per request). */
+export const threadStarts = { count: 0 };
+
+type Reply = { id: number; ok: boolean; value?: unknown; code?: string; driverMissing?: boolean };
+type Job = { id: number; task: SqliteThreadTask; resolve: (value: unknown) => void; reject: (error: unknown) => void };
+
+/**
+ * Reads (the stats walks) and maintenance statements (VACUUM, VACUUM INTO,
+ * integrity checks: minutes on a large file) have a lane each, so a long
+ * VACUUM INTO never holds the Database page's statistics back. A lane runs
+ * its tasks one at a time, in order.
+ */
+type LaneName = "reads" | "maintenance";
+
+class Lane {
+  private worker: Worker | null = null;
+  private readonly queue: Job[] = [];
+  private current: Job | null = null;
+  private nextId = 1;
+
+  constructor(private readonly root: string) {}
+
+  run(task: SqliteThreadTask): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, task, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private start(): Worker {
+    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { root: this.root } });
+    threadStarts.count += 1;
+    worker.on("message", (reply: Reply) => this.settle(reply));
+    // A crashed thread fails its task; the next task starts a new one.
+    const lost = (error: unknown) => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      const job = this.current;
+      this.current = null;
+      job?.reject(error instanceof Error ? error : new SqliteThreadError("thread_exit"));
+      this.pump();
+    };
+    worker.on("error", lost);
+    worker.on("exit", (exitCode) => lost(new SqliteThreadError(`exit_${exitCode}`)));
+    return worker;
+  }
+
+  private pump(): void {
+    if (this.current) return;
+    if (this.queue.length === 0) {
+      // Idle: the thread must not keep the process alive (a CLI exits when
+      // its work is done). Set after the listeners, which ref it again.
+      this.worker?.unref();
+      return;
+    }
+    const job = this.queue.shift()!;
+    this.current = job;
+    this.worker ??= this.start();
+    // Busy: a task in flight keeps the process alive until it is answered.
+    this.worker.ref();
+    this.worker.postMessage({ id: job.id, task: job.task });
+  }
+
+  private settle(reply: Reply): void {
+    const job = this.current;
+    if (!job || job.id !== reply.id) return;
+    this.current = null;
+    if (reply.ok) job.resolve(reply.value);
+    else if (reply.driverMissing) {
+      inlineFallbacks.count += 1;
+      try {
+        job.resolve(runInline(job.task));
+      } catch (error) {
+        job.reject(error);
+      }
+    } else job.reject(new SqliteThreadError(reply.code ?? "error"));
+    this.pump();
+  }
+}
+
+// Per lane and app root (where the thread resolves the driver from).
+const lanes = new Map<string, Lane>();
+
 function runThread(task: SqliteThreadTask): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { task, root: process.cwd() } });
-    let settled = false;
-    worker.once("message", (message: { ok: boolean; value?: unknown; code?: string; driverMissing?: boolean }) => {
-      settled = true;
-      if (message.ok) resolve(message.value);
-      else if (message.driverMissing) {
-        inlineFallbacks.count += 1;
-        try {
-          resolve(runInline(task));
-        } catch (error) {
-          reject(error);
-        }
-      } else reject(new SqliteThreadError(message.code ?? "error"));
-    });
-    worker.once("error", (error) => {
-      settled = true;
-      reject(error);
-    });
-    worker.once("exit", (exitCode) => {
-      if (!settled) reject(new SqliteThreadError(`exit_${exitCode}`));
-    });
-  });
+  const lane: LaneName = task.kind === "read-batch" ? "reads" : "maintenance";
+  const root = process.cwd();
+  const key = `${lane}\u0000${root}`;
+  let found = lanes.get(key);
+  if (!found) {
+    found = new Lane(root);
+    lanes.set(key, found);
+  }
+  return found.run(task);
 }

@@ -1,3 +1,4 @@
+import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase, type DbHandle } from "@/server/db/client";
@@ -19,7 +20,7 @@ afterEach(() => {
 describe("collectDatabaseStats", () => {
   it("reports file, WAL, pages, free pages and per-table rows and bytes", async () => {
     t = seededDb(50, 6000);
-    const stats = await createSqliteMaintenanceStore({ sqlite: t.sqlite, file: t.file }).databaseStats();
+    const stats = await createSqliteMaintenanceStore(t.db).databaseStats();
     expect(stats.pageSize).toBe(4096);
     expect(stats.fileBytes).toBe(fs.statSync(t.file).size);
     expect(stats.walBytes).toBe(fs.statSync(`${t.file}-wal`).size);
@@ -42,7 +43,7 @@ describe("collectDatabaseStats", () => {
     t = seededDb(40, 9000);
     const pages = t.sqlite.prepare("select pageno from dbstat where name = 'messages'").all() as { pageno: number }[];
     expect(pages.length).toBeGreaterThan(40); // leaf, interior and overflow pages holding the bodies
-    const expected = (await createSqliteMaintenanceStore({ sqlite: t.sqlite, file: t.file }).databaseStats()).tables!.find((x) => x.name === "messages");
+    const expected = (await createSqliteMaintenanceStore(t.db).databaseStats()).tables!.find((x) => x.name === "messages");
     t.sqlite.pragma("wal_checkpoint(TRUNCATE)");
     t.sqlite.close();
     // Destroy every page of the messages table b-tree on disk.
@@ -51,7 +52,7 @@ describe("collectDatabaseStats", () => {
     fs.closeSync(fd);
     reopened = openDatabase({ file: t.file, migrate: false });
     expect(() => reopened!.sqlite.prepare("select sum(length(metadata)) from messages").get()).toThrow(/malformed|corrupt/i);
-    const stats = await createSqliteMaintenanceStore({ sqlite: reopened.sqlite, file: t.file }).databaseStats();
+    const stats = await createSqliteMaintenanceStore(wrapSqliteDb({ sqlite: reopened.sqlite, file: t.file }, { reader: false })).databaseStats();
     expect(stats.tables!.find((x) => x.name === "messages")).toEqual(expected);
   });
 });
@@ -61,13 +62,13 @@ describe("vacuumDatabase", () => {
     t = seededDb(60, 8000);
     t.sqlite.prepare("update messages set metadata = '{}'").run();
     t.sqlite.pragma("wal_checkpoint(TRUNCATE)");
-    const freeBefore = (await createSqliteMaintenanceStore({ sqlite: t.sqlite, file: t.file }).databaseStats()).freePages;
+    const freeBefore = (await createSqliteMaintenanceStore(t.db).databaseStats()).freePages;
     expect(freeBefore).toBeGreaterThan(60);
-    const result = await vacuumDatabase({ store: createSqliteMaintenanceStore(t), clock: testClock(), guard: createMaintenanceGuard(), log: silentLog });
+    const result = await vacuumDatabase({ store: createSqliteMaintenanceStore(t.db), clock: testClock(), guard: createMaintenanceGuard(), log: silentLog });
     expect(result.freedBytes).toBe(result.beforeBytes - result.afterBytes);
     expect(result.freedBytes).toBeGreaterThan(60 * 4096);
     expect(result.afterBytes).toBe(fs.statSync(t.file).size + fs.statSync(`${t.file}-wal`).size);
-    expect((await createSqliteMaintenanceStore({ sqlite: t.sqlite, file: t.file }).databaseStats()).freePages).toBe(0);
+    expect((await createSqliteMaintenanceStore(t.db).databaseStats()).freePages).toBe(0);
     expect(result.durationMs).toBe(0); // manual clock: no time passed
   });
 
@@ -75,11 +76,11 @@ describe("vacuumDatabase", () => {
     t = seededDb(10, 8000);
     t.sqlite.prepare("update messages set metadata = '{}'").run();
     const guard = createMaintenanceGuard();
-    guard.tryAcquire({ owner: "batch", kind: "compaction" });
-    const before = (await createSqliteMaintenanceStore({ sqlite: t.sqlite, file: t.file }).databaseStats()).freePages;
-    await expect(vacuumDatabase({ store: createSqliteMaintenanceStore(t), clock: testClock(), guard, log: silentLog })).rejects.toMatchObject({ code: "maintenance_busy" });
-    await expect(optimizeDatabase({ store: createSqliteMaintenanceStore(t), clock: testClock(), guard, log: silentLog })).rejects.toMatchObject({ code: "maintenance_busy" });
-    expect((await createSqliteMaintenanceStore({ sqlite: t.sqlite, file: t.file }).databaseStats()).freePages).toBe(before);
+    await guard.tryAcquire({ owner: "batch", kind: "compaction" });
+    const before = (await createSqliteMaintenanceStore(t.db).databaseStats()).freePages;
+    await expect(vacuumDatabase({ store: createSqliteMaintenanceStore(t.db), clock: testClock(), guard, log: silentLog })).rejects.toMatchObject({ code: "maintenance_busy" });
+    await expect(optimizeDatabase({ store: createSqliteMaintenanceStore(t.db), clock: testClock(), guard, log: silentLog })).rejects.toMatchObject({ code: "maintenance_busy" });
+    expect((await createSqliteMaintenanceStore(t.db).databaseStats()).freePages).toBe(before);
   });
 
   it("answers maintenance_busy (not a 500) when a long write holds the database lock", async () => {
@@ -87,17 +88,17 @@ describe("vacuumDatabase", () => {
     t.sqlite.exec("BEGIN IMMEDIATE");
     const guard = createMaintenanceGuard();
     try {
-      await expect(vacuumDatabase({ store: createSqliteMaintenanceStore(t), clock: testClock(), guard, log: silentLog, busyTimeoutMs: 0 })).rejects.toMatchObject({ code: "maintenance_busy" });
+      await expect(vacuumDatabase({ store: createSqliteMaintenanceStore(t.db), clock: testClock(), guard, log: silentLog, busyTimeoutMs: 0 })).rejects.toMatchObject({ code: "maintenance_busy" });
     } finally {
       t.sqlite.exec("ROLLBACK");
     }
-    expect(guard.holder()).toBeNull();
+    expect(await guard.holder()).toBeNull();
   });
 
   it("optimize runs under the guard and releases it", async () => {
     t = seededDb(5, 10);
     const guard = createMaintenanceGuard();
-    await expect(optimizeDatabase({ store: createSqliteMaintenanceStore(t), clock: testClock(), guard, log: silentLog })).resolves.toEqual({ durationMs: 0 });
-    expect(guard.holder()).toBeNull();
+    await expect(optimizeDatabase({ store: createSqliteMaintenanceStore(t.db), clock: testClock(), guard, log: silentLog })).resolves.toEqual({ durationMs: 0 });
+    expect(await guard.holder()).toBeNull();
   });
 });

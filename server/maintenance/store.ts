@@ -3,10 +3,9 @@
 // backup files and their bookkeeping stay in the domain (backups/, vacuum.ts);
 // the engine mechanics live in the implementation (sqlite-store.ts).
 //
-// Synchronous where the engine call is short (the SQLite driver is synchronous,
-// and a later PostgreSQL implementation satisfies the same interface through
-// a synchronous libpq binding); the long-running verbs are promises because
-// they run off the request thread.
+// Every verb returns a Promise (the asynchronous store boundary); the
+// long-running ones run off the request thread (a worker thread or a child
+// process), the short ones on the engine's connections.
 import type { DatabaseStats } from "@/lib/database/api";
 
 export type PageCounts = { pageSize: number; pageCount: number; freePages: number };
@@ -15,9 +14,9 @@ export type MaintenanceStore = {
   /** The database footprint from metadata only: no message body is read. */
   databaseStats(): Promise<DatabaseStats>;
   /** Bytes the database occupies on disk, its write-ahead log included. */
-  diskBytes(): number;
+  diskBytes(): Promise<number>;
   /** Page size, page count and pages on the free list, from engine metadata (cheap: no table is read). */
-  pageCounts(): PageCounts;
+  pageCounts(): Promise<PageCounts>;
   /**
    * Rebuilds the database so freed space returns to the file system and
    * waits up to busyTimeoutMs for other writers; "busy" when they kept it.
@@ -25,24 +24,27 @@ export type MaintenanceStore = {
    */
   vacuum(options: { busyTimeoutMs: number }): Promise<"done" | "busy">;
   /** Refreshes the query planner's statistics. */
-  optimize(): void;
+  optimize(): Promise<void>;
   /** Writes a consistent copy of the live database into the new file `file`, without holding up writers. */
   snapshotInto(file: string): Promise<void>;
   /** True when `file` holds a database that passes the engine's full integrity check; false for anything else. */
   verifyFile(file: string): Promise<boolean>;
   /**
    * Replaces the sign-in state (sessions and the login throttle) of the
-   * database file `file` with the live database's, in one transaction.
-   * Sessions of users that `file` does not have are dropped. Synchronous so
-   * a caller can run it and close the live connection with no request in
-   * between. Returns how many sessions were carried.
+   * database file `file` with the live database's, in one transaction, then
+   * closes this store's connections (the file is about to be swapped in):
+   * both under the writer queue, so no request signs in or out in between.
+   * Sessions of users that `file` does not have are dropped. The storage
+   * history is carried the same way (it describes the install, not the
+   * data). Returns how many sessions were carried.
    */
-  carrySignInStateInto(file: string): { sessions: number };
+  carrySignInStateAndClose(file: string): Promise<{ sessions: number }>;
   /**
    * Engines that restore in place (PostgreSQL: pg_restore into the live
    * database in one transaction) instead of swapping a file: replaces the
    * database's contents with the backup `file` and keeps the live sign-in
-   * state, as carrySignInStateInto does for a file swap. Absent on SQLite.
+   * state and storage history, as carrySignInStateAndClose does for a file
+   * swap. Absent on SQLite.
    */
   restoreInPlace?(file: string): Promise<{ sessions: number }>;
 };

@@ -24,12 +24,12 @@ export async function vacuumDatabase(options: MaintenanceOptions & { busyTimeout
   const { store, clock } = options;
   return options.guard.withExclusive({ owner: "vacuum", kind: "vacuum" }, async () => {
     const started = clock.now();
-    const beforeBytes = store.diskBytes();
+    const beforeBytes = await store.diskBytes();
     // A long write elsewhere kept the lock: retryable, like a held guard.
     if ((await store.vacuum({ busyTimeoutMs: options.busyTimeoutMs ?? 5000 })) === "busy") {
       throw new AppError("maintenance_busy", "The database is busy; try compacting again shortly");
     }
-    const afterBytes = store.diskBytes();
+    const afterBytes = await store.diskBytes();
     const result = { beforeBytes, afterBytes, freedBytes: Math.max(0, beforeBytes - afterBytes), durationMs: clock.now() - started };
     options.log.info(result, "vacuum finished");
     return result;
@@ -39,9 +39,9 @@ export async function vacuumDatabase(options: MaintenanceOptions & { busyTimeout
 /** PRAGMA optimize under the same guard; refreshes planner statistics. */
 export async function optimizeDatabase(options: MaintenanceOptions): Promise<{ durationMs: number }> {
   const { store, clock } = options;
-  return options.guard.withExclusive({ owner: "optimize", kind: "optimize" }, () => {
+  return options.guard.withExclusive({ owner: "optimize", kind: "optimize" }, async () => {
     const started = clock.now();
-    store.optimize();
+    await store.optimize();
     const durationMs = clock.now() - started;
     options.log.info({ durationMs }, "optimize finished");
     return { durationMs };

@@ -43,7 +43,7 @@ function everyLabelValue(families: Map<string, Family>): string[] {
 
 describe("GET /api/v1/metrics", () => {
   it("is off without METRICS_TOKEN: 404 with the standard error body, even with a token or a session", async () => {
-    env = setUpRouteTestEnv("metrics-off-", { clock });
+    env = await setUpRouteTestEnv("metrics-off-", { clock });
     for (const res of [await scrape(), await scrape(withToken()), await scrape({}, AS_ADMIN)]) {
       expect(res.status).toBe(404);
       expect(await res.json()).toEqual({ error: { code: "not_found", message: expect.any(String) } });
@@ -52,7 +52,7 @@ describe("GET /api/v1/metrics", () => {
   });
 
   it("answers 401 without the bearer token, with a wrong one and to a signed-in admin's cookie", async () => {
-    env = setUpRouteTestEnv("metrics-401-", { clock, env: { METRICS_TOKEN: TOKEN } });
+    env = await setUpRouteTestEnv("metrics-401-", { clock, env: { METRICS_TOKEN: TOKEN } });
     const refusals = [
       await scrape(),
       await scrape(withToken("wrong-token")),
@@ -69,7 +69,7 @@ describe("GET /api/v1/metrics", () => {
   });
 
   it("answers 200 with the bearer token: Prometheus text of every operator metric, uncached", async () => {
-    env = setUpRouteTestEnv("metrics-200-", { clock, env: { METRICS_TOKEN: TOKEN } });
+    env = await setUpRouteTestEnv("metrics-200-", { clock, env: { METRICS_TOKEN: TOKEN } });
     const res = await scrape(withToken());
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -100,7 +100,7 @@ describe("GET /api/v1/metrics", () => {
   });
 
   it("counts an ended cleanup pass, and no label value is an id, a title or a path", async () => {
-    env = setUpRouteTestEnv("metrics-pass-", { clock, env: { METRICS_TOKEN: TOKEN } });
+    env = await setUpRouteTestEnv("metrics-pass-", { clock, env: { METRICS_TOKEN: TOKEN } });
     await compactOldTasks(2);
     const sqlite = env.rt.handle.sqlite;
     const marked = countMarkedRows(sqlite);
@@ -127,8 +127,24 @@ describe("GET /api/v1/metrics", () => {
     }
   });
 
+  it("[TPR-OBS-01] counts rows with hostile stored values by their skip reason: a BLOB is not_text, a refused rewrite write_refused", async () => {
+    env = await setUpRouteTestEnv("metrics-hostile-", { clock, env: { METRICS_TOKEN: TOKEN } });
+    const sqlite = env.rt.handle.sqlite;
+    for (let i = 0; i < 2; i += 1) seedOldTask(sqlite, `task-old-${i}`, 3);
+    // Another writer's doing: a value stored as a BLOB, a trigger that refuses one rewrite.
+    sqlite.prepare("update messages set metadata = cast(metadata as blob) where id = 'task-old-0-m0'").run();
+    sqlite.exec("create trigger refuse_one before update of metadata on messages when old.id = 'task-old-1-m1' begin select raise(abort, 'kept'); end");
+    env.rt.compaction.requestRun(armPolicy(sqlite));
+    await env.rt.compaction.idle();
+    expect(countMarkedRows(sqlite)).toBe(4);
+    const families = parseExposition(await (await scrape(withToken())).text());
+    expect(sampleValue(families, `${P}compaction_skipped_total`, { reason: "not_text" })).toBe(1);
+    expect(sampleValue(families, `${P}compaction_skipped_total`, { reason: "write_refused" })).toBe(1);
+    expect(sampleValue(families, `${P}messages_compacted_total`)).toBe(4);
+  });
+
   it("reads its gauges from the durable records: a new runtime on the same file shows the last pass", async () => {
-    env = setUpRouteTestEnv("metrics-restart-", { clock, env: { METRICS_TOKEN: TOKEN } });
+    env = await setUpRouteTestEnv("metrics-restart-", { clock, env: { METRICS_TOKEN: TOKEN } });
     await compactOldTasks(1);
     const file = env.rt.handle.file;
     const second = createRuntime({ env: { DATABASE_URL: `file:${file}`, METRICS_TOKEN: TOKEN }, clock, log: createLogger({ level: "silent" }) });

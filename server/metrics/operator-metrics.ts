@@ -11,6 +11,9 @@ import type { EventBus } from "@/server/events/bus";
 import type { Stores } from "@/server/stores";
 import { safeLabel } from "./labels";
 import { observePasses } from "./pass-observer";
+import { registerCheckpointMaintenanceMetrics } from "./checkpoint-maintenance-metrics";
+import { registerStorageHistoryMetrics } from "./storage-history-metrics";
+import type { Clock } from "@/server/clock";
 
 export const METRIC_PREFIX = "workspace_retention_";
 const WORKER_STATES = ["stopped", "idle", "queued", "running", "malformed"] as const;
@@ -34,15 +37,15 @@ export type OperatorMetrics = {
 };
 
 /** Runs a scrape-time read; a closed database (mid-restore) leaves the gauge empty instead of failing the scrape. */
-function tryRead<T>(read: () => T): T | null {
+async function tryRead<T>(read: () => T | Promise<T>): Promise<T | null> {
   try {
-    return read();
+    return await read();
   } catch {
     return null;
   }
 }
 
-export function createOperatorMetrics(options: { token: string | null; bus: EventBus; sources: MetricsSources }): OperatorMetrics {
+export function createOperatorMetrics(options: { token: string | null; bus: EventBus; sources: MetricsSources; clock: Clock }): OperatorMetrics {
   const { sources } = options;
   const registry = new Registry();
   const registers = [registry];
@@ -53,9 +56,9 @@ export function createOperatorMetrics(options: { token: string | null; bus: Even
     name: `${p}database_size_bytes`,
     help: "Bytes the database occupies on disk, write-ahead log included.",
     registers,
-    collect() {
+    async collect() {
       this.reset();
-      const bytes = tryRead(() => sources.stores()?.maintenance.diskBytes());
+      const bytes = await tryRead(() => sources.stores()?.maintenance.diskBytes());
       if (bytes != null) this.set(bytes);
     },
   });
@@ -63,9 +66,9 @@ export function createOperatorMetrics(options: { token: string | null; bus: Even
     name: `${p}database_free_pages`,
     help: "Pages on the database free list (space a VACUUM would return to the file system).",
     registers,
-    collect() {
+    async collect() {
       this.reset();
-      const pages = tryRead(() => sources.stores()?.maintenance.pageCounts());
+      const pages = await tryRead(() => sources.stores()?.maintenance.pageCounts());
       if (pages) this.set(pages.freePages);
     },
   });
@@ -73,9 +76,9 @@ export function createOperatorMetrics(options: { token: string | null; bus: Even
     name: `${p}database_page_size_bytes`,
     help: "Size of one database page.",
     registers,
-    collect() {
+    async collect() {
       this.reset();
-      const pages = tryRead(() => sources.stores()?.maintenance.pageCounts());
+      const pages = await tryRead(() => sources.stores()?.maintenance.pageCounts());
       if (pages) this.set(pages.pageSize);
     },
   });
@@ -86,9 +89,9 @@ export function createOperatorMetrics(options: { token: string | null; bus: Even
       help: `Checkpoint ${what === "rows" ? "rows" : "payload bytes"} per table, labelled with the channel mode the process runs with.`,
       labelNames: ["table", "mode"],
       registers,
-      collect() {
+      async collect() {
         this.reset();
-        const usage = tryRead(() => sources.stores()?.checkpoints.tableUsage());
+        const usage = await tryRead(() => sources.stores()?.checkpoints.tableUsage());
         if (!usage) return;
         const mode = safeLabel(sources.checkpointMode());
         this.set({ table: "checkpoints", mode }, usage.checkpoints[what]);
@@ -98,7 +101,7 @@ export function createOperatorMetrics(options: { token: string | null; bus: Even
   checkpointGauge("rows");
   checkpointGauge("bytes");
 
-  const readRecord = () => {
+  const readRecord = async () => {
     const store = sources.stores()?.compaction;
     return store ? tryRead(() => readRetentionRecord(store)) : null;
   };
@@ -107,8 +110,8 @@ export function createOperatorMetrics(options: { token: string | null; bus: Even
     help: "1 for the state the Messages compaction worker is in (stopped, idle, queued, running, malformed settings).",
     labelNames: ["state"],
     registers,
-    collect() {
-      const read = sources.workerRunning() ? readRecord() : null;
+    async collect() {
+      const read = sources.workerRunning() ? await readRecord() : null;
       let state: (typeof WORKER_STATES)[number] = "stopped";
       if (read?.state === "malformed") state = "malformed";
       else if (read) {
@@ -122,8 +125,8 @@ export function createOperatorMetrics(options: { token: string | null; bus: Even
     name: `${p}compaction_last_success_timestamp_seconds`,
     help: "When the latest successful cleanup pass ended (Unix seconds; 0 when none is known).",
     registers,
-    collect() {
-      const read = readRecord();
+    async collect() {
+      const read = await readRecord();
       const latest = read && read.state !== "malformed" ? read.record.runtime.latestRun : null;
       const stored = latest?.state === "succeeded" && latest.finishedAt ? parseRfc3339(latest.finishedAt) : null;
       const newest = Math.max(stored ?? 0, passes.lastSuccessMs() ?? 0);
@@ -135,9 +138,9 @@ export function createOperatorMetrics(options: { token: string | null; bus: Even
       name: `${p}${name}`,
       help,
       registers,
-      collect() {
+      async collect() {
         this.reset();
-        const read = readRecord();
+        const read = await readRecord();
         const latest = read && read.state !== "malformed" ? read.record.runtime.latestRun : null;
         if (latest) this.set(pick(latest));
       },
@@ -145,10 +148,16 @@ export function createOperatorMetrics(options: { token: string | null; bus: Even
   lastPassGauge("compaction_last_pass_messages", "Messages the latest ended cleanup pass compacted (from the settings record).", (op) => op.changedMessages);
   lastPassGauge("compaction_last_pass_bytes", "Payload bytes the latest ended cleanup pass removed (from the settings record).", (op) => op.payloadBytes);
 
+  registerStorageHistoryMetrics({ registry, prefix: p, store: () => sources.stores()?.history ?? null, clock: options.clock });
+  const checkpointMaintenance = registerCheckpointMaintenanceMetrics({ registry, prefix: p, bus: options.bus, store: () => sources.stores()?.schedule ?? null });
+
   return {
     token: options.token,
     contentType: registry.contentType,
     render: () => registry.metrics(),
-    stop: passes.stop,
+    stop: () => {
+      passes.stop();
+      checkpointMaintenance.stop();
+    },
   };
 }

@@ -79,10 +79,10 @@ function metadataText(raw: string, tree: JsonNode): string {
   return compactJson(raw.trim() === "" ? "{}" : raw, member(tree, "metadata")!);
 }
 
-export function appendMessageFromBody(store: WorkspaceStore, options: { sessionId: string; raw: string; nowMs: number }) {
+export async function appendMessageFromBody(store: WorkspaceStore, options: { sessionId: string; raw: string; nowMs: number }) {
   const { data, tree } = parseLosslessBody(options.raw, appendMessageBody);
   const createdAt = data.createdAt ?? formatUtc(options.nowMs);
-  const written = appendMessage(store, {
+  const written = await appendMessage(store, {
     id: data.id ?? `msg_${randomUUID()}`,
     sessionId: options.sessionId,
     turnId: data.turnId ?? null,
@@ -107,9 +107,9 @@ export function appendMessageFromBody(store: WorkspaceStore, options: { sessionI
   };
 }
 
-export function replaceMetadataFromBody(store: WorkspaceStore, options: { messageId: string; raw: string; nowMs: number }) {
+export async function replaceMetadataFromBody(store: WorkspaceStore, options: { messageId: string; raw: string; nowMs: number }) {
   const { tree } = parseLosslessBody(options.raw, replaceMetadataBody);
-  const written = replaceMessageMetadata(store, {
+  const written = await replaceMessageMetadata(store, {
     messageId: options.messageId,
     metadata: metadataText(options.raw, tree),
     updatedAt: formatUtc(options.nowMs),

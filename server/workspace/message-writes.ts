@@ -24,8 +24,8 @@ type MetadataWrite =
  * literals, string escapes and key order are kept as written. Storing one
  * canonical form makes export -> import -> export byte-identical.
  */
-function canonicalMetadata(store: WorkspaceStore, metadata: string): string {
-  const text = store.canonicalJsonObject(metadata);
+async function canonicalMetadata(store: WorkspaceStore, metadata: string): Promise<string> {
+  const text = await store.canonicalJsonObject(metadata);
   if (text === null) throw new AppError("invalid_request", "Message metadata must be a JSON object");
   return text;
 }
@@ -36,58 +36,58 @@ function canonicalMetadata(store: WorkspaceStore, metadata: string): string {
  * keeps a stored removal marker and refuses replaying a compacted tool call
  * (TPR-TX-04, TPR-TX-05).
  */
-function metadataToStore(
+async function metadataToStore(
   store: WorkspaceStore,
   write: { messageId: string; type: string; sessionId: string; previous: string | null; next: string },
-): string {
-  const toolCallId = write.previous === null ? store.toolCallIdOf(write.next) : null;
+): Promise<string> {
+  const toolCallId = write.previous === null ? await store.toolCallIdOf(write.next) : null;
   return store.guardMetadata({ ...write, toolCallId });
 }
 
 /** The single path by which message metadata reaches the database. */
-function writeMetadata(store: WorkspaceStore, write: MetadataWrite): MessageWriteResult {
-  return store.writeTransaction((tx): MessageWriteResult => {
+function writeMetadata(store: WorkspaceStore, write: MetadataWrite): Promise<MessageWriteResult> {
+  return store.writeTransaction(async (tx): Promise<MessageWriteResult> => {
     if (write.kind === "insert") {
       const m = write.message;
-      const metadata = metadataToStore(tx, {
+      const metadata = await metadataToStore(tx, {
         messageId: m.id,
         type: m.type,
         sessionId: m.sessionId,
         previous: null,
-        next: canonicalMetadata(tx, m.metadata),
+        next: await canonicalMetadata(tx, m.metadata),
       });
-      const toolCallId = tx.toolCallIdOf(metadata);
-      const { rowid } = tx.insertMessage({ ...m, metadata, toolCallId });
+      const toolCallId = await tx.toolCallIdOf(metadata);
+      const { rowid } = await tx.insertMessage({ ...m, metadata, toolCallId });
       return { rowid, id: m.id, toolCallId, updatedAt: m.updatedAt ?? "" };
     }
-    const stored = tx.readMessage(write.messageId);
+    const stored = await tx.readMessage(write.messageId);
     if (!stored) throw new AppError("not_found", "Message not found");
-    const metadata = metadataToStore(tx, {
+    const metadata = await metadataToStore(tx, {
       messageId: write.messageId,
       type: stored.type,
       sessionId: stored.sessionId,
       previous: stored.metadata,
-      next: canonicalMetadata(tx, write.metadata),
+      next: await canonicalMetadata(tx, write.metadata),
     });
-    const toolCallId = tx.toolCallIdOf(metadata);
-    tx.updateMessage({ rowid: stored.rowid, metadata, toolCallId, content: write.content ?? null, updatedAt: write.updatedAt });
+    const toolCallId = await tx.toolCallIdOf(metadata);
+    await tx.updateMessage({ rowid: stored.rowid, metadata, toolCallId, content: write.content ?? null, updatedAt: write.updatedAt });
     return { rowid: stored.rowid, id: write.messageId, toolCallId, updatedAt: write.updatedAt };
   });
 }
 
-function assertSessionAndTurn(store: WorkspaceStore, sessionId: string, turnId: string | null): void {
-  if (!store.recordExists("session", sessionId)) throw new AppError("not_found", "Session not found");
+async function assertSessionAndTurn(store: WorkspaceStore, sessionId: string, turnId: string | null): Promise<void> {
+  if (!(await store.recordExists("session", sessionId))) throw new AppError("not_found", "Session not found");
   if (turnId === null) return;
-  if (store.sessionOfTurn(turnId) !== sessionId) {
+  if ((await store.sessionOfTurn(turnId)) !== sessionId) {
     throw new AppError("invalid_request", "turnId does not name a turn of this session");
   }
 }
 
 /** Appends a new message; its id must be unused. */
-export function appendMessage(store: WorkspaceStore, message: MessageInput): MessageWriteResult {
-  return store.writeTransaction((tx) => {
-    assertSessionAndTurn(tx, message.sessionId, message.turnId);
-    if (tx.readMessage(message.id)) throw new AppError("conflict", "A message with this id already exists");
+export function appendMessage(store: WorkspaceStore, message: MessageInput): Promise<MessageWriteResult> {
+  return store.writeTransaction(async (tx) => {
+    await assertSessionAndTurn(tx, message.sessionId, message.turnId);
+    if (await tx.readMessage(message.id)) throw new AppError("conflict", "A message with this id already exists");
     return writeMetadata(tx, { kind: "insert", message });
   });
 }
@@ -96,7 +96,7 @@ export function appendMessage(store: WorkspaceStore, message: MessageInput): Mes
 export function replaceMessageMetadata(
   store: WorkspaceStore,
   input: { messageId: string; metadata: string; updatedAt: string },
-): MessageWriteResult {
+): Promise<MessageWriteResult> {
   return writeMetadata(store, { kind: "replace", ...input });
 }
 
@@ -105,9 +105,9 @@ export function replaceMessageMetadata(
  * the same session, or appends it. Recovery paths use this, so it must go
  * through the same write as every replacement.
  */
-export function upsertMessage(store: WorkspaceStore, message: MessageInput): MessageWriteResult {
-  return store.writeTransaction((tx) => {
-    const stored = tx.readMessage(message.id);
+export function upsertMessage(store: WorkspaceStore, message: MessageInput): Promise<MessageWriteResult> {
+  return store.writeTransaction(async (tx) => {
+    const stored = await tx.readMessage(message.id);
     if (!stored) return appendMessage(tx, message);
     if (stored.sessionId !== message.sessionId) {
       throw new AppError("conflict", "A message with this id belongs to another session");

@@ -1,10 +1,10 @@
-// The PostgreSQL implementation of the WorkspaceStore, through the
-// synchronous client (server/db/pg). Metadata is stored as text exactly as
-// the domain passes it; the JSON checks SQLite runs in json1 run here on the
+// The PostgreSQL implementation of the WorkspaceStore, on the node-postgres
+// pool (server/db/pg/pg-db.ts). Metadata is stored as text exactly as the
+// domain passes it; the JSON checks SQLite runs in json1 run here on the
 // span scanner (metadata-fields.ts), which never reorders keys or rewrites
 // numbers. Reads live in pg-reads.ts.
-import type { SqlClient } from "@/server/db/pg/client";
-import { inWriterTransaction } from "@/server/db/pg/writer-lock";
+import type { PgDb } from "@/server/db/pg/pg-db";
+import { writerTransaction } from "@/server/db/pg/writer-lock";
 import { guardMetadataWrite, type ToolCallRows } from "@/server/compaction/write-guard/write-guard";
 import { canonicalJsonObject, toolCallIdOf } from "./metadata-fields";
 import { listConversationRows, listTasks, readTaskHeader, readTaskTree } from "./pg-reads";
@@ -12,54 +12,54 @@ import { RECORD_TABLES, type StoredMessage, type WorkspaceStore } from "./store"
 import { stampOptional, stampRequired } from "./timestamps";
 
 /** The rows the replacement-write guard reads (the same statement as compaction's SQLite store; strpos for instr). */
-function toolCallRows(client: SqlClient): ToolCallRows {
+function toolCallRows(db: PgDb): ToolCallRows {
   return {
-    listToolCallMetadata: ({ sessionId, toolCallId, containing }) =>
-      client
-        .query<{ metadata: string }>(
+    listToolCallMetadata: async ({ sessionId, toolCallId, containing }) =>
+      (
+        await db.query<{ metadata: string }>(
           `select m.metadata from task_sessions s
              join task_sessions peer on peer.task_id = s.task_id
              join messages m on m.session_id = peer.id and m.tool_call_id = $1
            where s.id = $2 and strpos(m.metadata, $3) > 0`,
           [toolCallId, sessionId, containing],
         )
-        .map((row) => row.metadata),
+      ).map((row) => row.metadata),
   };
 }
 
-export function createPgWorkspaceStore(client: SqlClient): WorkspaceStore {
-  const rows = toolCallRows(client);
+export function createPgWorkspaceStore(db: PgDb): WorkspaceStore {
+  const rows = toolCallRows(db);
 
   const store: WorkspaceStore = {
-    writeTransaction: (fn) => inWriterTransaction(client, "workspace", () => fn(store)),
+    writeTransaction: (fn) => writerTransaction(db, "workspace", () => fn(store)),
 
-    recordExists: (kind, id) => client.one(`select 1 from ${RECORD_TABLES[kind]} where id = $1`, [id]) !== null,
+    recordExists: async (kind, id) => (await db.one(`select 1 from ${RECORD_TABLES[kind]} where id = $1`, [id])) !== null,
 
-    insertTask(task) {
+    async insertTask(task) {
       const created = stampRequired(task.createdAt);
       const updated = stampRequired(task.updatedAt);
-      client.run(
+      await db.run(
         `insert into tasks (id, title, state, created_at, created_at_ms, updated_at, updated_at_ms, queued_for_step)
          values ($1, $2, $3, $4, $5, $6, $7, $8)`,
         [task.id, task.title, task.state, created.text, created.ms, updated.text, updated.ms, task.queuedForStep],
       );
     },
 
-    insertSession(session) {
+    async insertSession(session) {
       const started = stampOptional(session.startedAt);
       const updated = stampRequired(session.updatedAt);
       const completed = stampOptional(session.completedAt);
-      client.run(
+      await db.run(
         `insert into task_sessions (id, task_id, state, started_at, started_at_ms, updated_at, updated_at_ms, completed_at, completed_at_ms)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
         [session.id, session.taskId, session.state, started.text, started.ms, updated.text, updated.ms, completed.text, completed.ms],
       );
     },
 
-    insertTurn(turn) {
+    async insertTurn(turn) {
       const started = stampRequired(turn.startedAt);
       const completed = stampOptional(turn.completedAt);
-      client.run(`insert into turns (id, session_id, started_at, started_at_ms, completed_at, completed_at_ms) values ($1, $2, $3, $4, $5, $6)`, [
+      await db.run(`insert into turns (id, session_id, started_at, started_at_ms, completed_at, completed_at_ms) values ($1, $2, $3, $4, $5, $6)`, [
         turn.id,
         turn.sessionId,
         started.text,
@@ -69,9 +69,9 @@ export function createPgWorkspaceStore(client: SqlClient): WorkspaceStore {
       ]);
     },
 
-    insertQueuedMessage(queued) {
+    async insertQueuedMessage(queued) {
       const at = stampRequired(queued.queuedAt);
-      client.run(`insert into queued_messages (id, session_id, content, queued_at, queued_at_ms) values ($1, $2, $3, $4, $5)`, [
+      await db.run(`insert into queued_messages (id, session_id, content, queued_at, queued_at_ms) values ($1, $2, $3, $4, $5)`, [
         queued.id,
         queued.sessionId,
         queued.content,
@@ -80,16 +80,21 @@ export function createPgWorkspaceStore(client: SqlClient): WorkspaceStore {
       ]);
     },
 
-    insertRun(run) {
-      client.run(`insert into runs (id, session_id, state) values ($1, $2, $3)`, [run.id, run.sessionId, run.state]);
+    async insertRun(run) {
+      await db.run(`insert into runs (id, session_id, state) values ($1, $2, $3)`, [run.id, run.sessionId, run.state]);
     },
 
-    sessionOfTurn: (turnId) => client.one<{ session_id: string }>(`select session_id from turns where id = $1`, [turnId])?.session_id ?? null,
+    async insertHold(hold) {
+      const at = stampRequired(hold.heldAt);
+      await db.run(`insert into task_holds (task_id, held_at, held_at_ms, held_by) values ($1, $2, $3, $4)`, [hold.taskId, at.text, at.ms, hold.heldBy]);
+    },
 
-    insertMessage(m) {
+    sessionOfTurn: async (turnId) => (await db.one<{ session_id: string }>(`select session_id from turns where id = $1`, [turnId]))?.session_id ?? null,
+
+    async insertMessage(m) {
       const created = stampRequired(m.createdAt);
       const updated = stampRequired(m.updatedAt);
-      const row = client.one<{ rowid: number }>(
+      const row = await db.one<{ rowid: number }>(
         `insert into messages (id, session_id, turn_id, author_type, type, content, metadata, tool_call_id,
            created_at, created_at_ms, updated_at, updated_at_ms)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) returning rowid`,
@@ -98,29 +103,28 @@ export function createPgWorkspaceStore(client: SqlClient): WorkspaceStore {
       return { rowid: row!.rowid };
     },
 
-    readMessage: (messageId) =>
-      client.one<StoredMessage>(`select rowid, session_id as "sessionId", type, metadata from messages where id = $1`, [messageId]),
+    readMessage: (messageId) => db.one<StoredMessage>(`select rowid, session_id as "sessionId", type, metadata from messages where id = $1`, [messageId]),
 
-    updateMessage(update) {
+    async updateMessage(update) {
       const updated = stampRequired(update.updatedAt);
-      client.run(
+      await db.run(
         `update messages set metadata = $1, tool_call_id = $2, content = coalesce($3, content), updated_at = $4, updated_at_ms = $5
          where rowid = $6`,
         [update.metadata, update.toolCallId, update.content, updated.text, updated.ms, update.rowid],
       );
     },
 
-    canonicalJsonObject,
-    toolCallIdOf,
+    canonicalJsonObject: async (text) => canonicalJsonObject(text),
+    toolCallIdOf: async (metadata) => toolCallIdOf(metadata),
 
-    // The guard is the compaction domain's; it reads the rows it needs through this connection.
+    // The guard is the compaction domain's; it reads the rows it needs in the current transaction.
     guardMetadata: (write) => guardMetadataWrite(rows, write),
 
-    listTasks: (page) => listTasks(client, page),
-    readTaskHeader: (taskId) => readTaskHeader(client, taskId),
-    listConversationRows: (taskId, limit) => listConversationRows(client, taskId, limit),
+    listTasks: (page) => listTasks(db, page),
+    readTaskHeader: (taskId) => readTaskHeader(db, taskId),
+    listConversationRows: (taskId, limit) => listConversationRows(db, taskId, limit),
     // Inside a writer transaction the tree is read there; otherwise one repeatable-read snapshot.
-    readTaskTree: (taskId) => (client.inTransaction ? readTaskTree(client, taskId) : client.transaction(() => readTaskTree(client, taskId), { snapshot: true })),
+    readTaskTree: (taskId) => (db.inTransaction() ? readTaskTree(db, taskId) : db.transaction(() => readTaskTree(db, taskId), { snapshot: true })),
   };
   return store;
 }

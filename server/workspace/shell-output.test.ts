@@ -10,15 +10,15 @@ import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 let t: TestDb | undefined;
 afterEach(() => t?.close());
 
-function setup(): TestDb {
+async function setup(): Promise<TestDb> {
   t = createTestDb();
-  importFixture(createSqliteWorkspaceStore(t.sqlite), { file: "in.json", text: sampleFixture() });
+  await importFixture(createSqliteWorkspaceStore(t.db), { file: "in.json", text: sampleFixture() });
   return t;
 }
 
-function caught(fn: () => unknown): AppError {
+async function caught(fn: () => Promise<unknown>): Promise<AppError> {
   try {
-    fn();
+    await fn();
   } catch (e) {
     if (e instanceof AppError) return e;
     throw e;
@@ -32,9 +32,9 @@ const COMPACTED =
   '"removed_fields":["normalized.shell_exec.output.stdout","normalized.shell_exec.output.stderr"],"removed_bytes":4096}}';
 
 describe("shell output", () => {
-  it("returns command, directory, exit code, streams and truncation for a shell_exec message", () => {
-    const db = setup();
-    expect(getShellOutput(createSqliteWorkspaceStore(db.sqlite), "m2")).toEqual({
+  it("returns command, directory, exit code, streams and truncation for a shell_exec message", async () => {
+    const db = await setup();
+    expect(await getShellOutput(createSqliteWorkspaceStore(db.db), "m2")).toEqual({
       messageId: "m2",
       command: "npm test",
       workDir: "/repo",
@@ -45,22 +45,22 @@ describe("shell output", () => {
     });
   });
 
-  it("answers not_found for unknown messages, other message types and other tool kinds", () => {
-    const db = setup();
-    expect(caught(() => getShellOutput(createSqliteWorkspaceStore(db.sqlite), "nope")).code).toBe("not_found");
-    expect(caught(() => getShellOutput(createSqliteWorkspaceStore(db.sqlite), "m1")).code).toBe("not_found");
-    replaceMessageMetadata(createSqliteWorkspaceStore(db.sqlite), {
+  it("answers not_found for unknown messages, other message types and other tool kinds", async () => {
+    const db = await setup();
+    expect((await caught(() => getShellOutput(createSqliteWorkspaceStore(db.db), "nope"))).code).toBe("not_found");
+    expect((await caught(() => getShellOutput(createSqliteWorkspaceStore(db.db), "m1"))).code).toBe("not_found");
+    await replaceMessageMetadata(createSqliteWorkspaceStore(db.db), {
       messageId: "m2",
       metadata: '{"normalized":{"kind":"read_file","read_file":{"file_path":"/a"}}}',
       updatedAt: "2026-01-02T10:02:00Z",
     });
-    expect(caught(() => getShellOutput(createSqliteWorkspaceStore(db.sqlite), "m2")).code).toBe("not_found");
+    expect((await caught(() => getShellOutput(createSqliteWorkspaceStore(db.db), "m2"))).code).toBe("not_found");
   });
 
-  it("[TPR-TX-06] answers 410 tool_payload_removed with removal time and retained summary once the marker exists", () => {
-    const db = setup();
-    replaceMessageMetadata(createSqliteWorkspaceStore(db.sqlite), { messageId: "m2", metadata: COMPACTED, updatedAt: "2026-01-02T10:02:00Z" });
-    const error = caught(() => getShellOutput(createSqliteWorkspaceStore(db.sqlite), "m2"));
+  it("[TPR-TX-06] answers 410 tool_payload_removed with removal time and retained summary once the marker exists", async () => {
+    const db = await setup();
+    await replaceMessageMetadata(createSqliteWorkspaceStore(db.db), { messageId: "m2", metadata: COMPACTED, updatedAt: "2026-01-02T10:02:00Z" });
+    const error = (await caught(() => getShellOutput(createSqliteWorkspaceStore(db.db), "m2")));
     expect(error.code).toBe("tool_payload_removed");
     expect(error.extra).toEqual({
       removedAt: "2026-05-01T03:00:00Z",
@@ -74,18 +74,18 @@ describe("shell output", () => {
     });
   });
 
-  it("[TPR-TX-06] a marker wins even when output text is still present", () => {
-    const db = setup();
+  it("[TPR-TX-06] a marker wins even when output text is still present", async () => {
+    const db = await setup();
     const withStdout = COMPACTED.replace('"exit_code":2', '"exit_code":2,"stdout":"secret"');
-    replaceMessageMetadata(createSqliteWorkspaceStore(db.sqlite), { messageId: "m2", metadata: withStdout, updatedAt: "2026-01-02T10:02:00Z" });
-    const error = caught(() => getShellOutput(createSqliteWorkspaceStore(db.sqlite), "m2"));
+    await replaceMessageMetadata(createSqliteWorkspaceStore(db.db), { messageId: "m2", metadata: withStdout, updatedAt: "2026-01-02T10:02:00Z" });
+    const error = (await caught(() => getShellOutput(createSqliteWorkspaceStore(db.db), "m2")));
     expect(error.code).toBe("tool_payload_removed");
     expect(JSON.stringify(error.extra)).not.toContain("secret");
   });
 
-  it("fails closed on malformed stored metadata", () => {
-    const db = setup();
+  it("fails closed on malformed stored metadata", async () => {
+    const db = await setup();
     db.sqlite.prepare("update messages set metadata = '{\"normalized\":' where id = 'm2'").run();
-    expect(caught(() => getShellOutput(createSqliteWorkspaceStore(db.sqlite), "m2")).code).toBe("not_found");
+    expect((await caught(() => getShellOutput(createSqliteWorkspaceStore(db.db), "m2"))).code).toBe("not_found");
   });
 });

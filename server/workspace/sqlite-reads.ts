@@ -71,8 +71,10 @@ export function readTaskTree(sqlite: Sqlite, taskId: string): TaskTree | null {
     `select id, state, started_at as startedAt, updated_at as updatedAt, completed_at as completedAt
      from task_sessions where task_id = ? order by rowid`,
   ).all(taskId) as Omit<TreeSession, "turns" | "messages" | "queuedMessages" | "runs">[];
+  const hold = statement(sqlite, `select held_at as heldAt, held_by as heldBy from task_holds where task_id = ?`).get(taskId) as TaskTree["hold"] | undefined;
   return {
     task: { ...task, queuedForStep: task.queuedForStep === 1 },
+    hold: hold ?? null,
     sessions: sessions.map((session) => readSession(sqlite, session)),
   };
 }

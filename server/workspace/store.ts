@@ -2,10 +2,10 @@
 // messages and runs. Domain modules (import, export, message writes, reads)
 // call these verbs only; every SQL statement lives in the implementation.
 //
-// Synchronous on purpose: the SQLite driver is synchronous, and a later
-// PostgreSQL implementation satisfies the same interface through a
-// synchronous libpq binding, so atomic domain logic can run inside
-// `writeTransaction` without ever awaiting.
+// Every verb returns a Promise (the asynchronous store boundary, #27):
+// `writeTransaction` holds one connection for its whole async callback, so
+// check-then-write steps inside it stay atomic across awaits, and nested
+// calls of any store join it.
 //
 // Timestamps are passed as the text given; the implementation stores each
 // with its parsed companion. Message metadata is JSON object text and stays
@@ -63,9 +63,17 @@ export const RECORD_TABLES: Record<RecordKind, string> = {
 /** What a message write needs to know about the stored row. */
 export type StoredMessage = { rowid: number; sessionId: string; type: string; metadata: string };
 
+/**
+ * A task's hold as the fixture carries it (README, "Workspace fixture"):
+ * when and by whom it was set, as stored. Held tasks are never compacted.
+ */
+export type HoldRecord = { taskId: string; heldAt: string; heldBy: string };
+
 /** A task and everything below it, as stored (timestamps as text), in insertion order. */
 export type TaskTree = {
   task: TaskRecord;
+  /** The task's hold, or null when it is not held. */
+  hold: Omit<HoldRecord, "taskId"> | null;
   sessions: Array<
     Omit<SessionRecord, "taskId"> & {
       turns: Omit<TurnRecord, "sessionId">[];
@@ -103,36 +111,38 @@ export type MetadataGuardInput = {
 };
 
 export type WorkspaceStore = {
-  /** Runs `fn` in a writer transaction (taken at the start); nested calls join it. */
-  writeTransaction<T>(fn: (tx: WorkspaceStore) => T): T;
+  /** Runs `fn` in a writer transaction (taken at the start); nested calls, of any store, join it. */
+  writeTransaction<T>(fn: (tx: WorkspaceStore) => Promise<T> | T): Promise<T>;
 
-  recordExists(kind: RecordKind, id: string): boolean;
-  insertTask(task: TaskRecord): void;
-  insertSession(session: SessionRecord): void;
-  insertTurn(turn: TurnRecord): void;
-  insertQueuedMessage(queued: QueuedMessageRecord): void;
-  insertRun(run: RunRecord): void;
+  recordExists(kind: RecordKind, id: string): Promise<boolean>;
+  insertTask(task: TaskRecord): Promise<void>;
+  insertSession(session: SessionRecord): Promise<void>;
+  insertTurn(turn: TurnRecord): Promise<void>;
+  insertQueuedMessage(queued: QueuedMessageRecord): Promise<void>;
+  insertRun(run: RunRecord): Promise<void>;
+  /** An imported hold (the task row exists already). */
+  insertHold(hold: HoldRecord): Promise<void>;
   /** The session a turn belongs to, or null for an unknown turn. */
-  sessionOfTurn(turnId: string): string | null;
+  sessionOfTurn(turnId: string): Promise<string | null>;
 
   /** Inserts a message whose metadata was already canonicalized and guarded. */
-  insertMessage(message: MessageRecord & { toolCallId: string | null }): { rowid: number };
-  readMessage(messageId: string): StoredMessage | null;
-  updateMessage(update: { rowid: number; metadata: string; toolCallId: string | null; content: string | null; updatedAt: string | null }): void;
+  insertMessage(message: MessageRecord & { toolCallId: string | null }): Promise<{ rowid: number }>;
+  readMessage(messageId: string): Promise<StoredMessage | null>;
+  updateMessage(update: { rowid: number; metadata: string; toolCallId: string | null; content: string | null; updatedAt: string | null }): Promise<void>;
   /**
    * The text to store for a JSON object, minified without touching number
    * literals, string escapes or key order; null when it is not a JSON object.
    */
-  canonicalJsonObject(text: string): string | null;
+  canonicalJsonObject(text: string): Promise<string | null>;
   /** `tool_call_id` of metadata text when it is a string, else null. */
-  toolCallIdOf(metadata: string): string | null;
+  toolCallIdOf(metadata: string): Promise<string | null>;
   /** The compaction replacement-write guard, evaluated inside the current writer transaction. */
-  guardMetadata(write: MetadataGuardInput): string;
+  guardMetadata(write: MetadataGuardInput): Promise<string>;
 
-  listTasks(page: { limit: number; offset: number }): { tasks: TaskListRow[]; total: number };
-  readTaskHeader(taskId: string): TaskHeader | null;
+  listTasks(page: { limit: number; offset: number }): Promise<{ tasks: TaskListRow[]; total: number }>;
+  readTaskHeader(taskId: string): Promise<TaskHeader | null>;
   /** Messages of a task in conversation order, at most `limit`. */
-  listConversationRows(taskId: string, limit: number): ConversationRow[];
+  listConversationRows(taskId: string, limit: number): Promise<ConversationRow[]>;
   /** One consistent snapshot of a task and its rows, or null for an unknown task. */
-  readTaskTree(taskId: string): TaskTree | null;
+  readTaskTree(taskId: string): Promise<TaskTree | null>;
 };

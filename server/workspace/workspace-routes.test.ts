@@ -39,19 +39,19 @@ function call(
   return handler(request, { params: Promise.resolve({ id: options.id }) });
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   rt = createEngineTestRuntime(engine, { prefix: "workspace-routes-", install: true, clock: manualClock(NOW) });
   sql = engineSql(rt);
   // Users through the store: these tests never sign in with a password, so skip the KDF.
   for (const [id, role] of [["admin-1", "admin"], ["viewer-1", "viewer"]] as const) {
-    rt.stores.auth.insertUser({ id, email: `${role}@example.com`, role, passwordHash: "unused", createdAt: new Date(NOW).toISOString() });
+    await rt.stores.auth.insertUser({ id, email: `${role}@example.com`, role, passwordHash: "unused", createdAt: new Date(NOW).toISOString() });
   }
-  adminCookie = `wsr_session=${createSession(rt.stores.auth, { userId: "admin-1", nowMs: NOW }).token}`;
-  viewerCookie = `wsr_session=${createSession(rt.stores.auth, { userId: "viewer-1", nowMs: NOW }).token}`;
-  importFixture(rt.stores.workspace, { file: "in.json", text: sampleFixture() });
+  adminCookie = `wsr_session=${(await createSession(rt.stores.auth, { userId: "admin-1", nowMs: NOW })).token}`;
+  viewerCookie = `wsr_session=${(await createSession(rt.stores.auth, { userId: "viewer-1", nowMs: NOW })).token}`;
+  await importFixture(rt.stores.workspace, { file: "in.json", text: sampleFixture() });
 });
 
-afterEach(() => rt.dispose());
+afterEach(async () => rt.dispose());
 
 describe("GET /api/v1/tasks/{id}/export", () => {
   it("[TPR-TX-09] lets a member download the task fixture as an attachment", async () => {
@@ -59,7 +59,7 @@ describe("GET /api/v1/tasks/{id}/export", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-disposition")).toBe('attachment; filename="task-t1.json"');
     expect(res.headers.get("content-type")).toContain("application/json");
-    expect(await res.text()).toBe(exportTask(rt.stores.workspace, "t1"));
+    expect(await res.text()).toBe(await exportTask(rt.stores.workspace, "t1"));
   });
 
   it("answers 404 not_found for an unknown task and 401 without a session", async () => {

@@ -9,11 +9,14 @@ import { currentPageUser } from "@/server/auth/page-user";
 /**
  * The signed-in page frame: header, navigation and main landmark. The
  * session is checked on the server before anything renders; without one the
- * page redirects to sign-in.
+ * page redirects to sign-in, and a user who must replace a temporary
+ * password is sent to do that first.
  */
 export async function SignedInShell({ locale, children, readOnlyNotice }: { locale: string; children: ReactNode; readOnlyNotice: boolean }) {
   const user = await currentPageUser();
   if (!user) return redirect({ href: "/sign-in", locale });
+  // A temporary password from an admin: nothing else until the user chose their own.
+  if (user.mustChangePassword) return redirect({ href: "/change-password", locale });
   const t = await getTranslations({ locale, namespace: "shell" });
   const tApp = await getTranslations({ locale, namespace: "app" });
   return (
@@ -25,7 +28,7 @@ export async function SignedInShell({ locale, children, readOnlyNotice }: { loca
       <div className={styles.body}>
         <aside className={styles.sidebar}>
           <p className={styles.sidebarTitle}>{t("settings")}</p>
-          <SettingsNav />
+          <SettingsNav isAdmin={user.role === "admin"} />
         </aside>
         <main id="main" className={styles.main} tabIndex={-1}>
           {readOnlyNotice && user.role === "viewer" && (

@@ -39,7 +39,7 @@ export default async function SignInPage({ params, searchParams }: Props) {
             <h1>{t("title")}</h1>
             <p className={styles.subtitle}>{t("subtitle")}</p>
           </div>
-          <SignInForm next={next} />
+          <SignInForm next={next} changePasswordPath={getPathname({ href: "/change-password", locale })} />
         </div>
       </main>
     </div>

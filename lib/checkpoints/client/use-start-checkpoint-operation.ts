@@ -8,7 +8,7 @@ import type { CheckpointOperationKind } from "@/lib/checkpoints/api";
 export function useStartCheckpointOperation() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (kind: CheckpointOperationKind) => startCheckpointOperation(kind),
+    mutationFn: (request: { kind: CheckpointOperationKind; analysisId?: string }) => startCheckpointOperation(request),
     onSettled: () => client.invalidateQueries({ queryKey: checkpointKeys.storage() }),
   });
 }

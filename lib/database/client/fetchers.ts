@@ -1,9 +1,10 @@
-// Fetchers of the Database page API (stats, vacuum, backups, restore, logs).
+// Fetchers of the Database page API (stats, vacuum, backups, restore, maintenance lock, logs).
 // Each passes the abort signal on, checks the answer against its schema and
 // rejects with ApiError on any non-2xx or unexpected answer.
 import {
   backupReceiptSchema,
   backupsResponseSchema,
+  clearedLockSchema,
   databaseBackupUrl,
   databaseStatsResponseSchema,
   deletedBackupSchema,
@@ -11,11 +12,13 @@ import {
   vacuumResultSchema,
   type BackupReceipt,
   type BackupsResponse,
+  type ClearedLock,
   type DatabaseStatsResponse,
   type DeletedBackup,
   type RestoreResult,
   type VacuumResult,
 } from "@/lib/database/api";
+import { historyResponseSchema, type HistoryResponse } from "@/lib/database/history-api";
 import { logsResponseSchema, type LogLevel, type LogsResponse } from "@/lib/logs/api";
 import { fetchParsed } from "@/lib/query/fetch-json";
 
@@ -23,6 +26,11 @@ const DATABASE_PATH = "/api/v1/system/database";
 
 export function fetchDatabaseStats(signal?: AbortSignal): Promise<DatabaseStatsResponse> {
   return fetchParsed(databaseStatsResponseSchema, `${DATABASE_PATH}/stats`, { signal });
+}
+
+/** The storage history of the last `days` days (oldest first), the newest sample with its tables, and the growth fit. */
+export function fetchStorageHistory(days: number, signal?: AbortSignal): Promise<HistoryResponse> {
+  return fetchParsed(historyResponseSchema, `${DATABASE_PATH}/history?days=${encodeURIComponent(String(days))}`, { signal });
 }
 
 export function postVacuum(signal?: AbortSignal): Promise<VacuumResult> {
@@ -46,6 +54,12 @@ export function deleteBackup(name: string, signal?: AbortSignal, options: { conf
 export function postRestore(options: { name: string; confirm: string; signal?: AbortSignal }): Promise<RestoreResult> {
   const { name, confirm, signal } = options;
   return fetchParsed(restoreResultSchema, `${databaseBackupUrl(name)}/restore`, { method: "POST", body: { confirm }, signal });
+}
+
+/** Clears a maintenance lock of another host: its id as shown and the typed confirmation. */
+export function postClearMaintenanceLock(options: { id: string; confirm: string; signal?: AbortSignal }): Promise<ClearedLock> {
+  const { id, confirm, signal } = options;
+  return fetchParsed(clearedLockSchema, `${DATABASE_PATH}/maintenance-lock/clear`, { method: "POST", body: { id, confirm }, signal });
 }
 
 export function fetchLogs(level: LogLevel, signal?: AbortSignal): Promise<LogsResponse> {

@@ -59,7 +59,7 @@ export function openHarness(config: ModeConfig): Harness {
     all: <T>(sql: string, params: readonly unknown[] = []) => h.sqlite.prepare(sql).all(...params) as T[],
     store: first.store,
     accessor: first.accessor,
-    deps: testRunDeps(first.accessor, newId),
+    deps: { ...testRunDeps(first.accessor, newId), store: first.store },
     newId,
     reopen(next) {
       const o = env.open(next);
@@ -67,7 +67,7 @@ export function openHarness(config: ModeConfig): Harness {
       h.sqlite = o.sqlite;
       h.store = o.store;
       h.accessor = o.accessor;
-      h.deps = { ...testRunDeps(o.accessor, newId), locks: h.deps.locks };
+      h.deps = { ...testRunDeps(o.accessor, newId), locks: h.deps.locks, clock: h.deps.clock, store: o.store };
     },
     close: () => env.close(),
   };
@@ -117,14 +117,14 @@ export async function openEngineHarness(db: EngineDb, config: ModeConfig): Promi
     },
     store: first.store,
     accessor: first.accessor,
-    deps: testRunDeps(first.accessor, newId),
+    deps: { ...testRunDeps(first.accessor, newId), store: first.store },
     newId,
     reopen(next) {
       const o = open(next);
       h.config = next;
       h.store = o.store;
       h.accessor = o.accessor;
-      h.deps = { ...testRunDeps(o.accessor, newId), locks: h.deps.locks };
+      h.deps = { ...testRunDeps(o.accessor, newId), locks: h.deps.locks, clock: h.deps.clock, store: o.store };
     },
     close: () => {
       void pool.end();
@@ -192,7 +192,30 @@ export async function buildLeafSibling(h: Harness): Promise<Shape & { siblingLea
 }
 
 export type Outcome = "ok" | string;
-export type FourWays = { latest: Outcome; explicit: Outcome; branch: Outcome; orphans: number };
+/**
+ * orphans: writes rows whose checkpoint is gone; blobs (PostgreSQL; zeros on
+ * SQLite, which keeps values inside checkpoint rows): (channel, version)
+ * pairs a surviving checkpoint names without a checkpoint_blobs row
+ * (missing: corrupt state) and blob rows no survivor names (unreachable).
+ */
+export type FourWays = { latest: Outcome; explicit: Outcome; branch: Outcome; orphans: number; blobs: { missing: number; unreachable: number } };
+
+/** Blob reachability of one thread on the harness's database (see FourWays). */
+export function harnessBlobs(h: Harness, threadId: string): { missing: number; unreachable: number } {
+  if (h.engine !== "postgres") return { missing: 0, unreachable: 0 };
+  const [row] = h.all<{ missing: number; unreachable: number }>(
+    `with named as (
+       select distinct c.checkpoint_ns as ns, e.key as channel, e.value as version
+       from checkpoints c, jsonb_each_text(c.checkpoint->'channel_versions') e where c.thread_id = ?)
+     select
+       (select count(*)::int from named n where not exists (select 1 from checkpoint_blobs b
+          where b.thread_id = ? and b.checkpoint_ns = n.ns and b.channel = n.channel and b.version = n.version)) as missing,
+       (select count(*)::int from checkpoint_blobs b where b.thread_id = ? and not exists (select 1 from named n
+          where n.ns = b.checkpoint_ns and n.channel = b.channel and n.version = b.version)) as unreachable`,
+    [threadId, threadId, threadId],
+  );
+  return { missing: Number(row!.missing), unreachable: Number(row!.unreachable) };
+}
 
 async function outcome(fn: () => Promise<boolean>): Promise<Outcome> {
   try {
@@ -222,13 +245,14 @@ export async function captureExpect(h: Harness, threadId: string, explicitId: st
 }
 
 /**
- * (d) orphan writes, (c) branch from an older visible turn (and the lineage
+ * (d) orphan writes and PostgreSQL blobs, (c) branch from an older visible turn (and the lineage
  * walk it takes), (a) resume from the head, (b) resume from `explicitId` —
  * in that order, each checked against the conversation captured before.
  */
 export async function verifyFourWays(h: Harness, threadId: string, expect: Expect): Promise<FourWays> {
   const { explicitId, conversation, olderReplyId } = expect;
   const orphans = h.store.countOrphanWrites(threadId);
+  const blobs = harnessBlobs(h, threadId);
   const branchOutcome = await outcome(async () => {
     const humanAfter = conversation[conversation.indexOf(olderReplyId) + 1];
     if (humanAfter) await findCheckpointBeforeMessage({ accessor: h.accessor, threadId, messageId: humanAfter });
@@ -252,7 +276,7 @@ export async function verifyFourWays(h: Harness, threadId: string, expect: Expec
     const before = at.values.messages.map((m) => String(m.id));
     return r.status === "success" && extends4(before, await messageIds(h, threadId));
   });
-  return { latest, explicit, branch: branchOutcome, orphans };
+  return { latest, explicit, branch: branchOutcome, orphans, blobs };
 }
 
-export const ALL_OK: FourWays = { latest: "ok", explicit: "ok", branch: "ok", orphans: 0 };
+export const ALL_OK: FourWays = { latest: "ok", explicit: "ok", branch: "ok", orphans: 0, blobs: { missing: 0, unreachable: 0 } };

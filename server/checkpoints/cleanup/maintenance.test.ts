@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createThreadLocks } from "../thread-lock";
 import { describeEachEngine } from "@/server/engines-test-support";
+import { handlePolicy } from "../runs";
 import { ALL_OK, buildLeafSibling, buildLinear, captureExpect, MODES, openEngineHarness, verifyFourWays, type Harness } from "./contract-support";
 import { maintainThread, runEngine } from "./maintenance";
 import { loadThreadGraph } from "./thread-graph";
@@ -46,11 +47,14 @@ describeEachEngine("maintenance engine", ({ db }) => describe.each(MODES)("%s mo
   it("[CRC-08] [CRC-09] after a whole-thread pass: latest resume, explicit resume, branch from an older turn and zero orphans", async () => {
     h = await openEngineHarness(db(), config);
     const shape = await buildLeafSibling(h);
-    // The surviving main line: the explicit target is a checkpoint the pass keeps.
-    const graph = loadThreadGraph(h.store, shape.threadId);
-    const explicit = graph.nodes.get(graph.nodes.get(graph.headId!)!.parentId!)!.id;
+    // The explicit target: run 3's handle on the abandoned branch, a checkpoint the pass reclaims once
+    // nothing protects it (it did before handles were recorded): the client still holds it.
+    const explicit = shape.runs[2]!;
     const expectAfter = await captureExpect(h, shape.threadId, explicit);
-    const report = maintainThread({ store: h.store, dryRun: false, graftLinks: true }, shape.threadId);
+    const report = maintainThread({ store: h.store, dryRun: false, graftLinks: true, handles: handlePolicy(h.deps) }, shape.threadId);
+    // The pass took the abandoned tip's leaf and kept the handle under it.
+    expect(report.deleted.leafSiblings).toBeGreaterThan(0);
+    expect(loadThreadGraph(h.store, shape.threadId).nodes.has(explicit)).toBe(true);
     expect(report.skipped).toBeNull();
     expect(report.orphanWritesAfter).toBe(0);
     expect(report.after.writes).toBe(report.before.writes - report.deleted.writes);

@@ -5,10 +5,10 @@
 // repeated to a fixed point (a pruned leaf can expose another). Analysis
 // runs the identical pass and rolls it back, so its "after" is exact.
 // Orphan writes are counted from the surviving set and never guessed at.
+import type { HandlePolicy } from "../handles";
 import type { CheckpointStore, ThreadTotals } from "../store";
 import { withThreadLock, type ThreadLocks } from "../thread-lock";
 import type { RunHistoryCache } from "./run-history";
-import { bumpRetentionEpoch, type RetentionEpochs } from "./epoch";
 import { graftJointly, headChain, judgeDeletion, judgeGraft } from "./protected-set";
 import { loadThreadGraph } from "./thread-graph";
 
@@ -34,6 +34,8 @@ export type EngineOptions = {
   graftLinks?: boolean;
   /** Explicit resume targets (never deleted). */
   pins?: ReadonlySet<string>;
+  /** Clock and time to live of run handles; without it every recorded handle is kept. */
+  handles?: HandlePolicy;
   /**
    * Keep each idle thread's trailing duration leaf: it carries the
    * run-history cache, and admission reclaims it when the next run starts
@@ -41,8 +43,6 @@ export type EngineOptions = {
    * sets this; contract measurements leave it off.
    */
   keepRunHistoryCarrier?: boolean;
-  /** Bumped per thread whose rows changed, so concurrent reads retry. */
-  epochs?: RetentionEpochs;
 };
 
 class Rollback extends Error {}
@@ -50,7 +50,7 @@ class Rollback extends Error {}
 const MAX_ROUNDS = 1000;
 
 function prune(options: EngineOptions, threadId: string, report: ThreadReport): void {
-  const { store, pins } = options;
+  const { store, pins, handles } = options;
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     const graph = loadThreadGraph(store, threadId);
     const chain = headChain(graph);
@@ -61,7 +61,7 @@ function prune(options: EngineOptions, threadId: string, report: ThreadReport): 
     const leaves: string[] = [];
     const grafts: Array<[string, string]> = [];
     for (const id of graph.nodes.keys()) {
-      const verdict = judgeDeletion({ store, graph, checkpointId: id, pins, chain });
+      const verdict = judgeDeletion({ store, graph, checkpointId: id, pins, handles, chain });
       if (verdict.deletable && verdict.form === "trailing_duration_leaf" && options.keepRunHistoryCarrier) {
         report.keptCarrier = true;
         continue;
@@ -73,7 +73,7 @@ function prune(options: EngineOptions, threadId: string, report: ThreadReport): 
         continue;
       }
       if (!options.graftLinks || !verdict.reasons.includes("duration_chain_link")) continue;
-      const graft = judgeGraft({ store, graph, checkpointId: id, pins, chain });
+      const graft = judgeGraft({ store, graph, checkpointId: id, pins, handles, chain });
       if (graft.graftable) grafts.push([id, graft.parentId]);
     }
     if (leaves.length === 0 && grafts.length === 0) return;
@@ -102,7 +102,6 @@ export function maintainThread(options: EngineOptions, threadId: string): Thread
       };
       prune(options, threadId, r);
       r.after = store.threadTotals(threadId);
-      if (!options.dryRun && r.after.checkpoints !== r.before.checkpoints) bumpRetentionEpoch(options.epochs, threadId);
       r.orphanWritesAfter = store.countOrphanWrites(threadId);
       report = r;
       if (options.dryRun) throw new Rollback();
@@ -122,9 +121,15 @@ export type EngineRun = EngineOptions & {
   around?: <T>(fn: () => Promise<T>) => Promise<T>;
   shouldStop?: () => boolean;
   onThread?: (report: ThreadReport, done: number, total: number, soFar: EngineReport) => void;
+  /**
+   * An error `around` throws that ends the run early without failing it (a
+   * scheduled cleanup deferring to the maintenance guard or the window): the
+   * report so far is returned with `deferred` set.
+   */
+  onDeferred?: (error: unknown) => boolean;
 };
 
-export type EngineReport = { threads: ThreadReport[]; before: ThreadTotals; after: ThreadTotals; stopped: boolean };
+export type EngineReport = { threads: ThreadReport[]; before: ThreadTotals; after: ThreadTotals; stopped: boolean; deferred?: unknown };
 
 function add(a: ThreadTotals, b: ThreadTotals): ThreadTotals {
   return { checkpoints: a.checkpoints + b.checkpoints, writes: a.writes + b.writes, checkpointBytes: a.checkpointBytes + b.checkpointBytes, writesBytes: a.writesBytes + b.writesBytes };
@@ -142,12 +147,19 @@ export async function runEngine(options: EngineRun): Promise<EngineReport> {
       out.stopped = true;
       break;
     }
-    const report = await around(() =>
-      withThreadLock(options.locks, threadId, async () => {
-        if (!options.dryRun) options.cache?.invalidate(threadId);
-        return maintainThread(options, threadId);
-      }),
-    );
+    let report: ThreadReport;
+    try {
+      report = await around(() =>
+        withThreadLock(options.locks, threadId, async () => {
+          if (!options.dryRun) options.cache?.invalidate(threadId);
+          return maintainThread(options, threadId);
+        }),
+      );
+    } catch (error) {
+      if (!options.onDeferred?.(error)) throw error;
+      out.deferred = error;
+      break;
+    }
     out.threads.push(report);
     out.before = add(out.before, report.before);
     out.after = add(out.after, report.after);

@@ -28,6 +28,7 @@ function deps(harness: Harness, over: Partial<OperationDeps> = {}): OperationDep
     bus: createEventBus(),
     locks: createThreadLocks(),
     cache: createRunHistoryCache(),
+    handleTtlDays: 30,
     jobs,
     wait: async () => undefined,
     newId: () => `op-${Math.random().toString(36).slice(2)}`,
@@ -36,11 +37,11 @@ function deps(harness: Harness, over: Partial<OperationDeps> = {}): OperationDep
 }
 
 describeEachEngine("checkpoint operations", ({ db }) => {
-it("[CRC-12] a held maintenance guard defers the cleanup until it is free; the admin pass keeps the run-history carrier leaf", async () => {
+it("a held maintenance guard defers the cleanup until it is free; the admin pass keeps the run-history carrier leaf", async () => {
   h = await openEngineHarness(db(), FULL);
   const shape = await buildLeafSibling(h);
   const guard = createMaintenanceGuard();
-  const other = guard.tryAcquire({ owner: "backup", kind: "backup" })!;
+  const other = (await guard.tryAcquire({ owner: "backup", kind: "backup" }))!;
   let waits = 0;
   const d = deps(h, {
     guard,
@@ -58,14 +59,14 @@ it("[CRC-12] a held maintenance guard defers the cleanup until it is free; the a
   // The idle thread's trailing leaf stays: admission reclaims it.
   const head = h.all<{ id: string }>("SELECT max(checkpoint_id) AS id FROM checkpoints WHERE thread_id = ?", [shape.threadId])[0]!;
   expect(head.id).toBe(shape.headId);
-  expect(guard.holder()).toBeNull();
+  expect(await guard.holder()).toBeNull();
 });
 
-it("[CRC-12] stopping while waiting for the guard cancels the operation and changes nothing", async () => {
+it("stopping while waiting for the guard cancels the operation and changes nothing", async () => {
   h = await openEngineHarness(db(), FULL);
   await buildLeafSibling(h);
   const guard = createMaintenanceGuard();
-  guard.tryAcquire({ owner: "vacuum", kind: "vacuum" });
+  await guard.tryAcquire({ owner: "vacuum", kind: "vacuum" });
   const count = () => Number(h!.all<{ n: number | string }>("SELECT count(*) AS n FROM checkpoints")[0]!.n);
   const before = count();
   let id = "";

@@ -1,20 +1,17 @@
 // The protected set (checkpoint-retention-contract): the one place every
 // deletion path asks "may this checkpoint go?". A checkpoint is protected as
+//  - run_handle: a run handed it out as its checkpointId (every run does,
+//    success, error or cancelled: always a state checkpoint, never a
+//    duration leaf) and CHECKPOINT_HANDLE_TTL_DAYS have not passed since
+//    (handles.ts). This is the spec's explicit resume target with an explicit
+//    time to live: a handle a full-mode fork left on an abandoned branch (its
+//    tip, childless once admission took its leaf) stays resumable until then;
+//    after that the next Clean up may reclaim it, and a resume answers
+//    checkpoint_handle_expired (410).
 //  - explicit_resume_target: an id in the caller's pin set. The server pins
 //    what it knows a client is using right now: the admitted run's
 //    checkpointId selector (admission cleanup) and any ids handed to the
-//    maintenance engine. Resume handles: a run result hands out the run's
-//    last state checkpoint (the one its duration leaf clones), never the
-//    leaf. That id is a branch ancestor for as long as it lies on the path
-//    from the thread's head to its root, which no deletion path removes:
-//    admission reclaims only the trailing leaf above it, maintenance only
-//    trailing leaves, childless siblings off that path and provable links.
-//    It leaves the path only when a full-mode resume or regenerate forks
-//    from an older checkpoint (delta never forks); from then on it sits on
-//    an abandoned branch. The branch's tip (the newest such handle, childless
-//    and without writes once admission took its leaf) is a leaf sibling the
-//    next maintenance pass (Clean up) reclaims, after which a resume answers
-//    404; handles further in keep children or writes and stay.
+//    maintenance engine.
 //  - branch_ancestor: on the parent chain from the newest checkpoint to the
 //    root (a superset of the walk branch/regenerate take).
 //  - pending_writes: it has rows in `writes` (uncommitted or delta state).
@@ -27,7 +24,7 @@
 // rows) is refused.
 import { DELTA_CHANNELS } from "../schema";
 import type { CheckpointStore, Deleted } from "../store";
-import { bumpRetentionEpoch, type RetentionEpochs } from "./epoch";
+import { isHandleLive, type HandlePolicy } from "../handles";
 import { loadThreadGraph, type CheckpointNode, type ThreadGraph } from "./thread-graph";
 
 export type ProtectionReason =
@@ -39,7 +36,8 @@ export type ProtectionReason =
   | "has_children"
   | "unknown_namespace"
   | "broken_lineage"
-  | "not_found";
+  | "not_found"
+  | "run_handle";
 
 export type DeletionForm = "trailing_duration_leaf" | "leaf_sibling";
 export type Verdict = { deletable: true; form: DeletionForm } | { deletable: false; reasons: ProtectionReason[] };
@@ -49,6 +47,8 @@ export type JudgeOptions = {
   graph: ThreadGraph;
   checkpointId: string;
   pins?: ReadonlySet<string>;
+  /** The clock and time to live handles are judged by; without it every recorded handle is live. */
+  handles?: HandlePolicy;
   /** headChain(graph), when the caller judges many checkpoints of one graph. */
   chain?: Set<string> | null;
 };
@@ -79,6 +79,12 @@ function threadReasons(options: JudgeOptions): { node: CheckpointNode; chain: Se
   return { node, chain, reasons };
 }
 
+/** Whether the checkpoint is a handle whose time to live has not run out. */
+function isLiveHandle(options: JudgeOptions): boolean {
+  const handle = options.graph.handles.get(options.checkpointId);
+  return handle !== undefined && isHandleLive(handle, options.handles);
+}
+
 /** Why a checkpoint may not be deleted by a plain joint delete, or which safe form it is. */
 export function judgeDeletion(options: JudgeOptions): Verdict {
   const { store, graph, checkpointId: id, pins } = options;
@@ -86,6 +92,7 @@ export function judgeDeletion(options: JudgeOptions): Verdict {
   if (!start) return { deletable: false, reasons: ["not_found"] };
   const { node, chain, reasons } = start;
   if (pins?.has(id)) reasons.push("explicit_resume_target");
+  if (isLiveHandle(options)) reasons.push("run_handle");
   if (node.writesCount > 0) reasons.push("pending_writes");
   const kids = graph.children.get(id) ?? [];
   if (kids.length > 0) reasons.push(node.durationOnly ? "duration_chain_link" : "has_children");
@@ -160,6 +167,7 @@ export function judgeGraft(options: JudgeOptions): GraftVerdict {
   const reasons: GraftReason[] = start.reasons;
   if (!node.durationOnly || (graph.children.get(id) ?? []).length === 0) reasons.push("not_a_link");
   if (pins?.has(id)) reasons.push("explicit_resume_target");
+  if (isLiveHandle(options)) reasons.push("run_handle");
   if (node.writesCount > 0) reasons.push("pending_writes");
   const parent = node.parentId ? graph.nodes.get(node.parentId) : undefined;
   if (!parent) reasons.push("broken_lineage");
@@ -180,7 +188,13 @@ export function graftJointly(store: CheckpointStore, threadId: string, linkId: s
 
 export type SafeDeleteResult = { deleted: boolean; verdict: Verdict | GraftVerdict };
 
-export type SafeDeleteOptions = { store: CheckpointStore; threadId: string; checkpointId: string; pins?: ReadonlySet<string>; epochs?: RetentionEpochs };
+export type SafeDeleteOptions = {
+  store: CheckpointStore;
+  threadId: string;
+  checkpointId: string;
+  pins?: ReadonlySet<string>;
+  handles?: HandlePolicy;
+};
 
 /** Judges on a fresh graph and acts in one writer transaction; a refusal changes nothing. */
 function judgeThenAct<V extends Verdict | GraftVerdict>(options: SafeDeleteOptions, judge: (o: JudgeOptions) => V, act: (verdict: V) => boolean): SafeDeleteResult {
@@ -188,7 +202,6 @@ function judgeThenAct<V extends Verdict | GraftVerdict>(options: SafeDeleteOptio
   return store.transaction((): SafeDeleteResult => {
     const verdict = judge({ ...options, graph: loadThreadGraph(store, threadId) });
     if (!act(verdict)) return { deleted: false, verdict };
-    bumpRetentionEpoch(options.epochs, threadId);
     return { deleted: true, verdict };
   });
 }

@@ -3,7 +3,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { describeEachEngine } from "@/server/engines-test-support";
 import { createCheckpointAccessor } from "../accessor";
 import { cleanupAtAdmission } from "./admission-cleanup";
-import { createRetentionEpochs } from "./epoch";
+import { storeRetentionEpochs } from "./epoch";
+import { graftAndDelete, judgeGraft } from "./protected-set";
+import { loadThreadGraph } from "./thread-graph";
+import type { ModeConfig } from "../mode";
+import type { StampingSaver } from "../stamping-saver";
 import { buildLinear, MODES, openEngineHarness, type Harness } from "./contract-support";
 
 let h: Harness | null = null;
@@ -19,15 +23,15 @@ describeEachEngine("reads racing a reclaim", ({ db }) => describe.each(MODES)("%
     [4, false],
     [5, false],
     [4, true],
-  ])("[CRC-15] a state read racing the reclaim of the leaf it resolved reads once more (%i turns, pinned: %s)", async (turns, pinned) => {
+  ])("a state read racing the reclaim of the leaf it resolved reads once more (%i turns, pinned: %s)", async (turns, pinned) => {
     h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, turns);
     const expected = (await h.accessor.getState(shape.threadId))!.values.messages.map((m) => m.id);
     const saver = h.accessor.saver;
     let armed = true;
     const store = h.store;
-    // Reads and the reclaim share one counter, as they do in a runtime.
-    const epochs = createRetentionEpochs();
+    // Reads compare the thread's epoch in the database, which the reclaim bumps.
+    const epochs = storeRetentionEpochs(store);
     // The reclaim lands right after the read resolved the head (the leaf).
     const racing = new Proxy(saver, {
       get(target, key, receiver) {
@@ -36,7 +40,7 @@ describeEachEngine("reads racing a reclaim", ({ db }) => describe.each(MODES)("%
             const tuple = await target.getTuple(cfg);
             if (armed && tuple && tuple.config.configurable?.checkpoint_id === shape.headId && (pinned || !cfg.configurable?.checkpoint_id)) {
               armed = false;
-              expect(cleanupAtAdmission({ store, threadId: shape.threadId, selectors: [], epochs }).action).toBe("deleted");
+              expect(cleanupAtAdmission({ store, threadId: shape.threadId, selectors: [] }).action).toBe("deleted");
             }
             return tuple;
           };
@@ -53,3 +57,46 @@ describeEachEngine("reads racing a reclaim", ({ db }) => describe.each(MODES)("%
     else expect(state!.values.messages.map((m) => m.id)).toEqual(expected);
   });
 }));
+
+describeEachEngine("reads racing a graft", ({ db }) => {
+  // A delta read walks every ancestor up to a snapshot: with a high snapshot
+  // frequency it walks through each run's duration link.
+  const WALKING: ModeConfig = { mode: "delta", snapshotFrequency: 1000 };
+
+  /** A thread of duration links (no admission), and a read whose walk meets `link` just after Clean up grafted it out. */
+  async function raceGraft(withEpochs: boolean) {
+    h = await openEngineHarness(db(), WALKING);
+    const epochs = withEpochs ? storeRetentionEpochs(h.store) : undefined;
+    const shape = await buildLinear(h, 4);
+    const expected = (await h.accessor.getState(shape.threadId))!.values.messages.map((m) => String(m.id));
+    const link = shape.leaves[1]!;
+    expect(judgeGraft({ store: h.store, graph: loadThreadGraph(h.store, shape.threadId), checkpointId: link })).toMatchObject({ graftable: true });
+    const saver = h.accessor.saver as StampingSaver;
+    const inner = saver.inner;
+    const getTuple = inner.getTuple.bind(inner);
+    let grafted = 0;
+    // The walk already holds the link's child (whose parent link still names the link): the graft lands before the link is fetched.
+    inner.getTuple = async (cfg: RunnableConfig) => {
+      if (grafted === 0 && cfg.configurable?.checkpoint_id === link) {
+        grafted += 1;
+        expect(graftAndDelete({ store: h!.store, threadId: shape.threadId, checkpointId: link }).deleted).toBe(true);
+      }
+      return getTuple(cfg);
+    };
+    const accessor = createCheckpointAccessor({ saver, config: WALKING, epochs });
+    return { read: () => accessor.getState(shape.threadId), expected, grafted: () => grafted };
+  }
+
+  it("a delta read whose walk meets a link Clean up just grafted out reads once more instead of answering checkpoint_lineage_integrity", async () => {
+    const race = await raceGraft(true);
+    const state = await race.read();
+    expect(race.grafted()).toBe(1);
+    expect(state!.values.messages.map((m) => String(m.id))).toEqual(race.expected);
+  });
+
+  it("without the retention epoch the same interleaving throws (the race the retry covers is real)", async () => {
+    const race = await raceGraft(false);
+    await expect(race.read()).rejects.toMatchObject({ code: "checkpoint_lineage_integrity" });
+    expect(race.grafted()).toBe(1);
+  });
+});

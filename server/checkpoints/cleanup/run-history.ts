@@ -1,14 +1,19 @@
-// The run-history metadata cache (run_durations, run_message_ids) rides on
-// the trailing duration leaf. History reads take it from the latest
-// checkpoint only and fall back to a bounded scan when the latest is not a
-// carrier. Reads never write: a history read must not bring a reclaimed leaf
-// back (cleanup runs only at admission, never from a completion callback).
+// The run history: every run's duration and message ids. Runs record it in
+// checkpoint_runs, one row per run beside the checkpoints (so no checkpoint
+// grows with the thread and reclaiming a leaf loses nothing): reads take it
+// from there (source "runs"). Threads written before that table carry it as
+// the run-history metadata cache (run_durations, run_message_ids) on the
+// trailing duration leaf: for them, reads take it from the latest checkpoint
+// only and fall back to a bounded scan when the latest is not a carrier.
+// Reads never write: a history read must not bring a reclaimed leaf back
+// (cleanup runs only at admission, never from a completion callback).
 import { parse } from "lossless-json";
 import { z } from "zod";
 import type { RunHistoryResponse } from "@/lib/checkpoints/api";
 import { AppError } from "@/server/errors";
 import type { CheckpointAccessor } from "../accessor";
 import { isDurationOnly, runOrderOf } from "../durations";
+import type { CheckpointStore } from "../store";
 
 export const runHistorySchema = z.strictObject({
   run_durations: z.record(z.string(), z.number().nonnegative()),
@@ -18,7 +23,7 @@ export const runHistorySchema = z.strictObject({
   run_order: z.array(z.string()).optional(),
 });
 export type RunHistory = z.infer<typeof runHistorySchema>;
-export type RunHistorySource = "cache" | "latest" | "scan";
+export type RunHistorySource = "runs" | "cache" | "latest" | "scan";
 export type RunHistoryRead = { history: RunHistory; source: RunHistorySource };
 
 /** Process memo keyed by the carrier leaf id; the public lifecycle API is `invalidate`. */
@@ -77,8 +82,27 @@ export const SCAN_LIMIT = 400;
  * Otherwise a newest-first scan of at most SCAN_LIMIT checkpoints merging
  * whatever duration checkpoints survive (older entries never override newer).
  */
-export async function readRunHistory(options: { accessor: CheckpointAccessor; threadId: string; cache?: RunHistoryCache }): Promise<RunHistoryRead | null> {
-  const { accessor, threadId, cache } = options;
+export type ReadRunHistoryOptions = { accessor: CheckpointAccessor; threadId: string; cache?: RunHistoryCache; store?: CheckpointStore };
+
+/** The successful runs checkpoint_runs holds, oldest first. */
+function fromRuns(store: CheckpointStore, threadId: string): RunHistory {
+  const history: RunHistory = { run_durations: {}, run_message_ids: {}, run_order: [] };
+  for (const run of store.listRuns(threadId)) {
+    if (run.status !== "success" || run.durationMs === null) continue;
+    history.run_durations[run.runId] = run.durationMs;
+    history.run_message_ids[run.runId] = run.messageIds;
+    history.run_order!.push(run.runId);
+  }
+  return history;
+}
+
+export async function readRunHistory(options: ReadRunHistoryOptions): Promise<RunHistoryRead | null> {
+  const { accessor, threadId, cache, store } = options;
+  if (store?.hasRuns(threadId)) {
+    // The gate still runs first: a delta thread read by a full process is refused.
+    if (!(await accessor.gate(threadId))) return null;
+    return { history: fromRuns(store, threadId), source: "runs" };
+  }
   const head = await accessor.rawTuple(threadId);
   if (!head) return null;
   const headId = String(head.config.configurable?.checkpoint_id ?? "");
@@ -110,7 +134,7 @@ export async function readRunHistory(options: { accessor: CheckpointAccessor; th
 }
 
 /** The API view of a thread's run history (404 when the thread does not exist). */
-export async function readRunHistoryView(options: { accessor: CheckpointAccessor; threadId: string; cache?: RunHistoryCache }): Promise<RunHistoryResponse> {
+export async function readRunHistoryView(options: ReadRunHistoryOptions): Promise<RunHistoryResponse> {
   const read = await readRunHistory(options);
   if (!read) throw new AppError("not_found", `Thread ${options.threadId} does not exist`);
   const { run_durations: durations, run_message_ids: messageIds } = read.history;

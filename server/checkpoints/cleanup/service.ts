@@ -3,7 +3,9 @@ import "server-only";
 import type { CheckpointOperationKind, CheckpointStorageStatus, OperationAccepted } from "@/lib/checkpoints/api";
 import type { OpenRuntime, Runtime } from "@/server/runtime";
 import { modeFromEnv, type ModeConfig } from "../mode";
+import { AppError } from "@/server/errors";
 import { activeCheckpointOperation, startOperation, type OperationDeps } from "./operations";
+import { cleanupReadiness } from "./readiness";
 import { readResult } from "./result-record";
 
 /** Rows of the largest threads the storage status lists. */
@@ -38,15 +40,18 @@ export function getCheckpointStorage(rt: OpenRuntime, env: NodeJS.ProcessEnv = p
   const store = rt.stores.checkpoints;
   const mode = displayedMode(rt, env);
   const stored = readResult(store);
+  const tables = store.tableUsage();
+  const operation = activeCheckpointOperation(rt.checkpoints.jobs);
   return {
     supported: true,
     mode: mode?.mode ?? null,
     snapshotFrequency: mode?.snapshotFrequency ?? null,
-    tables: store.tableUsage(),
+    tables,
     largestThreads: store.largestThreads(LARGEST_THREADS),
-    operation: activeCheckpointOperation(rt.checkpoints.jobs),
+    operation,
     lastResult: stored.result,
     lastResultMalformed: stored.malformed,
+    cleanup: cleanupReadiness({ result: stored.result, tables, active: operation }),
   };
 }
 
@@ -59,13 +64,26 @@ export function operationDeps(rt: OpenRuntime): OperationDeps {
     bus: rt.bus,
     locks: rt.checkpoints.locks,
     cache: rt.checkpoints.runHistory,
-    epochs: rt.checkpoints.epochs,
+    handleTtlDays: rt.checkpoints.handleTtlDays,
     jobs: rt.checkpoints.jobs,
     wait: (ms) => new Promise((resolve) => rt.timers.setTimeout(resolve, ms)),
     newId: rt.ids,
   };
 }
 
-export function startCheckpointOperation(rt: OpenRuntime, kind: CheckpointOperationKind): OperationAccepted {
+/**
+ * Queues an analysis or cleanup. A cleanup that names the analysis it relied
+ * on (the console's confirmation) starts only while that analysis still
+ * describes the current state: 409 analysis_outdated otherwise.
+ */
+export function startCheckpointOperation(rt: OpenRuntime, kind: CheckpointOperationKind, options: { analysisId?: string } = {}): OperationAccepted {
+  if (kind === "cleanup" && options.analysisId !== undefined) {
+    const store = rt.stores.checkpoints;
+    const readiness = cleanupReadiness({ result: readResult(store).result, tables: store.tableUsage(), active: activeCheckpointOperation(rt.checkpoints.jobs) });
+    if (readiness.reason === "running") throw new AppError("operation_active", "A checkpoint operation is already queued or running");
+    if (readiness.analysisId !== options.analysisId) {
+      throw new AppError("analysis_outdated", `Analysis ${options.analysisId} no longer describes the stored checkpoints (${readiness.reason}); analyze again`);
+    }
+  }
   return startOperation(operationDeps(rt), kind);
 }

@@ -6,6 +6,9 @@ import { buildLeafSibling, buildLinear, MODES, openEngineHarness, type Harness }
 import { maintainThread } from "./maintenance";
 import { loadThreadGraph } from "./thread-graph";
 import { readThreadCheckpoints } from "./thread-checkpoints";
+import { DAY_MS, DEFAULT_HANDLE_TTL_DAYS } from "../handles";
+import { handlePolicy } from "../runs";
+import { advanceClock } from "../test-support";
 
 let h: Harness | null = null;
 afterEach(() => {
@@ -49,8 +52,13 @@ describeEachEngine("thread checkpoints view", ({ db }) => describe.each(MODES)("
     expect(states.every((c) => c.verdict.status === "protected" && c.verdict.reasons.includes("branch_ancestor"))).toBe(true);
     // A step with pending writes says so too.
     expect(states.some((c) => c.verdict.status === "protected" && c.verdict.reasons.includes("pending_writes"))).toBe(true);
-    expect(view.reclaimableCheckpoints).toBe(3);
-    expect(view.reclaimableBytes).toBe(all(view).filter((c) => c.verdict.status === "reclaimable").reduce((n, c) => n + c.bytes + c.writesBytes, 0));
+    // "Reclaimable" is what Clean up removes (the two grafted links); the head's leaf is the next run's.
+    const byCleanup = all(view).filter((c) => c.verdict.status === "reclaimable" && c.verdict.form !== "next_run");
+    expect(view.reclaimableCheckpoints).toBe(2);
+    expect(view.reclaimableBytes).toBe(byCleanup.reduce((n, c) => n + c.bytes + c.writesBytes, 0));
+    expect(view.nextRunCheckpoints).toBe(1);
+    expect(view.nextRunBytes).toBe(leaves.at(-1)!.bytes + leaves.at(-1)!.writesBytes);
+    expect(view.turns.reduce((n, t) => n + t.reclaimableBytes, 0)).toBe(view.reclaimableBytes);
   });
 
   it("[CRC-01] a pinned resume target is protected with its reason", async () => {
@@ -77,6 +85,30 @@ describeEachEngine("thread checkpoints view", ({ db }) => describe.each(MODES)("
     maintainThread({ store: h.store, dryRun: false, graftLinks: true, keepRunHistoryCarrier: true }, shape.threadId);
     const left = [...loadThreadGraph(h.store, shape.threadId).nodes.keys()];
     expect(left.sort()).toEqual(stays.sort());
+  });
+
+  it("each run handle is marked held until its time to live ends, then expired; only then does the abandoned branch under run 3's handle read reclaimable", async () => {
+    h = await openEngineHarness(db(), config);
+    const shape = await buildLeafSibling(h);
+    const read = () => readThreadCheckpoints({ store: h!.store, threadId: shape.threadId, handles: handlePolicy(h!.deps) });
+    const held = read();
+    // Every handle a run returned (the regenerate's too) carries a handle state, and none is a duration leaf.
+    const handles = all(held).filter((c) => c.handle !== null);
+    expect(handles.map((c) => c.checkpointId)).toEqual(expect.arrayContaining(shape.runs));
+    expect(handles.length).toBeGreaterThan(shape.runs.length);
+    for (const c of handles) {
+      expect(c.handle).toMatchObject({ expiresAtMs: c.handle!.issuedAtMs + DEFAULT_HANDLE_TTL_DAYS * DAY_MS, expired: false });
+      expect(c.kind).not.toBe("duration");
+    }
+    // Run 3's handle heads the abandoned branch once its leaf is gone: held, so protected by it.
+    expect(byId(held, shape.runs[2]!).verdict).toMatchObject({ status: "protected", reasons: expect.arrayContaining(["run_handle"]) });
+    advanceClock(h.deps, DEFAULT_HANDLE_TTL_DAYS * DAY_MS + 1);
+    const expired = read();
+    for (const c of all(expired).filter((c) => c.handle !== null)) expect(c.handle).toMatchObject({ expired: true });
+    expect(byId(expired, shape.runs[2]!).verdict).toMatchObject({ status: "reclaimable" });
+    // With no time to live (0) a handle is held without an end.
+    const forever = readThreadCheckpoints({ store: h.store, threadId: shape.threadId, handles: { ...handlePolicy(h.deps), ttlDays: 0 } });
+    for (const c of all(forever).filter((c) => c.handle !== null)) expect(c.handle).toMatchObject({ expiresAtMs: null, expired: false });
   });
 
   it("an unknown thread answers not_found", async () => {

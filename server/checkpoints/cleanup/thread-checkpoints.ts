@@ -3,10 +3,14 @@
 // protected set's own (judgeDeletion / judgeGraft), replayed on an in-memory
 // copy of the thread graph the way the admin cleanup pass prunes (leaf
 // siblings and proven grafts to a fixed point, the trailing duration leaf
-// kept for admission), so "reclaimable" means "the next cleanup or run
-// removes it". Nothing is written and no checkpoint state is decoded.
+// kept for admission). "Reclaimable" in the totals means what it means on
+// every screen: what Clean up removes now (the checkpoint analysis counts the
+// same). The trailing duration leaf is counted apart (nextRun*): Clean up
+// keeps it and the next run's admission removes it. Nothing is written and
+// no checkpoint state is decoded.
 import type { CheckpointKind, CheckpointPosition, CheckpointVerdict, ProtectionReasonCode, ThreadCheckpoint, ThreadCheckpointsResponse, ThreadTurn } from "@/lib/checkpoints/api";
 import { AppError } from "@/server/errors";
+import { handleExpiresAt, isHandleLive, type HandlePolicy } from "../handles";
 import type { CheckpointOrigin, CheckpointStore } from "../store";
 import { headChain, judgeDeletion, judgeGraft, type ProtectionReason } from "./protected-set";
 import { loadThreadGraph, type ThreadGraph } from "./thread-graph";
@@ -16,6 +20,8 @@ export type ReadThreadCheckpointsOptions = {
   threadId: string;
   /** Explicit resume targets the caller knows of (none over HTTP). */
   pins?: ReadonlySet<string>;
+  /** Clock and time to live of run handles (the route passes the runtime's); without it every handle is live. */
+  handles?: HandlePolicy;
 };
 
 type Reclaim = Extract<CheckpointVerdict, { status: "reclaimable" }>["form"];
@@ -38,7 +44,7 @@ function removeNode(graph: ThreadGraph, id: string, newParent: string | null): v
 }
 
 /** Replays the admin pass on a copy: which checkpoints it (or the next run's admission) would reclaim, and how. */
-function replayCleanup(store: CheckpointStore, original: ThreadGraph, pins?: ReadonlySet<string>): Map<string, Reclaim> {
+function replayCleanup(store: CheckpointStore, original: ThreadGraph, pins?: ReadonlySet<string>, handles?: HandlePolicy): Map<string, Reclaim> {
   const out = new Map<string, Reclaim>();
   const graph = copyGraph(original);
   // Every round removes at least one checkpoint, so a thread needs at most its size.
@@ -49,14 +55,14 @@ function replayCleanup(store: CheckpointStore, original: ThreadGraph, pins?: Rea
     const grafts: Array<[string, string]> = [];
     for (const id of graph.nodes.keys()) {
       if (out.has(id)) continue;
-      const verdict = judgeDeletion({ store, graph, checkpointId: id, pins, chain });
+      const verdict = judgeDeletion({ store, graph, checkpointId: id, pins, handles, chain });
       if (verdict.deletable) {
         if (verdict.form === "trailing_duration_leaf") out.set(id, "next_run");
         else leaves.push(id);
         continue;
       }
       if (!verdict.reasons.includes("duration_chain_link")) continue;
-      const graft = judgeGraft({ store, graph, checkpointId: id, pins, chain });
+      const graft = judgeGraft({ store, graph, checkpointId: id, pins, handles, chain });
       if (graft.graftable) grafts.push([id, graft.parentId]);
     }
     if (leaves.length === 0 && grafts.length === 0) break;
@@ -105,10 +111,15 @@ function groupTurns(checkpoints: ThreadCheckpoint[]): ThreadTurn[] {
     }
     current.checkpoints.push(c);
     current.bytes += c.bytes + c.writesBytes;
-    if (c.verdict.status === "reclaimable") current.reclaimableBytes += c.bytes + c.writesBytes;
+    if (byCleanup(c)) current.reclaimableBytes += c.bytes + c.writesBytes;
     if (c.position === "head" || c.position === "current") current.current = true;
   }
   return turns;
+}
+
+/** Removed by an admin's Clean up (the next run's admission removes the trailing duration leaf instead). */
+function byCleanup(c: ThreadCheckpoint): boolean {
+  return c.verdict.status === "reclaimable" && c.verdict.form !== "next_run";
 }
 
 function wireReasons(reasons: ProtectionReason[]): ProtectionReasonCode[] {
@@ -117,26 +128,27 @@ function wireReasons(reasons: ProtectionReason[]): ProtectionReasonCode[] {
 
 /** The thread's checkpoints by turn with kind, size, position and retention verdict; 404 when it has none. */
 export function readThreadCheckpoints(options: ReadThreadCheckpointsOptions): ThreadCheckpointsResponse {
-  const { store, threadId, pins } = options;
+  const { store, threadId, pins, handles } = options;
   // No writer transaction (a view must not block runs): a checkpoint written
   // between the two reads is simply absent from the origins (kind unknown).
   const graph = loadThreadGraph(store, threadId);
   if (graph.nodes.size === 0) throw new AppError("not_found", `Thread ${threadId} does not exist`);
   const origins = new Map(store.listCheckpointOrigins(threadId).map((o) => [o.id, o]));
   const chain = headChain(graph);
-  const reclaim = replayCleanup(store, graph, pins);
+  const reclaim = replayCleanup(store, graph, pins, handles);
   const rows: ThreadCheckpoint[] = [];
   for (const node of graph.nodes.values()) {
     const form = reclaim.get(node.id);
     let verdict: CheckpointVerdict;
     if (form) verdict = { status: "reclaimable", form };
     else {
-      const judged = judgeDeletion({ store, graph, checkpointId: node.id, pins, chain });
+      const judged = judgeDeletion({ store, graph, checkpointId: node.id, pins, handles, chain });
       const reasons = judged.deletable ? [] : wireReasons(judged.reasons);
       // Deletable in form but not reclaimed by the replay cannot happen; stay closed if it does.
       verdict = { status: "protected", reasons: reasons.length > 0 ? reasons : ["broken_lineage"] };
     }
     const origin = origins.get(node.id);
+    const held = graph.handles.get(node.id);
     rows.push({
       checkpointId: node.id,
       parentCheckpointId: node.parentId,
@@ -147,9 +159,18 @@ export function readThreadCheckpoints(options: ReadThreadCheckpointsOptions): Th
       writes: node.writesCount,
       writesBytes: node.writesBytes,
       verdict,
+      handle: held
+        ? {
+            runId: held.runId,
+            issuedAtMs: held.issuedAtMs,
+            expiresAtMs: handles ? handleExpiresAt(held.issuedAtMs, handles.ttlDays) : null,
+            expired: !isHandleLive(held, handles),
+          }
+        : null,
     });
   }
-  const reclaimable = rows.filter((r) => r.verdict.status === "reclaimable");
+  const reclaimable = rows.filter(byCleanup);
+  const nextRun = rows.filter((r) => r.verdict.status === "reclaimable" && r.verdict.form === "next_run");
   const size = (list: ThreadCheckpoint[]) => list.reduce((n, r) => n + r.bytes + r.writesBytes, 0);
   return {
     threadId,
@@ -157,6 +178,8 @@ export function readThreadCheckpoints(options: ReadThreadCheckpointsOptions): Th
     bytes: size(rows),
     reclaimableCheckpoints: reclaimable.length,
     reclaimableBytes: size(reclaimable),
+    nextRunCheckpoints: nextRun.length,
+    nextRunBytes: size(nextRun),
     turns: groupTurns(rows),
   };
 }

@@ -1,7 +1,7 @@
 // A thread's root-namespace checkpoints as a graph for retention decisions.
 // The store reads rows without decoding stored state; anything it cannot
 // read answers "unknown", which every caller treats as "cannot prove".
-import type { CheckpointRow, CheckpointStore } from "../store";
+import type { CheckpointRow, CheckpointStore, HandleRecord } from "../store";
 
 export type CheckpointNode = CheckpointRow;
 
@@ -13,6 +13,8 @@ export type ThreadGraph = {
   headId: string | null;
   /** Rows outside the root namespace: the thread is left alone. */
   foreignNamespaceRows: number;
+  /** Handles runs handed out (checkpoint_runs), by checkpoint id: the newest issue of each. */
+  handles: Map<string, HandleRecord>;
 };
 
 /** Every root-namespace checkpoint of a thread with its writes tally. */
@@ -24,5 +26,7 @@ export function loadThreadGraph(store: CheckpointStore, threadId: string): Threa
     nodes.set(r.id, r);
     if (r.parentId) children.set(r.parentId, [...(children.get(r.parentId) ?? []), r.id]);
   }
-  return { threadId, nodes, children, headId: rows.length ? rows[rows.length - 1]!.id : null, foreignNamespaceRows: store.foreignNamespaceRows(threadId) };
+  const handles = new Map<string, HandleRecord>();
+  for (const h of store.threadHandles(threadId)) if ((handles.get(h.checkpointId)?.issuedAtMs ?? -Infinity) <= h.issuedAtMs) handles.set(h.checkpointId, h);
+  return { threadId, nodes, children, headId: rows.length ? rows[rows.length - 1]!.id : null, foreignNamespaceRows: store.foreignNamespaceRows(threadId), handles };
 }

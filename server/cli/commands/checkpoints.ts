@@ -2,6 +2,7 @@ import { checkpointStorageStatus, type CheckpointOperationKind } from "@/lib/che
 import { audited } from "@/server/audit/record";
 import { getCheckpointStorage, startCheckpointOperation } from "@/server/checkpoints/cleanup/service";
 import { EXIT, type ExitCode } from "../exit-codes";
+import { describeBytes } from "../status-lines";
 import { showProgress } from "../progress";
 import type { CommandEnv } from "./compaction";
 
@@ -13,7 +14,7 @@ export async function checkpointsCommand(env: CommandEnv, kind: CheckpointOperat
   const { rt } = env;
   const { operationId } =
     kind === "cleanup"
-      ? audited(rt, { actor: "cli", kind: "checkpoints.cleanup", detail: (started) => ({ operationId: started.operationId }), failureDetail: {} }, () =>
+      ? await audited(rt, { actor: "cli", kind: "checkpoints.cleanup", detail: (started) => ({ operationId: started.operationId }), failureDetail: {} }, () =>
           startCheckpointOperation(rt, kind),
         )
       : startCheckpointOperation(rt, kind);
@@ -35,7 +36,7 @@ export async function checkpointsCommand(env: CommandEnv, kind: CheckpointOperat
     return [
       `checkpoint ${kind} ${operationId}: ${r.state}${r.errorCode ? ` (${r.errorCode})` : ""}`,
       `threads: ${r.threadsScanned} scanned, ${r.threadsChanged} ${kind === "analysis" ? "would change" : "changed"}, ${r.threadsSkipped} skipped`,
-      `checkpoints ${r.before.checkpoints} -> ${r.after.checkpoints}, writes ${r.before.writes} -> ${r.after.writes}, ${freed} bytes ${kind === "analysis" ? "reclaimable" : "reclaimed"}`,
+      `checkpoints ${r.before.checkpoints} -> ${r.after.checkpoints}, writes ${r.before.writes} -> ${r.after.writes}, payload ${describeBytes(freed)} ${kind === "analysis" ? "reclaimable" : "reclaimed"}`,
     ];
   });
   if (!result) return EXIT.failed;

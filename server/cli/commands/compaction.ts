@@ -17,8 +17,8 @@ function workLeftNote(outcome: FollowOutcome): string {
   return outcome === "work_left" ? ", work left (run again or use --until-done)" : "";
 }
 
-function printStatus(env: CommandEnv, status: CompactionStatusBody, headline?: string): void {
-  const busy = env.rt.guard.holder();
+async function printStatus(env: CommandEnv, status: CompactionStatusBody, headline?: string): Promise<void> {
+  const busy = await env.rt.guard.holder();
   env.out.result(compactionStatusBodySchema, status, (value) => [...(headline ? [headline] : []), ...statusLines(value, busy ? `${busy.kind} (${busy.owner})` : null)]);
 }
 
@@ -51,8 +51,8 @@ async function follow(env: CommandEnv, options: { operationId: string; label: st
   }
 }
 
-export function statusCommand(env: CommandEnv): ExitCode {
-  printStatus(env, getRetentionStatus(env.rt));
+export async function statusCommand(env: CommandEnv): Promise<ExitCode> {
+  await printStatus(env, getRetentionStatus(env.rt));
   return EXIT.done;
 }
 
@@ -62,7 +62,7 @@ export async function analyzeCommand(env: CommandEnv, options: { age: RetentionA
   const outcome = await follow(env, { operationId, label: "analysis", untilDone: true });
   const status = getRetentionStatus(env.rt);
   const analysis = status.latestAnalysis?.id === operationId ? status.latestAnalysis : null;
-  printStatus(env, status, `analysis ${operationId}: ${analysis?.state ?? "ended"}`);
+  await printStatus(env, status, `analysis ${operationId}: ${analysis?.state ?? "ended"}`);
   return exitForOperation(analysis, outcome);
 }
 
@@ -76,7 +76,7 @@ export async function enableCommand(
   options: { age: RetentionAge | null; preparation: "backup" | "skip" | undefined; untilDone: boolean; outsideWindow: boolean },
 ): Promise<ExitCode> {
   const before = getRetentionStatus(env.rt);
-  const saved = putRetentionPolicy(
+  const saved = await putRetentionPolicy(
     env.rt,
     { policy: { enabled: true, age: options.age ?? before.policy.age }, expectedRevision: before.policy.revision, preparation: options.preparation },
     "cli",
@@ -104,43 +104,43 @@ export async function enableCommand(
   }
   let status = getRetentionStatus(env.rt);
   if (status.preparation.state === "failed") {
-    printStatus(env, status, `enabled revision ${saved.policy.revision}, but preparation failed: ${status.preparation.errorCode ?? "unknown"}`);
+    await printStatus(env, status, `enabled revision ${saved.policy.revision}, but preparation failed: ${status.preparation.errorCode ?? "unknown"}`);
     return EXIT.failed;
   }
   const pass = status.activeOperation?.kind === "cleanup" ? status.activeOperation.id : null;
   if (!pass) {
-    printStatus(env, status, `enabled revision ${saved.policy.revision}`);
+    await printStatus(env, status, `enabled revision ${saved.policy.revision}`);
     return EXIT.done;
   }
   const outcome = await follow(env, { operationId: pass, label: "first pass", untilDone: options.untilDone });
   status = getRetentionStatus(env.rt);
   const run = status.latestRun?.id === pass ? status.latestRun : null;
-  printStatus(env, status, `enabled revision ${saved.policy.revision}; first pass ${run?.state ?? "ended"}${workLeftNote(outcome)}`);
+  await printStatus(env, status, `enabled revision ${saved.policy.revision}; first pass ${run?.state ?? "ended"}${workLeftNote(outcome)}`);
   return exitForOperation(run, outcome);
 }
 
-export function disableCommand(env: CommandEnv): ExitCode {
+export async function disableCommand(env: CommandEnv): Promise<ExitCode> {
   const before = getRetentionStatus(env.rt);
-  const saved = putRetentionPolicy(env.rt, { policy: { enabled: false, age: before.policy.age }, expectedRevision: before.policy.revision });
-  printStatus(env, saved, `disabled (revision ${saved.policy.revision})`);
+  const saved = await putRetentionPolicy(env.rt, { policy: { enabled: false, age: before.policy.age }, expectedRevision: before.policy.revision });
+  await printStatus(env, saved, `disabled (revision ${saved.policy.revision})`);
   return EXIT.done;
 }
 
 /** Outside the maintenance window the run is refused unless `outsideWindow` confirms it. */
 export async function runCommand(env: CommandEnv, options: { untilDone: boolean; outsideWindow: boolean }): Promise<ExitCode> {
   const before = getRetentionStatus(env.rt);
-  const { operationId } = runRetention(env.rt, { expectedRevision: before.policy.revision, outsideWindow: options.outsideWindow });
+  const { operationId } = await runRetention(env.rt, { expectedRevision: before.policy.revision, outsideWindow: options.outsideWindow });
   const outcome = await follow(env, { operationId, label: "compaction", untilDone: options.untilDone });
   const status = getRetentionStatus(env.rt);
   const run = status.latestRun?.id === operationId ? status.latestRun : null;
-  printStatus(env, status, `run ${operationId}: ${run?.state ?? "ended"}${workLeftNote(outcome)}`);
+  await printStatus(env, status, `run ${operationId}: ${run?.state ?? "ended"}${workLeftNote(outcome)}`);
   return exitForOperation(run, outcome);
 }
 
-export function cancelCommand(env: CommandEnv, options: { operationId: string | undefined }): ExitCode {
+export async function cancelCommand(env: CommandEnv, options: { operationId: string | undefined }): Promise<ExitCode> {
   const operationId = options.operationId ?? getRetentionStatus(env.rt).activeOperation?.id;
   if (!operationId) throw new AppError("conflict", "No operation is active.");
-  const status = cancelRetention(env.rt, { operationId });
-  printStatus(env, status, `cancelled ${operationId}`);
+  const status = await cancelRetention(env.rt, { operationId });
+  await printStatus(env, status, `cancelled ${operationId}`);
   return EXIT.done;
 }

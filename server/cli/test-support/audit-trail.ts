@@ -4,12 +4,14 @@ import { auditPageSchema, type AuditKind, type AuditPage } from "@/lib/audit/api
 import { listAuditEntries } from "@/server/audit/list";
 import { createSqliteAuditStore } from "@/server/audit/sqlite-store";
 import type { Sqlite } from "@/server/db/client";
+import { wrapSqliteDb } from "@/server/db/sqlite-db";
 
-export function auditPage(sqlite: Sqlite, kind?: AuditKind): AuditPage {
-  return auditPageSchema.parse(listAuditEntries(createSqliteAuditStore(sqlite), { kind, limit: 200 }, 180));
+export async function auditPage(sqlite: Sqlite, kind?: AuditKind): Promise<AuditPage> {
+  const db = wrapSqliteDb({ sqlite, file: sqlite.name }, { reader: false });
+  return auditPageSchema.parse(await listAuditEntries(createSqliteAuditStore(db), { kind, limit: 200 }, 180));
 }
 
 /** Newest first, each entry as [kind, actor, result, errorCode]. */
-export function auditTrail(sqlite: Sqlite): Array<[string, string, string, string | null]> {
-  return auditPage(sqlite).entries.map((e) => [e.kind, e.actor, e.result, e.errorCode]);
+export async function auditTrail(sqlite: Sqlite): Promise<Array<[string, string, string, string | null]>> {
+  return (await auditPage(sqlite)).entries.map((e) => [e.kind, e.actor, e.result, e.errorCode]);
 }

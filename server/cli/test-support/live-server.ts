@@ -6,21 +6,25 @@ import { createInterface } from "node:readline";
 import { startServerProcess } from "@/server/startup";
 import { openRuntime } from "@/server/runtime";
 
-const rt = startServerProcess(process.env);
-const open = rt ? openRuntime(rt) : null;
-if (!open) {
-  process.stderr.write("live-server: no runtime\n");
-  process.exit(1);
+async function main(): Promise<void> {
+  const rt = await startServerProcess(process.env);
+  const open = rt ? openRuntime(rt) : null;
+  if (!open) {
+    process.stderr.write("live-server: no runtime\n");
+    process.exit(1);
+  }
+  const lease = await open.guard.acquireExclusive({ owner: "live-server-backup", kind: "backup" });
+  process.stdout.write("held\n");
+  const lines = createInterface({ input: process.stdin });
+  lines.on("line", (line) => {
+    if (line.trim() !== "release") return;
+    lease.release();
+    process.stdout.write("released\n");
+  });
+  lines.on("close", () => {
+    lease.release();
+    void open.stop().then(() => process.exit(0));
+  });
 }
-const lease = open.guard.acquireExclusive({ owner: "live-server-backup", kind: "backup" });
-process.stdout.write("held\n");
-const lines = createInterface({ input: process.stdin });
-lines.on("line", (line) => {
-  if (line.trim() !== "release") return;
-  lease.release();
-  process.stdout.write("released\n");
-});
-lines.on("close", () => {
-  lease.release();
-  void open.stop().then(() => process.exit(0));
-});
+
+void main();

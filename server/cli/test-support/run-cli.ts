@@ -12,16 +12,28 @@ function childEnv(dbFile: string, extra: Record<string, string>): NodeJS.Process
   return { ...process.env, NODE_ENV: "test", LOG_LEVEL: "error", DATABASE_URL: `file:${dbFile}`, ...extra };
 }
 
-export function runCompaction(dbFile: string, args: string[], extraEnv: Record<string, string> = {}, cwd: string = ROOT): Promise<CliResult> {
+/** Waits for the child to exit (a state, not a time), with all it printed. */
+function collect(child: ChildProcess): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, "bin/compaction.mjs"), ...args], { env: childEnv(dbFile, extraEnv), cwd });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
     child.on("error", reject);
     child.on("close", (status) => resolve({ status, stdout, stderr }));
   });
+}
+
+export function runCompaction(dbFile: string, args: string[], extraEnv: Record<string, string> = {}, cwd: string = ROOT): Promise<CliResult> {
+  return collect(spawn(process.execPath, [path.join(ROOT, "bin/compaction.mjs"), ...args], { env: childEnv(dbFile, extraEnv), cwd }));
+}
+
+/** `npm run users` (scripts/users.ts), with `stdin` as its whole input. */
+export function runUsers(dbFile: string, args: string[], stdin: string): Promise<CliResult> {
+  const child = spawn(process.execPath, [TSX, "--conditions=react-server", "scripts/users.ts", ...args], { env: childEnv(dbFile, {}), cwd: ROOT });
+  const result = collect(child);
+  child.stdin.end(stdin);
+  return result;
 }
 
 /** The last JSON document the command printed on stdout. */

@@ -12,7 +12,7 @@ import { PAGE_LIMITS } from "../cleanup/candidates";
 import type { CompactionStore } from "../store";
 import { computeCutoff } from "../eligibility/cutoff";
 import { checkTaskEligibility } from "../eligibility/eligibility";
-import { reduceToolPayload } from "../reducer/reducer";
+import { reduceBody } from "../reducer/reduce-body";
 import { START_POSITION, scanCandidates } from "../cleanup/scan";
 import { createTally, kindOf, tallyOperation, type Tally } from "../cleanup/tally";
 
@@ -98,10 +98,11 @@ export async function runAnalysis(options: AnalysisOptions): Promise<AnalysisRes
         return false;
       },
       page: async ({ sessionId, page }) => {
-        tally.scannedRows += page.rows.length + page.oversize.length;
+        tally.scannedRows += page.rows.length + page.oversize.length + page.notText.length;
         if (page.oversize.length > 0) tally.skipped.oversize = (tally.skipped.oversize ?? 0) + page.oversize.length;
+        if (page.notText.length > 0) tally.skipped.not_text = (tally.skipped.not_text ?? 0) + page.notText.length;
         for (const row of store.readToolRowBodies({ sessionId, rows: page.rows })) {
-          const result = reduceToolPayload({ type: row.type, metadata: row.metadata, removedAt });
+          const result = reduceBody(row, removedAt);
           if (result.outcome === "skipped") {
             countSkip(tally, result.reason);
             continue;
@@ -113,7 +114,7 @@ export async function runAnalysis(options: AnalysisOptions): Promise<AnalysisRes
           entry.messages += 1;
           entry.payloadBytes += result.removedBytes;
         }
-        tally.processedMessages += page.rows.length + page.oversize.length;
+        tally.processedMessages += page.rows.length + page.oversize.length + page.notText.length;
         await endChunkIfDue();
         return "advance";
       },

@@ -19,6 +19,7 @@ import type { Clock } from "@/server/clock";
 import { formatUtc } from "@/lib/time/rfc3339";
 import type { RetentionRecord } from "../policy/policy-schema";
 import { withRetentionRecordInTx } from "../policy/record";
+import type { StoredEncoding } from "../reducer/reducer";
 import type { CompactionStore } from "../store";
 import type { IneligibleReason } from "../eligibility/eligibility";
 import { recheckTaskEligibility, type TaskSnapshot } from "../eligibility/recheck";
@@ -40,6 +41,8 @@ export type PreparedRow = {
   updatedAt: string;
   /** The text the reducer judged, below WHOLE_TEXT_GUARD_MAX_BYTES: written only while the stored text still equals it. */
   observed: string | null;
+  /** How `observed` and `next` hold the stored bytes ("bytes": text that is not valid UTF-8, written back byte for byte). */
+  encoding: StoredEncoding;
   /** Stored UTF-8 length of the text judged. */
   bytes: number;
   next: string;
@@ -180,8 +183,8 @@ export function runBatch(input: BatchInput): BatchOutcome {
         bytes += row.bytes;
         const written =
           row.observed !== null
-            ? tx.replaceMetadataIfUnchanged({ rowid: row.rowid, observed: row.observed, next: row.next })
-            : tx.replaceMetadataIfVersion({ rowid: row.rowid, updatedAt: row.updatedAt, bytes: row.bytes, next: row.next });
+            ? tx.replaceMetadataIfUnchanged({ rowid: row.rowid, observed: row.observed, next: row.next, encoding: row.encoding })
+            : tx.replaceMetadataIfVersion({ rowid: row.rowid, updatedAt: row.updatedAt, bytes: row.bytes, next: row.next, encoding: row.encoding });
         if (written) {
           changedIds.push(row.id);
           batch.changedMessages += 1;

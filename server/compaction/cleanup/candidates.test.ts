@@ -151,7 +151,7 @@ describe("candidates: page limits", () => {
     expect(p4.exhausted).toBe(true);
     const bodies = storeOf(t.sqlite).readToolRowBodies({ sessionId: "t1-s1", rows: p4.rows });
     expect(bodies.map((b) => b.rowid)).toEqual([r6]);
-    expect(bodies[0]!.metadata.length).toBe(1 * MIB);
+    expect(bodies[0]!.metadata?.length).toBe(1 * MIB);
   });
 
   it("[TPR-BAT-05] non-tool messages are not candidates", () => {

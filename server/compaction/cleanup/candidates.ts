@@ -15,6 +15,8 @@ export type PlannedPage = {
   rows: RowHeader[];
   /** Rows above the single-row limit: counted, never read. */
   oversize: RowHeader[];
+  /** Rows whose stored value is not text (a BLOB, NULL): counted `not_text`, never read. */
+  notText: RowHeader[];
   /** Highest rowid this page consumed (the cursor after it), or null if none. */
   lastRowid: number | null;
   /** True when the session has no rows left after this page. */
@@ -27,17 +29,20 @@ export function planMessagePage(
   options: { sessionId: string; afterRowid: number | null; bounds: PassBounds; limits?: PageLimits },
 ): PlannedPage {
   const { sessionId, afterRowid, bounds, limits = PAGE_LIMITS } = options;
-  if (bounds.upperMessageRowid === null) return { rows: [], oversize: [], lastRowid: null, exhausted: true };
+  if (bounds.upperMessageRowid === null) return { rows: [], oversize: [], notText: [], lastRowid: null, exhausted: true };
   // One header more than the page may take tells whether the session ends here.
   const headers = store.listToolRowHeaders({ sessionId, afterRowid, upperRowid: bounds.upperMessageRowid, limit: limits.maxRows + 1 });
   const rows: RowHeader[] = [];
   const oversize: RowHeader[] = [];
+  const notText: RowHeader[] = [];
   let bytes = 0;
   let lastRowid: number | null = null;
   let consumed = 0;
   for (const header of headers) {
     if (consumed === limits.maxRows) break;
-    if (header.bytes > limits.rowLimitBytes) {
+    if (header.notText) {
+      notText.push(header);
+    } else if (header.bytes > limits.rowLimitBytes) {
       oversize.push(header);
     } else if (header.bytes > limits.maxBytes) {
       // A single larger row travels alone.
@@ -56,5 +61,5 @@ export function planMessagePage(
     consumed += 1;
   }
   const exhausted = consumed === headers.length;
-  return { rows, oversize, lastRowid, exhausted };
+  return { rows, oversize, notText, lastRowid, exhausted };
 }

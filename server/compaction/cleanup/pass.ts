@@ -9,7 +9,9 @@
 // the 30 s work budget with its cursor saved (`continuation`: the worker
 // waits at least a minute before resuming). Counts gathered since the last
 // commit travel with the next one, so a crash loses cursor and counts
-// together and a resume never double counts.
+// together and a resume never double counts. A row the database refuses to
+// rewrite (write-refused.ts) rolls its batch back once; the walk then skips
+// it as `write_refused`, so no row can stop every pass at the same place.
 import "server-only";
 import { formatUtc } from "@/lib/time/rfc3339";
 import type { OperationState } from "@/lib/compaction/policy";
@@ -26,6 +28,7 @@ import { yieldAfter } from "./yield";
 export { yieldAfter } from "./yield";
 import { ENTERED_TASK, scanCandidates, type PageVerdict, type ScanHandlers, type ScanPosition } from "./scan";
 import { StatementDeadlineError } from "./statement-deadline";
+import { WriteRefusedError } from "./write-refused";
 import { addTally, createTally, type Tally } from "./tally";
 
 
@@ -56,6 +59,8 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
   // Rows that overran the deadline even alone: left intact for this pass
   // (counted `statement_deadline`) so one slow row cannot stall every pass.
   const overran = new Set<number>();
+  // Rows whose rewrite the database refused: left intact for this pass (counted `write_refused`).
+  const refused = new Set<number>();
   let stopReason: PassEndReason | null = null;
   let budgetSkips = false;
   let rewind = false;
@@ -76,7 +81,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     const rows = open.groups.flatMap((group) => group.rows);
     options.beforeBatch?.(rows);
     const admitted = options.admitBatch ? options.admitBatch() : { release() {} };
-    // Only a thread's answer is awaited: the inline pass stays synchronous up to its batch.
+    // The maintenance guard answers asynchronously (another process or instance may be asked); a test seam may answer at once.
     const lease = admitted instanceof Promise ? await admitted : admitted;
     if (!lease) {
       // Another maintenance operation owns the database: end this slice at
@@ -94,6 +99,14 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
         lease.release();
       }
     } catch (error) {
+      if (error instanceof WriteRefusedError && !refused.has(error.rowid)) {
+        // The row is known: set it aside and walk again at once. Each row
+        // costs one rollback, so this cannot loop (a refused row is never
+        // written again in this pass) and is not a failure of the pass.
+        refused.add(error.rowid);
+        options.log?.warn({ operationId, code: error.code, engineCode: error.engineCode, rows: rows.length }, "retention batch rolled back: a row's rewrite was refused");
+        return "failed";
+      }
       failures += 1;
       const code = error instanceof StatementDeadlineError ? error.code : "batch_error";
       options.log?.warn({ operationId, failures, code, rows: rows.length }, "retention batch rolled back");
@@ -145,12 +158,16 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
   const handlePage = async (taskId: string, sessionId: string, page: PlannedPage, next: ScanPosition): Promise<PageVerdict> => {
     if (dropped.has(taskId)) return "skip_task";
     const local = createTally();
-    local.scannedRows += page.rows.length + page.oversize.length;
-    local.processedMessages += page.rows.length + page.oversize.length;
+    const rowCount = page.rows.length + page.oversize.length + page.notText.length;
+    local.scannedRows += rowCount;
+    local.processedMessages += rowCount;
     if (page.oversize.length > 0) local.skipped.oversize = page.oversize.length;
+    if (page.notText.length > 0) local.skipped.not_text = page.notText.length;
     const removedAt = formatUtc(clock.now());
-    const readable = page.rows.filter((row) => !overran.has(row.rowid));
-    if (readable.length < page.rows.length) local.skipped.statement_deadline = page.rows.length - readable.length;
+    const readable = page.rows.filter((row) => !overran.has(row.rowid) && !refused.has(row.rowid));
+    const deadlineSkips = page.rows.filter((row) => overran.has(row.rowid)).length;
+    if (deadlineSkips > 0) local.skipped.statement_deadline = deadlineSkips;
+    if (readable.length + deadlineSkips < page.rows.length) local.skipped.write_refused = page.rows.length - readable.length - deadlineSkips;
     const prepared = preparePage({ store, sessionId, rows: readable, removedAt, tally: local }).rows;
     // A page that does not fit commits the batch so far first (the cursor is
     // then the position before this page).

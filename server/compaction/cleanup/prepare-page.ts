@@ -3,11 +3,14 @@
 // functions remove the paths and return the small skeleton); only rows SQL
 // cannot judge (pretty-printed text, structured results, control tools,
 // provenance, repeated keys, modify_file's wildcard paths, another engine)
-// have their bodies read into JavaScript for the reference reducer.
+// have their bodies read into JavaScript for the reference reducer (on their
+// bytes when the stored text is not valid UTF-8; a value that is not text is
+// skipped `not_text`).
 import "server-only";
 import type { CompactionStore, RowHeader } from "../store";
 import { COLLECT_BEFORE_ROW_BYTES } from "../store/collect-garbage";
-import { reduceToolPayload, type ReduceResult } from "../reducer/reducer";
+import { reduceBody, type BodyResult } from "../reducer/reduce-body";
+import type { StoredEncoding } from "../reducer/reducer";
 import { judgeRowFacts } from "../reducer/sql-removal";
 import type { PreparedRow } from "./batch";
 import type { Tally } from "./tally";
@@ -26,13 +29,13 @@ export const WHOLE_TEXT_GUARD_MAX_BYTES = COLLECT_BEFORE_ROW_BYTES - 1;
 export function preparePage(options: { store: CompactionStore; sessionId: string; rows: readonly RowHeader[]; removedAt: string; tally: Tally }): PreparedPage {
   const { store, sessionId, removedAt, tally } = options;
   const rows: PreparedRow[] = [];
-  const accept = (row: RowHeader & { updatedAt: string }, result: ReduceResult, observed: string | null) => {
+  const accept = (row: RowHeader & { updatedAt: string }, result: BodyResult, observed: string | null, encoding: StoredEncoding) => {
     if (result.outcome === "skipped") {
       tally.skipped[result.reason] = (tally.skipped[result.reason] ?? 0) + 1;
       return;
     }
     tally.eligibleMessages += 1;
-    rows.push({ rowid: row.rowid, id: row.id, type: row.type, bytes: row.bytes, updatedAt: row.updatedAt, observed, next: result.metadata, removedFields: result.removedFields, removedBytes: result.removedBytes });
+    rows.push({ rowid: row.rowid, id: row.id, type: row.type, bytes: row.bytes, updatedAt: row.updatedAt, observed, encoding, next: result.metadata, removedFields: result.removedFields, removedBytes: result.removedBytes });
   };
   const fallback: RowHeader[] = [];
   let viaSql = 0;
@@ -43,11 +46,11 @@ export function preparePage(options: { store: CompactionStore; sessionId: string
       continue;
     }
     viaSql += 1;
-    accept(row, result, null);
+    // SQL's results are built from a skeleton proven UTF-8.
+    accept(row, result, null, "utf8");
   }
   for (const row of store.readToolRowBodies({ sessionId, rows: fallback })) {
-    const result = reduceToolPayload({ type: row.type, metadata: row.metadata, removedAt });
-    accept(row, result, row.bytes <= WHOLE_TEXT_GUARD_MAX_BYTES ? row.metadata : null);
+    accept(row, reduceBody(row, removedAt), row.bytes <= WHOLE_TEXT_GUARD_MAX_BYTES ? row.metadata : null, row.encoding);
   }
   return { rows, viaSql, viaReducer: fallback.length };
 }

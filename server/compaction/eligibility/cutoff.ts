@@ -3,7 +3,7 @@
 // and computes the cutoff once per pass, so every task in the pass is judged
 // against the same instant.
 import "server-only";
-import type { RetentionAge } from "@/lib/compaction/policy";
+import { fixedPeriodDays, type Period } from "@/lib/time/period";
 
 const DAY_MS = 86_400_000;
 
@@ -26,10 +26,11 @@ function subtractMonths(nowMs: number, months: number): number {
   return date.getTime();
 }
 
-/** Cutoff instant (UTC epoch ms): weeks are 7 days each, months are calendar months with the day clamped. */
-export function computeCutoff({ nowMs, age }: { nowMs: number; age: RetentionAge }): number {
+/** Cutoff instant (UTC epoch ms): days and weeks are exact (a week is 7 days), months are calendar months with the day clamped. */
+export function computeCutoff({ nowMs, age }: { nowMs: number; age: Period }): number {
   if (!Number.isFinite(nowMs)) throw new RangeError("nowMs must be a finite instant");
-  return age.unit === "weeks" ? nowMs - age.value * 7 * DAY_MS : subtractMonths(nowMs, age.value);
+  const days = fixedPeriodDays(age);
+  return days !== null ? nowMs - days * DAY_MS : subtractMonths(nowMs, age.value);
 }
 
 /**

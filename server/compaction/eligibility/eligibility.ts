@@ -70,6 +70,8 @@ function probeTask({ store, taskId, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDG
 
   const task = run(() => store.readTaskActivity(taskId));
   if (!task) throw new Ineligible("task_missing");
+  // A hold is the administrator's word: it wins over every other reason.
+  if (run(() => store.isTaskHeld(taskId))) throw new Ineligible("held");
   if (LIVE_TASK_STATES.has(task.state)) throw new Ineligible("live_task");
   if (!IDLE_TASK_STATES.has(task.state)) throw new Ineligible("unknown_state");
   if (task.queuedForStep) throw new Ineligible("queued_admission");

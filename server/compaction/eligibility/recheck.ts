@@ -66,6 +66,8 @@ function recheck({ store, snapshot, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDG
   };
   const task = run(() => store.readTaskActivity(snapshot.taskId));
   if (!task) throw new Ineligible("task_missing");
+  // Read inside the batch's writer transaction: a hold committed since the probe drops the task here.
+  if (run(() => store.isTaskHeld(snapshot.taskId))) throw new Ineligible("held");
   if (LIVE_TASK_STATES.has(task.state)) throw new Ineligible("live_task");
   if (!IDLE_TASK_STATES.has(task.state)) throw new Ineligible("unknown_state");
   if (task.queuedForStep) throw new Ineligible("queued_admission");

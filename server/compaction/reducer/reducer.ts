@@ -15,12 +15,21 @@
 // at 10, 100, 1000..., exactly one cut size per digit boundary has no
 // compact solution; there the marker is written as `"removed_bytes": N`
 // (one insignificant space) so the count is still exact.
+//
+// Stored text that is not valid UTF-8 (written by another tool or raw SQL)
+// is reduced on its bytes: the caller passes it as a byte string (one char
+// per stored byte, `encoding: "bytes"`), every length is then a byte count,
+// and the result is a byte string too, so each byte outside the removed
+// members is written back unchanged (README, "Stored bytes"). Keys and the
+// kind are compared with ASCII names, which read the same either way; tool
+// names are read as UTF-8 (an invalid sequence as U+FFFD), as the SQL path
+// reads them.
 import type { RowSkipReason } from "@/lib/compaction/skip-reasons";
 import "server-only";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { findControlTool } from "./control-tools";
-import { appendPosition, applyEdits, keptBytes, memberDeletionSpans, spanBytes } from "../../json/edit";
-import { findMember, stringValue, type JsonObjectNode, type JsonSpan } from "../../json/nodes";
+import { appendPosition, applyEdits, keptBytes, keptLength, memberDeletionSpans, spanBytes } from "../../json/edit";
+import { findMember, stringValue, type JsonNode, type JsonObjectNode, type JsonSpan } from "../../json/nodes";
 import { scanJson } from "../../json/scan";
 import {
   KINDS_BY_MESSAGE_TYPE,
@@ -41,7 +50,14 @@ export const MAX_METADATA_BYTES = 32 * 1024 * 1024;
 // Drawn from the shared list the card localizes: a reason missing there stops compiling here.
 export type SkipReason = Extract<RowSkipReason, "unsupported" | "malformed" | "already_removed" | "no_payload" | "oversize">;
 
-export type ReduceInput = { type: string; metadata: string; removedAt: string };
+/**
+ * How a string holds stored metadata: "utf8", the decoded text of valid
+ * UTF-8; "bytes", one char (U+0000-U+00FF) per stored byte, for text that is
+ * not valid UTF-8 (its bytes are `Buffer.from(text, "latin1")`).
+ */
+export type StoredEncoding = "utf8" | "bytes";
+
+export type ReduceInput = { type: string; metadata: string; removedAt: string; encoding?: StoredEncoding };
 
 export type ReduceResult =
   | { outcome: "changed"; metadata: string; removedFields: string[]; removedBytes: number }
@@ -54,8 +70,9 @@ const skip = (reason: SkipReason): ReduceResult => ({ outcome: "skipped", reason
  * (each UTF-16 unit is 1 to 3 UTF-8 bytes). Returns the byte count when it
  * had to compute it, so the caller need not count again.
  */
-export function measureMetadata(text: string): { oversize: boolean; bytes: number | null } {
+export function measureMetadata(text: string, encoding: StoredEncoding = "utf8"): { oversize: boolean; bytes: number | null } {
   if (text.length > MAX_METADATA_BYTES) return { oversize: true, bytes: null };
+  if (encoding === "bytes") return { oversize: false, bytes: text.length };
   if (text.length * 3 <= MAX_METADATA_BYTES) return { oversize: false, bytes: null };
   const bytes = Buffer.byteLength(text, "utf8");
   return { oversize: bytes > MAX_METADATA_BYTES, bytes };
@@ -65,10 +82,10 @@ type Envelope = { root: JsonObjectNode; kind: CompactableKind; bytes: number | n
 
 // Every check that keeps the whole row: wrong kind for the type, never-
 // compacted kinds, provenance keys, control tools, structured results.
-function readEnvelope(text: string, type: string): Envelope {
+function readEnvelope(text: string, type: string, encoding: StoredEncoding): Envelope {
   const allowed = Object.hasOwn(KINDS_BY_MESSAGE_TYPE, type) ? KINDS_BY_MESSAGE_TYPE[type]! : null;
   if (!allowed) return { skip: "unsupported" };
-  const size = measureMetadata(text);
+  const size = measureMetadata(text, encoding);
   if (size.oversize) return { skip: "oversize" };
   const scan = scanJson(text, PROVENANCE_KEYS);
   if (!scan.ok || scan.root.kind !== "object") return { skip: "malformed" };
@@ -83,20 +100,26 @@ function readEnvelope(text: string, type: string): Envelope {
   const provenance =
     scan.flaggedKeys.some((at) => at > span.start && at < span.end) || root.members.some((m) => PROVENANCE_KEYS.has(m.key));
   if (provenance) return { skip: "unsupported" };
-  if (namesControlTool(root, normalized.value, kind)) return { skip: "unsupported" };
+  if (namesControlTool(text, encoding, root, normalized.value, kind)) return { skip: "unsupported" };
   if (hasStructuredResult(root, normalized.value, kind)) return { skip: "unsupported" };
   return { root, kind, bytes: size.bytes };
 }
 
-function namesControlTool(root: JsonObjectNode, normalized: JsonObjectNode, kind: CompactableKind): boolean {
+/** A string node's text read as UTF-8 (byte strings: an invalid sequence becomes U+FFFD, as a UTF-8 reader sees it). */
+function textValue(text: string, encoding: StoredEncoding, node: JsonNode): string | null {
+  if (encoding === "utf8" || node.kind !== "string") return stringValue(node);
+  return JSON.parse(Buffer.from(text.slice(node.start, node.end), "latin1").toString("utf8")) as string;
+}
+
+function namesControlTool(text: string, encoding: StoredEncoding, root: JsonObjectNode, normalized: JsonObjectNode, kind: CompactableKind): boolean {
   const names: (string | null)[] = [];
   for (const member of root.members) {
-    if (member.key === "tool_name" || member.key === "toolName") names.push(stringValue(member.value));
+    if (member.key === "tool_name" || member.key === "toolName") names.push(textValue(text, encoding, member.value));
   }
   const body = findMember(normalized, kind);
   if (body && body !== "duplicate" && body.value.kind === "object") {
     for (const member of body.value.members) {
-      if (member.key === "name" || member.key === "tool_name") names.push(stringValue(member.value));
+      if (member.key === "name" || member.key === "tool_name") names.push(textValue(text, encoding, member.value));
     }
   }
   return names.some((name) => name !== null && findControlTool(name) !== null);
@@ -160,16 +183,17 @@ export function buildMarker(cutBytes: number, removedAt: string, fields: readonl
 }
 
 /** Removes the tool payload fields of one stored message (see the module comment for the exact serialization). */
-export function reduceToolPayload({ type, metadata, removedAt }: ReduceInput): ReduceResult {
+export function reduceToolPayload({ type, metadata, removedAt, encoding = "utf8" }: ReduceInput): ReduceResult {
   if (parseRfc3339(removedAt) === null) throw new TypeError("removedAt must be an RFC 3339 timestamp");
-  const envelope = readEnvelope(metadata, type);
+  const envelope = readEnvelope(metadata, type, encoding);
   if ("skip" in envelope) return skip(envelope.skip);
   const removal = planRemoval(envelope.root, envelope.kind);
   if ("skip" in removal) return skip(removal.skip);
   const at = appendPosition(envelope.root, removal.rootRemoved);
   // Count whichever side is already cheap: big rows were counted whole by
   // the size check, so only the (small) kept text is counted again.
-  const cutBytes = envelope.bytes === null ? spanBytes(metadata, removal.spans) : envelope.bytes - keptBytes(metadata, removal.spans);
+  // (A byte string's size is known: its length.)
+  const cutBytes = envelope.bytes === null ? spanBytes(metadata, removal.spans) : envelope.bytes - (encoding === "bytes" ? keptLength(metadata, removal.spans) : keptBytes(metadata, removal.spans));
   const marker = at === null ? null : buildMarker(cutBytes, removedAt, removal.fields);
   if (at === null || marker === null) return skip("no_payload");
   return {

@@ -7,6 +7,13 @@ import { PAGE_ROW_MAX_BYTES } from "../store/sqlite-row-facts";
 import { judgeRowFacts } from "./sql-removal";
 import type { ReduceResult } from "./reducer";
 
+/**
+ * The timeout of a test that judges thousands of generated rows: CPU work
+ * only (no waiting), 10-15 s on two cores at load 30, over 30 s for the 10k
+ * corpus there.
+ */
+export const GENERATED_CORPUS_TIMEOUT_MS = 180_000;
+
 export type SqlJudge = {
   /** The SQL-side result for this row, or null when SQL left it to the JS reducer. */
   judge(input: { type: string; metadata: string; removedAt: string }): ReduceResult | null;

@@ -5,7 +5,8 @@
 // the reducer.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reduceToolPayload, type ReduceResult } from "./reducer";
-import { openSqlJudge, type SqlJudge } from "./sql-judge-test-support";
+import { SQL_MUTATION_ITEMS_MAX } from "../store/sqlite-row-facts-sql";
+import { GENERATED_CORPUS_TIMEOUT_MS, openSqlJudge, type SqlJudge } from "./sql-judge-test-support";
 
 const AT = "2026-06-01T00:00:00.000Z";
 // Payloads large enough that the marker is smaller than what goes.
@@ -152,5 +153,16 @@ describe("SQL-side removal of modify_file payloads", () => {
     expect(outcomes.changed).toBeGreaterThan(1_500);
     expect(outcomes.skipped).toBeGreaterThan(50);
     expect(outcomes.fallback).toBeGreaterThan(100);
+  }, GENERATED_CORPUS_TIMEOUT_MS);
+});
+
+describe("SQL-side removal of wide mutations", () => {
+  const items = (count: number) => `[${Array.from({ length: count }, (_, i) => (i % 4 === 0 ? `{"type":"edit","diff":${P}}` : `{"type":"rename"}`)).join(",")}]`;
+
+  it(`[TPR-RED-04] SQL walks up to ${SQL_MUTATION_ITEMS_MAX} items and leaves a wider row to the JS reducer (linear either way)`, () => {
+    const atLimit = expectJudged(edit(items(SQL_MUTATION_ITEMS_MAX)));
+    expect(atLimit).toMatchObject({ outcome: "changed", removedFields: [PATHS[3], "result"] });
+    const wider = expectFallback(edit(items(SQL_MUTATION_ITEMS_MAX + 1)));
+    expect(wider).toMatchObject({ outcome: "changed", removedFields: [PATHS[3], "result"] });
   });
 });

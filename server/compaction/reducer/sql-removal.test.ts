@@ -3,7 +3,7 @@
 // byte (changed text, fields, removed_bytes, or the same skip reason).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reduceToolPayload } from "./reducer";
-import { openSqlJudge, type SqlJudge } from "./sql-judge-test-support";
+import { GENERATED_CORPUS_TIMEOUT_MS, openSqlJudge, type SqlJudge } from "./sql-judge-test-support";
 
 function prng(seed: number) {
   let state = seed >>> 0;
@@ -112,7 +112,7 @@ describe("SQL-side removal equals the JS reducer", () => {
     expect(outcomes.sqlChanged).toBeGreaterThan(1_000);
     expect(outcomes.sqlSkipped).toBeGreaterThan(500);
     expect(outcomes.fallback).toBeGreaterThan(1_000);
-  });
+  }, GENERATED_CORPUS_TIMEOUT_MS);
 });
 
 // Shapes the facts' walks must get right: provenance keys nested in arrays

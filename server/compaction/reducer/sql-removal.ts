@@ -11,7 +11,14 @@
 //   control tool name and a scalar (plain) result and generic output;
 // - are stored minified: the skeleton plus the removed members (value bytes,
 //   key, quotes, colon, separating comma) adds up to the stored length, so
-//   the reducer's in-place cut and SQLite's re-rendering agree.
+//   the reducer's in-place cut and SQLite's re-rendering agree. Every length
+//   in that balance is SQLite's own (octet_length of the stored text, of each
+//   rendered value, the skeleton's bytes): the sum falls short whenever
+//   SQLite saw another document than the bytes hold (whitespace, bytes
+//   after a NUL, where SQLite's parser stops) or cut another member than
+//   the reducer would (a key that only matches SQLite's path step, such as
+//   "stdout\u0000"). A row with nothing to remove is held to the same
+//   balance before SQL may call it `no_payload`.
 import "server-only";
 import type { RowFacts, SqlRowFacts } from "../store";
 import { findControlTool } from "./control-tools";
@@ -71,7 +78,7 @@ export function judgeRowFacts(row: RowFacts, removedAt: string): ReduceResult | 
   if (facts.kind === "generic" && !isPlain(facts.outputType)) return null;
   const wildcard = facts.kind === "modify_file" ? judgeMutations(facts.mutations) : { cut: 0, fields: [] };
   if (wildcard === null) return null;
-  if (facts.present.length === 0 && wildcard.fields.length === 0) return { outcome: "skipped", reason: "no_payload" };
+  if (facts.present.length === 0 && wildcard.fields.length === 0) return facts.skeletonBytes === row.bytes ? { outcome: "skipped", reason: "no_payload" } : null;
 
   let cut = wildcard.cut;
   let inContainer = 0;

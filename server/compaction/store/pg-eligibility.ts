@@ -13,6 +13,7 @@ export const PG_PROBE_SQL = {
   task: `select state, created_at as "createdAt", created_at_ms as "createdAtMs",
            updated_at as "updatedAt", updated_at_ms as "updatedAtMs", queued_for_step::int as "queuedForStep"
          from tasks where id = $1`,
+  held: `select 1 as hit from task_holds where task_id = $1`,
   sessions: `select id, state, started_at as "startedAt", started_at_ms as "startedAtMs",
                updated_at as "updatedAt", updated_at_ms as "updatedAtMs",
                completed_at as "completedAt", completed_at_ms as "completedAtMs"
@@ -40,9 +41,12 @@ export const PG_PROBE_SQL = {
 
 /**
  * SQLite's `coalesce(json_extract(metadata, '$.status'), '') in ('', 'pending')`
- * with unreadable metadata counted as pending (fail closed).
+ * with unreadable metadata counted as pending (fail closed). NULL (a table
+ * another tool created without the NOT NULL constraint) is unreadable too,
+ * as SQLite's json_valid(NULL) is.
  */
-export function isPendingRequest(metadata: string): boolean {
+export function isPendingRequest(metadata: string | null): boolean {
+  if (metadata === null) return true;
   const scanned = scanJson(metadata);
   if (!scanned.ok) return true;
   const status = scanned.root.kind === "object" ? member(scanned.root, "status") : undefined;
@@ -55,6 +59,7 @@ export function pgEligibilityVerbs(client: SqlClient): EligibilityVerbs {
   const latest = (sql: string, sessionId: string) => client.one<{ ms: number | null }>(sql, [sessionId])?.ms ?? null;
   return {
     readTaskActivity: (taskId) => client.one<TaskActivityRow>(PG_PROBE_SQL.task, [taskId]),
+    isTaskHeld: (taskId) => client.one(PG_PROBE_SQL.held, [taskId]) !== null,
     listSessionActivity: (taskId) => client.query<SessionActivityRow>(PG_PROBE_SQL.sessions, [taskId]),
     summarizeTurns: (sessionId) => client.one<TurnSummary>(PG_PROBE_SQL.turns, [sessionId])!,
     latestMessageUpdate: (sessionId) => latest(PG_PROBE_SQL.messageMaxUpdated, sessionId),
@@ -62,7 +67,7 @@ export function pgEligibilityVerbs(client: SqlClient): EligibilityVerbs {
     hasUnparsedMessageUpdate: (sessionId) => hit(PG_PROBE_SQL.messageInvalidUpdated, sessionId),
     hasUnparsedMessageCreation: (sessionId) => hit(PG_PROBE_SQL.messageInvalidCreated, sessionId),
     hasPendingInput: (sessionId) =>
-      client.query<{ metadata: string }>(PG_PROBE_SQL.requestMetadata, [sessionId]).some((row) => isPendingRequest(row.metadata)),
+      client.query<{ metadata: string | null }>(PG_PROBE_SQL.requestMetadata, [sessionId]).some((row) => isPendingRequest(row.metadata)),
     hasForeignTurnMessage: (sessionId) => hit(PG_PROBE_SQL.foreignTurn, sessionId),
     hasQueuedMessage: (sessionId) => hit(PG_PROBE_SQL.queuedMessage, sessionId),
     findUnfinishedRunState: (sessionId) => client.one<{ state: string }>(PG_PROBE_SQL.unfinishedRun, [sessionId])?.state ?? null,

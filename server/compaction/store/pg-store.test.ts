@@ -56,9 +56,9 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
     db = createPgTestDb();
     other = connectPg({ url: db.url });
   });
-  afterAll(() => {
+  afterAll(async () => {
     other?.close();
-    db?.close();
+    await db?.close();
   });
   beforeEach(() => {
     db.reset();

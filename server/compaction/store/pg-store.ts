@@ -11,12 +11,22 @@
 //   re-checked, so a foreground writer of one of them waits for the commit
 //   and then sees the rewritten text (its own guard compares exactly);
 // - the schema version is the identity of the messages table plus the count
-//   of applied migrations (a migration or a restore changes it).
+//   of applied migrations (a migration or a restore changes it);
+// - stored bytes stay exact: a UTF8 database holds only valid UTF-8, but a
+//   SQL_ASCII one holds any bytes, which the client decodes with U+FFFD. A
+//   body showing U+FFFD is read again as its bytes (convert_to ...
+//   'SQL_ASCII' converts nothing) and, when they are not UTF-8, reduced and
+//   written back as bytes (convert_from ... 'SQL_ASCII'); a NULL value (a
+//   table without the NOT NULL constraint) is `not_text`;
+// - a rewrite the server refuses (a constraint, a trigger that raises, a
+//   value it rejects) becomes WriteRefusedError naming the row.
 import "server-only";
 import type { SqlClient } from "@/server/db/pg/client";
 import { PgError, SQLSTATE } from "@/server/db/pg/client";
 import { inWriterTransaction } from "@/server/db/pg/writer-lock";
+import { isUtf8 } from "node:buffer";
 import { StatementDeadlineError } from "../cleanup/statement-deadline";
+import { WriteRefusedError } from "../cleanup/write-refused";
 import { RETENTION_SETTINGS_KEY } from "../policy/policy-schema";
 import { TOOL_MESSAGE_TYPES, type CompactionStore, type PassBounds, type RowBody, type RowFacts, type RowHeader } from "../store";
 import { pgEligibilityVerbs } from "./pg-eligibility";
@@ -38,16 +48,19 @@ export const PG_CANDIDATE_SQL = {
   firstTasks: `select id from tasks where id <= $1 order by id limit $2`,
   sessions: `select id from task_sessions where task_id = $1 and id > $2 order by id limit $3`,
   // octet_length of a TOASTed text reads its header, not the value.
-  headers: `select rowid, id, type, octet_length(metadata) as bytes from messages
+  headers: `select rowid, id, type, coalesce(octet_length(metadata), 0) as bytes, metadata is null as "notText" from messages
             where session_id = $1 and rowid > $2 and rowid <= $3 and type in (${TYPE_LIST})
             order by rowid limit $4`,
   // A page's rows in one round trip (the page was planned within its byte limits from the headers).
-  bodies: `select rowid, id, type, metadata, octet_length(metadata) as bytes, updated_at as "updatedAt" from messages where rowid = any($1::bigint[]) and session_id = $2`,
+  bodies: `select rowid, id, type, metadata, coalesce(octet_length(metadata), 0) as bytes, updated_at as "updatedAt" from messages where rowid = any($1::bigint[]) and session_id = $2`,
+  bodyBytes: `select encode(convert_to(metadata, 'SQL_ASCII'), 'hex') as hex from messages where rowid = $1`,
   guardedUpdate: `update messages set metadata = $1 where rowid = $2 and metadata = $3`,
+  guardedUpdateBytes: `update messages set metadata = convert_from(decode($1, 'hex'), 'SQL_ASCII') where rowid = $2 and metadata = convert_from(decode($3, 'hex'), 'SQL_ASCII')`,
   lockRows: `select rowid from messages where rowid = any($1::bigint[]) order by rowid for update`,
   rowVersions: `select rowid, id, type, updated_at as "updatedAt", octet_length(metadata) as bytes from messages where rowid = any($1::bigint[]) and session_id = $2`,
   // No JSON judging here (jsonb would reorder keys): every row goes to the JS reducer.
   versionedUpdate: `update messages set metadata = $1 where rowid = $2 and updated_at = $3 and octet_length(metadata) = $4`,
+  versionedUpdateBytes: `update messages set metadata = convert_from(decode($1, 'hex'), 'SQL_ASCII') where rowid = $2 and updated_at = $3 and octet_length(metadata) = $4`,
   toolCallRows: `select m.metadata from task_sessions s
       join task_sessions peer on peer.task_id = s.task_id
       join messages m on m.session_id = peer.id and m.tool_call_id = $1
@@ -61,7 +74,30 @@ export const PG_CANDIDATE_SQL = {
 
 const ids = (rows: Array<{ id: string }>) => rows.map((row) => row.id);
 
+/** SQLSTATE classes of a refusal about the row itself: data exceptions (22), integrity constraints (23), a trigger's RAISE EXCEPTION (P0001). */
+const REFUSAL = /^(22|23|P0001)/;
+const hex = (byteString: string) => Buffer.from(byteString, "latin1").toString("hex");
+
+type StoredBody = Omit<RowBody, "metadata" | "encoding"> & { metadata: string | null };
+
 export function createPgCompactionStore(client: SqlClient): CompactionStore {
+  const write = (rowid: number, run: () => number): boolean => {
+    try {
+      return run() === 1;
+    } catch (error) {
+      if (error instanceof PgError && error.code !== undefined && REFUSAL.test(error.code)) throw new WriteRefusedError(rowid, `SQLSTATE ${error.code}`);
+      throw error;
+    }
+  };
+  const storedText = (row: StoredBody): RowBody => {
+    const { metadata } = row;
+    if (metadata === null) return { ...row, metadata: null, encoding: "utf8" };
+    if (!metadata.includes("\ufffd")) return { ...row, metadata, encoding: "utf8" };
+    const raw = client.one<{ hex: string | null }>(PG_CANDIDATE_SQL.bodyBytes, [row.rowid]);
+    const bytes = raw?.hex == null ? null : Buffer.from(raw.hex, "hex");
+    if (bytes === null || isUtf8(bytes)) return { ...row, metadata, encoding: "utf8" };
+    return { ...row, metadata: bytes.toString("latin1"), encoding: "bytes" };
+  };
   const store: CompactionStore = {
     writeTransaction(fn, options) {
       const deadlineMs = options?.deadlineMs;
@@ -96,18 +132,30 @@ export function createPgCompactionStore(client: SqlClient): CompactionStore {
       ),
     listSessionIds: ({ taskId, afterSessionId, limit }) => ids(client.query(PG_CANDIDATE_SQL.sessions, [taskId, afterSessionId ?? "", limit])),
     listToolRowHeaders: ({ sessionId, afterRowid, upperRowid, limit }) =>
-      client.query<RowHeader>(PG_CANDIDATE_SQL.headers, [sessionId, afterRowid ?? 0, upperRowid, limit]),
+      client
+        .query<RowHeader & { notText: boolean }>(PG_CANDIDATE_SQL.headers, [sessionId, afterRowid ?? 0, upperRowid, limit])
+        .map(({ notText, ...header }) => (notText ? { ...header, notText: true } : header)),
     readToolRowBodies: ({ sessionId, rows }) =>
-      rows.length === 0 ? [] : inCallerOrder(rows, client.query<RowBody>(PG_CANDIDATE_SQL.bodies, [rowidArray(rows), sessionId])),
+      rows.length === 0 ? [] : inCallerOrder(rows, client.query<StoredBody>(PG_CANDIDATE_SQL.bodies, [rowidArray(rows), sessionId])).map(storedText),
     lockRowsForRewrite(rowids) {
       if (rowids.length > 0) client.query(PG_CANDIDATE_SQL.lockRows, [rowidArray(rowids.map((rowid) => ({ rowid })))]);
     },
-    replaceMetadataIfUnchanged: (row) => client.run(PG_CANDIDATE_SQL.guardedUpdate, [row.next, row.rowid, row.observed]) === 1,
+    replaceMetadataIfUnchanged: (row) =>
+      write(row.rowid, () =>
+        row.encoding === "bytes"
+          ? client.run(PG_CANDIDATE_SQL.guardedUpdateBytes, [hex(row.next), row.rowid, hex(row.observed)])
+          : client.run(PG_CANDIDATE_SQL.guardedUpdate, [row.next, row.rowid, row.observed]),
+      ),
     readToolRowFacts: ({ sessionId, rows }) =>
       rows.length === 0
         ? []
         : inCallerOrder(rows, client.query<Omit<RowFacts, "facts">>(PG_CANDIDATE_SQL.rowVersions, [rowidArray(rows), sessionId])).map((row) => ({ ...row, facts: null })),
-    replaceMetadataIfVersion: ({ rowid, updatedAt, bytes, next }) => client.run(PG_CANDIDATE_SQL.versionedUpdate, [next, rowid, updatedAt, bytes]) === 1,
+    replaceMetadataIfVersion: ({ rowid, updatedAt, bytes, next, encoding }) =>
+      write(rowid, () =>
+        encoding === "bytes"
+          ? client.run(PG_CANDIDATE_SQL.versionedUpdateBytes, [hex(next), rowid, updatedAt, bytes])
+          : client.run(PG_CANDIDATE_SQL.versionedUpdate, [next, rowid, updatedAt, bytes]),
+      ),
 
     ...pgEligibilityVerbs(client),
 

@@ -1,12 +1,20 @@
 // Candidate rows for SQLite, read with keyset pagination only: tasks by id,
 // each task's sessions by id, each session's tool rows by rowid. No OFFSET;
 // every page is one complete statement (no reader transaction held between
-// pages). Headers use `octet_length`, which does not load the text, so bodies
-// are fetched only after a page has been planned within its byte limits.
+// pages). Headers use `octet_length` and `typeof`, which do not load the
+// text, so bodies are fetched only after a page has been planned within its
+// byte limits, and a value that is not text is never fetched.
+//
+// Stored bytes stay exact both ways: a body whose decoded text shows U+FFFD
+// (which every invalid UTF-8 sequence decodes to) is read again as its bytes
+// and, unless those are valid UTF-8 after all, handed on as a byte string;
+// such a row is written and guarded through `cast(? as text)` of its bytes.
+import { isUtf8 } from "node:buffer";
 import "server-only";
 import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
 import { collectBeforeHugeRow, type HugeRowOptions } from "./collect-garbage";
+import { refusalOf } from "./sqlite-refusal";
 import { tuples } from "./sqlite-tuples";
 import { TOOL_MESSAGE_TYPES, type CompactionStore, type PassBounds, type RowBody, type RowHeader } from "../store";
 
@@ -22,17 +30,30 @@ export const CANDIDATE_SQL = {
   tasks: `select id from tasks where id > ? and id <= ? order by id ${LIMIT}`,
   firstTasks: `select id from tasks where id <= ? order by id ${LIMIT}`,
   sessions: `select id from task_sessions where task_id = ? and id > ? order by id ${LIMIT}`,
-  headers: `select rowid, id, type, octet_length(metadata) as bytes
+  headers: `select rowid, id, type, coalesce(octet_length(metadata), 0) as bytes, typeof(metadata) <> 'text' as notText
             from messages indexed by messages_session_rowid_idx
             where session_id = ? and rowid > ? and rowid <= ? and type in (${TYPE_LIST})
             order by rowid ${LIMIT}`,
-  body: `select rowid, id, type, metadata, octet_length(metadata) as bytes, updated_at as updatedAt from messages where rowid = ? and session_id = ?`,
+  body: `select rowid, id, type, metadata, coalesce(octet_length(metadata), 0) as bytes, updated_at as updatedAt from messages where rowid = ? and session_id = ?`,
+  bodyBytes: `select cast(metadata as blob) as bytes from messages where rowid = ? and typeof(metadata) = 'text'`,
   // The guarded write: only when the stored text is still exactly what was read.
   guardedUpdate: `update messages set metadata = ? where rowid = ? and metadata = ?`,
+  // The same for a row whose text is not valid UTF-8, on its bytes.
+  guardedUpdateBytes: `update messages set metadata = cast(? as text) where rowid = ? and metadata = cast(? as text)`,
 } as const;
 
 /** The header statement's columns, in the order its tuples are read. */
-const HEADER_COLUMNS = ["rowid", "id", "type", "bytes"] as const;
+const HEADER_COLUMNS = ["rowid", "id", "type", "bytes", "notText"] as const;
+
+/** The body as the store hands it on: text as read, bytes for text that is not UTF-8, null for a value that is not text. */
+function storedText(sqlite: Sqlite, row: Omit<RowBody, "metadata" | "encoding"> & { metadata: unknown }): RowBody {
+  const { metadata, ...rest } = row;
+  if (typeof metadata !== "string") return { ...rest, metadata: null, encoding: "utf8" };
+  if (!metadata.includes("\ufffd")) return { ...rest, metadata, encoding: "utf8" };
+  const raw = statement(sqlite, CANDIDATE_SQL.bodyBytes).get(row.rowid) as { bytes: Buffer } | undefined;
+  if (!raw || isUtf8(raw.bytes)) return { ...rest, metadata, encoding: "utf8" };
+  return { ...rest, metadata: raw.bytes.toString("latin1"), encoding: "bytes" };
+}
 
 type CandidateVerbs = Pick<
   CompactionStore,
@@ -60,8 +81,8 @@ export function sqliteCandidateVerbs(sqlite: Sqlite, options: HugeRowOptions = {
     },
     listToolRowHeaders({ sessionId, afterRowid, upperRowid, limit }) {
       const headers = tuples(statement(sqlite, CANDIDATE_SQL.headers), HEADER_COLUMNS);
-      const rows = headers.all(sessionId, afterRowid ?? 0, upperRowid, limit) as Array<[number, string, string, number]>;
-      return rows.map(([rowid, id, type, bytes]): RowHeader => ({ rowid, id, type, bytes }));
+      const rows = headers.all(sessionId, afterRowid ?? 0, upperRowid, limit) as Array<[number, string, string, number, number]>;
+      return rows.map(([rowid, id, type, bytes, notText]): RowHeader => (notText ? { rowid, id, type, bytes, notText: true } : { rowid, id, type, bytes }));
     },
     readToolRowBodies({ sessionId, rows }) {
       const body = statement(sqlite, CANDIDATE_SQL.body);
@@ -70,13 +91,20 @@ export function sqliteCandidateVerbs(sqlite: Sqlite, options: HugeRowOptions = {
         // A pretty-printed 30 MB row reaches the reducer as a JS string: the
         // previous huge row's garbage goes first.
         collectBeforeHugeRow(options, header.bytes);
-        const row = body.get(header.rowid, sessionId) as RowBody | undefined;
-        if (row) bodies.push(row);
+        const row = body.get(header.rowid, sessionId) as (Omit<RowBody, "metadata" | "encoding"> & { metadata: unknown }) | undefined;
+        if (row) bodies.push(storedText(sqlite, row));
       }
       return bodies;
     },
     replaceMetadataIfUnchanged(row) {
-      return statement(sqlite, CANDIDATE_SQL.guardedUpdate).run(row.next, row.rowid, row.observed).changes === 1;
+      try {
+        if (row.encoding === "bytes") {
+          return statement(sqlite, CANDIDATE_SQL.guardedUpdateBytes).run(Buffer.from(row.next, "latin1"), row.rowid, Buffer.from(row.observed, "latin1")).changes === 1;
+        }
+        return statement(sqlite, CANDIDATE_SQL.guardedUpdate).run(row.next, row.rowid, row.observed).changes === 1;
+      } catch (error) {
+        throw refusalOf(error, row.rowid);
+      }
     },
   };
 }

@@ -10,6 +10,7 @@ export const PROBE_SQL = {
   task: `select state, created_at as createdAt, created_at_ms as createdAtMs,
            updated_at as updatedAt, updated_at_ms as updatedAtMs, queued_for_step as queuedForStep
          from tasks where id = ?`,
+  held: `select 1 as hit from task_holds where task_id = ?`,
   sessions: `select id, state, started_at as startedAt, started_at_ms as startedAtMs,
                updated_at as updatedAt, updated_at_ms as updatedAtMs,
                completed_at as completedAt, completed_at_ms as completedAtMs
@@ -70,6 +71,7 @@ export function sqliteEligibilityVerbs(sqlite: Sqlite): EligibilityVerbs {
   const latest = (sql: string, sessionId: string) => (statement(sqlite, sql).get(sessionId) as { ms: number | null }).ms;
   return {
     readTaskActivity: (taskId) => (statement(sqlite, PROBE_SQL.task).get(taskId) as TaskActivityRow | undefined) ?? null,
+    isTaskHeld: (taskId) => statement(sqlite, PROBE_SQL.held).get(taskId) !== undefined,
     listSessionActivity: (taskId) => statement(sqlite, PROBE_SQL.sessions).all(taskId) as SessionActivityRow[],
     summarizeTurns: (sessionId) => statement(sqlite, PROBE_SQL.turns).get(sessionId) as TurnSummary,
     latestMessageUpdate: (sessionId) => latest(PROBE_SQL.messageMaxUpdated, sessionId),

@@ -6,7 +6,14 @@
 // (json_remove of the paths), from which skeleton-facts.ts reads the rest.
 // json_remove keeps number literals, escapes, key order and unknown fields
 // as stored; it drops insignificant whitespace, which the judge detects by
-// byte arithmetic and hands to the JS reducer.
+// byte arithmetic and hands to the JS reducer. SQLite's JSON functions pass
+// bytes that are not UTF-8 through unchanged; the skeleton comes back as
+// text, which the driver decodes with U+FFFD for every invalid sequence, so
+// a skeleton showing U+FFFD goes to the reducer (which works on bytes) and
+// any other skeleton is exactly its stored bytes: the judge's balance then
+// uses SQLite's own byte lengths on both sides. Only a text value is judged:
+// json_valid() also reads a BLOB holding JSON text, which must never be
+// rewritten as text.
 import "server-only";
 import { KINDS_BY_MESSAGE_TYPE, REMOVAL_PATHS, type CompactableKind } from "../reducer/removal-rules";
 import { MAX_METADATA_BYTES } from "../reducer/reducer";
@@ -60,16 +67,31 @@ const PROVENANCE_WALK = `exists (select 1 from json_tree(m, '$.normalized') wher
 // modify_file: one small array per item of `mutations` (when it is an
 // array), in array order: [json type, member count, repeated keys, then the
 // rendered byte length of each payload field or null]; the skeleton replaces
-// `mutations` by its items without those fields. jsonb_extract copies an
-// item's JSONB without rendering its payload; json() restores the JSON
-// subtype a subquery's value loses, so the items go back as JSON, not text.
+// `mutations` by its items without those fields. Each item is looked up by
+// its path from the row's JSONB (`$...mutations[i]`), which never renders
+// its payload: reaching an item through json_each's `value` instead renders
+// it whole (payload included) and parses it again, which cost every row 2-3x
+// the lookups at 2 items of a few KiB (the workspace benchmark's rows) and
+// scales with the payload. A lookup walks the i items before it, so the walk
+// is quadratic in the item count (a 20 000-item row took 12.7 s in one
+// statement): a row with more than SQL_MUTATION_ITEMS_MAX items is not
+// walked at all. Its facts say "wide" and the JS reducer judges it (linear,
+// about 1 us an item), which keeps every facts statement short.
+// jsonb_extract copies an item's JSONB without rendering its payload;
+// json() restores the JSON subtype a subquery's value loses, so the items go
+// back as JSON, not text.
 const MUTATIONS_PATH = quote(jsonPath(MUTATIONS));
+/**
+ * The most `mutations` items a facts statement walks; a row with more goes to
+ * the JS reducer. At 128 items the lookups cost about what rendering each
+ * item would (0.8 ms a row of empty items; a third of it with 5 KiB
+ * payloads), and the quadratic part has not begun to dominate.
+ */
+export const SQL_MUTATION_ITEMS_MAX = 128;
+const WIDE = `json_array_length(m, ${MUTATIONS_PATH}) > ${SQL_MUTATION_ITEMS_MAX}`;
 const MUTATION_FIELD_PATHS = MUTATION_FIELDS.map(({ field }) => quote(`$.${field}`)).join(", ");
-const fieldBytes = (field: string) => {
-  const at = `(e.fullkey || ${quote(`.${field}`)})`;
-  return `octet_length(m -> ${at})`;
-};
-const MUTATION_WALK = `case when json_type(m, ${MUTATIONS_PATH}) = 'array' then (select json_group_array(json_array(e.type,
+const fieldBytes = (field: string) => `octet_length(m -> (e.fullkey || ${quote(`.${field}`)}))`;
+const MUTATION_WALK = `case when ${WIDE} then '"wide"' when json_type(m, ${MUTATIONS_PATH}) = 'array' then (select json_group_array(json_array(e.type,
       case when e.type = 'object' then (select json_array(count(*), count(*) - count(distinct key)) from json_each(m, e.fullkey)) end,
       ${MUTATION_FIELDS.map(({ field }) => fieldBytes(field)).join(", ")}) order by e.key)
     from json_each(m, ${MUTATIONS_PATH}) e) end`;
@@ -102,7 +124,7 @@ export type FactName = keyof typeof FACTS;
 export const FACT_NAMES = Object.keys(FACTS) as FactName[];
 // json_remove returns NULL for a NULL path, so a kind with one payload path
 // (p2 null) gets its own call.
-const SKELETON = `case when rkind = '${MODIFY_FILE}' then ${MUTATIONS_SKELETON} when p2 is null then json_remove(m, p1, '$.result') else json_remove(m, p1, p2, '$.result') end`;
+const SKELETON = `case when rkind = '${MODIFY_FILE}' and ${WIDE} then null when rkind = '${MODIFY_FILE}' then ${MUTATIONS_SKELETON} when p2 is null then json_remove(m, p1, '$.result') else json_remove(m, p1, p2, '$.result') end`;
 const FACT_COLUMNS = `json_array(${Object.values(FACTS).join(",\n    ")}) as facts,
   ${SKELETON} as skeleton`;
 /** The packed facts and the skeleton, the last columns of both facts statements. */
@@ -116,7 +138,7 @@ const RULED = `judged as (select src.*, json_extract(m, '$.normalized.kind') as 
   ruled as (select judged.*, rules.* from judged left join rules on rules.rtype = judged.type and rules.rkind = judged.kindText)`;
 
 const BLOB_WHEN_VALID = (column: string) =>
-  `case when octet_length(${column}) <= ${MAX_METADATA_BYTES} and json_valid(${column}) then jsonb(${column}) end`;
+  `case when typeof(${column}) = 'text' and octet_length(${column}) <= ${MAX_METADATA_BYTES} and json_valid(${column}) then jsonb(${column}) end`;
 
 /**
  * Rows up to this size are judged a page per statement: their JSONB is made
@@ -142,7 +164,7 @@ export const PAGE_FACTS_SQL = `with
     ${RULES_VALUES}),
   page(rid) as (select value from json_each(?)),
   src as materialized (select msg.rowid as rid, msg.id as id, msg.type as type, msg.updated_at as updatedAt,
-      octet_length(msg.metadata) as bytes, ${BLOB_WHEN_VALID("msg.metadata")} as m
+      coalesce(octet_length(msg.metadata), 0) as bytes, ${BLOB_WHEN_VALID("msg.metadata")} as m
     from page cross join messages msg on msg.rowid = page.rid where msg.session_id = ?),
   ${RULED}
 select rid as rowid, id, type, updatedAt, bytes, ${FACT_COLUMNS}
@@ -151,7 +173,7 @@ from ruled`;
 // Stage 1 for a large row: its header and, when it is strict JSON within the
 // size limit, its JSONB (one parse of the text; the blob travels as a Buffer,
 // never as a JS string).
-export const ROW_BLOB_SQL = `select rowid, id, type, updated_at as updatedAt, octet_length(metadata) as bytes,
+export const ROW_BLOB_SQL = `select rowid, id, type, updated_at as updatedAt, coalesce(octet_length(metadata), 0) as bytes,
     ${BLOB_WHEN_VALID("metadata")} as blob
   from messages where rowid = ? and session_id = ?`;
 

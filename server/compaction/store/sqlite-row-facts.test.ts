@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { insertMessage, insertSession, insertTask, shellMetadata, storeOf } from "../test-support";
 import type { RowHeader } from "../store";
+import { judgeRowFacts } from "../reducer/sql-removal";
 import { COLLECT_BEFORE_ROW_BYTES } from "./collect-garbage";
 import { PAGE_ROW_MAX_BYTES, PAGE_STATEMENT_MAX_BYTES } from "./sqlite-row-facts";
 import { createSqliteCompactionStore } from "./sqlite-store";
@@ -68,5 +69,39 @@ describe("SQLite tool-row facts", () => {
     const [body] = store.readToolRowBodies({ sessionId: "a-s1", rows: [huge] });
     expect(dead.deref()).toBeUndefined();
     expect(body?.metadata).toBe(t.sqlite.prepare("select metadata from messages where rowid = ?").pluck().get(row.rowid));
+  });
+
+  // The skeleton travels as text: the driver decodes each sequence that is
+  // not UTF-8 as U+FFFD (one to three bytes become three), so only a
+  // skeleton without U+FFFD is known to be its stored bytes.
+  it("[TPR-RED-14] a skeleton showing U+FFFD is left to the JS reducer; invalid bytes only inside a payload are judged by SQL, byte-exact", () => {
+    const [invalidOutside, storedReplacement, invalidInPayload] = seed(3, 2000);
+    const withBytes = (header: RowHeader, from: string, to: Buffer) => {
+      const text = t.sqlite.prepare("select metadata from messages where rowid = ?").pluck().get(header.rowid) as string;
+      const at = text.indexOf(from);
+      expect(at).toBeGreaterThan(0);
+      const bytes = Buffer.concat([Buffer.from(text.slice(0, at), "utf8"), to, Buffer.from(text.slice(at + from.length), "utf8")]);
+      t.sqlite.prepare("update messages set metadata = cast(? as text) where rowid = ?").run(bytes, header.rowid);
+      return { ...header, bytes: bytes.length };
+    };
+    const rows = [
+      withBytes(invalidOutside!, '"title":"npm test"', Buffer.concat([Buffer.from('"title":"n'), Buffer.from([0xff]), Buffer.from('"')])),
+      withBytes(storedReplacement!, '"title":"npm test"', Buffer.from('"title":"n\uFFFD"', "utf8")),
+      withBytes(invalidInPayload!, '"2xxxx', Buffer.from([0x22, 0x32, 0xed, 0xa0, 0x80, 0xf0, 0x90, 0x80])),
+    ];
+    const [outside, replacement, inPayload] = storeOf(t.sqlite).readToolRowFacts({ sessionId: "a-s1", rows });
+    expect(outside?.facts).toBeNull();
+    expect(replacement?.facts).toBeNull();
+    expect(inPayload?.facts?.kind).toBe("shell_exec");
+    const judged = judgeRowFacts(inPayload!, "2026-01-01T00:00:00Z");
+    expect(judged).toMatchObject({ outcome: "changed", removedFields: ["normalized.shell_exec.output.stdout", "normalized.shell_exec.output.stderr"] });
+    if (judged?.outcome !== "changed") return;
+    // Every stored byte outside the removed members is unchanged (the payload's invalid bytes went with it), then the marker.
+    const stored = t.sqlite.prepare("select cast(metadata as blob) from messages where rowid = ?").pluck().get(rows[2]!.rowid) as Buffer;
+    const kept = Buffer.concat([stored.subarray(0, stored.indexOf('"stdout":')), stored.subarray(stored.indexOf('"truncated":'), -1)]);
+    const next = Buffer.from(judged.metadata, "utf8");
+    expect(next.subarray(0, kept.length).equals(kept)).toBe(true);
+    expect(next.subarray(kept.length).toString("utf8")).toMatch(/^,"payload_retention":\{[^{}]*\}\}$/);
+    expect(stored.length - next.length).toBe(judged.removedBytes);
   });
 });

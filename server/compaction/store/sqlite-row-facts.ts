@@ -23,6 +23,9 @@ import {
   type FactName,
 } from "./sqlite-row-facts-sql";
 import { readSkeletonFacts } from "./skeleton-facts";
+import { refusalOf } from "./sqlite-refusal";
+
+const REPLACEMENT = "\uFFFD";
 
 export { PAGE_ROW_MAX_BYTES, PAGE_STATEMENT_MAX_BYTES } from "./sqlite-row-facts-sql";
 
@@ -60,8 +63,8 @@ type RawFacts = {
   len1: number | null;
   len2: number | null;
   lenResult: number | null;
-  /** modify_file: per item [type, [members, repeated keys] or null, bytes of each MUTATION_FIELDS field or null]. */
-  mutations: RawMutation[] | null;
+  /** modify_file: per item [type, [members, repeated keys] or null, bytes of each MUTATION_FIELDS field or null]; "wide" past SQL_MUTATION_ITEMS_MAX items (no skeleton then). */
+  mutations: RawMutation[] | "wide" | null;
 };
 
 // RawFacts names exactly the statement's facts (FACT_NAMES): renaming one
@@ -104,9 +107,18 @@ function toMutationFacts(mutations: RawMutation[]): Array<MutationFacts | null> 
   });
 }
 
+/**
+ * The facts of one row, from the packed facts and the skeleton; null (the
+ * reducer judges the row) where no rule matched or the skeleton may not be
+ * its stored bytes. The driver decodes every sequence that is not UTF-8 as
+ * U+FFFD, so a skeleton without one is exactly its bytes (its byte length is
+ * SQLite's); one with U+FFFD (invalid bytes, or the character itself stored)
+ * goes to the reducer, which reads the body again as bytes. Reading the
+ * skeleton as a BLOB instead cost every row a Buffer and a UTF-8 check.
+ */
 function toFacts(packed: string, skeleton: string | null): SqlRowFacts | null {
   const raw = rawFacts(packed);
-  if (raw.kind === null || skeleton === null) return null;
+  if (raw.kind === null || skeleton === null || skeleton.includes(REPLACEMENT)) return null;
   const shape = SKELETON_SHAPES.get(raw.kind);
   if (shape === undefined) throw new Error(`facts statement returned kind ${raw.kind} without a rule`);
   const seen = readSkeletonFacts(skeleton, raw.kind, shape);
@@ -129,13 +141,18 @@ function toFacts(packed: string, skeleton: string | null): SqlRowFacts | null {
     rootMembers: seen.rootMembers + (raw.lenResult === null ? 0 : 1),
     containerMembers: seen.containerMembers + inContainer,
     skeleton,
+    // Without U+FFFD, the stored length of the skeleton (row.bytes is SQLite's of the stored text).
     skeletonBytes: Buffer.byteLength(skeleton, "utf8"),
   };
+  if (raw.mutations === "wide") return null;
   if (raw.mutations !== null) facts.mutations = toMutationFacts(raw.mutations);
   return facts;
 }
 
-const VERSIONED_UPDATE = `update messages set metadata = ? where rowid = ? and updated_at = ? and octet_length(metadata) = ?`;
+// typeof: a value another writer turned into a BLOB of the same length is not overwritten with text.
+const VERSIONED_UPDATE = `update messages set metadata = ? where rowid = ? and updated_at = ? and octet_length(metadata) = ? and typeof(metadata) = 'text'`;
+// A byte string (text that is not valid UTF-8, judged by the reducer) is written as exactly its bytes.
+const VERSIONED_UPDATE_BYTES = `update messages set metadata = cast(? as text) where rowid = ? and updated_at = ? and octet_length(metadata) = ? and typeof(metadata) = 'text'`;
 
 export function sqliteRowFactVerbs(sqlite: Sqlite, options: HugeRowOptions = {}): Pick<CompactionStore, "readToolRowFacts" | "replaceMetadataIfVersion"> {
   return {
@@ -164,8 +181,13 @@ export function sqliteRowFactVerbs(sqlite: Sqlite, options: HugeRowOptions = {})
       // In the caller's order; a row deleted meanwhile is absent.
       return rows.flatMap((header) => byRowid.get(header.rowid) ?? []);
     },
-    replaceMetadataIfVersion({ rowid, updatedAt, bytes, next }) {
-      return statement(sqlite, VERSIONED_UPDATE).run(next, rowid, updatedAt, bytes).changes === 1;
+    replaceMetadataIfVersion({ rowid, updatedAt, bytes, next, encoding }) {
+      try {
+        if (encoding === "bytes") return statement(sqlite, VERSIONED_UPDATE_BYTES).run(Buffer.from(next, "latin1"), rowid, updatedAt, bytes).changes === 1;
+        return statement(sqlite, VERSIONED_UPDATE).run(next, rowid, updatedAt, bytes).changes === 1;
+      } catch (error) {
+        throw refusalOf(error, rowid);
+      }
     },
   };
 }

@@ -91,23 +91,27 @@ describe("cleanup slice on a worker thread", () => {
     armPolicy(bed.t.sqlite);
     seedOldTask(bed.t.sqlite, "a", 30);
     const guard = createMaintenanceGuard();
-    let backup: { release(): void } | null = null;
+    type Taken = Promise<{ release(): void } | null>;
+    let backupTaken: Taken | null = null;
     const batches: BatchCommitted[] = [];
     const first = await inThread({
       maxBatchRows: 10,
       admitBatch: () => guard.tryAcquire({ owner: "cleanup:run-1", kind: "compaction" }),
       onBatch: (event) => {
         batches.push(event);
-        // The backup starts right after the first commit: the guard is free then.
-        backup ??= guard.tryAcquire({ owner: "backup-1", kind: "backup" });
+        // The backup starts right after the first commit: the guard is free
+        // then, and the in-process guard reserves it before answering.
+        backupTaken ??= guard.tryAcquire({ owner: "backup-1", kind: "backup" });
       },
     });
+    // Assigned in the callback, which TypeScript does not follow.
+    const backup = await (backupTaken as Taken | null);
     expect(backup).not.toBeNull();
     expect(first).toMatchObject({ state: "running", reason: "work_budget", continuation: true });
     expect(batches.map((b) => b.rows)).toEqual([10]);
     expect(countMarkedRows(bed.t.sqlite)).toBe(10);
     expect(record().runtime.cursor).not.toBeNull();
-    expect(guard.holder()).toMatchObject({ owner: "backup-1" });
+    expect(await guard.holder()).toMatchObject({ owner: "backup-1" });
 
     // Once the backup ends, the next slice resumes from the cursor.
     backup!.release();
@@ -115,7 +119,7 @@ describe("cleanup slice on a worker thread", () => {
     expect(second).toMatchObject({ state: "succeeded", reason: "complete" });
     expect(second.operation?.changedMessages).toBe(30);
     expect(countMarkedRows(bed.t.sqlite)).toBe(30);
-    expect(guard.holder()).toBeNull();
+    expect(await guard.holder()).toBeNull();
   });
 
   it("[TPR-SCH-07] a cancel set on the main thread ends the thread's pass cancelled at a batch boundary, keeping committed batches", async () => {
@@ -135,7 +139,7 @@ describe("cleanup slice on a worker thread", () => {
     expect(result.operation).toMatchObject({ state: "cancelled", changedMessages: 10 });
     expect(countMarkedRows(bed.t.sqlite)).toBe(10);
     expect(record().runtime.latestRun).toMatchObject({ id: "run-1", state: "cancelled", changedMessages: 10 });
-    expect(guard.holder()).toBeNull();
+    expect(await guard.holder()).toBeNull();
   });
 
   it("[TPR-SCH-07] a shutdown set on the main thread pauses the thread's slice with its cursor saved; the next slice resumes there", async () => {

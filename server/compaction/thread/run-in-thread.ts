@@ -32,7 +32,7 @@ export type ThreadPassOptions = Pick<CleanupPassOptions, "operationId" | "should
   dbFile: string;
   clock: Clock;
   /** Admission for one batch, answered on this thread (synchronous: the guard lives here). */
-  admitBatch?: () => BatchLease | null;
+  admitBatch?: () => BatchLease | null | Promise<BatchLease | null>;
   limits?: Omit<SliceRequest, "operationId" | "nowMs">;
 };
 
@@ -123,9 +123,18 @@ export function runPassInThread(options: ThreadPassOptions): Promise<CleanupPass
             return;
           case "admit": {
             // A cancel that arrived since the last refresh is seen before the batch opens.
-            const lease = refreshFlags() ? null : options.admitBatch ? options.admitBatch() : { release() {} };
-            if (lease) leases.set(message.seq, lease);
-            return answer({ type: "admitted", seq: message.seq, granted: lease !== null });
+            const asked = refreshFlags() ? null : options.admitBatch ? options.admitBatch() : { release() {} };
+            const grant = (lease: BatchLease | null) => {
+              // The slice ended while the guard was asked: its lease is not kept.
+              if (settled) return lease?.release();
+              if (lease) leases.set(message.seq, lease);
+              answer({ type: "admitted", seq: message.seq, granted: lease !== null });
+            };
+            if (asked instanceof Promise) {
+              asked.then(grant, (error: unknown) => finish({ error: error instanceof Error ? error : new Error("cleanup admission failed") }));
+              return;
+            }
+            return grant(asked);
           }
           case "release":
             leases.get(message.seq)?.release();

@@ -56,7 +56,7 @@ describe("COMPACTION_THREAD", () => {
     const { log, lines } = captureLog();
     const runSlice = createSliceRunner({ passThread: { bundlePath: path.join(t.dir, "missing.cjs") }, dbFile: t.file, clock: manualClock(NOW_MS), log });
     const slice = (operationId: string) =>
-      runSlice({ store: storeOf(t.sqlite), clock: manualClock(NOW_MS), operationId, wait: async () => {}, admitBatch: () => ({ release() {} }) });
+      runSlice({ store: storeOf(t.sqlite), clock: manualClock(NOW_MS), operationId, wait: async () => {}, admitBatch: async () => ({ release() {} }) });
     expect(await slice("run-1")).toMatchObject({ state: "succeeded" });
     expect(countMarkedRows(t.sqlite)).toBe(5);
     expect(await slice("run-2")).toMatchObject({ state: "succeeded" });

@@ -60,7 +60,7 @@ export function passThreadFromEnv(options: {
 }
 
 /** True when the bundle's list of sources is missing or one of them changed after it was built. */
-function isStale(bundlePath: string, root: string): boolean {
+export function isStale(bundlePath: string, root: string): boolean {
   try {
     const builtMs = fs.statSync(/*turbopackIgnore: true*/ bundlePath).mtimeMs;
     const inputs = JSON.parse(fs.readFileSync(/*turbopackIgnore: true*/ `${bundlePath}.inputs.json`, "utf8")) as unknown;

@@ -11,8 +11,8 @@ import { PassThreadUnavailableError, runPassInThread } from "../thread/run-in-th
 import { sliceLimits } from "../thread/protocol";
 import type { RetentionWorkerDeps } from "./worker-types";
 
-/** The slice's options as the worker builds them: admission is answered here, synchronously. */
-export type SliceOptions = Omit<CleanupPassOptions, "admitBatch"> & { admitBatch: () => BatchLease | null };
+/** The slice's options as the worker builds them: admission is answered on this thread (the maintenance guard). */
+export type SliceOptions = Omit<CleanupPassOptions, "admitBatch"> & { admitBatch: () => Promise<BatchLease | null> };
 
 export type SliceRunner = (options: SliceOptions) => Promise<CleanupPassResult>;
 

@@ -6,7 +6,7 @@ import { isAppError } from "@/server/errors";
 import type { VerificationCache } from "@/server/maintenance/backups/verify";
 import type { JobContext, SerialQueue } from "@/server/jobs/serial-queue";
 import type { RetentionOperation } from "../policy/policy-schema";
-import type { WindowGate } from "./window-gate";
+import type { WindowGate } from "@/server/jobs/window-gate";
 import type { RetentionWorkerDeps } from "./worker-types";
 
 export type JobHost = {

@@ -61,11 +61,11 @@ export async function runPreparation(deps: PreparationDeps, operationId: string)
 
   // The snapshot owns the maintenance guard for copy and verification, then
   // releases it before any cleanup runs. A held guard means waiting, not failing.
-  let lease = deps.guard.tryAcquire({ owner: `preparation:${operationId}`, kind: "backup" });
+  let lease = await deps.guard.tryAcquire({ owner: `preparation:${operationId}`, kind: "backup" });
   while (!lease) {
     if (deps.shouldStop()) return markFailed(deps, operationId, "preparation_cancelled");
     await deps.wait(1000);
-    lease = deps.guard.tryAcquire({ owner: `preparation:${operationId}`, kind: "backup" });
+    lease = await deps.guard.tryAcquire({ owner: `preparation:${operationId}`, kind: "backup" });
   }
   let receipt: BackupReceipt;
   try {

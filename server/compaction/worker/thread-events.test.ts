@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { manualClock } from "@/server/clock";
+import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import { openDatabase } from "@/server/db/client";
 import { createEventBus } from "@/server/events/bus";
 import { sequentialIds } from "@/server/ids";
@@ -23,7 +24,7 @@ async function initialPass(file: string, passThread: RetentionWorkerDeps["passTh
   bus.subscribe((e) => events.push(e));
   const { timers } = hybridTimers();
   const worker = createRetentionWorker({
-    ...baseWorkerDeps({ ...handle, dir: bed.t.dir, close: () => handle.sqlite.close() }, { clock: manualClock(NOW_MS), timers, bus }),
+    ...baseWorkerDeps({ ...handle, dir: bed.t.dir, db: wrapSqliteDb(handle, { reader: false }), close: () => handle.sqlite.close() }, { clock: manualClock(NOW_MS), timers, bus }),
     pass: { yieldMs: 0, maxBatchRows: 10 },
     passThread,
   });

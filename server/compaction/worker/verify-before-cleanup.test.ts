@@ -36,7 +36,7 @@ type Hooks = {
 
 /** A maintenance store that counts (and can hook) the verification of the prepared backup. */
 function countingMaintenance(hooks: Hooks) {
-  const real = createSqliteMaintenanceStore(t);
+  const real = createSqliteMaintenanceStore(t.db);
   const state = { prepared: false, verifications: 0 };
   const maintenance: MaintenanceStore = {
     ...real,

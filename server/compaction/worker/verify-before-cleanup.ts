@@ -73,7 +73,7 @@ export async function verifyBeforeCleanup(options: VerifyBeforeCleanupOptions): 
   };
   const trusted = Boolean(prep.verifiedAt);
 
-  const lease = options.guard.tryAcquire({ owner: "cleanup:verify", kind: "compaction" });
+  const lease = await options.guard.tryAcquire({ owner: "cleanup:verify", kind: "compaction" });
   if (!lease) return { ok: "deferred" };
   let result: VerifyResult;
   try {

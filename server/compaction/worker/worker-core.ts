@@ -10,8 +10,8 @@ import { endActiveOperation, operationEvent } from "../policy/operations";
 import type { RetentionAge, RetentionOperation } from "../policy/policy-schema";
 import type { CommandRelay } from "./command-relay";
 import { errorCode } from "./job-host";
-import { createSlotTimer, type SlotTimer, type WaitingPass } from "./slot-timer";
-import { createWindowGate, type WindowGate } from "./window-gate";
+import { createSlotTimer, type SlotTimer, type WaitingPass } from "@/server/jobs/slot-timer";
+import { createWindowGate, type WindowGate } from "@/server/jobs/window-gate";
 import type { RetentionWorkerDeps } from "./worker-types";
 
 export type WorkerState = {

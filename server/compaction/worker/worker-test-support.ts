@@ -38,7 +38,7 @@ export function hybridTimers() {
 export function baseWorkerDeps(t: TestDb, options: { clock: Clock; timers: Timers; bus?: EventBus }): RetentionWorkerDeps {
   return {
     store: storeOf(t.sqlite),
-    maintenance: createSqliteMaintenanceStore(t),
+    maintenance: createSqliteMaintenanceStore(t.db),
     dbFile: t.file,
     clock: options.clock,
     timers: options.timers,

@@ -13,11 +13,11 @@ import { DAY_MS, MINUTE_MS } from "@/server/jobs/schedule";
 
 let t: TestDb;
 let events: SystemEvent[];
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb();
   events = [];
 });
-afterEach(() => t.close());
+afterEach(async () => t.close());
 
 function makeWorker(overrides: Partial<RetentionWorkerDeps> = {}) {
   return makeTestWorker({ t, events, overrides });
@@ -236,7 +236,7 @@ describe("retention worker and the maintenance guard", () => {
     const guard = createMaintenanceGuard();
     const { worker, parked, fireNext } = makeWorker({ guard });
     worker.start();
-    const vacuum = guard.tryAcquire({ owner: "test-vacuum", kind: "vacuum" })!;
+    const vacuum = (await guard.tryAcquire({ owner: "test-vacuum", kind: "vacuum" }))!;
     const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
     worker.policySaved(saved.effects);
     await worker.idle();
@@ -259,7 +259,7 @@ describe("retention worker and the maintenance guard", () => {
     const guard = createMaintenanceGuard();
     const { worker, parked, fireNext } = makeWorker({ guard });
     worker.start();
-    const held = guard.tryAcquire({ owner: "test-vacuum", kind: "vacuum" })!;
+    const held = (await guard.tryAcquire({ owner: "test-vacuum", kind: "vacuum" }))!;
     const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
     worker.policySaved(saved.effects);
     await worker.idle();
@@ -294,7 +294,7 @@ describe("retention worker and the maintenance guard", () => {
     const guard = createMaintenanceGuard();
     const { worker } = makeWorker({ guard });
     worker.start();
-    const held = guard.tryAcquire({ owner: "test", kind: "backup" })!;
+    const held = (await guard.tryAcquire({ owner: "test", kind: "backup" }))!;
     const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
     worker.policySaved(saved.effects);
     for (let i = 0; i < 5; i += 1) await new Promise((r) => setTimeout(r, 0));
@@ -314,7 +314,7 @@ describe("retention worker never leaves the active slot held", () => {
     const guard = createMaintenanceGuard();
     const { worker, parked } = makeWorker({ guard });
     worker.start();
-    const held = guard.tryAcquire({ owner: "test", kind: "vacuum" })!;
+    const held = (await guard.tryAcquire({ owner: "test", kind: "vacuum" }))!;
     const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
     worker.policySaved(saved.effects);
     await worker.idle();
@@ -350,7 +350,7 @@ describe("retention worker never leaves the active slot held", () => {
     const guard = createMaintenanceGuard();
     const { worker, fireNext } = makeWorker({ guard });
     worker.start();
-    const held = guard.tryAcquire({ owner: "test", kind: "vacuum" })!;
+    const held = (await guard.tryAcquire({ owner: "test", kind: "vacuum" }))!;
     const first = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: { value: 2, unit: "weeks" } }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
     worker.policySaved(first.effects);
     await worker.idle();

@@ -18,9 +18,9 @@ function compacted(metadata: string): string {
   return result.metadata;
 }
 
-function expectCode(fn: () => unknown, code: string) {
+async function expectCode(fn: () => unknown, code: string) {
   try {
-    fn();
+    await fn();
   } catch (error) {
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe(code);
@@ -30,12 +30,12 @@ function expectCode(fn: () => unknown, code: string) {
 }
 
 describe("guardReplacementMetadata (pure)", () => {
-  it("[TPR-TX-04] a row without a stored marker takes the incoming metadata as is", () => {
+  it("[TPR-TX-04] a row without a stored marker takes the incoming metadata as is", async () => {
     const incoming = shellMeta(BIG, ',"status":"done"');
     expect(guardReplacementMetadata({ type: "tool_execute", stored: shellMeta("old"), incoming })).toBe(incoming);
   });
 
-  it("[TPR-TX-04] a stored marker is kept verbatim and the removed fields are stripped from the incoming text", () => {
+  it("[TPR-TX-04] a stored marker is kept verbatim and the removed fields are stripped from the incoming text", async () => {
     const stored = compacted(shellMeta(BIG));
     const marker = readRemovalMarker(stored);
     const incoming = shellMeta(BIG, ',"status":"done","result":"late result"');
@@ -45,7 +45,7 @@ describe("guardReplacementMetadata (pure)", () => {
     );
   });
 
-  it("[TPR-TX-04] a client-sent marker is not trusted: it is dropped and the stored one kept", () => {
+  it("[TPR-TX-04] a client-sent marker is not trusted: it is dropped and the stored one kept", async () => {
     const stored = compacted(shellMeta(BIG));
     const storedMarker = readRemovalMarker(stored)!.text;
     const forged = `,"payload_retention":{"version":1,"removed_at":"2000-01-01T00:00:00Z","removed_fields":[],"removed_bytes":1}`;
@@ -55,17 +55,17 @@ describe("guardReplacementMetadata (pure)", () => {
     expect(written).not.toContain(BIG);
   });
 
-  it("[TPR-TX-04] repeated keys, an emptied object and an unreadable stored marker still strip every payload copy", () => {
+  it("[TPR-TX-04] repeated keys, an emptied object and an unreadable stored marker still strip every payload copy", async () => {
     const stored = '{"normalized":{"kind":"shell_exec","shell_exec":{}},"payload_retention":"garbled"}';
     const incoming = `{"result":"${BIG}","result":"${BIG}"}`;
     expect(guardReplacementMetadata({ type: "tool_execute", stored, incoming })).toBe('{"payload_retention":"garbled"}');
     const dup = `{"normalized":{"kind":"shell_exec","shell_exec":{"output":{"stdout":"${BIG}"},"output":{"stdout":"${BIG}","x":1}}},"k":2}`;
     expect(guardReplacementMetadata({ type: "tool_execute", stored: compacted(shellMeta(BIG)), incoming: dup })).not.toContain(BIG);
-    expectCode(() => guardReplacementMetadata({ type: "tool_execute", stored: compacted(shellMeta(BIG)), incoming: "[]" }), "invalid_request");
+    await expectCode(() => guardReplacementMetadata({ type: "tool_execute", stored: compacted(shellMeta(BIG)), incoming: "[]" }), "invalid_request");
   });
 
-  it("[TPR-TX-05] creating a tool call whose id belongs to a compacted row is refused; other ids are normal", () => {
-    expectCode(() => assertToolCallNotReplayed({ toolCallId: "c1", existing: [shellMeta("x"), compacted(shellMeta(BIG))] }), "tool_call_replay_refused");
+  it("[TPR-TX-05] creating a tool call whose id belongs to a compacted row is refused; other ids are normal", async () => {
+    await expectCode(() => assertToolCallNotReplayed({ toolCallId: "c1", existing: [shellMeta("x"), compacted(shellMeta(BIG))] }), "tool_call_replay_refused");
     expect(() => assertToolCallNotReplayed({ toolCallId: "c1", existing: [shellMeta(BIG)] })).not.toThrow();
     expect(() => assertToolCallNotReplayed({ toolCallId: null, existing: [compacted(shellMeta(BIG))] })).not.toThrow();
     expect(hasRemovalMarker('{"a":"payload_retention"}')).toBe(false);
@@ -96,7 +96,7 @@ describe("message writes with the guard wired in", () => {
       .immediate();
   };
 
-  beforeEach(() => {
+  beforeEach(async () => {
     db = createTestDb("ws-write-guard-");
     for (const [task, session] of [
       ["t1", "s1"],
@@ -104,20 +104,20 @@ describe("message writes with the guard wired in", () => {
       ["t2", "s3"],
     ] as const) {
       if (session !== "s2") {
-        createSqliteWorkspaceStore(db.sqlite).insertTask({ id: task, title: "T", state: "COMPLETED", createdAt: "2026-01-01T00:00:00Z", updatedAt: "2026-01-01T00:00:00Z", queuedForStep: false });
+        await createSqliteWorkspaceStore(db.db).insertTask({ id: task, title: "T", state: "COMPLETED", createdAt: "2026-01-01T00:00:00Z", updatedAt: "2026-01-01T00:00:00Z", queuedForStep: false });
       }
-      createSqliteWorkspaceStore(db.sqlite).insertSession({ id: session, taskId: task, state: "COMPLETED", startedAt: null, updatedAt: "2026-01-01T00:00:00Z", completedAt: null });
+      await createSqliteWorkspaceStore(db.db).insertSession({ id: session, taskId: task, state: "COMPLETED", startedAt: null, updatedAt: "2026-01-01T00:00:00Z", completedAt: null });
     }
-    createSqliteWorkspaceStore(db.sqlite).insertTurn({ id: "u1", sessionId: "s1", startedAt: "2026-01-02T10:00:00Z", completedAt: "2026-01-02T10:10:00Z" });
+    await createSqliteWorkspaceStore(db.db).insertTurn({ id: "u1", sessionId: "s1", startedAt: "2026-01-02T10:00:00Z", completedAt: "2026-01-02T10:10:00Z" });
   });
   afterEach(() => db.close());
 
-  it("[TPR-TX-04] race: a stale foreground replacement after cleanup keeps the marker and the payload stays removed", () => {
-    appendMessage(createSqliteWorkspaceStore(db.sqlite), message());
+  it("[TPR-TX-04] race: a stale foreground replacement after cleanup keeps the marker and the payload stays removed", async () => {
+    await appendMessage(createSqliteWorkspaceStore(db.db), message());
     const staleCopy = stored(); // foreground read before cleanup
     expect(cleanupRow("m1", staleCopy)).toBe(1);
     const marker = readRemovalMarker(stored())!.text;
-    replaceMessageMetadata(createSqliteWorkspaceStore(db.sqlite), {
+    await replaceMessageMetadata(createSqliteWorkspaceStore(db.db), {
       messageId: "m1",
       metadata: staleCopy.replace('"title":"npm test"', '"title":"npm test (renamed)"'),
       updatedAt: "2026-01-02T11:00:00Z",
@@ -129,20 +129,20 @@ describe("message writes with the guard wired in", () => {
     expect(after).toContain("9007199254740993");
   });
 
-  it("[TPR-TX-04] race: a foreground commit before cleanup's write keeps the new payload (cleanup's read is stale)", () => {
-    appendMessage(createSqliteWorkspaceStore(db.sqlite), message());
+  it("[TPR-TX-04] race: a foreground commit before cleanup's write keeps the new payload (cleanup's read is stale)", async () => {
+    await appendMessage(createSqliteWorkspaceStore(db.db), message());
     const cleanupRead = stored();
     const fresh = shellMeta(`${BIG}-fresh`);
-    replaceMessageMetadata(createSqliteWorkspaceStore(db.sqlite), { messageId: "m1", metadata: fresh, updatedAt: "2026-01-02T11:00:00Z" });
+    await replaceMessageMetadata(createSqliteWorkspaceStore(db.db), { messageId: "m1", metadata: fresh, updatedAt: "2026-01-02T11:00:00Z" });
     expect(cleanupRow("m1", cleanupRead)).toBe(0);
     expect(stored()).toBe(fresh);
     expect(hasRemovalMarker(stored())).toBe(false);
   });
 
-  it("[TPR-TX-04] the upsert (fallback create / turn recovery) path keeps the marker too", () => {
-    appendMessage(createSqliteWorkspaceStore(db.sqlite), message());
+  it("[TPR-TX-04] the upsert (fallback create / turn recovery) path keeps the marker too", async () => {
+    await appendMessage(createSqliteWorkspaceStore(db.db), message());
     cleanupRow("m1", stored());
-    upsertMessage(createSqliteWorkspaceStore(db.sqlite), message({ content: "Run tests again", updatedAt: "2026-01-02T12:00:00Z" }));
+    await upsertMessage(createSqliteWorkspaceStore(db.db), message({ content: "Run tests again", updatedAt: "2026-01-02T12:00:00Z" }));
     const row = db.sqlite.prepare("SELECT content, metadata, tool_call_id FROM messages WHERE id = 'm1'").get() as { content: string; metadata: string; tool_call_id: string };
     expect(row.content).toBe("Run tests again");
     expect(row.metadata).not.toContain(BIG);
@@ -150,21 +150,21 @@ describe("message writes with the guard wired in", () => {
     expect(row.tool_call_id).toBe("c1");
   });
 
-  it("[TPR-TX-05] replaying a compacted tool call as a new message is refused in any session of the task; new calls are normal", () => {
-    appendMessage(createSqliteWorkspaceStore(db.sqlite), message());
+  it("[TPR-TX-05] replaying a compacted tool call as a new message is refused in any session of the task; new calls are normal", async () => {
+    await appendMessage(createSqliteWorkspaceStore(db.db), message());
     cleanupRow("m1", stored());
-    expectCode(() => appendMessage(createSqliteWorkspaceStore(db.sqlite), message({ id: "m2" })), "tool_call_replay_refused");
-    expectCode(() => upsertMessage(createSqliteWorkspaceStore(db.sqlite), message({ id: "m3", sessionId: "s2", turnId: null })), "tool_call_replay_refused");
+    await expectCode(() => appendMessage(createSqliteWorkspaceStore(db.db), message({ id: "m2" })), "tool_call_replay_refused");
+    await expectCode(() => upsertMessage(createSqliteWorkspaceStore(db.db), message({ id: "m3", sessionId: "s2", turnId: null })), "tool_call_replay_refused");
     expect(db.sqlite.prepare("SELECT count(*) FROM messages").pluck().get()).toBe(1);
     // A new tool call after resumption, or the same id in another task, is an ordinary message.
-    appendMessage(createSqliteWorkspaceStore(db.sqlite), message({ id: "m4", metadata: shellMeta(BIG).replace('"c1"', '"c2"') }));
-    appendMessage(createSqliteWorkspaceStore(db.sqlite), message({ id: "m5", sessionId: "s3", turnId: null }));
+    await appendMessage(createSqliteWorkspaceStore(db.db), message({ id: "m4", metadata: shellMeta(BIG).replace('"c1"', '"c2"') }));
+    await appendMessage(createSqliteWorkspaceStore(db.db), message({ id: "m5", sessionId: "s3", turnId: null }));
     expect(stored("m4")).toContain(BIG);
     expect(stored("m5")).toContain(BIG);
   });
 
-  it("[TPR-TX-05] an uncompacted tool call id is not refused (dedup stays the caller's rule)", () => {
-    appendMessage(createSqliteWorkspaceStore(db.sqlite), message());
-    expect(() => appendMessage(createSqliteWorkspaceStore(db.sqlite), message({ id: "m2" }))).not.toThrow();
+  it("[TPR-TX-05] an uncompacted tool call id is not refused (dedup stays the caller's rule)", async () => {
+    await appendMessage(createSqliteWorkspaceStore(db.db), message());
+    await appendMessage(createSqliteWorkspaceStore(db.db), message({ id: "m2" }));
   });
 });

@@ -105,22 +105,28 @@ export function assertToolCallNotReplayed({ toolCallId, existing }: { toolCallId
   }
 }
 
-/** The store verb the guard needs: metadata rows of the task's tool call that may hold a marker. */
-export type ToolCallRows = Pick<CompactionStore, "listToolCallMetadata">;
+/**
+ * The store verb the guard needs: metadata rows of the task's tool call that
+ * may hold a marker (read inside the caller's writer transaction; a promise
+ * from the asynchronous stores).
+ */
+export type ToolCallRows = {
+  listToolCallMetadata(options: Parameters<CompactionStore["listToolCallMetadata"]>[0]): string[] | Promise<string[]>;
+};
 
 /**
  * The one call the message write path makes inside its writer transaction:
  * a replacement keeps a stored marker; a new row may not replay a compacted
  * tool call.
  */
-export function guardMetadataWrite(
+export async function guardMetadataWrite(
   rows: ToolCallRows,
   write: { type: string; sessionId: string; previous: string | null; next: string; toolCallId: string | null },
-): string {
+): Promise<string> {
   if (write.previous !== null) return guardReplacementMetadata({ type: write.type, stored: write.previous, incoming: write.next });
   if (write.toolCallId !== null) {
     // Only rows whose text names the marker can have been compacted.
-    const existing = rows.listToolCallMetadata({ sessionId: write.sessionId, toolCallId: write.toolCallId, containing: `"${MARKER_KEY}"` });
+    const existing = await rows.listToolCallMetadata({ sessionId: write.sessionId, toolCallId: write.toolCallId, containing: `"${MARKER_KEY}"` });
     assertToolCallNotReplayed({ toolCallId: write.toolCallId, existing });
   }
   return write.next;

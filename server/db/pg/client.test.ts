@@ -101,7 +101,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("synchronous PostgreSQL client", () => {
     expect(migratePg(db.client)).toEqual([]);
     const tables = db.client.query<{ t: string }>(`select table_name as t from information_schema.tables where table_schema = 'public' order by 1`);
     expect(tables.map((r) => r.t)).toEqual(
-      ["audit_events", "auth_sessions", "login_throttle", "messages", "queued_messages", "runs", "settings", "task_sessions", "tasks", "turns", "users"],
+      ["audit_events", "auth_sessions", "checkpoint_epochs", "checkpoint_runs", "expired_threads", "login_throttle", "maintenance_policies", "messages", "payload_restores", "queued_messages", "runs", "settings", "storage_samples", "task_holds", "task_sessions", "tasks", "turns", "users"],
     );
     const metadata = db.client.one(`select data_type from information_schema.columns where table_name = 'messages' and column_name = 'metadata'`);
     expect(metadata).toEqual({ data_type: "text" });

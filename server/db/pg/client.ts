@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type Native from "pg-native";
 import { DEFAULT_TIMEOUTS, type PgTimeouts } from "./config";
+import { PgError } from "./errors";
 import { resultTypes, toParam } from "./types";
 
 export type Row = Record<string, unknown>;
@@ -42,22 +43,7 @@ export type SqlClient = {
   close(): void;
 };
 
-/** A server error with its SQLSTATE (e.g. 23505 unique violation, 57014 statement timeout, 55P03 lock timeout). */
-export class PgError extends Error {
-  constructor(
-    message: string,
-    readonly code: string | undefined,
-  ) {
-    super(message);
-    this.name = "PgError";
-  }
-}
-
-export const SQLSTATE = {
-  uniqueViolation: "23505",
-  queryCanceled: "57014",
-  lockNotAvailable: "55P03",
-} as const;
+export { PgError, SQLSTATE } from "./errors";
 
 // pg-native is an optional dependency (its libpq binding compiles against
 // libpq-dev): it is loaded on the first connection, so SQLite installs and

@@ -3,7 +3,7 @@
 // that does (a multi-slice manual run completes, a cancel stops the holder's
 // pass, an analysis runs there), and a restore on one instance holds every
 // instance's maintenance guard, so the other's worker waits at its next batch.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { acceptCleanup } from "@/server/compaction/policy/commands";
 import { getRetentionStatus, putRetentionPolicy } from "@/server/compaction/service";
@@ -27,8 +27,8 @@ afterEach(async () => {
 const TOTAL = TASKS * PER_TASK;
 
 /** Seeds and arms the policy with the daily pass due tomorrow, so only the test's commands run; returns the revision. */
-function armForManualRuns(rt: OpenRuntime): number {
-  const revision = seed(rt);
+async function armForManualRuns(rt: OpenRuntime): Promise<number> {
+  const revision = await seed(rt);
   updateRetentionRecord(rt.stores.compaction, {
     nowMs: Date.now(),
     mutate: (current) => ({ ...current, runtime: { ...current.runtime, nextDueAt: formatUtc(Date.now() + 24 * 3600_000) } }),
@@ -53,9 +53,9 @@ function twoIdleInstances(options: { logA?: string[] } = {}) {
   return { a, b, clock };
 }
 
-function twoInstances(options: { logA?: string[] } = {}) {
+async function twoInstances(options: { logA?: string[] } = {}) {
   const { a, b, clock } = twoIdleInstances(options);
-  const revision = armForManualRuns(a);
+  const revision = await armForManualRuns(a);
   a.start();
   b.start();
   expect(a.compaction.isRunning()).toBe(true);
@@ -69,7 +69,7 @@ function twoInstances(options: { logA?: string[] } = {}) {
 
 describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does not hold the worker lease", () => {
   it("a manual run accepted on the non-holder is carried out by the holder through every slice", async () => {
-    const { a, b, revision, clock, batches } = twoInstances();
+    const { a, b, revision, clock, batches } = await twoInstances();
     // The first slice ends and its continuation waits: the pass needs more than one slice.
     clock.hold();
     const { operationId } = b.compaction.requestRun(revision);
@@ -83,7 +83,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
   }, 90_000);
 
   it("a cancel accepted on the non-holder stops the holder's pass, keeping its committed counts", async () => {
-    const { a, b, revision, clock, batches } = twoInstances();
+    const { a, b, revision, clock, batches } = await twoInstances();
     // Continuations (and the record watch) wait: the pass stays between slices, and only NOTIFY can reach the holder.
     clock.hold();
     const { operationId } = b.compaction.requestRun(revision);
@@ -100,7 +100,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
   }, 90_000);
 
   it("a cancel whose notification is lost still ends the holder's pass cancelled (the holder finds it in the record)", async () => {
-    const { a, b, revision, clock } = twoInstances();
+    const { a, b, revision, clock } = await twoInstances();
     clock.hold();
     const { operationId } = b.compaction.requestRun(revision);
     await until(() => a.compaction.betweenSlices?.() === operationId, "the holder's pass between slices");
@@ -135,7 +135,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
   it("[TPR-SCH-01] compact now on the non-holder takes the slot from a scheduled pass waiting between slices, which then resumes", async () => {
     const { a, b, clock } = twoIdleInstances();
     // Armed with the daily pass due now: it starts after readiness on the holder.
-    const revision = seed(a);
+    const revision = await seed(a);
     const ended = new Map<string, OperationEvent>();
     a.bus.subscribe((event) => {
       if (event.type === "operation" && ["succeeded", "partial", "failed", "cancelled"].includes(event.state)) ended.set(event.operationId, event);
@@ -167,7 +167,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
   }, 90_000);
 
   it("a run whose notification was lost is picked up by the holder's record watch", async () => {
-    const { b, revision } = twoInstances();
+    const { b, revision } = await twoInstances();
     // Accepted into the shared record with no NOTIFY, as when the notification failed.
     acceptCleanup({ store: b.stores.compaction, nowMs: Date.now(), newId: () => "lost-notify" }, { expectedRevision: revision, priority: "manual" });
     await until(() => latestRun(b)?.id === "lost-notify", "the pass to end");
@@ -176,11 +176,11 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
 
   it("compaction enabled on the non-holder: the holder runs the initial pass through every slice", async () => {
     const { a, b, clock } = twoIdleInstances();
-    seedMessages(a);
+    await seedMessages(a);
     a.start();
     b.start();
     clock.hold();
-    putRetentionPolicy(b, { policy: { enabled: true, age: { value: 1, unit: "weeks" } }, expectedRevision: 0, preparation: "skip" });
+    await putRetentionPolicy(b, { policy: { enabled: true, age: { value: 1, unit: "weeks" } }, expectedRevision: 0, preparation: "skip" });
     const initial = recordRuntime(b)?.activeOperation?.id;
     expect(initial).toBeDefined();
     await until(() => a.compaction.betweenSlices?.() === initial, "the holder's initial pass between slices");
@@ -191,7 +191,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
 
   it("an analysis accepted on the non-holder runs on the holder and completes", async () => {
     const logA: string[] = [];
-    const { b } = twoInstances({ logA });
+    const { b } = await twoInstances({ logA });
     const { operationId } = b.compaction.requestAnalysis({ value: 1, unit: "weeks" });
     await until(() => recordRuntime(b)?.latestAnalysis?.id === operationId, "the analysis to finish");
     expect(recordRuntime(b)?.latestAnalysis).toMatchObject({ state: "succeeded", eligibleMessages: TOTAL });
@@ -201,12 +201,12 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
 
 describe.skipIf(!TEST_POSTGRES_URL)("a restore on one instance pauses the others", () => {
   it("while one instance holds the guard for a restore, the other's guard names it and its worker waits at the next batch", async () => {
-    const { a, b, revision, batches } = twoInstances();
-    const restore = b.guard.acquireExclusive({ owner: "restore:test", kind: "restore" });
+    const { a, b, revision, batches } = await twoInstances();
+    const restore = await b.guard.acquireExclusive({ owner: "restore:test", kind: "restore" });
     // The other instance answers as during a restore: busy, and no maintenance of its own.
-    expect(a.guard.holder()?.kind).toBe("restore");
-    expect(a.guard.tryAcquire({ owner: "vacuum", kind: "vacuum" })).toBeNull();
-    expect(() => a.guard.acquireExclusive({ owner: "backup", kind: "backup" })).toThrow(/maintenance/i);
+    expect((await a.guard.holder())?.kind).toBe("restore");
+    expect(await a.guard.tryAcquire({ owner: "vacuum", kind: "vacuum" })).toBeNull();
+    await expect(a.guard.acquireExclusive({ owner: "backup", kind: "backup" })).rejects.toThrow(/maintenance/i);
 
     const { operationId } = a.compaction.requestRun(revision);
     // The pass defers again and again (continuations are compressed) without committing a batch.
@@ -219,16 +219,24 @@ describe.skipIf(!TEST_POSTGRES_URL)("a restore on one instance pauses the others
     expect(recordRuntime(a)?.activeOperation).toMatchObject({ id: operationId, changedMessages: 0 });
 
     restore.release();
-    expect(a.guard.holder()).toBeNull();
+    // The holder's unlock travels on its own session: the other instance sees it a moment later.
+    await vi.waitFor(async () => expect(await a.guard.holder()).toBeNull(), { timeout: 40_000, interval: 10 });
     await until(() => latestRun(a)?.id === operationId, "the pass to finish after the restore");
     expect(latestRun(a)).toMatchObject({ state: "succeeded", changedMessages: TOTAL });
   }, 90_000);
 
   it("a real restore on one instance: the other sees the guard held for the restore meanwhile, and free again afterwards", async () => {
-    const { a, b } = twoInstances();
+    const { a, b } = await twoInstances();
     const receipt = await createBackup({ store: b.stores.maintenance, dbFile: b.dbFile, clock: b.clock, label: "manual", guard: b.guard, log: b.log });
     const seenByA = new Set<string>();
-    const watch = setInterval(() => seenByA.add(a.guard.holder()?.kind ?? "none"), 1);
+    // One question at a time, asked again as soon as the last is answered.
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        seenByA.add((await a.guard.holder())?.kind ?? "none");
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
     try {
       const result = await restoreBackup({
         store: b.stores.maintenance,
@@ -242,10 +250,12 @@ describe.skipIf(!TEST_POSTGRES_URL)("a restore on one instance pauses the others
       });
       expect(result).toEqual({ restored: receipt.name, restartRequired: true });
     } finally {
-      clearInterval(watch);
+      watching = false;
+      await watch;
     }
     expect(seenByA.has("restore")).toBe(true);
-    expect(a.guard.holder()).toBeNull();
-    expect(a.guard.tryAcquire({ owner: "vacuum", kind: "vacuum" })).not.toBeNull();
+    // The holder's unlock travels on its own session: the other instance sees it a moment later.
+    await vi.waitFor(async () => expect(await a.guard.holder()).toBeNull(), { timeout: 40_000, interval: 10 });
+    expect(await a.guard.tryAcquire({ owner: "vacuum", kind: "vacuum" })).not.toBeNull();
   }, 90_000);
 });

@@ -8,6 +8,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { SqlClient } from "./client";
+import type { PgDb } from "./pg-db";
 
 export const PG_MIGRATIONS_DIR = path.join(process.cwd(), "drizzle", "pg");
 
@@ -48,5 +49,33 @@ export function migratePg(client: SqlClient, options: { migrationsDir?: string }
       return applied;
     },
     { statementTimeoutMs: 0, lockTimeoutMs: 60_000 },
+  );
+}
+
+/** The same on the asynchronous database: one transaction on one pooled session, under the same advisory lock. */
+export async function applyPgMigrations(db: PgDb, options: { migrationsDir?: string } = {}): Promise<string[]> {
+  const dir = options.migrationsDir ?? PG_MIGRATIONS_DIR;
+  const entries = readJournal(dir);
+  return db.transaction(
+    async () => {
+      await db.exec(`create schema if not exists drizzle;
+        create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`);
+      const last = await db.one<{ created_at: string | null }>(`select max(created_at)::text as created_at from drizzle.__drizzle_migrations`);
+      const lastWhen = last?.created_at === null || last === null ? -1 : Number(last.created_at);
+      const applied: string[] = [];
+      for (const entry of entries) {
+        if (entry.when <= lastWhen) continue;
+        const sql = fs.readFileSync(path.join(dir, `${entry.tag}.sql`), "utf8");
+        for (const statement of sql.split("--> statement-breakpoint")) {
+          if (statement.trim()) await db.exec(statement);
+        }
+        const hash = crypto.createHash("sha256").update(sql).digest("hex");
+        await db.run(`insert into drizzle.__drizzle_migrations (hash, created_at) values ($1, $2)`, [hash, entry.when]);
+        applied.push(entry.tag);
+      }
+      return applied;
+    },
+    // DDL may wait on a busy table; the migration is not bounded by the request timeout.
+    { statementTimeoutMs: 0, lockTimeoutMs: 60_000, lock: MIGRATION_LOCK_KEY },
   );
 }

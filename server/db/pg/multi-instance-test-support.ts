@@ -90,21 +90,21 @@ export function instance(
 }
 
 /** Old completed tasks with large tool outputs, and the policy armed; returns its revision. */
-export function seed(rt: OpenRuntime): number {
-  seedMessages(rt);
+export async function seed(rt: OpenRuntime): Promise<number> {
+  await seedMessages(rt);
   return armPolicyOn(rt.stores.compaction, { value: 1, unit: "weeks" }, rt.clock.now());
 }
 
 /** Old completed tasks with large tool outputs (TASKS x PER_TASK messages). */
-export function seedMessages(rt: OpenRuntime): void {
-  rt.stores.workspace.writeTransaction((tx) => {
+export async function seedMessages(rt: OpenRuntime): Promise<void> {
+  await rt.stores.workspace.writeTransaction(async (tx) => {
     for (let t = 0; t < TASKS; t += 1) {
       const id = `t${String(t).padStart(3, "0")}`;
-      tx.insertTask({ id, title: id, state: "COMPLETED", createdAt: OLD, updatedAt: OLD, queuedForStep: false });
-      tx.insertSession({ id: `${id}-s`, taskId: id, state: "COMPLETED", startedAt: OLD, updatedAt: OLD, completedAt: OLD });
-      tx.insertTurn({ id: `${id}-u`, sessionId: `${id}-s`, startedAt: OLD, completedAt: OLD });
+      await tx.insertTask({ id, title: id, state: "COMPLETED", createdAt: OLD, updatedAt: OLD, queuedForStep: false });
+      await tx.insertSession({ id: `${id}-s`, taskId: id, state: "COMPLETED", startedAt: OLD, updatedAt: OLD, completedAt: OLD });
+      await tx.insertTurn({ id: `${id}-u`, sessionId: `${id}-s`, startedAt: OLD, completedAt: OLD });
       for (let m = 0; m < PER_TASK; m += 1) {
-        tx.insertMessage({
+        await tx.insertMessage({
           id: `${id}-m${m}`,
           sessionId: `${id}-s`,
           turnId: `${id}-u`,

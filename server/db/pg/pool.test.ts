@@ -19,7 +19,7 @@ describe("readPgConfig", () => {
 });
 
 describe.skipIf(!TEST_POSTGRES_URL)("createPgPool", () => {
-  it("opens at most PG_POOL_MAX sessions, reuses released ones and applies the session timeouts", () => {
+  it("opens at most PG_POOL_MAX sessions, reuses released ones and applies the session timeouts", async () => {
     const db = createPgTestDb();
     const pool = createPgPool(readPgConfig(db.url, { PG_POOL_MAX: "2", PG_LOCK_TIMEOUT_MS: "1234", PG_APPLICATION_NAME: "pool-test" }));
     try {
@@ -36,7 +36,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("createPgPool", () => {
       expect(pool.size).toBe(2);
     } finally {
       pool.close();
-      db.close();
+      await db.close();
     }
   });
 });

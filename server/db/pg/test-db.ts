@@ -5,11 +5,21 @@
 import crypto from "node:crypto";
 import { connectPg, type SqlClient } from "./client";
 import { migratePg } from "./migrate";
+import { readPgConfig } from "./config";
+import { createPgDb, type PgDb } from "./pg-db";
 import { withDatabase } from "./url";
 
 export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL?.trim() || undefined;
 
-export type PgTestDb = { client: SqlClient; url: string; name: string; reset(): void; close(): void };
+export type PgTestDb = {
+  client: SqlClient;
+  /** The same database behind the asynchronous boundary (a node-postgres pool), opened on first use. */
+  readonly db: PgDb;
+  url: string;
+  name: string;
+  reset(): void;
+  close(): Promise<void>;
+};
 
 export function createPgTestDb(serverUrl: string | undefined = TEST_POSTGRES_URL): PgTestDb {
   if (!serverUrl) throw new Error("TEST_POSTGRES_URL is not set");
@@ -23,8 +33,13 @@ export function createPgTestDb(serverUrl: string | undefined = TEST_POSTGRES_URL
   const url = withDatabase(serverUrl, name);
   const client = connectPg({ url });
   migratePg(client);
+  let db: PgDb | undefined;
   return {
     client,
+    get db() {
+      db ??= createPgDb(readPgConfig(url, { PG_POOL_MAX: "4" }));
+      return db;
+    },
     url,
     name,
     // Between tests: empty every table and restart the identity counters, so each test sees a new database.
@@ -32,8 +47,9 @@ export function createPgTestDb(serverUrl: string | undefined = TEST_POSTGRES_URL
       const { tables } = client.one<{ tables: string }>(`select string_agg(quote_ident(tablename), ', ') as tables from pg_tables where schemaname = 'public'`)!;
       client.exec(`truncate ${tables} restart identity cascade`);
     },
-    close() {
+    async close() {
       client.close();
+      await db?.close();
       const dropper = connectPg({ url: serverUrl });
       try {
         dropper.exec(`drop database if exists ${name} with (force)`);

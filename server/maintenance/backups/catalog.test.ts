@@ -10,7 +10,7 @@ import { backupPath } from "./names";
 import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 
 let t: TestDb | undefined;
-afterEach(() => t?.close());
+afterEach(async () => t?.close());
 
 const HOSTILE_NAMES = [
   "../workspace.db",
@@ -26,7 +26,7 @@ const HOSTILE_NAMES = [
 
 async function oneBackup() {
   t = seededDb(3, 100);
-  return createBackup({ store: createSqliteMaintenanceStore(t), dbFile: t.file, clock: testClock(), label: "manual", guard: createMaintenanceGuard(), log: silentLog });
+  return createBackup({ store: createSqliteMaintenanceStore(t.db), dbFile: t.file, clock: testClock(), label: "manual", guard: createMaintenanceGuard(), log: silentLog });
 }
 
 describe("backup catalog", () => {
@@ -70,7 +70,7 @@ describe("backup catalog", () => {
   it("deletes a backup, and refuses while the maintenance guard is held", async () => {
     const receipt = await oneBackup();
     const guard = createMaintenanceGuard();
-    const lease = guard.acquireExclusive({ owner: "vac", kind: "vacuum" });
+    const lease = await guard.acquireExclusive({ owner: "vac", kind: "vacuum" });
     await expect(deleteBackup({ dbFile: t!.file, name: receipt.name, guard })).rejects.toMatchObject({ code: "maintenance_busy" });
     lease.release();
     await deleteBackup({ dbFile: t!.file, name: receipt.name, guard });

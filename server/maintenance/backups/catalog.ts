@@ -4,9 +4,9 @@ import { constants, type Stats } from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
-import { backupsDirFor } from "@/server/db/url";
 import { AppError } from "@/server/errors";
 import type { MaintenanceGuard } from "../guard";
+import { backupsFolder } from "./folder";
 import { fsyncDir } from "./hash";
 import { backupNameTime, backupPath, isBackupName } from "./names";
 
@@ -24,7 +24,9 @@ export type { BackupEntry };
 
 /** Published backups, newest first. Staging dirs, symlinks and strays are never listed. */
 export async function listBackups(options: { dbFile: string }): Promise<BackupEntry[]> {
-  const dir = backupsDirFor(options.dbFile);
+  // A symlinked or foreign folder is refused (backups_folder_unsafe), never listed.
+  const dir = await backupsFolder(options.dbFile);
+  if (!dir) return [];
   let names: string[];
   try {
     names = await fsp.readdir(dir);
@@ -55,7 +57,8 @@ export async function pruneBackups(options: { dbFile: string; keep: number; prot
   const all = await listBackups(options);
   const kept = new Set([options.protect, ...(options.pinned ?? [])]);
   const doomed = all.slice(options.keep).filter((entry) => !kept.has(entry.name));
-  const dir = backupsDirFor(options.dbFile);
+  if (doomed.length === 0) return [];
+  const dir = (await backupsFolder(options.dbFile))!;
   for (const entry of doomed) await fsp.rm(path.join(dir, entry.name), { force: true });
   if (doomed.length > 0) await fsyncDir(dir);
   return doomed.map((entry) => entry.name);
@@ -89,6 +92,7 @@ export async function deleteBackup(options: {
     throw new AppError("backup_pinned", "This backup is the receipt of the compaction preparation; type its name to delete it. Compaction will then need a new preparation.");
   }
   await options.guard.withExclusive({ owner: "backup-delete", kind: "backup" }, async () => {
+    if (!(await backupsFolder(options.dbFile))) throw new AppError("not_found", "No such backup");
     await regularFile(file);
     await fsp.rm(file);
     await fsyncDir(path.dirname(file));
@@ -103,6 +107,7 @@ export type BackupStream = { name: string; sizeBytes: number; stream: ReadableSt
  */
 export async function openBackupStream(options: { dbFile: string; name: unknown }): Promise<BackupStream> {
   const file = backupPath(options.dbFile, options.name);
+  if (!(await backupsFolder(options.dbFile))) throw new AppError("not_found", "No such backup");
   await regularFile(file);
   let handle: fsp.FileHandle;
   try {

@@ -12,7 +12,7 @@ import { BACKUP_NAME_PATTERN } from "./names";
 import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 
 let t: TestDb | undefined;
-afterEach(() => t?.close());
+afterEach(async () => t?.close());
 
 function backupsDir(db: TestDb) {
   return path.join(db.dir, "backups");
@@ -22,7 +22,7 @@ describe("createBackup", () => {
   it("[TPR-PREP-03] [TPR-PREP-04] publishes a verified 0600 snapshot and returns its receipt", async () => {
     t = seededDb();
     const guard = createMaintenanceGuard();
-    const receipt = await createBackup({ store: createSqliteMaintenanceStore(t), dbFile: t.file, clock: testClock(), label: "manual", guard, log: silentLog });
+    const receipt = await createBackup({ store: createSqliteMaintenanceStore(t.db), dbFile: t.file, clock: testClock(), label: "manual", guard, log: silentLog });
     expect(receipt.name).toMatch(BACKUP_NAME_PATTERN);
     expect(receipt.name.startsWith("workspace-2026-11-29T22-30-00Z-")).toBe(true);
     expect(receipt.completedAt).toBe("2026-11-29T22:30:00.000Z");
@@ -36,14 +36,14 @@ describe("createBackup", () => {
     copy.close();
     // Staging is gone and the guard is free again.
     expect(fs.readdirSync(backupsDir(t))).toEqual([receipt.name]);
-    expect(guard.holder()).toBeNull();
+    expect(await guard.holder()).toBeNull();
   });
 
   it("[TPR-PREP-03] stages in a private 0700 directory that the list never shows", async () => {
     t = seededDb();
     const seen: { mode: number; listed: string[] }[] = [];
     const receipt = await createBackup({
-      store: createSqliteMaintenanceStore(t), dbFile: t.file,
+      store: createSqliteMaintenanceStore(t.db), dbFile: t.file,
       clock: testClock(),
       label: "manual",
       guard: createMaintenanceGuard(),
@@ -62,7 +62,7 @@ describe("createBackup", () => {
     t = seededDb();
     const guard = createMaintenanceGuard();
     const attempt = createBackup({
-      store: createSqliteMaintenanceStore(t), dbFile: t.file,
+      store: createSqliteMaintenanceStore(t.db), dbFile: t.file,
       clock: testClock(),
       label: "preparation",
       guard,
@@ -76,14 +76,14 @@ describe("createBackup", () => {
     });
     await expect(attempt).rejects.toMatchObject({ code: "backup_failed", message: expect.stringMatching(/integrity/) });
     expect(fs.readdirSync(backupsDir(t))).toEqual([]);
-    expect(guard.holder()).toBeNull();
+    expect(await guard.holder()).toBeNull();
   });
 
   it("[TPR-SCH-05] refuses with maintenance_busy while another operation holds the guard", async () => {
     t = seededDb();
     const guard = createMaintenanceGuard();
-    const batch = guard.tryAcquire({ owner: "batch", kind: "compaction" })!;
-    await expect(createBackup({ store: createSqliteMaintenanceStore(t), dbFile: t.file, clock: testClock(), label: "manual", guard, log: silentLog })).rejects.toMatchObject({
+    const batch = (await guard.tryAcquire({ owner: "batch", kind: "compaction" }))!;
+    await expect(createBackup({ store: createSqliteMaintenanceStore(t.db), dbFile: t.file, clock: testClock(), label: "manual", guard, log: silentLog })).rejects.toMatchObject({
       code: "maintenance_busy",
     });
     batch.release();
@@ -93,8 +93,8 @@ describe("createBackup", () => {
   it("runs under a lease the caller already holds and leaves it held", async () => {
     t = seededDb();
     const guard = createMaintenanceGuard();
-    const lease = guard.acquireExclusive({ owner: "prep-1", kind: "backup" });
-    await createBackup({ store: createSqliteMaintenanceStore(t), dbFile: t.file, clock: testClock(), label: "preparation", guard, lease, log: silentLog });
+    const lease = await guard.acquireExclusive({ owner: "prep-1", kind: "backup" });
+    await createBackup({ store: createSqliteMaintenanceStore(t.db), dbFile: t.file, clock: testClock(), label: "preparation", guard, lease, log: silentLog });
     expect(lease.held()).toBe(true);
   });
 
@@ -103,7 +103,7 @@ describe("createBackup", () => {
     const guard = createMaintenanceGuard();
     const controller = new AbortController();
     const attempt = createBackup({
-      store: createSqliteMaintenanceStore(t), dbFile: t.file,
+      store: createSqliteMaintenanceStore(t.db), dbFile: t.file,
       clock: testClock(),
       label: "preparation",
       guard,
@@ -113,7 +113,7 @@ describe("createBackup", () => {
     });
     await expect(attempt).rejects.toMatchObject({ name: "AbortError" });
     expect(fs.readdirSync(backupsDir(t))).toEqual([]);
-    expect(guard.holder()).toBeNull();
+    expect(await guard.holder()).toBeNull();
   });
 
   it("keeps only the newest N backups after publishing", async () => {
@@ -121,7 +121,7 @@ describe("createBackup", () => {
     const clock = testClock();
     const names: string[] = [];
     for (let i = 0; i < 4; i++) {
-      names.push((await createBackup({ store: createSqliteMaintenanceStore(t), dbFile: t.file, clock, label: "manual", keep: 3, guard: createMaintenanceGuard(), log: silentLog })).name);
+      names.push((await createBackup({ store: createSqliteMaintenanceStore(t.db), dbFile: t.file, clock, label: "manual", keep: 3, guard: createMaintenanceGuard(), log: silentLog })).name);
       clock.advance(1000);
     }
     expect((await listBackups({ dbFile: t.file })).map((b) => b.name)).toEqual(names.slice(1).reverse());
@@ -131,7 +131,7 @@ describe("createBackup", () => {
 describe("sweepStaleStaging", () => {
   it("[TPR-PREP-10] removes staging directories a crashed backup left behind, never published files", async () => {
     t = seededDb(2, 10);
-    const receipt = await createBackup({ store: createSqliteMaintenanceStore(t), dbFile: t.file, clock: testClock(), label: "manual", guard: createMaintenanceGuard(), log: silentLog });
+    const receipt = await createBackup({ store: createSqliteMaintenanceStore(t.db), dbFile: t.file, clock: testClock(), label: "manual", guard: createMaintenanceGuard(), log: silentLog });
     const stale = path.join(backupsDir(t), ".staging-deadbeef");
     fs.mkdirSync(stale, { mode: 0o700 });
     fs.writeFileSync(path.join(stale, "workspace-2026-11-29T22-30-00Z-00000000.db"), "half written");
@@ -143,7 +143,7 @@ describe("sweepStaleStaging", () => {
     t = seededDb(2, 10);
     const guard = createMaintenanceGuard();
     fs.mkdirSync(path.join(backupsDir(t), ".staging-live"), { recursive: true });
-    const lease = guard.acquireExclusive({ owner: "b", kind: "backup" });
+    const lease = await guard.acquireExclusive({ owner: "b", kind: "backup" });
     expect(await sweepStaleStaging({ dbFile: t.file, guard })).toBe(0);
     lease.release();
     expect(await sweepStaleStaging({ dbFile: t.file, guard })).toBe(1);

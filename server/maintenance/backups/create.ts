@@ -3,13 +3,13 @@ import { randomBytes } from "node:crypto";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { systemTimers, type Clock, type Timers } from "@/server/clock";
-import { tightenPath } from "@/server/db/file-modes";
 import { backupsDirFor } from "@/server/db/url";
 import { AppError, isAppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
 import type { Lease, MaintenanceGuard } from "../guard";
 import type { MaintenanceStore } from "../store";
 import { pruneBackups, MANUAL_BACKUPS_KEPT } from "./catalog";
+import { backupsFolder, backupsFolderState } from "./folder";
 import { fsyncDir, fsyncFile, sha256File, type Hasher } from "./hash";
 import { generateBackupName, STAGING_PREFIX } from "./names";
 import type { BackupReceipt } from "./verify";
@@ -95,13 +95,13 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
     throw new AppError("maintenance_busy", "The maintenance lease for this backup is no longer held");
   }
   const stagingId = randomBytes(8).toString("hex");
-  const ownLease = options.lease ? null : guard.acquireExclusive({ owner: `backup:${stagingId}`, kind: "backup" });
-  const backupsDir = backupsDirFor(dbFile);
-  const stagingDir = path.join(backupsDir, `${STAGING_PREFIX}${stagingId}`);
+  const ownLease = options.lease ? null : await guard.acquireExclusive({ owner: `backup:${stagingId}`, kind: "backup" });
   const startedMs = clock.now();
+  let stagingDir: string | null = null;
   try {
-    await fsp.mkdir(backupsDir, { recursive: true, mode: 0o700 });
-    tightenPath(backupsDir); // an existing folder keeps its mode through mkdir
+    // Created 0700, or checked: a symlinked or foreign folder is never written to.
+    const backupsDir = (await backupsFolder(dbFile, { create: true }))!;
+    stagingDir = path.join(backupsDir, `${STAGING_PREFIX}${stagingId}`);
     await fsp.mkdir(stagingDir, { mode: 0o700 });
     await fsp.chmod(stagingDir, 0o700); // mkdir's mode is filtered by the umask
     const name = generateBackupName(clock.now());
@@ -149,7 +149,7 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
     if (isAppError(error) || signal?.aborted) throw error;
     throw new AppError("backup_failed", "The backup could not be written; nothing was published");
   } finally {
-    await fsp.rm(stagingDir, { recursive: true, force: true });
+    if (stagingDir) await fsp.rm(stagingDir, { recursive: true, force: true });
     ownLease?.release();
   }
 }
@@ -160,7 +160,9 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
  * (a backup may run under a preparation's lease, and its staging is live).
  */
 export async function sweepStaleStaging(options: { dbFile: string; guard: MaintenanceGuard }): Promise<number> {
-  if (options.guard.holder() !== null) return 0;
+  if ((await options.guard.holder()) !== null) return 0;
+  // Only our own folder is swept: nothing is removed through a symlink.
+  if (backupsFolderState(options.dbFile) !== "ok") return 0;
   const dir = backupsDirFor(options.dbFile);
   let entries: string[];
   try {

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { tightenPath } from "@/server/db/file-modes";
 import { backupsDirFor } from "@/server/db/url";
+import { backupsFolderState } from "./folder";
 
 /**
  * Backups are full copies of the database: the backups folder (0700), every
@@ -11,6 +12,8 @@ import { backupsDirFor } from "@/server/db/url";
  * to the database's folder.
  */
 export function tightenBackupModes(options: { dbFile: string }): string[] {
+  // Never through a symlink or in another user's folder (startup reports those).
+  if (backupsFolderState(options.dbFile) !== "ok") return [];
   const dir = backupsDirFor(options.dbFile);
   const tightened: string[] = [];
   if (tightenPath(dir)) tightened.push("backups");

@@ -1,13 +1,15 @@
 import "server-only";
 import type { RestoreResult } from "@/lib/database/api";
-import { constants } from "node:fs";
+import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
 import type { MaintenanceGuard } from "../guard";
 import type { QuiescerRegistry } from "../quiescence";
-import { fsyncDir, fsyncFile } from "./hash";
+import { fsyncDir } from "./hash";
+import { backupsFolder } from "./folder";
+import { stageCopy } from "./staged-copy";
 import { backupPath } from "./names";
 import type { MaintenanceStore } from "../store";
 
@@ -29,9 +31,11 @@ export type RestoreOptions = {
 export type { RestoreResult };
 
 /**
- * Replaces the database with a backup. The copy is staged as
- * `<db>.restore-pending` and checked before anything is stopped, so a bad
- * backup changes nothing. Then the retention worker (and any other
+ * Replaces the database with a backup. The backup is read once into a copy
+ * in a private folder, `<db>.restore-pending/` (staged-copy.ts), and checked
+ * before anything is stopped, so a bad backup changes nothing; the file
+ * renamed into place is the one checked (its identity is compared right
+ * before the swap). Then the retention worker (and any other
  * registered component) is stopped, the runtime connection closed — which
  * checkpoints the WAL — the WAL/SHM files removed (a stale WAL must never be
  * replayed onto the restored file) and the pending copy renamed into place.
@@ -39,10 +43,11 @@ export type { RestoreResult };
  * worker. In-memory state of this process (caches, the frozen checkpoint
  * mode) describes the old database, hence restartRequired.
  *
- * Sign-in state is not rolled back: the live sessions and login throttle
- * are copied into the staged file just before the swap, so a session revoked
- * after the backup stays revoked and one started after it stays valid (as
- * long as its user exists in the restored data).
+ * Sign-in state is not rolled back: the live accounts, sessions and login
+ * throttle are copied into the staged file just before the swap, so a
+ * session revoked after the backup stays revoked, one started after it stays
+ * valid, and a disabled, demoted or reset account stays so. Every open event
+ * stream ends (the "event-streams" quiescer): its clients reconnect.
  */
 export async function restoreBackup(options: RestoreOptions): Promise<RestoreResult> {
   const source = backupPath(options.dbFile, options.name);
@@ -52,50 +57,56 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
   }
   const { log } = options;
   const dbFile = options.dbFile;
-  const pending = `${dbFile}.restore-pending`;
+  const pendingDir = `${dbFile}.restore-pending`;
   return options.guard.withExclusive({ owner: `restore:${name}`, kind: "restore" }, async () => {
-    const stats = await fsp.lstat(source).catch(() => null);
-    if (!stats || !stats.isFile()) throw new AppError("not_found", "No such backup");
-    await fsp.rm(pending, { force: true });
+    if (!(await backupsFolder(dbFile))) throw new AppError("not_found", "No such backup");
+    // The backup is read once, into a private folder; the file checked below is the one swapped in.
+    const staged = await stageCopy({ source, dir: pendingDir, name: path.basename(dbFile) });
+    const swapped = () => new AppError("backup_unusable", "The staged copy of the backup changed after it was checked; the database was not changed");
     try {
-      // COPYFILE_EXCL: never write through something planted at the pending path.
-      await fsp.copyFile(source, pending, constants.COPYFILE_EXCL);
-      await fsp.chmod(pending, 0o600);
-      await fsyncFile(pending);
-      if (!(await options.store.verifyFile(pending))) {
+      if (!(await options.store.verifyFile(staged.file))) {
         throw new AppError("backup_unusable", "The backup failed its integrity check; the database was not changed");
       }
+      if (!staged.unchanged()) throw swapped();
     } catch (error) {
-      await fsp.rm(pending, { force: true });
+      await staged.discard();
       throw error;
     }
     const resume = await options.quiescers.quiesceAll();
     if (options.store.restoreInPlace) {
       // PostgreSQL: restored into the live database in one transaction; no file is swapped.
       try {
-        const carriedInPlace = (await options.store.restoreInPlace(pending)).sessions;
+        if (!staged.unchanged()) throw swapped();
+        const carriedInPlace = (await options.store.restoreInPlace(staged.file)).sessions;
         log.warn({ backup: name, sessionsKept: carriedInPlace }, "database restored from backup; restart required");
         return { restored: name, restartRequired: true as const };
       } finally {
-        await fsp.rm(pending, { force: true });
+        await staged.discard();
         resume();
       }
     }
     let carried: number;
     try {
-      // Synchronous from here to the close: no request can sign in or out
-      // between the copy and the swap.
+      // The copy and the close hold the writer queue: no request can sign in
+      // or out between the copy and the swap.
       try {
-        carried = options.store.carrySignInStateInto(pending).sessions;
+        carried = (await options.store.carrySignInStateAndClose(staged.file)).sessions;
+        if (!staged.unchanged()) throw swapped();
       } catch (error) {
-        await fsp.rm(pending, { force: true });
+        await staged.discard();
         throw error;
       }
+      // Synchronous from the identity check to the rename: nothing else runs in between.
       options.closeDatabase();
-      await fsp.rm(`${dbFile}-wal`, { force: true });
-      await fsp.rm(`${dbFile}-shm`, { force: true });
-      await fsp.rename(pending, dbFile);
+      if (!staged.unchanged()) {
+        await staged.discard();
+        throw swapped();
+      }
+      fs.rmSync(`${dbFile}-wal`, { force: true });
+      fs.rmSync(`${dbFile}-shm`, { force: true });
+      fs.renameSync(staged.file, dbFile);
       await fsyncDir(path.dirname(dbFile));
+      await staged.discard();
     } finally {
       resume();
     }
@@ -116,6 +127,7 @@ export async function sweepRestorePending(options: { dbFile: string }): Promise<
     () => true,
     () => false,
   );
-  if (existed) await fsp.rm(pending, { force: true });
+  // A folder since the copy is staged privately (a file from older versions).
+  if (existed) await fsp.rm(pending, { recursive: true, force: true });
   return existed;
 }

@@ -5,6 +5,7 @@ import fsp from "node:fs/promises";
 import { backupsDirFor } from "@/server/db/url";
 import type { MaintenanceStore } from "../store";
 import { sha256File, type Hasher } from "./hash";
+import { backupsFolderState } from "./folder";
 import { backupPath, isBackupName } from "./names";
 import path from "node:path";
 
@@ -28,6 +29,10 @@ type Probe = { ok: true; identity: FileIdentity; file: string } | { ok: false; c
 /** lstat only: never follows a symlink planted in place of the backup. */
 async function probe(dbFile: string, receipt: BackupReceipt): Promise<Probe> {
   if (!isBackupName(receipt.name)) return { ok: false, code: "backup_missing" };
+  // A receipt's file reached through a symlinked or foreign folder is not ours.
+  const folder = backupsFolderState(dbFile);
+  if (folder === "missing") return { ok: false, code: "backup_missing" };
+  if (folder !== "ok") return { ok: false, code: "backup_symlink" };
   const file = path.join(backupsDirFor(dbFile), receipt.name);
   let stats: Stats;
   try {

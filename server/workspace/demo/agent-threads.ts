@@ -4,13 +4,17 @@
 //  - a long thread (about 100 turns);
 //  - a thread whose answers were regenerated (in full mode the replaced
 //    turns stay behind as abandoned branches that cleanup reclaims; delta
-//    processes linearize and leave none);
+//    processes linearize and leave none). It is written as if a month and
+//    more ago, so the handles its runs handed out are past their time to
+//    live (CHECKPOINT_HANDLE_TTL_DAYS) and the abandoned tips reclaimable;
+//    the other threads' handles are fresh and shown as held;
 //  - a thread branched from another one's answer, then continued;
 //  - a thread written before bounded admission existed (its runs' duration
 //    leaves became chain links that cleanup grafts away).
 // Tool payloads stay small: the point is the shape of the threads.
 import type { RunDeps } from "@/server/checkpoints/runs";
 import { startRun } from "@/server/checkpoints/runs";
+import { DAY_MS, DEFAULT_HANDLE_TTL_DAYS } from "@/server/checkpoints/handles";
 import { branch, createThread, readThreadState, regenerate } from "@/server/checkpoints/threads";
 
 export type AgentThreadsSize = "demo" | "small";
@@ -38,13 +42,14 @@ const PROMPTS = [
 export type SeededThread = { threadId: string; role: "long" | "regenerated" | "branched" | "legacy"; turns: number };
 export type AgentThreadsResult = { threads: SeededThread[]; runs: number };
 
-function prompt(i: number): string {
-  return `${PROMPTS[i % PROMPTS.length]} (step ${i + 1})`;
+/** Each thread starts its prompts at its own place in the list, so the threads' titles (their first prompt) differ. */
+function prompt(i: number, offset = 0): string {
+  return `${PROMPTS[(i + offset) % PROMPTS.length]} (step ${i + 1})`;
 }
 
-async function runTurns(deps: RunDeps, threadId: string, from: number, count: number): Promise<number> {
+async function runTurns(deps: RunDeps, threadId: string, from: number, count: number, offset = 0): Promise<number> {
   for (let i = from; i < from + count; i += 1) {
-    const run = await startRun(deps, { threadId, content: prompt(i) });
+    const run = await startRun(deps, { threadId, content: prompt(i, offset) });
     if (run.status !== "success") throw new Error(`demo run ${i + 1} on a seeded thread ended ${run.status}`);
   }
   return count;
@@ -79,13 +84,15 @@ export async function seedAgentThreads(deps: RunDeps, size: AgentThreadsSize = "
 
   // Regenerate an early answer (its later turns leave the conversation), go
   // on, then regenerate the newest answer twice, as a user retrying would.
-  const regen = (await createThread(deps)).threadId;
-  runs += await runTurns(deps, regen, 0, plan.regenTurns);
-  await regenerateAnswer(deps, regen, 2);
-  runs += 1 + (await runTurns(deps, regen, 3, 2));
+  const ttlDays = deps.handleTtlDays ?? DEFAULT_HANDLE_TTL_DAYS;
+  const pastDeps: RunDeps = { ...deps, clock: { now: () => deps.clock.now() - (ttlDays + 1) * DAY_MS } };
+  const regen = (await createThread(pastDeps)).threadId;
+  runs += await runTurns(pastDeps, regen, 0, plan.regenTurns, 2);
+  await regenerateAnswer(pastDeps, regen, 2);
+  runs += 1 + (await runTurns(pastDeps, regen, 3, 2, 2));
   for (let i = 0; i < 2; i += 1) {
-    const all = await answers(deps, regen);
-    await regenerateAnswer(deps, regen, all.length - 1);
+    const all = await answers(pastDeps, regen);
+    await regenerateAnswer(pastDeps, regen, all.length - 1);
     runs += 1;
   }
   threads.push({ threadId: regen, role: "regenerated", turns: (await answers(deps, regen)).length });
@@ -93,12 +100,12 @@ export async function seedAgentThreads(deps: RunDeps, size: AgentThreadsSize = "
   // A branch from the second answer of the regenerated thread, continued on its own.
   const second = (await answers(deps, regen))[1]!;
   const branched = (await branch(deps, regen, second)).threadId;
-  runs += await runTurns(deps, branched, 2, plan.branchTurns);
+  runs += await runTurns(deps, branched, 2, plan.branchTurns, 2);
   threads.push({ threadId: branched, role: "branched", turns: 2 + plan.branchTurns });
 
   const legacyDeps: RunDeps = { ...deps, admit: undefined };
   const legacy = (await createThread(legacyDeps)).threadId;
-  runs += await runTurns(legacyDeps, legacy, 0, plan.legacyTurns);
+  runs += await runTurns(legacyDeps, legacy, 0, plan.legacyTurns, 9);
   threads.push({ threadId: legacy, role: "legacy", turns: plan.legacyTurns });
 
   return { threads, runs };

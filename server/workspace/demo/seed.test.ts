@@ -16,19 +16,19 @@ const SEED = 20260101;
 let db: TestDb;
 let result: DemoSeedResult;
 
-beforeAll(() => {
+beforeAll(async () => {
   db = createTestDb();
-  result = seedDemoWorkspace({ store: createSqliteWorkspaceStore(db.sqlite), seed: SEED, nowMs: NOW });
+  result = await seedDemoWorkspace({ store: createSqliteWorkspaceStore(db.db), seed: SEED, nowMs: NOW });
 });
 afterAll(() => db.close());
 
 const count = (sql: string, ...args: unknown[]) => (db.sqlite.prepare(sql).get(...args) as { n: number }).n;
 
 describe("demo workspace", () => {
-  it("is deterministic from the seed", () => {
+  it("is deterministic from the seed", async () => {
     const again = createTestDb();
     try {
-      expect(seedDemoWorkspace({ store: createSqliteWorkspaceStore(again.sqlite), seed: SEED, nowMs: NOW })).toEqual(result);
+      expect(await seedDemoWorkspace({ store: createSqliteWorkspaceStore(again.db), seed: SEED, nowMs: NOW })).toEqual(result);
       expect(fingerprint(again.sqlite)).toEqual(fingerprint(db.sqlite));
     } finally {
       again.close();
@@ -37,7 +37,7 @@ describe("demo workspace", () => {
     expect(other).not.toEqual(planDemoWorkspace(SEED, NOW).map((t) => t.id));
   });
 
-  it("holds ~200 tasks spread over the last 18 months and reports what it wrote", () => {
+  it("holds ~200 tasks spread over the last 18 months and reports what it wrote", async () => {
     expect(result.tasks).toBe(DEMO_TASK_COUNT);
     expect(count("select count(*) n from tasks")).toBe(DEMO_TASK_COUNT);
     expect(count("select count(*) n from messages")).toBe(result.messages);
@@ -47,7 +47,7 @@ describe("demo workspace", () => {
     expect(count("select count(*) n from tasks where created_at_ms > ?", NOW - 60 * DAY)).toBeGreaterThan(5);
   });
 
-  it("[TPR-RED-09] puts every compactable kind on its message type, with realistic payloads", () => {
+  it("[TPR-RED-09] puts every compactable kind on its message type, with realistic payloads", async () => {
     const onType = (type: string, kind: string) =>
       count("select count(*) n from messages where type = ? and json_extract(metadata, '$.normalized.kind') = ?", type, kind);
     for (const [type, kind] of [
@@ -72,7 +72,7 @@ describe("demo workspace", () => {
     expect(count("select count(*) n from messages where json_type(metadata, '$.normalized.generic.output') = 'text'")).toBeGreaterThan(0);
   });
 
-  it("[TPR-RED-11] [TPR-RED-12] [TPR-RED-13] includes never-compacted kinds, provenance and control tools", () => {
+  it("[TPR-RED-11] [TPR-RED-12] [TPR-RED-13] includes never-compacted kinds, provenance and control tools", async () => {
     for (const kind of ["create_task", "subagent_task", "show_plan", "manage_todos", "misc"]) {
       expect(count("select count(*) n from messages where json_extract(metadata, '$.normalized.kind') = ?", kind), kind).toBeGreaterThan(0);
     }
@@ -85,11 +85,11 @@ describe("demo workspace", () => {
     }
   });
 
-  it("has a few multi-MB outputs (2-6 MB)", () => {
+  it("has a few multi-MB outputs (2-6 MB)", async () => {
     expect(count("select count(*) n from messages where length(metadata) between 2000000 and 6500000")).toBeGreaterThanOrEqual(4);
   });
 
-  it("[TPR-ELIG-07] [TPR-ELIG-08] [TPR-ELIG-09] [TPR-ELIG-10] [TPR-ELIG-11] [TPR-ELIG-12] [TPR-ELIG-13] [TPR-ELIG-14] contains each realistic ineligible case", () => {
+  it("[TPR-ELIG-07] [TPR-ELIG-08] [TPR-ELIG-09] [TPR-ELIG-10] [TPR-ELIG-11] [TPR-ELIG-12] [TPR-ELIG-13] [TPR-ELIG-14] contains each realistic ineligible case", async () => {
     const old = NOW - 150 * DAY;
     const cases: Record<string, number> = {
       running_session: count("select count(*) n from task_sessions where state = 'RUNNING'"),
@@ -112,28 +112,28 @@ describe("demo workspace", () => {
     for (const [name, n] of Object.entries(cases)) expect(n, name).toBeGreaterThan(0);
   });
 
-  it("reads like real agent work, not filler text", () => {
+  it("reads like real agent work, not filler text", async () => {
     expect(count("select count(*) n from messages where content like '%lorem%' or metadata like '%lorem ipsum%'")).toBe(0);
     expect(count("select count(*) n from messages where metadata like '%/workspace/acme/%'")).toBeGreaterThan(1000);
   });
 
-  it("[TPR-TX-09] a task with a multi-MB output exports and imports again byte-identically", () => {
+  it("[TPR-TX-09] a task with a multi-MB output exports and imports again byte-identically", async () => {
     const taskId = (
       db.sqlite
         .prepare("select s.task_id as id from messages m join task_sessions s on s.id = m.session_id order by length(m.metadata) desc limit 1")
         .get() as { id: string }
     ).id;
-    const text = exportTask(createSqliteWorkspaceStore(db.sqlite), taskId);
+    const text = await exportTask(createSqliteWorkspaceStore(db.db), taskId);
     const copy = createTestDb();
     try {
-      importFixture(createSqliteWorkspaceStore(copy.sqlite), { file: "demo-task.json", text });
-      expect(exportTask(createSqliteWorkspaceStore(copy.sqlite), taskId)).toBe(text);
+      await importFixture(createSqliteWorkspaceStore(copy.db), { file: "demo-task.json", text });
+      expect(await exportTask(createSqliteWorkspaceStore(copy.db), taskId)).toBe(text);
     } finally {
       copy.close();
     }
   });
 
-  it("[TPR-ELIG-05] [TPR-ELIG-06] protected tasks are ineligible and ordinary old tasks eligible at a 3-month cutoff", () => {
+  it("[TPR-ELIG-05] [TPR-ELIG-06] protected tasks are ineligible and ordinary old tasks eligible at a 3-month cutoff", async () => {
     const cutoffMs = NOW - 90 * DAY;
     const clock = manualClock(NOW);
     const reasons: Record<string, string> = {};

@@ -48,14 +48,14 @@ function planWorkspace(seed: number, nowMs: number): PlannedTask[] {
   return tasks;
 }
 
-function writeTask(store: WorkspaceStore, task: PlannedTask, totals: DemoSeedResult): void {
-  store.insertTask(task);
+async function writeTask(store: WorkspaceStore, task: PlannedTask, totals: DemoSeedResult): Promise<void> {
+  await store.insertTask(task);
   for (const session of task.sessions) {
-    store.insertSession({ ...session, taskId: task.id });
-    for (const turn of session.turns) store.insertTurn({ ...turn, sessionId: session.id });
+    await store.insertSession({ ...session, taskId: task.id });
+    for (const turn of session.turns) await store.insertTurn({ ...turn, sessionId: session.id });
     for (const m of session.messages) {
       const metadata = JSON.stringify(m.metadata);
-      appendMessage(store, {
+      await appendMessage(store, {
         id: m.id,
         sessionId: session.id,
         turnId: m.turnId,
@@ -69,18 +69,18 @@ function writeTask(store: WorkspaceStore, task: PlannedTask, totals: DemoSeedRes
       totals.messages++;
       totals.bytes += Buffer.byteLength(metadata, "utf8") + Buffer.byteLength(m.content, "utf8");
     }
-    for (const q of session.queuedMessages) store.insertQueuedMessage({ ...q, sessionId: session.id });
-    for (const r of session.runs) store.insertRun({ ...r, sessionId: session.id });
+    for (const q of session.queuedMessages) await store.insertQueuedMessage({ ...q, sessionId: session.id });
+    for (const r of session.runs) await store.insertRun({ ...r, sessionId: session.id });
   }
   totals.tasks++;
 }
 
 /** Seeds the demo workspace in one transaction; callers check the DB is empty. */
-export function seedDemoWorkspace(options: { store: WorkspaceStore; seed: number; nowMs: number }): DemoSeedResult {
+export async function seedDemoWorkspace(options: { store: WorkspaceStore; seed: number; nowMs: number }): Promise<DemoSeedResult> {
   const tasks = planWorkspace(options.seed, options.nowMs);
   const totals: DemoSeedResult = { tasks: 0, messages: 0, bytes: 0 };
-  options.store.writeTransaction((tx) => {
-    for (const task of tasks) writeTask(tx, task, totals);
+  await options.store.writeTransaction(async (tx) => {
+    for (const task of tasks) await writeTask(tx, task, totals);
   });
   return totals;
 }

@@ -35,10 +35,10 @@ function exportedMetadata(text: string): Record<string, string> {
 }
 
 describe("task export", () => {
-  it("[TPR-TX-09] [TPR-RED-10] splices each message's metadata exactly as stored", () => {
+  it("[TPR-TX-09] [TPR-RED-10] splices each message's metadata exactly as stored", async () => {
     const a = db();
-    importFixture(createSqliteWorkspaceStore(a.sqlite), { file: "in.json", text: sampleFixture() });
-    const text = exportTask(createSqliteWorkspaceStore(a.sqlite), "t1");
+    await importFixture(createSqliteWorkspaceStore(a.db), { file: "in.json", text: sampleFixture() });
+    const text = await exportTask(createSqliteWorkspaceStore(a.db), "t1");
     const stored = a.sqlite.prepare("select id, metadata from messages order by rowid").all() as { id: string; metadata: string }[];
     const exported = exportedMetadata(text);
     for (const row of stored) {
@@ -47,21 +47,21 @@ describe("task export", () => {
     expect(exported.m2).toBe(TRICKY_METADATA);
   });
 
-  it("[TPR-TX-09] export -> import into an empty database -> export is byte-identical", () => {
+  it("[TPR-TX-09] export -> import into an empty database -> export is byte-identical", async () => {
     const a = db();
-    importFixture(createSqliteWorkspaceStore(a.sqlite), { file: "in.json", text: sampleFixture() });
+    await importFixture(createSqliteWorkspaceStore(a.db), { file: "in.json", text: sampleFixture() });
     for (const taskId of ["t1", "t2"]) {
-      const first = exportTask(createSqliteWorkspaceStore(a.sqlite), taskId);
+      const first = await exportTask(createSqliteWorkspaceStore(a.db), taskId);
       const b = db();
-      importFixture(createSqliteWorkspaceStore(b.sqlite), { file: `${taskId}.json`, text: first });
-      expect(exportTask(createSqliteWorkspaceStore(b.sqlite), taskId)).toBe(first);
+      await importFixture(createSqliteWorkspaceStore(b.db), { file: `${taskId}.json`, text: first });
+      expect(await exportTask(createSqliteWorkspaceStore(b.db), taskId)).toBe(first);
     }
   });
 
-  it("exports the document shape: format, version, one task with its sessions, turns, messages, queue and runs", () => {
+  it("exports the document shape: format, version, one task with its sessions, turns, messages, queue and runs", async () => {
     const a = db();
-    importFixture(createSqliteWorkspaceStore(a.sqlite), { file: "in.json", text: sampleFixture() });
-    const doc = JSON.parse(exportTask(createSqliteWorkspaceStore(a.sqlite), "t2"));
+    await importFixture(createSqliteWorkspaceStore(a.db), { file: "in.json", text: sampleFixture() });
+    const doc = JSON.parse(await exportTask(createSqliteWorkspaceStore(a.db), "t2"));
     expect(doc).toEqual({
       format: "workspace-fixture",
       version: 1,
@@ -91,37 +91,37 @@ describe("task export", () => {
     });
   });
 
-  it("[TPR-TX-09] keeps a compaction marker and the absence of removed fields", () => {
+  it("[TPR-TX-09] keeps a compaction marker and the absence of removed fields", async () => {
     const a = db();
-    importFixture(createSqliteWorkspaceStore(a.sqlite), { file: "in.json", text: sampleFixture() });
+    await importFixture(createSqliteWorkspaceStore(a.db), { file: "in.json", text: sampleFixture() });
     const compacted =
       '{"tool_call_id":"c1","normalized":{"kind":"shell_exec","shell_exec":{"command":"npm test","work_dir":"/repo",' +
       '"output":{"exit_code":0,"truncated":false}}},"payload_retention":{"version":1,"removed_at":"2026-05-01T00:00:00Z",' +
       '"removed_fields":["normalized.shell_exec.output.stdout","normalized.shell_exec.output.stderr"],"removed_bytes":9007199254740993}}';
-    replaceMessageMetadata(createSqliteWorkspaceStore(a.sqlite), { messageId: "m2", metadata: compacted, updatedAt: "2026-01-02T10:02:00Z" });
-    const text = exportTask(createSqliteWorkspaceStore(a.sqlite), "t1");
+    await replaceMessageMetadata(createSqliteWorkspaceStore(a.db), { messageId: "m2", metadata: compacted, updatedAt: "2026-01-02T10:02:00Z" });
+    const text = await exportTask(createSqliteWorkspaceStore(a.db), "t1");
     expect(exportedMetadata(text).m2).toBe(compacted);
     const b = db();
-    importFixture(createSqliteWorkspaceStore(b.sqlite), { file: "again.json", text });
+    await importFixture(createSqliteWorkspaceStore(b.db), { file: "again.json", text });
     expect(b.sqlite.prepare("select metadata from messages where id = 'm2'").get()).toEqual({ metadata: compacted });
   });
 
-  it("stores pretty-printed metadata in one canonical compact form so re-exports match", () => {
+  it("stores pretty-printed metadata in one canonical compact form so re-exports match", async () => {
     const a = db();
-    importFixture(createSqliteWorkspaceStore(a.sqlite), { file: "in.json", text: sampleFixture() });
-    replaceMessageMetadata(createSqliteWorkspaceStore(a.sqlite), { messageId: "m1", metadata: '{ "a" : [ 1 , 1.10 ] ,\n "b" : "\\u00e9" }', updatedAt: "2026-01-02T10:02:00Z" });
-    expect(exportedMetadata(exportTask(createSqliteWorkspaceStore(a.sqlite), "t1")).m1).toBe('{"a":[1,1.10],"b":"\\u00e9"}');
+    await importFixture(createSqliteWorkspaceStore(a.db), { file: "in.json", text: sampleFixture() });
+    await replaceMessageMetadata(createSqliteWorkspaceStore(a.db), { messageId: "m1", metadata: '{ "a" : [ 1 , 1.10 ] ,\n "b" : "\\u00e9" }', updatedAt: "2026-01-02T10:02:00Z" });
+    expect(exportedMetadata(await exportTask(createSqliteWorkspaceStore(a.db), "t1")).m1).toBe('{"a":[1,1.10],"b":"\\u00e9"}');
   });
 
-  it("answers not_found for an unknown task and refuses malformed stored metadata", () => {
+  it("answers not_found for an unknown task and refuses malformed stored metadata", async () => {
     const a = db();
-    importFixture(createSqliteWorkspaceStore(a.sqlite), { file: "in.json", text: sampleFixture() });
-    expect(() => exportTask(createSqliteWorkspaceStore(a.sqlite), "nope")).toThrow(expect.objectContaining({ code: "not_found" }));
+    await importFixture(createSqliteWorkspaceStore(a.db), { file: "in.json", text: sampleFixture() });
+    await expect(exportTask(createSqliteWorkspaceStore(a.db), "nope")).rejects.toThrow(expect.objectContaining({ code: "not_found" }));
     a.sqlite.prepare("update messages set metadata = '{broken' where id = 'm1'").run();
     const before = fingerprint(a.sqlite);
     let error: unknown;
     try {
-      exportTask(createSqliteWorkspaceStore(a.sqlite), "t1");
+      await exportTask(createSqliteWorkspaceStore(a.db), "t1");
     } catch (e) {
       error = e;
     }

@@ -9,7 +9,7 @@ import { RawJson, writeJson, type Writable } from "./json-writer";
 
 type TreeSession = TaskTree["sessions"][number];
 
-function storedMetadata(metadata: string): RawJson {
+export function storedMetadata(metadata: string): RawJson {
   const tree = (() => {
     try {
       return parseJsonTree(metadata);
@@ -50,8 +50,8 @@ function exportSession(s: TreeSession): Writable {
 }
 
 /** The fixture JSON text for one task; AppError not_found for an unknown id. */
-export function exportTask(store: WorkspaceStore, taskId: string): string {
-  const tree = store.readTaskTree(taskId);
+export async function exportTask(store: WorkspaceStore, taskId: string): Promise<string> {
+  const tree = await store.readTaskTree(taskId);
   if (!tree) throw new AppError("not_found", "Task not found");
   const { task } = tree;
   const doc: Writable = {
@@ -65,6 +65,8 @@ export function exportTask(store: WorkspaceStore, taskId: string): string {
         createdAt: task.createdAt,
         updatedAt: task.updatedAt,
         queuedForStep: task.queuedForStep,
+        // Only when held, so the export of a task that is not held stays as it always was.
+        ...(tree.hold ? { hold: { heldAt: tree.hold.heldAt, heldBy: tree.hold.heldBy } } : {}),
         sessions: tree.sessions.map(exportSession),
       },
     ],

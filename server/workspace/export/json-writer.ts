@@ -10,6 +10,11 @@ export class RawJson {
 export type Writable = string | number | boolean | null | RawJson | Writable[] | { [key: string]: Writable };
 
 export function writeJson(value: Writable, indent = "  "): string {
+  return writeJsonAt(value, "", indent);
+}
+
+/** writeJson for a value that stands nested at `pad` (its inner lines indented from there). */
+export function writeJsonAt(value: Writable, pad: string, indent = "  "): string {
   const out: string[] = [];
   // Arrays and objects share one layout: an entry a line, `prefix` (an
   // object's key) before each value.
@@ -32,6 +37,6 @@ export function writeJson(value: Writable, indent = "  "): string {
     else if (v !== null && typeof v === "object") emitEntries("{", "}", Object.keys(v).map((key) => [`${JSON.stringify(key)}: `, v[key]!]), pad);
     else out.push(JSON.stringify(v));
   };
-  emit(value, "");
+  emit(value, pad);
   return out.join("");
 }

@@ -15,12 +15,12 @@ const withId = (id: string) => ({ params: Promise.resolve({ id }) });
 
 describe("task routes", () => {
   let rt: TestRuntime;
-  beforeEach(() => {
+  beforeEach(async () => {
     rt = createTestRuntime({ prefix: "task-routes-", install: true });
     const db = rt.handle.sqlite;
     db.prepare("insert into users (id, email, role, password_hash, created_at) values ('u1', 'v@example.com', 'viewer', 'x', '2026-01-01T00:00:00Z')").run();
     db.prepare("insert into auth_sessions (token_hash, user_id, created_at_ms, expires_at_ms) values (?, 'u1', 0, 9e15)").run(hashSessionToken("viewer-token"));
-    importFixture(createSqliteWorkspaceStore(db), { file: "in.json", text: sampleFixture() });
+    await importFixture(createSqliteWorkspaceStore(rt.handle), { file: "in.json", text: sampleFixture() });
   });
   afterEach(() => rt.dispose());
 

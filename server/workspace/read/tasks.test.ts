@@ -10,9 +10,9 @@ import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
 let t: TestDb | undefined;
 afterEach(() => t?.close());
 
-function setup(): TestDb {
+async function setup(): Promise<TestDb> {
   t = createTestDb();
-  importFixture(createSqliteWorkspaceStore(t.sqlite), { file: "in.json", text: sampleFixture() });
+  await importFixture(createSqliteWorkspaceStore(t.db), { file: "in.json", text: sampleFixture() });
   return t;
 }
 
@@ -22,17 +22,17 @@ const COMPACTED =
   '"removed_fields":["normalized.shell_exec.output.stdout"],"removed_bytes":4096}}';
 
 describe("conversation read verbs", () => {
-  it("lists tasks newest first with message counts", () => {
-    const db = setup();
-    const list = listTasks(createSqliteWorkspaceStore(db.sqlite), { limit: 10, offset: 0 });
+  it("lists tasks newest first with message counts", async () => {
+    const db = await setup();
+    const list = await listTasks(createSqliteWorkspaceStore(db.db), { limit: 10, offset: 0 });
     expect(list.total).toBe(2);
     expect(list.tasks.map((task) => task.id).sort()).toEqual(["t1", "t2"]);
     expect(list.tasks.find((task) => task.id === "t1")).toMatchObject({ title: "Fix the flaky login test", messageCount: 2 });
   });
 
-  it("reads a task's messages in order with tool summaries and never the output body", () => {
-    const db = setup();
-    const view = readTaskConversation(createSqliteWorkspaceStore(db.sqlite), "t1");
+  it("reads a task's messages in order with tool summaries and never the output body", async () => {
+    const db = await setup();
+    const view = await readTaskConversation(createSqliteWorkspaceStore(db.db), "t1");
     expect(view.task).toMatchObject({ id: "t1", state: "COMPLETED" });
     expect(view.messages.map((m) => m.id)).toEqual(["m1", "m2"]);
     expect(view.messages[0]!.tool).toBeNull();
@@ -41,15 +41,15 @@ describe("conversation read verbs", () => {
     expect(view.truncated).toBe(false);
   });
 
-  it("[TPR-TX-07] a compacted message carries its removal time so the view never offers the removed output", () => {
-    const db = setup();
-    replaceMessageMetadata(createSqliteWorkspaceStore(db.sqlite), { messageId: "m2", metadata: COMPACTED, updatedAt: "2026-05-01T03:00:00Z" });
-    const tool = readTaskConversation(createSqliteWorkspaceStore(db.sqlite), "t1").messages[1]!.tool;
+  it("[TPR-TX-07] a compacted message carries its removal time so the view never offers the removed output", async () => {
+    const db = await setup();
+    await replaceMessageMetadata(createSqliteWorkspaceStore(db.db), { messageId: "m2", metadata: COMPACTED, updatedAt: "2026-05-01T03:00:00Z" });
+    const tool = (await readTaskConversation(createSqliteWorkspaceStore(db.db), "t1")).messages[1]!.tool;
     expect(tool).toMatchObject({ command: "npm test", exitCode: 2, removedAt: "2026-05-01T03:00:00Z" });
   });
 
-  it("answers not_found for an unknown task", () => {
-    const db = setup();
-    expect(() => readTaskConversation(createSqliteWorkspaceStore(db.sqlite), "missing")).toThrow(AppError);
+  it("answers not_found for an unknown task", async () => {
+    const db = await setup();
+    await expect(readTaskConversation(createSqliteWorkspaceStore(db.db), "missing")).rejects.toThrow(AppError);
   });
 });

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
 import { ConversationView } from "@/components/conversation/conversation-view";
+import { currentPageUser } from "@/server/auth/page-user";
 
 type Props = { params: Promise<{ locale: string; id: string }> };
 
@@ -13,7 +14,9 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 
 export default async function ConversationPage({ params }: Props) {
   const { id } = await params;
-  return <ConversationView taskId={safeDecode(id)} />;
+  // The role comes from the session on the server: viewers never receive the controls (the API checks each mutation too).
+  const isAdmin = (await currentPageUser())?.role === "admin";
+  return <ConversationView taskId={safeDecode(id)} isAdmin={isAdmin} />;
 }
 
 function safeDecode(value: string): string {

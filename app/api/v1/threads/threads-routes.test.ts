@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
-import { POST as createThreadPost } from "@/app/api/v1/threads/route";
+import { GET as titlesGet, POST as createThreadPost } from "@/app/api/v1/threads/route";
 import { POST as runPost } from "@/app/api/v1/threads/[id]/runs/route";
 import { POST as regeneratePost } from "@/app/api/v1/threads/[id]/regenerate/route";
 import { POST as branchPost } from "@/app/api/v1/threads/[id]/branch/route";
@@ -28,9 +28,9 @@ let rt: EngineTestRuntime;
 let admin: string;
 let viewer: string;
 
-function cookieFor(email: string, role: "admin" | "viewer"): string {
-  const { id } = createUser(rt.stores.auth, { email, role, password: "long-enough-password", nowMs: Date.now() });
-  const { token } = createSession(rt.stores.auth, { userId: id, nowMs: Date.now() });
+async function cookieFor(email: string, role: "admin" | "viewer"): Promise<string> {
+  const { id } = await createUser(rt.stores.auth, { email, role, password: "long-enough-password", nowMs: Date.now() });
+  const { token } = await createSession(rt.stores.auth, { userId: id, nowMs: Date.now() });
   return `${SESSION_COOKIE}=${token}`;
 }
 
@@ -79,18 +79,18 @@ for (const { engine, skip } of [
   { engine: "postgres" as const, skip: !TEST_POSTGRES_URL },
 ]) {
 describe.skipIf(skip)(`thread API [${engine}]`, () => {
-  beforeEach(() => {
+  beforeEach(async () => {
     delete process.env.CHECKPOINT_CHANNEL_MODE;
     rt = createEngineTestRuntime(engine, { prefix: "threads-routes-", install: true });
-    admin = cookieFor("admin@example.com", "admin");
-    viewer = cookieFor("viewer@example.com", "viewer");
+    admin = await cookieFor("admin@example.com", "admin");
+    viewer = await cookieFor("viewer@example.com", "viewer");
   });
   afterEach(async () => {
     await rt.dispose();
     delete process.env.CHECKPOINT_CHANNEL_MODE;
   });
 
-  it("[CCM-09] admins create and run threads; state has the documented shape", async () => {
+  it("admins create and run threads; state has the documented shape", async () => {
     const threadId = await newThreadWithTurns(2);
     const state = await call(stateGet, { cookie: viewer, id: threadId, method: "GET" });
     expect(state.status).toBe(200);
@@ -101,6 +101,26 @@ describe.skipIf(skip)(`thread API [${engine}]`, () => {
     expect(values.title).toBe("question 0");
     expect(values.messages.map((m) => m.type)).toEqual(["human", "ai", "tool", "ai", "human", "ai", "tool", "ai"]);
     for (const m of values.messages) expect(Object.keys(m).sort()).toEqual(["content", "id", "type"]);
+  });
+
+  it("[#30] GET /threads?ids= answers each thread's title channel to members; an unknown id is found: false; bad ids are 400", async () => {
+    const first = await newThreadWithTurns(1);
+    const second = await newThreadWithTurns(2);
+    const titles = async (query: string, cookie: string) => {
+      const response = await titlesGet(new Request(`${BASE}/api/v1/threads${query}`, { headers: { cookie } }));
+      return { status: response.status, body: (await response.json()) as { threads?: { threadId: string; found: boolean; title: string | null }[]; error?: { code: string } } };
+    };
+    const read = await titles(`?ids=${first},${second},no-such-thread,${first}`, viewer);
+    expect(read.status).toBe(200);
+    expect(read.body.threads).toEqual([
+      { threadId: first, found: true, title: "question 0" },
+      { threadId: second, found: true, title: "question 0" },
+      { threadId: "no-such-thread", found: false, title: null },
+    ]);
+    expect((await titles("", viewer)).status).toBe(400);
+    expect((await titles(`?ids=${Array.from({ length: 51 }, (_, i) => `t${i}`).join(",")}`, viewer)).status).toBe(400);
+    expect((await titles(`?ids=${first}&extra=1`, viewer)).status).toBe(400);
+    expect((await titlesGet(new Request(`${BASE}/api/v1/threads?ids=${first}`))).status).toBe(401);
   });
 
   it("[CCM-10] history: 0 gives [], items are newest first with the documented shape, limits clamp to 100", async () => {
@@ -120,8 +140,15 @@ describe.skipIf(skip)(`thread API [${engine}]`, () => {
     expect((await call(historyPost, { cookie: viewer, id: threadId, body: { limit: -1 } })).status).toBe(400);
   });
 
-  it("[CCM-15] regenerate and branch over HTTP", async () => {
+  it("[CCM-15] regenerate and branch over HTTP; the full-mode server's regenerate forks the lineage", async () => {
+    expect(process.env.CHECKPOINT_CHANNEL_MODE ?? "full").toBe("full");
     const threadId = await newThreadWithTurns(2);
+    const forks = () =>
+      engineSql(rt).all<{ parent: string }>(
+        "select parent_checkpoint_id as parent from checkpoints where thread_id = ? and parent_checkpoint_id is not null group by parent_checkpoint_id having count(*) > 1",
+        [threadId],
+      ).length;
+    expect(forks()).toBe(0);
     const state = await call(stateGet, { cookie: admin, id: threadId, method: "GET" });
     const messages = (state.body.values as { messages: { id: string; type: string }[] }).messages;
     const firstAnswer = messages[3]!;
@@ -138,12 +165,14 @@ describe.skipIf(skip)(`thread API [${engine}]`, () => {
     const ids = (after.body.values as { messages: { id: string }[] }).messages.map((m) => m.id);
     expect(ids).not.toContain(lastAnswer.id);
     expect(ids.slice(0, 4)).toEqual(messages.slice(0, 4).map((m) => m.id));
+    // Full mode keeps forking: the regenerated answer hangs off the checkpoint before its question beside the old one.
+    expect(forks()).toBe(1);
     // A human message cannot be regenerated; an unknown one is 404.
     expect((await call(regeneratePost, { cookie: admin, id: threadId, body: { messageId: messages[0]!.id } })).status).toBe(400);
     expect((await call(regeneratePost, { cookie: admin, id: threadId, body: { messageId: "nope" } })).status).toBe(404);
   });
 
-  it("[CCM-09] members read but cannot run; bad input is a 400 that changes nothing", async () => {
+  it("members read but cannot run; bad input is a 400 that changes nothing", async () => {
     const threadId = await newThreadWithTurns(1);
     expect((await call(createThreadPost, { cookie: viewer })).status).toBe(403);
     expect((await call(runPost, { cookie: viewer, id: threadId, body: { input: { content: "x" } } })).status).toBe(403);

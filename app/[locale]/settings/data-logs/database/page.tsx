@@ -10,6 +10,7 @@ import { LogViewerCard } from "@/components/database/log-viewer-card";
 import { ActivityCard } from "@/components/audit/activity-card";
 import { StatsCard } from "@/components/database/stats-card";
 import { CheckpointStorageCard } from "@/components/checkpoints/checkpoint-storage-card";
+import { CheckpointScheduleCard } from "@/components/checkpoints/checkpoint-schedule-card";
 import { currentPageUser } from "@/server/auth/page-user";
 
 type Props = { params: Promise<{ locale: string }> };
@@ -52,6 +53,7 @@ export default async function DatabasePage({ params }: Props) {
       <Section id="compaction">
         <CompactionCard isAdmin={isAdmin} />
         <CheckpointStorageCard isAdmin={isAdmin} />
+        <CheckpointScheduleCard isAdmin={isAdmin} />
       </Section>
       <Section id="backups">
         <BackupsCard isAdmin={isAdmin} />

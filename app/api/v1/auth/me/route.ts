@@ -1,8 +1,9 @@
 import type { MeResponse } from "@/lib/auth/api";
 import { route } from "@/server/http/route";
 
+// "self": a user who must replace a temporary password still learns who they are.
 export const GET = route({
-  access: "member",
+  access: "self",
   handler: ({ user }): Response => {
     const body: MeResponse = { user: user! };
     return Response.json(body, { headers: { "Cache-Control": "no-store" } });

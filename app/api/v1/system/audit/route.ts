@@ -12,6 +12,11 @@ export const GET = route({
   handler: ({ request, rt }) => {
     const parsed = auditQuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
     if (!parsed.success) throw new AppError("invalid_request", "kind must be a known audit kind; cursor a positive integer; limit 1..200");
-    return listAuditEntries(rt.stores.audit, parsed.data, auditRetentionDays(process.env));
+    const auth = rt.stores.auth;
+    const subjects = async (ids: string[]) => {
+      const users = await Promise.all(ids.map((id) => auth.findUserById(id)));
+      return new Map(users.flatMap((user) => (user ? [[user.id, user.email] as const] : [])));
+    };
+    return listAuditEntries(rt.stores.audit, parsed.data, auditRetentionDays(process.env), subjects);
   },
 });

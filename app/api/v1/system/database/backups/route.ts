@@ -3,13 +3,13 @@ import { auditedAsync } from "@/server/audit/record";
 import { route } from "@/server/http/route";
 import { listBackups, MANUAL_BACKUPS_KEPT } from "@/server/maintenance/backups/catalog";
 import { createBackup } from "@/server/maintenance/backups/create";
-import { pinnedBackupNames } from "@/server/compaction/pinned-backup";
+import { allPinnedBackupNames } from "@/server/checkpoints/schedule/pinned-backup";
 
 export const GET = route({
   access: "member",
   unsupportedRead: () => ({ capability: "unsupported", backups: [], keep: MANUAL_BACKUPS_KEPT }),
   handler: async ({ rt }) => {
-    const pinned = new Set(pinnedBackupNames(rt.stores.compaction));
+    const pinned = new Set(await allPinnedBackupNames(rt.stores));
     const backups = await listBackups({ dbFile: rt.dbFile });
     return {
       capability: "supported",
@@ -27,7 +27,7 @@ export const POST = route({
   body: emptyBodySchema,
   status: 201,
   handler: ({ rt, user }) =>
-    auditedAsync(rt, { actor: user!.id, kind: "backup.created", detail: (receipt) => ({ backupName: receipt.name }) }, () =>
-      createBackup({ store: rt.stores.maintenance, dbFile: rt.dbFile, clock: rt.clock, label: "manual", guard: rt.guard, log: rt.log, pinned: pinnedBackupNames(rt.stores.compaction) }),
+    auditedAsync(rt, { actor: user!.id, kind: "backup.created", detail: (receipt) => ({ backupName: receipt.name }) }, async () =>
+      createBackup({ store: rt.stores.maintenance, dbFile: rt.dbFile, clock: rt.clock, label: "manual", guard: rt.guard, log: rt.log, pinned: await allPinnedBackupNames(rt.stores) }),
     ),
 });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { checkpointStorageStatus, CHECKPOINT_RETENTION_SETTINGS_KEY } from "@/lib/checkpoints/api";
 import type { SystemEvent } from "@/lib/events/api";
 import { startRun } from "@/server/checkpoints/runs";
+import { DAY_MS } from "@/server/checkpoints/handles";
 import { threadService } from "@/server/checkpoints/service";
 import { createThread, regenerate } from "@/server/checkpoints/threads";
 import { TEST_POSTGRES_URL } from "@/server/db/pg/test-db";
@@ -19,9 +20,9 @@ for (const { engine, skip } of [
   { engine: "postgres" as const, skip: !TEST_POSTGRES_URL },
 ]) {
 describe.skipIf(skip)(`checkpoint maintenance API [${engine}]`, () => {
-beforeEach(() => {
+beforeEach(async () => {
   delete process.env.CHECKPOINT_CHANNEL_MODE;
-  env = setUpEngineRouteTestEnv(engine, "ckpt-routes-");
+  env = await setUpEngineRouteTestEnv(engine, "ckpt-routes-");
 });
 afterEach(async () => {
   await env.rt.checkpoints.jobs.queue.idle();
@@ -34,9 +35,10 @@ async function status(who: typeof AS_ADMIN | typeof AS_VIEWER = AS_VIEWER) {
   return checkpointStorageStatus.parse(await res.json());
 }
 
-/** Two threads through the run API, one with a regenerated turn (a leaf sibling). */
+/** Two threads through the run API, one with a regenerated turn (a leaf sibling), written past the handles' time to live. */
 async function seedThreads(): Promise<string[]> {
-  const deps = threadService(env.rt);
+  const service = threadService(env.rt);
+  const deps = { ...service, clock: { now: () => service.clock.now() - (env.rt.checkpoints.handleTtlDays + 1) * DAY_MS } };
   const ids: string[] = [];
   for (let t = 0; t < 2; t += 1) {
     const { threadId } = await createThread(deps);
@@ -69,6 +71,8 @@ async function seedThreads(): Promise<string[]> {
     const events: SystemEvent[] = [];
     const unsubscribe = env.rt.bus.subscribe((e) => events.push(e));
     const rowsBefore = (await status()).tables!;
+    // The analysis waits while another maintenance operation holds the guard, so it is still active when the run arrives.
+    const holder = await env.rt.guard.acquireExclusive({ owner: "test", kind: "backup" });
     const analyze = await analyzePost(apiRequest("POST", `${URL}/analyze`, AS_ADMIN, {}));
     expect(analyze.status).toBe(202);
     const accepted = (await analyze.json()) as { operationId: string; kind: string };
@@ -77,6 +81,7 @@ async function seedThreads(): Promise<string[]> {
     const busy = await runPost(apiRequest("POST", `${URL}/run`, AS_ADMIN, {}));
     expect(busy.status).toBe(409);
     expect(((await busy.json()) as { error: { code: string } }).error.code).toBe("operation_active");
+    holder.release();
     await env.rt.checkpoints.jobs.queue.idle();
     const analyzed = await status();
     expect(analyzed.tables).toEqual(rowsBefore);
@@ -93,6 +98,46 @@ async function seedThreads(): Promise<string[]> {
     unsubscribe();
     const kinds = events.flatMap((e) => (e.type === "operation" ? [`${e.kind}:${e.state}`] : []));
     expect(kinds).toEqual(expect.arrayContaining(["checkpoint_analysis:queued", "checkpoint_analysis:succeeded", "checkpoint_cleanup:running", "checkpoint_cleanup:succeeded"]));
+  });
+
+  it("[#30] Clean up readiness: no analysis, ready on a current one, changed after a run, after_cleanup; a run naming an outdated analysis is 409 analysis_outdated and changes nothing", async () => {
+    const [threadId] = await seedThreads();
+    expect((await status()).cleanup).toEqual({ reason: "no_analysis", analysisId: null });
+    const analyze = await analyzePost(apiRequest("POST", `${URL}/analyze`, AS_ADMIN, {}));
+    const { operationId } = (await analyze.json()) as { operationId: string };
+    await env.rt.checkpoints.jobs.queue.idle();
+    const analysed = await status();
+    expect(analysed.cleanup).toEqual({ reason: "ready", analysisId: operationId });
+    expect(analysed.lastResult!.tablesAtStart).toEqual(analysed.tables);
+    expect(analysed.lastResult!.changedDuringScan).toBe(false);
+
+    // A new run writes checkpoints: the analysis no longer describes the state.
+    await startRun(threadService(env.rt), { threadId: threadId!, content: "three" });
+    const changed = await status();
+    expect(changed.cleanup).toEqual({ reason: "changed", analysisId: null });
+    const refused = await runPost(apiRequest("POST", `${URL}/run`, AS_ADMIN, { analysisId: operationId }));
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("analysis_outdated");
+    await env.rt.checkpoints.jobs.queue.idle();
+    expect(await status()).toEqual(changed);
+
+    // Analyze again, clean up naming it: accepted, and afterwards a new analysis is needed.
+    const again = (await (await analyzePost(apiRequest("POST", `${URL}/analyze`, AS_ADMIN, {}))).json()) as { operationId: string };
+    await env.rt.checkpoints.jobs.queue.idle();
+    expect((await status()).cleanup).toEqual({ reason: "ready", analysisId: again.operationId });
+    expect((await runPost(apiRequest("POST", `${URL}/run`, AS_ADMIN, { analysisId: "someone-else" }))).status).toBe(409);
+    const run = await runPost(apiRequest("POST", `${URL}/run`, AS_ADMIN, { analysisId: again.operationId }));
+    expect(run.status).toBe(202);
+    await env.rt.checkpoints.jobs.queue.idle();
+    const cleaned = await status();
+    expect(cleaned.lastResult!.kind).toBe("cleanup");
+    expect(cleaned.cleanup).toEqual({ reason: "after_cleanup", analysisId: null });
+    // The analysis found something; a fresh one after the cleanup finds nothing to reclaim.
+    await analyzePost(apiRequest("POST", `${URL}/analyze`, AS_ADMIN, {}));
+    await env.rt.checkpoints.jobs.queue.idle();
+    expect((await status()).cleanup!.reason).toBe("nothing_to_reclaim");
+    // An empty body still runs, as the CLI and scripts send it (the contract).
+    expect((await runPost(apiRequest("POST", `${URL}/run`, AS_ADMIN, {}))).status).toBe(202);
   });
 
   it("[CRC-12] a malformed stored result is reported, not trusted, and the next operation replaces it", async () => {

@@ -7,6 +7,7 @@ export const GET = route({
   handler: async ({ rt }) => ({
     capability: "supported",
     ...(await rt.stores.maintenance.databaseStats()),
-    maintenanceBusy: rt.guard.holder()?.kind ?? null,
+    maintenanceBusy: (await rt.guard.holder())?.kind ?? null,
+    unverifiableLock: await rt.guard.unverifiableLock(),
   }),
 });

@@ -6,9 +6,9 @@ import { threadCheckpointsResponse } from "@/lib/checkpoints/api";
 import { apiRequest, AS_ADMIN, AS_VIEWER, setUpRouteTestEnv, type RouteTestEnv } from "@/server/http/route-test-support";
 
 let env: RouteTestEnv;
-beforeEach(() => {
+beforeEach(async () => {
   delete process.env.CHECKPOINT_CHANNEL_MODE;
-  env = setUpRouteTestEnv("thread-checkpoints-");
+  env = await setUpRouteTestEnv("thread-checkpoints-");
 });
 afterEach(() => env.dispose());
 
@@ -33,7 +33,7 @@ it("GET /threads/{id}/checkpoints: anonymous 401, viewer 200 with turns and verd
   const res = await checkpointsGet(apiRequest("GET", url(id), AS_VIEWER), ctx(id));
   expect(res.status).toBe(200);
   const raw = (await res.json()) as Record<string, unknown>;
-  expect(Object.keys(raw).sort()).toEqual(["bytes", "checkpoints", "reclaimableBytes", "reclaimableCheckpoints", "threadId", "turns"]);
+  expect(Object.keys(raw).sort()).toEqual(["bytes", "checkpoints", "nextRunBytes", "nextRunCheckpoints", "reclaimableBytes", "reclaimableCheckpoints", "threadId", "turns"]);
   const body = threadCheckpointsResponse.parse(raw);
   expect(body.threadId).toBe(id);
   expect(body.checkpoints).toBe(before);

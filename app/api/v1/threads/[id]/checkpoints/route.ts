@@ -1,6 +1,7 @@
 import { route } from "@/server/http/route";
 import { threadIdParams } from "@/lib/checkpoints/api";
 import { readThreadCheckpoints } from "@/server/checkpoints/cleanup/thread-checkpoints";
+import { assertThreadNotExpired } from "@/server/checkpoints/schedule/tombstone";
 
 export const dynamic = "force-dynamic";
 
@@ -8,5 +9,8 @@ export const dynamic = "force-dynamic";
 export const GET = route({
   access: "member",
   params: threadIdParams,
-  handler: ({ rt, params }) => readThreadCheckpoints({ store: rt.stores.checkpoints, threadId: params.id }),
+  handler: async ({ rt, params }) => {
+    await assertThreadNotExpired(rt.stores.schedule, params.id);
+    return readThreadCheckpoints({ store: rt.stores.checkpoints, threadId: params.id, handles: { ttlDays: rt.checkpoints.handleTtlDays, nowMs: rt.clock.now() } });
+  },
 });

@@ -1,6 +1,6 @@
 import { route } from "@/server/http/route";
 import { HISTORY_LIMIT_MAX, historyRequest, threadIdParams } from "@/lib/checkpoints/api";
-import { threadService } from "@/server/checkpoints/service";
+import { liveThreadService } from "@/server/checkpoints/service";
 import { readThreadHistory } from "@/server/checkpoints/threads";
 
 /** A read with a body: members may call it. 0 -> [], larger limits clamp to 100. */
@@ -9,6 +9,6 @@ export const POST = route({
   readOnly: true,
   params: threadIdParams,
   body: historyRequest,
-  handler: ({ rt, params, body }) =>
-    readThreadHistory(threadService(rt), params.id, Math.min(body.limit ?? HISTORY_LIMIT_MAX, HISTORY_LIMIT_MAX)),
+  handler: async ({ rt, params, body }) =>
+    readThreadHistory(await liveThreadService(rt, params.id), params.id, Math.min(body.limit ?? HISTORY_LIMIT_MAX, HISTORY_LIMIT_MAX)),
 });

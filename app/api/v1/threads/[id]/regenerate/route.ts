@@ -1,11 +1,11 @@
 import { route } from "@/server/http/route";
 import { messageIdRequest, threadIdParams } from "@/lib/checkpoints/api";
-import { threadService } from "@/server/checkpoints/service";
+import { liveThreadService } from "@/server/checkpoints/service";
 import { regenerate } from "@/server/checkpoints/threads";
 
 export const POST = route({
   access: "admin",
   params: threadIdParams,
   body: messageIdRequest,
-  handler: ({ rt, params, body }) => regenerate(threadService(rt), params.id, body.messageId),
+  handler: async ({ rt, params, body }) => regenerate(await liveThreadService(rt, params.id), params.id, body.messageId),
 });

@@ -1,6 +1,6 @@
 import { route } from "@/server/http/route";
 import { runRequest, threadIdParams } from "@/lib/checkpoints/api";
-import { threadService } from "@/server/checkpoints/service";
+import { liveThreadService } from "@/server/checkpoints/service";
 import { startRun } from "@/server/checkpoints/runs";
 import { readRunHistoryView } from "@/server/checkpoints/cleanup/run-history";
 
@@ -9,13 +9,16 @@ export const POST = route({
   access: "admin",
   params: threadIdParams,
   body: runRequest,
-  handler: ({ rt, params, body }) =>
-    startRun(threadService(rt), { threadId: params.id, content: body.input.content, checkpointId: body.checkpointId }),
+  handler: async ({ rt, params, body }) =>
+    startRun(await liveThreadService(rt, params.id), { threadId: params.id, content: body.input.content, checkpointId: body.checkpointId }),
 });
 
 /** Run durations and message ids from the run-history cache (members read). */
 export const GET = route({
   access: "member",
   params: threadIdParams,
-  handler: ({ rt, params }) => readRunHistoryView({ accessor: threadService(rt).accessor, threadId: params.id, cache: rt.checkpoints.runHistory }),
+  handler: async ({ rt, params }) => {
+    const deps = await liveThreadService(rt, params.id);
+    return readRunHistoryView({ accessor: deps.accessor, threadId: params.id, cache: rt.checkpoints.runHistory, store: deps.store });
+  },
 });

@@ -1,10 +1,10 @@
-import { z } from "zod";
+import { backupNameParamsSchema } from "@/lib/database/api";
 import { auditedAsync } from "@/server/audit/record";
 import { route } from "@/server/http/route";
 import { deleteBackup, openBackupStream } from "@/server/maintenance/backups/catalog";
-import { pinnedBackupNames } from "@/server/compaction/pinned-backup";
+import { allPinnedBackupNames } from "@/server/checkpoints/schedule/pinned-backup";
 
-const params = z.strictObject({ name: z.string() });
+const params = backupNameParamsSchema;
 
 // Download. The name is checked against the generated pattern before any
 // path is built, so traversal attempts answer 400 without touching the disk.
@@ -31,7 +31,7 @@ export const DELETE = route({
   // `?confirm=<name>` is the typed confirmation a pinned backup needs.
   handler: async ({ rt, params, request, user }) => {
     const confirm = new URL(request.url).searchParams.get("confirm");
-    await auditedAsync(rt, { actor: user!.id, kind: "backup.deleted", detail: { backupName: params.name } }, () => deleteBackup({ dbFile: rt.dbFile, name: params.name, guard: rt.guard, pinned: pinnedBackupNames(rt.stores.compaction), confirm }));
+    await auditedAsync(rt, { actor: user!.id, kind: "backup.deleted", detail: { backupName: params.name } }, async () => deleteBackup({ dbFile: rt.dbFile, name: params.name, guard: rt.guard, pinned: await allPinnedBackupNames(rt.stores), confirm }));
     return { deleted: params.name };
   },
 });

@@ -1,0 +1,4 @@
+CREATE TABLE "checkpoint_epochs" (
+	"thread_id" text PRIMARY KEY NOT NULL,
+	"epoch" bigint NOT NULL
+);

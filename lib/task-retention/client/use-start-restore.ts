@@ -1,0 +1,18 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { conversationKeys } from "@/lib/conversation/client/keys";
+import { postRestore, type RestoreChoice } from "./fetchers";
+import { taskRetentionKeys } from "./keys";
+
+/** Starts the restore (202 + operation id); the summary and the hold are read again at once. */
+export function useStartRestore(taskId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (choice: Omit<RestoreChoice, "taskId">) => postRestore({ taskId, ...choice }),
+    onSettled: async () => {
+      await client.invalidateQueries({ queryKey: taskRetentionKeys.summary(taskId) });
+      await client.invalidateQueries({ queryKey: taskRetentionKeys.hold(taskId) });
+      await client.invalidateQueries({ queryKey: conversationKeys.task(taskId) });
+    },
+  });
+}
