@@ -94,10 +94,10 @@ export function openMultiInstance(options: {
     const channels = { [COMMANDS_CHANNEL]: receiveCommands({ deliver: options.onCommand, log }) };
     const bus: EventBus & EventBridge = bridgeEventBus({ local: createEventBus(), sender: pool.main, listener, instanceId: options.instanceId, timers, log, channels });
     const lease = createWorkerLease({ client: leaseSession, timers, log: log.child({ component: "worker-lease" }) });
-    const records = createPgCompactionStore(pool.main);
+    const records = createPgCompactionStore(options.db);
     const maintenanceLock = createPgMaintenanceLock({ slot: createSessionSlot(() => options.db.session("maintenance lock")), log: log.child({ component: "maintenance-lock" }) });
     const cancels = watchRequestedCancels({
-      readRequested: () => requestedCancel(readRetentionRecord(records)),
+      readRequested: async () => requestedCancel(await readRetentionRecord(records)),
       bus,
       timers,
       everyMs: CANCEL_WATCH_MS,

@@ -168,7 +168,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   // PostgreSQL: several instances share the database. Events reach every
   // instance (LISTEN/NOTIFY) and one worker runs at a time (advisory lock).
   const multi = pg && postgres
-    ? openMultiInstance({ pool: pg, db: postgres, timers, log, instanceId: (options.ids ?? randomIds)(), onCommand: (command) => rt.compaction?.receiveCommand?.(command), started: () => started && !stopped })
+    ? openMultiInstance({ pool: pg, db: postgres, timers, log, instanceId: (options.ids ?? randomIds)(), onCommand: (command) => void rt.compaction?.receiveCommand?.(command).catch((error: unknown) => log.warn({ err: { name: (error as Error)?.name } }, "relayed command failed")), started: () => started && !stopped })
     : null;
   const bus = multi?.bus ?? createEventBus();
   // The server and the operator CLI on the same file share one guard; on PostgreSQL every instance does.
@@ -254,7 +254,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       started = true;
       // One lease across instances: the compaction worker and the checkpoint schedule run where it is held.
       const startWorkers = () => {
-        rt.compaction?.start();
+        void rt.compaction?.start();
         rt.checkpoints.schedule.start();
       };
       if (multi) multi.lease.start(startWorkers);
@@ -368,7 +368,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         // The connections stay open across a pause: only the worker is rebuilt.
         if (rt.stores && rt.dbFile) {
           rt.compaction = buildWorker(rt.dbFile, rt.stores);
-          if (started && (multi ? multi.lease.held() : true)) rt.compaction.start();
+          if (started && (multi ? multi.lease.held() : true)) void rt.compaction.start();
         }
         return;
       }
@@ -379,7 +379,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
           rt.stores = openSqliteStores(rt.handle);
         }
         rt.compaction = buildWorker(rt.handle.file, rt.stores ?? openSqliteStores(rt.handle));
-        if (started) rt.compaction.start();
+        if (started) void rt.compaction.start();
       } catch (error) {
         rt.log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "reopening the database failed");
       }

@@ -62,7 +62,7 @@ export function openSqliteStores(handle: SqliteDb): Stores {
     workspace: createSqliteWorkspaceStore(handle),
     auth: createSqliteAuthStore(handle),
     maintenance: createSqliteMaintenanceStore(handle),
-    compaction: createSqliteCompactionStore(handle.sqlite),
+    compaction: createSqliteCompactionStore(handle),
     checkpoints: createSqliteCheckpointStore(handle.sqlite),
     audit: createSqliteAuditStore(handle),
     holds: createSqliteHoldStore(handle),
@@ -92,7 +92,7 @@ export function openPgStores(pg: PgConnections, options?: { url: string; env?: R
   return {
     ...base,
     maintenance: createPgMaintenanceStore({ db: pg.db, url: options.url, env: options.env }),
-    compaction: createPgCompactionStore(client),
+    compaction: createPgCompactionStore(pg.db),
     checkpoints: createPgCheckpointStore(client),
     holds: createPgHoldStore(pg.db),
     restores: createPgRestoreStore(pg.db),

@@ -27,6 +27,7 @@ import { FAMILIES, type Family } from "@/server/compaction/reducer/hostile-rows-
 import { reduceToolPayload } from "@/server/compaction/reducer/reducer";
 import type { CompactionStore } from "@/server/compaction/store";
 import { SQL_MUTATION_ITEMS_MAX } from "@/server/compaction/store/sqlite-row-facts-sql";
+import { sqliteCompactionVerbs } from "@/server/compaction/store/sqlite-store";
 import { NOW_MS, armPolicy, insertMessage, seedOldTask, storeOf } from "@/server/compaction/test-support";
 
 function arg(name: string, fallback: string): string {
@@ -49,15 +50,18 @@ function time<T>(fn: () => T): { ms: number; out: T } {
 // 1. The fuzz.
 const fuzz: Record<string, FamilyStats & { ms: number; rowsPerSecond: number }> = {};
 const differences: Difference[] = [];
-for (const family of families) {
-  const differential = openDifferential();
-  const { ms, out } = time(() => differential.run(family, rowsPerFamily, { seed }));
-  differential.close();
-  fuzz[family] = { ...out.stats, ms: Math.round(ms), rowsPerSecond: Math.round(out.stats.rows / (ms / 1000)) };
-  differences.push(...out.differences.slice(0, 5));
-  process.stderr.write(`${family}: ${out.stats.rows} rows, ${out.stats.differences} differences, ${Math.round(ms / 1000)} s\n`);
+async function runFuzz() {
+  for (const family of families) {
+    const differential = openDifferential();
+    const started = performance.now();
+    const out = await differential.run(family, rowsPerFamily, { seed });
+    const ms = performance.now() - started;
+    await differential.close();
+    fuzz[family] = { ...out.stats, ms: Math.round(ms), rowsPerSecond: Math.round(out.stats.rows / (ms / 1000)) };
+    differences.push(...out.differences.slice(0, 5));
+    process.stderr.write(`${family}: ${out.stats.rows} rows, ${out.stats.differences} differences, ${Math.round(ms / 1000)} s\n`);
+  }
 }
-const totalDifferences = Object.values(fuzz).reduce((n, f) => n + f.differences, 0);
 
 // 2. One wide modify_file row, three ways.
 const wideRow = (count: number) => {
@@ -77,7 +81,8 @@ function wideTimings() {
     seedOldTask(t.sqlite, "w", 0);
     const metadata = wideRow(items);
     const rowid = insertMessage(t.sqlite, { id: "w-big", sessionId: "w-s1", type: "tool_edit", metadata });
-    const store = storeOf(t.sqlite);
+    // The facts statement itself, synchronously on the connection (the store runs it in one step).
+    const store = sqliteCompactionVerbs(t.sqlite);
     const header = { rowid, id: "w-big", type: "tool_edit", bytes: Buffer.byteLength(metadata) };
     const best = (fn: () => unknown, runs = 5) => Math.min(...Array.from({ length: runs }, () => time(fn).ms));
     const facts = best(() => store.readToolRowFacts({ sessionId: "w-s1", rows: [header] }));
@@ -110,7 +115,7 @@ const wide = wideTimings();
 async function passOverWideRows() {
   const t = createTestDb("bench-fuzz-pass-");
   try {
-    armPolicy(t.sqlite);
+    await armPolicy(t.sqlite);
     seedOldTask(t.sqlite, "a", 300);
     for (let i = 0; i < 5; i++) insertMessage(t.sqlite, { id: `a-wide${i}`, sessionId: "a-s1", type: "tool_edit", metadata: wideRow(items) });
     seedOldTask(t.sqlite, "b", 300);
@@ -120,19 +125,22 @@ async function passOverWideRows() {
     const batches: number[] = [];
     const store: CompactionStore = {
       ...inner,
-      readToolRowFacts: (options) => {
-        const { ms, out } = time(() => inner.readToolRowFacts(options));
-        pages.push(ms);
+      readToolRowFacts: async (options) => {
+        const started = performance.now();
+        const out = await inner.readToolRowFacts(options);
+        pages.push(round(performance.now() - started, 2));
         return out;
       },
-      readToolRowBodies: (options) => {
-        const { ms, out } = time(() => inner.readToolRowBodies(options));
-        bodies.push(ms);
+      readToolRowBodies: async (options) => {
+        const started = performance.now();
+        const out = await inner.readToolRowBodies(options);
+        bodies.push(round(performance.now() - started, 2));
         return out;
       },
-      writeTransaction: (fn, options) => {
-        const { ms, out } = time(() => inner.writeTransaction(() => fn(store), options));
-        batches.push(ms);
+      writeTransaction: async (fn, options) => {
+        const started = performance.now();
+        const out = await inner.writeTransaction(() => fn(store), options);
+        batches.push(round(performance.now() - started, 2));
         return out;
       },
     };
@@ -146,9 +154,11 @@ async function passOverWideRows() {
 }
 
 async function main() {
+  await runFuzz();
   const pass = await passOverWideRows();
   const os = await import("node:os");
   const totalRows = Object.values(fuzz).reduce((n, f) => n + f.rows, 0);
+  const totalDifferences = Object.values(fuzz).reduce((n, f) => n + f.differences, 0);
   console.log(JSON.stringify({ rowsPerFamily, seed, cpus: os.cpus().length, loadAverage: os.loadavg().map((n) => round(n)), fuzz, totalRows, totalDifferences, differences, wide, pass }));
   console.log(
     `compaction fuzz: ${totalRows} rows over ${families.length} families (${rowsPerFamily} each), ${totalDifferences} differences; ` +

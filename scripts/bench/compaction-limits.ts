@@ -19,6 +19,7 @@ import { createLogger } from "@/server/log";
 import { openDatabase } from "@/server/db/client";
 import { PASS_LIMITS, runCleanupPass } from "@/server/compaction/cleanup/pass";
 import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
+import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import { GEN_NOW_MS, generateWorkspace } from "../gen-large-workspace";
 import { armBenchDatabase } from "./compaction-phases";
 import { percentile, startWriterLoad, type WriterReport } from "./writer-load";
@@ -39,9 +40,9 @@ function latencySummary(report: WriterReport) {
 }
 
 /** Generated rows, a live writer session and an approved 3-month policy. */
-function prepare(file: string, messages: number) {
+async function prepare(file: string, messages: number) {
   const summary = generateWorkspace({ file, messages, log: (line) => process.stderr.write(`${line}\n`) });
-  armBenchDatabase(file);
+  await armBenchDatabase(file);
   return summary;
 }
 
@@ -82,7 +83,7 @@ async function measure(file: string) {
   do {
     const slice = { started: performance.now(), waitedMs: 0, batches: 0 };
     result = await runCleanupPass({
-      store: createSqliteCompactionStore(sqlite),
+      store: createSqliteCompactionStore(wrapSqliteDb({ sqlite, file: sqlite.name }, { reader: false })),
       clock,
       operationId: "bench-limits",
       log,
@@ -131,7 +132,7 @@ async function main() {
   fs.mkdirSync(dir, { recursive: true });
   const base = path.join(dir, `base-${messages}.db`);
   const started = performance.now();
-  const generated = process.argv.includes("--reuse") && fs.existsSync(base) ? null : prepare(base, messages);
+  const generated = process.argv.includes("--reuse") && fs.existsSync(base) ? null : await prepare(base, messages);
   const file = path.join(dir, "run.db");
   for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
   fs.copyFileSync(base, file);

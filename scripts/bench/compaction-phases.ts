@@ -10,6 +10,7 @@ import { openPassStore } from "@/server/compaction/thread/pass-connection";
 import { checkTaskEligibility } from "@/server/compaction/eligibility/eligibility";
 import { runCleanupPass } from "@/server/compaction/cleanup/pass";
 import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
+import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import { TOOL_MESSAGE_TYPES, type CompactionStore } from "@/server/compaction/store";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { GEN_NOW_MS } from "../gen-large-workspace";
@@ -175,16 +176,16 @@ export async function phaseNaive(file: string) {
 }
 
 /** Full eligibility probe of every task (real clock), on the untouched base. */
-export function phaseProbes(file: string) {
+export async function phaseProbes(file: string) {
   const { sqlite } = openDatabase({ file, migrate: false });
   const ids = (sqlite.prepare("select id from tasks order by id").all() as Array<{ id: string }>).map((r) => r.id);
   const times: number[] = [];
   const reasons: Record<string, number> = {};
-  const store = createSqliteCompactionStore(sqlite);
+  const store = createSqliteCompactionStore(wrapSqliteDb({ sqlite, file }, { reader: false }));
   let bigTaskMs: number | null = null;
   for (const taskId of ids) {
     const start = performance.now();
-    const verdict = checkTaskEligibility({ store, taskId, cutoffMs: CUTOFF_MS, clock: systemClock });
+    const verdict = await checkTaskEligibility({ store, taskId, cutoffMs: CUTOFF_MS, clock: systemClock });
     const ms = performance.now() - start;
     times.push(ms);
     if (taskId === "big-task") bigTaskMs = round(ms, 2);
@@ -200,12 +201,12 @@ export function removeDb(file: string) {
 }
 
 /** A live writer session (the writer load's target) and an approved 3-month policy (preparation skipped) in a generated database. */
-export function armBenchDatabase(file: string): void {
+export async function armBenchDatabase(file: string): Promise<void> {
   const { sqlite } = openDatabase({ file });
   const now = formatUtc(GEN_NOW_MS);
   sqlite.prepare("insert into tasks (id, title, state, created_at, created_at_ms, updated_at, updated_at_ms) values ('bench-writer', 'writer', 'IN_PROGRESS', ?, ?, ?, ?)").run(now, GEN_NOW_MS, now, GEN_NOW_MS);
   sqlite.prepare("insert into task_sessions (id, task_id, state, updated_at, updated_at_ms) values (?, 'bench-writer', 'RUNNING', ?, ?)").run(WRITER_SESSION, now, GEN_NOW_MS);
-  armPolicyOn(createSqliteCompactionStore(sqlite), { value: 3, unit: "months" }, GEN_NOW_MS);
+  await armPolicyOn(createSqliteCompactionStore(wrapSqliteDb({ sqlite, file }, { reader: false })), { value: 3, unit: "months" }, GEN_NOW_MS);
   sqlite.pragma("wal_checkpoint(TRUNCATE)");
   sqlite.close();
 }

@@ -69,8 +69,8 @@ async function seed(client: SqlClient, url: string, messages: number, stdoutByte
     await tx.insertTask({ id: "bench-writer", title: "writer", state: "IN_PROGRESS", createdAt: now, updatedAt: now, queuedForStep: false });
     await tx.insertSession({ id: WRITER_SESSION, taskId: "bench-writer", state: "RUNNING", startedAt: now, updatedAt: now, completedAt: null });
   });
+  await armPolicyOn(createPgCompactionStore(pool), { value: 3, unit: "months" }, NOW_MS);
   await pool.close();
-  armPolicyOn(createPgCompactionStore(client), { value: 3, unit: "months" }, NOW_MS);
   client.exec("vacuum analyze");
 }
 
@@ -122,10 +122,13 @@ async function phaseOurs(url: string) {
   let batches = 0;
   const wall = performance.now();
   let result;
+  // The pass on the node-postgres pool, as the server runs it.
+  const db = createPgDb(readPgConfig(url, {}));
+  const store = createPgCompactionStore(db);
   do {
     passes += 1;
     result = await runCleanupPass({
-      store: createPgCompactionStore(client),
+      store,
       clock,
       operationId: "bench-run",
       log,
@@ -141,6 +144,7 @@ async function phaseOurs(url: string) {
     });
   } while (result.continuation);
   const wallMs = performance.now() - wall;
+  await db.close();
   const latencies = await writer.stop();
   const after = metadataBytes(client);
   client.close();

@@ -79,11 +79,11 @@ function prettyPrintHugeRows(file: string): number {
 type BaseOptions = { messages: number; huge: number; taskMessages: number; prettyHuge: boolean };
 
 /** Base database: generated rows, the optional big task, a live writer session, an approved 3-month policy. */
-function prepareBase(file: string, options: BaseOptions) {
+async function prepareBase(file: string, options: BaseOptions) {
   const summary = generateWorkspace({ file, messages: options.messages, hugeRows: options.huge, log: (l) => process.stderr.write(`${l}\n`) });
   if (options.prettyHuge) process.stderr.write(`pretty-printed ${prettyPrintHugeRows(file)} huge rows\n`);
   if (options.taskMessages > 0) seedBigTask(file, options.taskMessages);
-  armBenchDatabase(file);
+  await armBenchDatabase(file);
   return summary;
 }
 
@@ -110,7 +110,7 @@ async function main() {
   const phase = arg("phase", "");
   if (phase) {
     const file = arg("db", "");
-    const result = phase === "ours" ? await phaseOurs(file, { inlineCheckpoints: process.argv.includes("--inline-checkpoints") }) : phase === "naive" ? await phaseNaive(file) : phaseProbes(file);
+    const result = phase === "ours" ? await phaseOurs(file, { inlineCheckpoints: process.argv.includes("--inline-checkpoints") }) : phase === "naive" ? await phaseNaive(file) : await phaseProbes(file);
     console.log(JSON.stringify(result));
     return;
   }
@@ -125,7 +125,7 @@ async function main() {
   fs.mkdirSync(dir, { recursive: true });
   const base = path.join(dir, `base-${options.messages}-${options.huge}-${options.taskMessages}${options.prettyHuge ? "-pretty" : ""}.db`);
   const started = performance.now();
-  const generated = process.argv.includes("--reuse") && fs.existsSync(base) ? null : prepareBase(base, options);
+  const generated = process.argv.includes("--reuse") && fs.existsSync(base) ? null : await prepareBase(base, options);
   const fresh = (name: string) => {
     const target = path.join(dir, name);
     removeDb(target);

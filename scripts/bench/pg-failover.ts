@@ -47,8 +47,8 @@ async function seed(client: SqlClient, url: string, tasks: number): Promise<{ ro
       }
     });
   }
+  await armPolicyOn(createPgCompactionStore(pool), { value: 1, unit: "weeks" }, Date.now());
   await pool.close();
-  armPolicyOn(createPgCompactionStore(client), { value: 1, unit: "weeks" }, Date.now());
   return { rows: tasks * PER_TASK, bytes: client.one<{ b: number }>(`select sum(octet_length(metadata))::bigint as b from messages`)!.b };
 }
 

@@ -25,7 +25,6 @@ import { createRuntime, installProcessRuntime, openRuntime } from "@/server/runt
 import { GET } from "@/app/api/v1/system/database/tool-payload-retention/route";
 import { putRetentionPolicy } from "@/server/compaction/service";
 import { readRetentionRecord } from "@/server/compaction/policy/record";
-import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
 import { threadSlices } from "@/server/compaction/thread/run-in-thread";
 
 function arg(name: string, fallback: string): string {
@@ -104,7 +103,7 @@ async function main() {
   if (!rt?.handle) throw new Error("the bench needs a SQLite runtime");
   installProcessRuntime(rt);
   const sqlite = rt.handle.sqlite;
-  const store = createSqliteCompactionStore(sqlite);
+  const store = rt.stores.compaction;
   sqlite.prepare("insert into users (id, email, role, password_hash, created_at) values ('bench', 'bench@example.com', 'admin', 'x', '2026-01-01T00:00:00Z')").run();
   sqlite.prepare("insert into auth_sessions (token_hash, user_id, created_at_ms, expires_at_ms) values (?, 'bench', 0, 9e15)").run(hashSessionToken("bench-token"));
   const server = http.createServer(async (req, res) => {
@@ -115,7 +114,7 @@ async function main() {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/v1/system/database/tool-payload-retention`;
   const cookie = "wsr_session=bench-token";
-  rt.start();
+  void rt.start();
 
   process.stderr.write("idle load...\n");
   const idle = await runLoad(url, cookie, rate, seconds);
@@ -129,18 +128,18 @@ async function main() {
   const passStarted = Date.now();
   await putRetentionPolicy(rt, { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 0, preparation: "skip" });
   const during = await runLoad(url, cookie, rate, seconds);
-  const read = readRetentionRecord(store);
+  const read = await readRetentionRecord(store);
   const active = read.state === "malformed" ? null : (read.record.runtime.activeOperation ?? read.record.runtime.latestRun);
   // The slice ends after its 30 s work budget (yields not counted); then the
   // worker waits at least a minute for its continuation, long enough for the
   // idle-after window. Wait for that pause itself, not a fixed time, so the
   // slice's last batches are not charged to "idle".
-  const sliceEnded = () => {
-    if (rt.compaction.betweenSlices?.() != null) return true;
-    const now = readRetentionRecord(store);
+  const sliceEnded = async () => {
+    if ((await rt.compaction.betweenSlices?.()) != null) return true;
+    const now = await readRetentionRecord(store);
     return now.state !== "malformed" && now.record.runtime.activeOperation === null;
   };
-  while (!sliceEnded() && Date.now() - passStarted < 120_000) await new Promise((r) => setTimeout(r, 200));
+  while (!(await sliceEnded()) && Date.now() - passStarted < 120_000) await new Promise((r) => setTimeout(r, 200));
   const sliceWallMs = Date.now() - passStarted;
   clearInterval(sampler);
   process.stderr.write("idle load after the slice...\n");

@@ -24,7 +24,7 @@ const bus = createEventBus();
 bus.subscribe((event) => {
   if (event.type === "messages_changed") process.stdout.write(`batch ${event.messageIds.length}\n`);
 });
-const store = createSqliteCompactionStore(handle.sqlite);
+const store = createSqliteCompactionStore(wrapSqliteDb(handle, { reader: false }));
 const worker = createRetentionWorker({
   store,
   maintenance: createSqliteMaintenanceStore(wrapSqliteDb(handle, { reader: false })),
@@ -46,13 +46,15 @@ const worker = createRetentionWorker({
       },
     }),
 });
-worker.start();
-const { effects } = savePolicy(store, {
-  draft: { enabled: true, age: { value: 1, unit: "weeks" } },
-  expectedRevision: 0,
-  preparation: mode === "cleanup" ? "skip" : "backup",
-  nowMs: systemClock.now(),
-  newId: randomIds,
-});
-worker.policySaved(effects);
-process.stdout.write("started\n");
+void (async () => {
+  await worker.start();
+  const { effects } = await savePolicy(store, {
+    draft: { enabled: true, age: { value: 1, unit: "weeks" } },
+    expectedRevision: 0,
+    preparation: mode === "cleanup" ? "skip" : "backup",
+    nowMs: systemClock.now(),
+    newId: randomIds,
+  });
+  await worker.policySaved(effects);
+  process.stdout.write("started\n");
+})();

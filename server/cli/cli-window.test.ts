@@ -8,7 +8,7 @@ import { compactionStatusBodySchema } from "@/lib/compaction/api";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { readRetentionRecord } from "@/server/compaction/policy/record";
-import { countMarkedRows, seedOldTask, storeOf } from "@/server/compaction/test-support";
+import { countMarkedRows, seedOldTask, storeOf, readRecordSync } from "@/server/compaction/test-support";
 import { DAY_MS } from "@/server/jobs/schedule";
 import { EXIT } from "./exit-codes";
 import { auditTrail } from "./test-support/audit-trail";
@@ -29,7 +29,7 @@ describe("compaction CLI with a maintenance window (MAINTENANCE_WINDOW relative 
   let db: TestDb;
   const cli = (args: string[], env?: Record<string, string>) => runCompaction(db.file, args, env);
 
-  beforeEach(() => {
+  beforeEach(async () => {
     db = createTestDb("cli-window-");
   });
   afterEach(() => db.close());
@@ -51,7 +51,7 @@ describe("compaction CLI with a maintenance window (MAINTENANCE_WINDOW relative 
     });
     expect(enable.status).toBe(EXIT.refused);
     expect(errorCode(enable)).toBe("outside_maintenance_window");
-    expect(readRetentionRecord(storeOf(db.sqlite)).state).toBe("missing");
+    expect(readRecordSync(db.sqlite).state).toBe("missing");
 
     const confirmed = await cli(["enable", "--age", "1w", "--skip-backup", "--outside-window", "--json"], env);
     expect(confirmed.status).toBe(EXIT.done);

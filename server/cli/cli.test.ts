@@ -13,7 +13,7 @@ import { acceptCleanup } from "@/server/compaction/policy/commands";
 import { readRetentionRecord, updateRetentionRecord } from "@/server/compaction/policy/record";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { DAY_MS } from "@/server/jobs/schedule";
-import { armPolicy, countMarkedRows, seedOldTask, storeOf } from "@/server/compaction/test-support";
+import { armPolicy, countMarkedRows, seedOldTask, storeOf, readRecordSync } from "@/server/compaction/test-support";
 import { jsonOf, runCompaction, startLiveServer, type LiveServer } from "./test-support/run-cli";
 import { createRuntime, openRuntime } from "@/server/runtime";
 import { createLogger } from "@/server/log";
@@ -28,13 +28,13 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
   let db: TestDb;
   const cli = (args: string[], env?: Record<string, string>) => runCompaction(db.file, args, env);
 
-  beforeEach(() => {
+  beforeEach(async () => {
     db = createTestDb("cli-");
   });
   afterEach(() => db.close());
 
   it("status: human lines by default, the API's status body with --json (exit 0)", async () => {
-    armPolicy(db.sqlite, { value: 12, unit: "weeks" }, Date.now());
+    await armPolicy(db.sqlite, { value: 12, unit: "weeks" }, Date.now());
     const [human, json] = await Promise.all([
       cli(["status"]),
       // The bin from another directory: a relative file: URL is the caller's.
@@ -63,7 +63,7 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     expect(results.map((r) => r.status)).toEqual([EXIT.usage, EXIT.usage, EXIT.usage, EXIT.usage]);
     expect(results[1]?.stderr).toContain("3m or 12w");
     expect(errorCode(results[3]!)).toBe("invalid_request");
-    expect(readRetentionRecord(storeOf(db.sqlite)).state).toBe("missing");
+    expect(readRecordSync(db.sqlite).state).toBe("missing");
   });
 
   it("[TPR-PREP-01] enable without a backup choice, run before approval and an unsupported engine are refused (exit 3)", async () => {
@@ -78,7 +78,7 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     expect(errorCode(enable)).toBe("backup_choice_required");
     expect(run.status).toBe(EXIT.refused);
     expect(errorCode(run)).toBe("cleanup_not_approved");
-    expect(readRetentionRecord(storeOf(db.sqlite)).state).toBe("missing");
+    expect(readRecordSync(db.sqlite).state).toBe("missing");
     // Refusals are in the audit trail with their codes, as the command line's.
     expect((await auditTrail(db.sqlite)).sort()).toEqual([
       ["compaction.run", "cli", "failed", "cleanup_not_approved"],
@@ -127,8 +127,8 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     expect(errorCode(nothing)).toBe("conflict");
 
     // Another process (a server) reserved a pass in the shared record.
-    const revision = armPolicy(db.sqlite, { value: 1, unit: "weeks" }, Date.now());
-    const { operationId } = acceptCleanup({ store: storeOf(db.sqlite), nowMs: Date.now(), newId: () => "server-pass-1" }, { expectedRevision: revision, priority: "manual" });
+    const revision = await armPolicy(db.sqlite, { value: 1, unit: "weeks" }, Date.now());
+    const { operationId } = await acceptCleanup({ store: storeOf(db.sqlite), nowMs: Date.now(), newId: () => "server-pass-1" }, { expectedRevision: revision, priority: "manual" });
 
     const second = await cli(["run", "--json"]);
     expect(second.status).toBe(EXIT.conflict);
@@ -236,10 +236,10 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     it("[TPR-SCH-05] the shared guard keeps them apart: backup refused (exit 4), a pass defers with work left (exit 5); after release both go through", async () => {
       server = await startLiveServer(db.file);
       for (const task of ["a", "b"]) seedOldTask(db.sqlite, task, 3);
-      armPolicy(db.sqlite, { value: 1, unit: "weeks" }, Date.now());
+      await armPolicy(db.sqlite, { value: 1, unit: "weeks" }, Date.now());
       // The server's own daily pass is due tomorrow: its record watch must
       // not start one while this test runs (manual runs ignore the due time).
-      updateRetentionRecord(storeOf(db.sqlite), {
+      await updateRetentionRecord(storeOf(db.sqlite), {
         nowMs: Date.now(),
         mutate: (record) => ({ ...record, runtime: { ...record.runtime, nextDueAt: formatUtc(Date.now() + DAY_MS) } }),
       });

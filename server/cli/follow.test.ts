@@ -22,7 +22,7 @@ describe("followOperation and the maintenance window", () => {
     // Batches of two rows: the six rows take three batches, so the window closes mid-pass.
     rt = createTestRuntime({ clock, env: { MAINTENANCE_WINDOW: "01:00-05:00 Europe/Lisbon" }, worker: { pass: { yieldMs: 0, maxBatchRows: 2 } } });
     for (const task of ["task-a", "task-b", "task-c"]) seedOldTask(rt.handle.sqlite, task, 2);
-    const revision = armPolicyOn(rt.stores.compaction, { value: 1, unit: "weeks" }, NOW_MS);
+    const revision = await armPolicyOn(rt.stores.compaction, { value: 1, unit: "weeks" }, NOW_MS);
     // The window closes (05:30 WEST) while the first batch commits.
     const unsubscribe = rt.bus.subscribe((event) => {
       if (event.type === "messages_changed") clock.set(Date.parse("2025-07-08T04:30:00Z"));
@@ -37,7 +37,7 @@ describe("followOperation and the maintenance window", () => {
     const changed = countMarkedRows(rt.handle.sqlite);
     expect(changed).toBeGreaterThan(0);
     expect(changed).toBeLessThan(6);
-    const read = readRetentionRecord(rt.stores.compaction);
+    const read = await readRetentionRecord(rt.stores.compaction);
     if (read.state === "malformed") throw new Error("malformed record");
     expect(read.record.runtime.activeOperation).toBeNull();
     expect(read.record.runtime.latestRun).toMatchObject({ id: operationId, state: "cancelled", errorCode: SLICE_ENDED_CODE, changedMessages: changed });

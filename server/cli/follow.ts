@@ -22,8 +22,8 @@ function waitsForWindow(rt: OpenRuntime, at: number): boolean {
   return window !== null && !isInsideWindow(window, nowMs) && at >= windowState(window, nowMs).nextStartMs;
 }
 
-function activeId(rt: OpenRuntime): string | null {
-  const read = readRetentionRecord(rt.stores.compaction);
+async function activeId(rt: OpenRuntime): Promise<string | null> {
+  const read = await readRetentionRecord(rt.stores.compaction);
   return read.state === "malformed" ? null : (read.record.runtime.activeOperation?.id ?? null);
 }
 
@@ -40,11 +40,11 @@ export async function followOperation(rt: OpenRuntime, options: { operationId: s
   const { operationId } = options;
   for (;;) {
     await rt.compaction.idle();
-    if (activeId(rt) !== operationId) return "ended";
+    if ((await activeId(rt)) !== operationId) return "ended";
     const at = rt.compaction.nextTimerAt();
     const windowClosed = at !== null && waitsForWindow(rt, at);
     if (!options.untilDone || at === null || windowClosed || options.signal?.aborted) {
-      const ended = endActiveOperation(rt.stores.compaction, { operationId, state: "cancelled", code: SLICE_ENDED_CODE, nowMs: rt.clock.now() });
+      const ended = await endActiveOperation(rt.stores.compaction, { operationId, state: "cancelled", code: SLICE_ENDED_CODE, nowMs: rt.clock.now() });
       if (ended) rt.bus.publish({ type: "operation", operationId, kind: ended.kind, state: ended.state, progress: { scannedRows: ended.scannedRows, eligibleMessages: ended.eligibleMessages, changedMessages: ended.changedMessages, payloadBytes: ended.payloadBytes, fraction: null } });
       return windowClosed ? "window_closed" : "work_left";
     }

@@ -17,11 +17,11 @@ import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { sweepStaleStaging } from "@/server/maintenance/backups/create";
 import { readRetentionRecord } from "./policy/record";
 import { reduceToolPayload } from "./reducer/reducer";
-import { insertMessage, insertSession, insertTask, insertTurn, shellMetadata, storeOf } from "./test-support";
+import { insertMessage, insertSession, insertTask, insertTurn, shellMetadata, storeOf, readRecordSync } from "./test-support";
 import { createRetentionWorker } from "./worker/worker";
 
 let t: TestDb;
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb("crash-");
 });
 afterEach(() => t.close());
@@ -95,7 +95,7 @@ function restartWorker() {
 }
 
 function record() {
-  const read = readRetentionRecord(storeOf(t.sqlite));
+  const read = readRecordSync(t.sqlite);
   if (read.state === "malformed") throw new Error("malformed");
   return read.record;
 }
@@ -123,7 +123,7 @@ describe("crash safety", () => {
     expect(active).toMatchObject({ kind: "cleanup", changedMessages: marked });
     expect(record().runtime.cursor).not.toBeNull();
 
-    worker.start();
+    await worker.start();
     expect(timers.parked).toHaveLength(1);
     timers.parked.shift()!();
     await worker.idle();
@@ -143,7 +143,7 @@ describe("crash safety", () => {
 
     const { worker } = restartWorker();
     await sweepStaleStaging({ dbFile: t.file, guard: createMaintenanceGuard() });
-    worker.start();
+    await worker.start();
     await worker.idle();
     expect(fs.readdirSync(backupsDir)).toEqual([]);
     expect(record().runtime.preparation).toMatchObject({ state: "failed", errorCode: "backup_interrupted" });

@@ -27,7 +27,7 @@ async function createManualBackup(): Promise<string> {
 async function pinPreparationBackup(): Promise<void> {
   const name = await createManualBackup();
   fs.renameSync(path.join(backupsDir(), name), path.join(backupsDir(), PINNED));
-  updateRetentionRecord(env.rt.stores.compaction, {
+  await updateRetentionRecord(env.rt.stores.compaction, {
     nowMs: env.rt.clock.now(),
     mutate: (record) => {
       record.policy = { ...record.policy, enabled: true };

@@ -7,8 +7,8 @@ import { readRetentionRecord } from "./policy/record";
 import type { CompactionStore } from "./store";
 
 /** The backup names compaction relies on right now (zero or one). */
-export function pinnedBackupNames(store: CompactionStore): string[] {
-  const read = readRetentionRecord(store);
+export async function pinnedBackupNames(store: CompactionStore): Promise<string[]> {
+  const read = await readRetentionRecord(store);
   if (read.state === "malformed") return [];
   const { policy, runtime } = read.record;
   const prep = runtime.preparation;

@@ -13,15 +13,15 @@ const MIB = 1024 * 1024;
 
 let dir: TestDb;
 let handle: DbHandle;
-beforeEach(() => {
+beforeEach(async () => {
   // createTestDb only provides the temp directory; the generator writes its own file.
   dir = createTestDb("ws-scale-");
   const file = path.join(dir.dir, "generated.db");
   generateWorkspace({ file, messages: 4_000, seed: 7, hugeRows: 1 });
   handle = openDatabase({ file });
-  armPolicy(handle.sqlite, { value: 3, unit: "months" }, GEN_NOW_MS);
+  await armPolicy(handle.sqlite, { value: 3, unit: "months" }, GEN_NOW_MS);
 });
-afterEach(() => {
+afterEach(async () => {
   handle.sqlite.close();
   dir.close();
 });
@@ -58,7 +58,7 @@ describe("synthetic scale", () => {
     expect(second.operation?.skipped.already_removed).toBe(marked);
   });
 
-  it("[TPR-ELIG-15][TPR-BAT-09] on a populated database every probe still avoids a scan of messages", () => {
+  it("[TPR-ELIG-15][TPR-BAT-09] on a populated database every probe still avoids a scan of messages", async () => {
     handle.sqlite.exec("analyze");
     for (const [name, sql] of Object.entries(PROBE_SQL)) {
       const plan = (handle.sqlite.prepare(`explain query plan ${sql}`).all("task-00000001-s0") as Array<{ detail: string }>).map((r) => r.detail).join(" | ");

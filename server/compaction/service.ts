@@ -11,10 +11,10 @@ import { readRetentionStatus, type RetentionStatus } from "./status";
 import { describeWindow } from "./window-status";
 import { refuseOutsideWindow } from "@/server/jobs/window-gate";
 
-export function getRetentionStatus(rt: OpenRuntime): RetentionStatus {
+export async function getRetentionStatus(rt: OpenRuntime): Promise<RetentionStatus> {
   const nowMs = rt.clock.now();
-  const status = { ...readRetentionStatus(rt.stores.compaction, nowMs), maintenanceWindow: describeWindow(rt.maintenanceWindow, nowMs) };
-  const waiting = rt.compaction.betweenSlices?.() ?? null;
+  const status = { ...(await readRetentionStatus(rt.stores.compaction, nowMs)), maintenanceWindow: describeWindow(rt.maintenanceWindow, nowMs) };
+  const waiting = (await rt.compaction.betweenSlices?.()) ?? null;
   return waiting !== null && status.activeOperation?.id === waiting ? { ...status, betweenSlices: true } : status;
 }
 
@@ -35,11 +35,11 @@ export async function putRetentionPolicy(
   options: { outsideWindow?: SaveOutsideWindow } = {},
 ): Promise<RetentionStatus> {
   const outsideWindow = options.outsideWindow ?? "wait";
-  let before = readRetentionRecord(rt.stores.compaction);
+  let before = await readRetentionRecord(rt.stores.compaction);
   const { effects } = await audited(rt, { actor, kind: "policy.changed", ...policyAuditDetail({ before: () => before, body }) }, async () => {
     // Re-read inside the writer transaction: "before" is what this save replaced.
-    before = readRetentionRecord(rt.stores.compaction);
-    const saved = savePolicy(rt.stores.compaction, {
+    before = await readRetentionRecord(rt.stores.compaction);
+    const saved = await savePolicy(rt.stores.compaction, {
       draft: body.policy,
       expectedRevision: body.expectedRevision,
       preparation: body.preparation,
@@ -52,11 +52,11 @@ export async function putRetentionPolicy(
     await auditPreparationChoice(rt, { actor, saved });
     return saved;
   });
-  rt.compaction.policySaved(effects, { outsideWindow: outsideWindow === "run" });
+  await rt.compaction.policySaved(effects, { outsideWindow: outsideWindow === "run" });
   return getRetentionStatus(rt);
 }
 
-export function analyzeRetention(rt: OpenRuntime, body: AnalyzeBody): { operationId: string } {
+export function analyzeRetention(rt: OpenRuntime, body: AnalyzeBody): Promise<{ operationId: string }> {
   return rt.compaction.requestAnalysis(body.age);
 }
 

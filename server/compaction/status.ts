@@ -46,12 +46,12 @@ export function unsupportedStatus(): RetentionStatus {
   return idleStatusBody({ capability: "unsupported", recordState: "missing", policy: createDefaultRecord().policy });
 }
 
-export function readRetentionStatus(store: CompactionStore, nowMs: number): RetentionStatus {
-  const read = readRetentionRecord(store);
+export async function readRetentionStatus(store: CompactionStore, nowMs: number): Promise<RetentionStatus> {
+  const read = await readRetentionRecord(store);
   if (read.state === "malformed") {
     // The revision a replacement must name; everything else reads as disabled.
     const idle = unsupportedStatus();
-    const policy = { ...idle.policy, revision: salvageRevision(store.readRecordText()) };
+    const policy = { ...idle.policy, revision: salvageRevision(await store.readRecordText()) };
     return { ...idle, policy, capability: "supported", recordState: "malformed", lastErrorCode: read.errorCode };
   }
   const { policy, runtime } = read.record;

@@ -1,11 +1,13 @@
 // The one data-access contract of Messages compaction: every read and write
-// the domain needs, as typed verbs. The SQLite implementation lives in
-// ./store/ and owns every SQL statement; domain modules see only this type.
+// the domain needs, as typed verbs. The engine implementations live in
+// ./store/ and own every SQL statement; domain modules see only this type.
 //
-// Synchronous on purpose: the SQLite driver is synchronous, and a cleanup batch
-// must re-check its gates and write in ONE writer transaction without
-// yielding; a later PostgreSQL implementation satisfies it through a
-// synchronous libpq binding on the worker thread.
+// Asynchronous on both engines (ARCHITECTURE.md, "The data layer"): every
+// verb returns a Promise, and `writeTransaction(async (tx) => ...)` holds one
+// connection for its whole callback, so a cleanup batch re-checks its gates
+// and writes in ONE writer transaction across its awaits. The SQLite verbs
+// are written as synchronous functions over one connection (`CompactionVerbs`)
+// and lifted: each runs its statements in one step.
 //
 // `rowid` below is an opaque, ordered cursor value of a message (unique,
 // increasing with insertion); callers only compare and store it.
@@ -113,14 +115,8 @@ export type WriteTransactionOptions = {
   deadlineMs?: number;
 };
 
-export type CompactionStore = {
-  /**
-   * Runs `fn` in one writer transaction (IMMEDIATE on SQLite: the writer lock
-   * is taken first). `fn` is synchronous; a throw rolls everything back. A
-   * call inside an open transaction joins it.
-   */
-  writeTransaction<T>(fn: (tx: CompactionStore) => T, options?: WriteTransactionOptions): T;
-  inWriteTransaction(): boolean;
+/** The verbs of the store as synchronous functions over one connection (how the SQLite implementation writes them). */
+export type CompactionVerbs = {
 
   /** The stored text of the compaction settings record, or null when absent. */
   readRecordText(): string | null;
@@ -183,9 +179,27 @@ export type CompactionStore = {
   listToolCallMetadata(options: { sessionId: string; toolCallId: string; containing: string }): string[];
 };
 
-/** The task-activity probes of eligibility (both engines implement them as one group). */
-export type EligibilityVerbs = Pick<
-  CompactionStore,
+/** A verb set whose every function returns a Promise of what the synchronous one returns. */
+export type Promised<T> = {
+  [K in keyof T]: NonNullable<T[K]> extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : T[K];
+};
+
+export type CompactionStore = Promised<CompactionVerbs> & {
+  /**
+   * Runs `fn` in one writer transaction (BEGIN IMMEDIATE on SQLite; the
+   * compaction writer lock on PostgreSQL), holding one connection for the
+   * whole callback; a rejection rolls everything back. A call inside an open
+   * transaction joins it (as a savepoint), and so do the verbs of any store
+   * called under the callback.
+   */
+  writeTransaction<T>(fn: (tx: CompactionStore) => Promise<T>, options?: WriteTransactionOptions): Promise<T>;
+  /** True when called inside a writer transaction of this store's database. */
+  inWriteTransaction(): boolean;
+};
+
+/** The task-activity probes of eligibility, as synchronous functions (the SQLite implementation). */
+export type SyncEligibilityVerbs = Pick<
+  CompactionVerbs,
   | "readTaskActivity"
   | "isTaskHeld"
   | "listSessionActivity"
@@ -200,3 +214,6 @@ export type EligibilityVerbs = Pick<
   | "findUnfinishedRunState"
   | "readSessionWatermark"
 >;
+
+/** The task-activity probes of eligibility (both engines implement them as one group). */
+export type EligibilityVerbs = Promised<SyncEligibilityVerbs>;

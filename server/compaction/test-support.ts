@@ -1,11 +1,13 @@
 // Test-only builders that write workspace rows straight into a real SQLite
 // file (no mocks). Timestamps get their `_ms` companion from the one parser.
 import type { Sqlite } from "@/server/db/client";
+import { testDbOf } from "@/server/db/test-db";
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
 import type { RetentionAge } from "@/lib/compaction/policy";
-import { updateRetentionRecord } from "./policy/record";
+import { parseRetentionRecord, updateRetentionRecord, type RetentionRead } from "./policy/record";
+import { createDefaultRecord } from "./policy/policy-schema";
 import type { CompactionStore } from "./store";
-import { createSqliteCompactionStore } from "./store/sqlite-store";
+import { createSqliteCompactionStore, sqliteCompactionVerbs } from "./store/sqlite-store";
 
 export const OLD = "2025-01-01T00:00:00Z";
 export const CUTOFF_MS = Date.UTC(2025, 6, 1); // 2025-07-01T00:00:00Z
@@ -136,18 +138,18 @@ export function steppingClock(startMs: number, stepMs: number): { now(): number 
  * Enables the policy with `age` and records an approved skip preparation,
  * through the real record API (two writes: the first assigns the revision).
  */
-export function armPolicy(sqlite: Sqlite, age: RetentionAge = { value: 1, unit: "weeks" }, nowMs = NOW_MS): number {
-  return armPolicyOn(createSqliteCompactionStore(sqlite), age, nowMs);
+export function armPolicy(sqlite: Sqlite, age: RetentionAge = { value: 1, unit: "weeks" }, nowMs = NOW_MS): Promise<number> {
+  return armPolicyOn(storeOf(sqlite), age, nowMs);
 }
 
 /** armPolicy through any engine's compaction store. */
-export function armPolicyOn(store: CompactionStore, age: RetentionAge = { value: 1, unit: "weeks" }, nowMs = NOW_MS): number {
-  const { record } = updateRetentionRecord(store, {
+export async function armPolicyOn(store: CompactionStore, age: RetentionAge = { value: 1, unit: "weeks" }, nowMs = NOW_MS): Promise<number> {
+  const { record } = await updateRetentionRecord(store, {
     nowMs,
     mutate: (current) => ({ ...current, policy: { ...current.policy, enabled: true, age } }),
   });
   const revision = record.policy.revision;
-  updateRetentionRecord(store, {
+  await updateRetentionRecord(store, {
     nowMs,
     mutate: (current) => {
       current.runtime.preparation = {
@@ -170,7 +172,19 @@ export function countMarkedRows(sqlite: Sqlite): number {
   return (sqlite.prepare("select count(*) as n from messages where json_extract(metadata, '$.payload_retention') is not null").get() as { n: number }).n;
 }
 
-/** The compaction store over a test database. */
+/** The compaction store over a test database's connection. */
 export function storeOf(sqlite: Sqlite): CompactionStore {
-  return createSqliteCompactionStore(sqlite);
+  return createSqliteCompactionStore(testDbOf(sqlite));
+}
+
+/**
+ * The stored record as readRetentionRecord reads it, synchronously on the
+ * test's connection (for assertions between steps; the domain reads it
+ * through the store).
+ */
+export function readRecordSync(sqlite: Sqlite): RetentionRead {
+  const text = sqliteCompactionVerbs(sqlite).readRecordText();
+  if (text === null) return { state: "missing", record: createDefaultRecord() };
+  const record = parseRetentionRecord(text);
+  return record ? { state: "ok", record } : { state: "malformed", errorCode: "settings_malformed" };
 }

@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { MIGRATIONS_DIR, openDatabase, type DbHandle } from "./client";
+import { MIGRATIONS_DIR, openDatabase, type DbHandle, type Sqlite } from "./client";
 import { wrapSqliteDb, type SqliteDb } from "./sqlite-db";
 
 export type TestDb = DbHandle & {
@@ -12,6 +12,20 @@ export type TestDb = DbHandle & {
   close(): void;
 };
 
+// One asynchronous wrapper per test connection: two would keep two writer
+// queues on one connection and could interleave their transactions.
+const wrapped = new WeakMap<Sqlite, SqliteDb>();
+
+/**
+ * The asynchronous database over a test's writer connection: the one its
+ * TestDb already opened, else one reading on that same connection.
+ */
+export function testDbOf(sqlite: Sqlite): SqliteDb {
+  let db = wrapped.get(sqlite);
+  if (!db) wrapped.set(sqlite, (db = wrapSqliteDb({ sqlite, file: sqlite.name }, { reader: false })));
+  return db;
+}
+
 export function createTestDb(prefix = "ws-test-"): TestDb {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const handle = openDatabase({ file: path.join(dir, "workspace.db") });
@@ -20,7 +34,10 @@ export function createTestDb(prefix = "ws-test-"): TestDb {
     ...handle,
     dir,
     get db() {
-      db ??= wrapSqliteDb(handle);
+      if (!db) {
+        db = wrapped.get(handle.sqlite) ?? wrapSqliteDb(handle);
+        wrapped.set(handle.sqlite, db);
+      }
       return db;
     },
     close() {

@@ -1,6 +1,7 @@
 // One runner at a time. Manual jobs go before the next scheduled pass, and a
 // running job is never preempted: cancellation and shutdown are requests the
 // job honours at its next batch boundary.
+import { AsyncResource } from "node:async_hooks";
 
 export type JobPriority = "manual" | "scheduled";
 
@@ -36,6 +37,11 @@ export function createSerialQueue(options: { onError?: (job: Job, error: unknown
   let current: { job: Job; stop: StopReason | null } | null = null;
   let stopped = false;
   let idleWaiters: Array<() => void> = [];
+  // Jobs run in the async context the queue was created in, never in the
+  // enqueuer's: a job accepted inside a request's open transaction would
+  // otherwise run its own statements in that transaction (the stores find
+  // the transaction through the async context).
+  const runJob = AsyncResource.bind((job: Job, ctx: JobContext) => job.run(ctx));
 
   const settleIdle = () => {
     if (current || waiting.length) return;
@@ -55,7 +61,7 @@ export function createSerialQueue(options: { onError?: (job: Job, error: unknown
     const ctx: JobContext = { shouldStop: () => slot.stop !== null, stopReason: () => slot.stop };
     // Run on a fresh tick so enqueue() never runs job code synchronously.
     void Promise.resolve()
-      .then(() => job.run(ctx))
+      .then(() => runJob(job, ctx))
       .catch((error: unknown) => options.onError?.(job, error))
       .finally(() => {
         current = null;

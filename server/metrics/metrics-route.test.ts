@@ -27,8 +27,8 @@ const withToken = (token = TOKEN) => ({ authorization: `Bearer ${token}` });
 async function compactOldTasks(tasks: number): Promise<void> {
   const rt = env!.rt;
   for (let i = 0; i < tasks; i += 1) seedOldTask(rt.handle.sqlite, `task-old-${i}`, 3);
-  const revision = armPolicy(rt.handle.sqlite);
-  rt.compaction.requestRun(revision);
+  const revision = await armPolicy(rt.handle.sqlite);
+  await rt.compaction.requestRun(revision);
   await rt.compaction.idle();
 }
 
@@ -134,7 +134,7 @@ describe("GET /api/v1/metrics", () => {
     // Another writer's doing: a value stored as a BLOB, a trigger that refuses one rewrite.
     sqlite.prepare("update messages set metadata = cast(metadata as blob) where id = 'task-old-0-m0'").run();
     sqlite.exec("create trigger refuse_one before update of metadata on messages when old.id = 'task-old-1-m1' begin select raise(abort, 'kept'); end");
-    env.rt.compaction.requestRun(armPolicy(sqlite));
+    await env.rt.compaction.requestRun(await armPolicy(sqlite));
     await env.rt.compaction.idle();
     expect(countMarkedRows(sqlite)).toBe(4);
     const families = parseExposition(await (await scrape(withToken())).text());
@@ -162,7 +162,7 @@ describe("GET /api/v1/metrics", () => {
 });
 
 describe("metric helpers", () => {
-  it("compares bearer tokens exactly and rejects empty or malformed headers", () => {
+  it("compares bearer tokens exactly and rejects empty or malformed headers", async () => {
     expect(bearerMatches(`Bearer ${TOKEN}`, TOKEN)).toBe(true);
     expect(bearerMatches(`bearer ${TOKEN}`, TOKEN)).toBe(true);
     for (const header of [null, "", "Bearer", `Bearer ${TOKEN.slice(1)}`, `Token ${TOKEN}`, `Bearer ${TOKEN} extra`]) {
@@ -170,7 +170,7 @@ describe("metric helpers", () => {
     }
   });
 
-  it("folds any label value that is not a closed-vocabulary word into other", () => {
+  it("folds any label value that is not a closed-vocabulary word into other", async () => {
     expect(safeLabel("policy_changed")).toBe("policy_changed");
     for (const value of ["task-old-1", "0b5c6f2e-8f1a-4c39-9c1e-2a1e0f3b9d77", "/data/workspace.db", "Fix the build", "", null, "x".repeat(65)]) {
       expect(safeLabel(value)).toBe("other");

@@ -3,6 +3,7 @@
 // worker wrote before publishing), so a pass resumed after a restart is
 // counted once, with everything it committed.
 import "server-only";
+import { AsyncResource } from "node:async_hooks";
 import { Counter, Histogram, type Registry } from "prom-client";
 import type { RetentionOperation } from "@/lib/compaction/policy";
 import type { SystemEvent } from "@/lib/events/api";
@@ -87,17 +88,30 @@ export function observePasses(options: {
     if (operation.state === "succeeded" && finished !== null) lastSuccessMs = Math.max(lastSuccessMs ?? 0, finished);
   };
 
+  const looking = new Set<string>();
+  // Bound to the context the observer starts in: an event published inside
+  // a transaction must not have the record read in it.
+  const look = AsyncResource.bind(async (operationId: string, store: CompactionStore) => {
+    looking.add(operationId);
+    try {
+      const read = await readRetentionRecord(store);
+      const latest = read.state === "malformed" ? null : read.record.runtime.latestRun;
+      if (latest?.id !== operationId || counted.includes(operationId)) return;
+      counted.push(operationId);
+      if (counted.length > REMEMBERED_PASSES) counted.shift();
+      count(latest);
+    } catch {
+      // The database closed meanwhile: the pass is not counted, as when the store is gone.
+    } finally {
+      looking.delete(operationId);
+    }
+  });
   const unsubscribe = options.bus.subscribe((event) => {
     const operationId = endedPass(event);
-    if (!operationId || counted.includes(operationId)) return;
+    if (!operationId || counted.includes(operationId) || looking.has(operationId)) return;
     const store = options.store();
     if (!store) return;
-    const read = readRetentionRecord(store);
-    const latest = read.state === "malformed" ? null : read.record.runtime.latestRun;
-    if (latest?.id !== operationId) return;
-    counted.push(operationId);
-    if (counted.length > REMEMBERED_PASSES) counted.shift();
-    count(latest);
+    void look(operationId, store);
   });
 
   return { lastSuccessMs: () => lastSuccessMs, stop: unsubscribe };

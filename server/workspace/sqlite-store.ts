@@ -19,11 +19,7 @@ import { stampOptional, stampRequired } from "./timestamps";
 export function createSqliteWorkspaceStore(db: SqliteDb): WorkspaceStore {
   // The replacement-write guard reads tool-call rows through compaction's own
   // store, on the connection this moment's reads use.
-  const onWriter = createSqliteCompactionStore(db.writer);
-  const onReader = createSqliteCompactionStore(db.reading());
-  const toolCallRows: ToolCallRows = {
-    listToolCallMetadata: (options) => (db.inTransaction() ? onWriter : onReader).listToolCallMetadata(options),
-  };
+  const toolCallRows: ToolCallRows = createSqliteCompactionStore(db);
   const read = async <T>(fn: (sqlite: SqliteDb["writer"]) => T): Promise<T> => fn(db.reading());
 
   const store: WorkspaceStore = {

@@ -18,5 +18,5 @@ export async function expiryPinnedBackupNames(store: CheckpointScheduleStore): P
 
 /** Every backup a feature relies on right now (compaction's and thread expiry's receipts). */
 export async function allPinnedBackupNames(stores: Pick<Stores, "compaction" | "schedule">): Promise<string[]> {
-  return [...new Set([...pinnedBackupNames(stores.compaction), ...(await expiryPinnedBackupNames(stores.schedule))])];
+  return [...new Set([...(await pinnedBackupNames(stores.compaction)), ...(await expiryPinnedBackupNames(stores.schedule))])];
 }

@@ -40,7 +40,7 @@ export async function backupListCommand(env: CommandEnv): Promise<ExitCode> {
 
 /** 0 when the backup is sound, 1 when it is missing, changed or corrupt. */
 export async function backupVerifyCommand(env: CommandEnv, name: string): Promise<ExitCode> {
-  const receipt = getRetentionStatus(env.rt).preparation.receipt;
+  const receipt = (await getRetentionStatus(env.rt)).preparation.receipt;
   const result = await verifyBackupByName({
     store: env.rt.stores.maintenance,
     dbFile: env.rt.dbFile,

@@ -36,11 +36,8 @@ async function follow(env: CommandEnv, options: { operationId: string; label: st
   const { rt } = env;
   const progress = showProgress({ bus: rt.bus, enabled: env.tty && !env.out.json, label: options.label, operationId: () => options.operationId });
   const onAbort = () => {
-    try {
-      rt.compaction.cancel(options.operationId);
-    } catch {
-      // Already ended: nothing to cancel.
-    }
+    // Already ended: nothing to cancel.
+    rt.compaction.cancel(options.operationId).catch(() => undefined);
   };
   env.signal.addEventListener("abort", onAbort, { once: true });
   try {
@@ -52,15 +49,15 @@ async function follow(env: CommandEnv, options: { operationId: string; label: st
 }
 
 export async function statusCommand(env: CommandEnv): Promise<ExitCode> {
-  await printStatus(env, getRetentionStatus(env.rt));
+  await printStatus(env, await getRetentionStatus(env.rt));
   return EXIT.done;
 }
 
 export async function analyzeCommand(env: CommandEnv, options: { age: RetentionAge | null }): Promise<ExitCode> {
-  const age = options.age ?? getRetentionStatus(env.rt).policy.age;
-  const { operationId } = analyzeRetention(env.rt, { age });
+  const age = options.age ?? (await getRetentionStatus(env.rt)).policy.age;
+  const { operationId } = await analyzeRetention(env.rt, { age });
   const outcome = await follow(env, { operationId, label: "analysis", untilDone: true });
-  const status = getRetentionStatus(env.rt);
+  const status = await getRetentionStatus(env.rt);
   const analysis = status.latestAnalysis?.id === operationId ? status.latestAnalysis : null;
   await printStatus(env, status, `analysis ${operationId}: ${analysis?.state ?? "ended"}`);
   return exitForOperation(analysis, outcome);
@@ -75,7 +72,7 @@ export async function enableCommand(
   env: CommandEnv,
   options: { age: RetentionAge | null; preparation: "backup" | "skip" | undefined; untilDone: boolean; outsideWindow: boolean },
 ): Promise<ExitCode> {
-  const before = getRetentionStatus(env.rt);
+  const before = await getRetentionStatus(env.rt);
   const saved = await putRetentionPolicy(
     env.rt,
     { policy: { enabled: true, age: options.age ?? before.policy.age }, expectedRevision: before.policy.revision, preparation: options.preparation },
@@ -88,11 +85,8 @@ export async function enableCommand(
   // Ctrl-C cancels it (recorded as preparation_cancelled).
   const preparationId = saved.preparation.operationId;
   const onAbort = () => {
-    try {
-      if (preparationId) env.rt.compaction.cancel(preparationId);
-    } catch {
-      // Already finished.
-    }
+    // Already finished: nothing to cancel.
+    if (preparationId) env.rt.compaction.cancel(preparationId).catch(() => undefined);
   };
   env.signal.addEventListener("abort", onAbort, { once: true });
   const progress = showProgress({ bus: env.rt.bus, enabled: env.tty && !env.out.json, label: "preparation" });
@@ -102,7 +96,7 @@ export async function enableCommand(
     env.signal.removeEventListener("abort", onAbort);
     progress.stop();
   }
-  let status = getRetentionStatus(env.rt);
+  let status = await getRetentionStatus(env.rt);
   if (status.preparation.state === "failed") {
     await printStatus(env, status, `enabled revision ${saved.policy.revision}, but preparation failed: ${status.preparation.errorCode ?? "unknown"}`);
     return EXIT.failed;
@@ -113,14 +107,14 @@ export async function enableCommand(
     return EXIT.done;
   }
   const outcome = await follow(env, { operationId: pass, label: "first pass", untilDone: options.untilDone });
-  status = getRetentionStatus(env.rt);
+  status = await getRetentionStatus(env.rt);
   const run = status.latestRun?.id === pass ? status.latestRun : null;
   await printStatus(env, status, `enabled revision ${saved.policy.revision}; first pass ${run?.state ?? "ended"}${workLeftNote(outcome)}`);
   return exitForOperation(run, outcome);
 }
 
 export async function disableCommand(env: CommandEnv): Promise<ExitCode> {
-  const before = getRetentionStatus(env.rt);
+  const before = await getRetentionStatus(env.rt);
   const saved = await putRetentionPolicy(env.rt, { policy: { enabled: false, age: before.policy.age }, expectedRevision: before.policy.revision });
   await printStatus(env, saved, `disabled (revision ${saved.policy.revision})`);
   return EXIT.done;
@@ -128,17 +122,17 @@ export async function disableCommand(env: CommandEnv): Promise<ExitCode> {
 
 /** Outside the maintenance window the run is refused unless `outsideWindow` confirms it. */
 export async function runCommand(env: CommandEnv, options: { untilDone: boolean; outsideWindow: boolean }): Promise<ExitCode> {
-  const before = getRetentionStatus(env.rt);
+  const before = await getRetentionStatus(env.rt);
   const { operationId } = await runRetention(env.rt, { expectedRevision: before.policy.revision, outsideWindow: options.outsideWindow });
   const outcome = await follow(env, { operationId, label: "compaction", untilDone: options.untilDone });
-  const status = getRetentionStatus(env.rt);
+  const status = await getRetentionStatus(env.rt);
   const run = status.latestRun?.id === operationId ? status.latestRun : null;
   await printStatus(env, status, `run ${operationId}: ${run?.state ?? "ended"}${workLeftNote(outcome)}`);
   return exitForOperation(run, outcome);
 }
 
 export async function cancelCommand(env: CommandEnv, options: { operationId: string | undefined }): Promise<ExitCode> {
-  const operationId = options.operationId ?? getRetentionStatus(env.rt).activeOperation?.id;
+  const operationId = options.operationId ?? (await getRetentionStatus(env.rt)).activeOperation?.id;
   if (!operationId) throw new AppError("conflict", "No operation is active.");
   const status = await cancelRetention(env.rt, { operationId });
   await printStatus(env, status, `cancelled ${operationId}`);

@@ -8,7 +8,7 @@ import { reduceToolPayload } from "../reducer/reducer";
 import { CUTOFF_MS, NOW_MS, RECENT, armPolicy, insertMessage, seedOldTask, steppingClock, storeOf } from "../test-support";
 
 let t: TestDb;
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb("ws-analysis-");
 });
 afterEach(() => t.close());
@@ -101,7 +101,7 @@ describe("analysis", () => {
     seedMixed();
     seedOldTask(t.sqlite, "d", 120, "é".repeat(700));
     const predicted = await analyse();
-    armPolicy(t.sqlite, WEEK);
+    await armPolicy(t.sqlite, WEEK);
     const pass = await runCleanupPass({ store: storeOf(t.sqlite), clock: manualClock(NOW_MS + 5_000), operationId: "run-1", wait: async () => {} });
     expect(pass.state).toBe("succeeded");
     expect(pass.operation?.changedMessages).toBe(predicted.operation.eligibleMessages);

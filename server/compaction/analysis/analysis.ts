@@ -25,7 +25,7 @@ export type AnalysisOptions = {
   /** Cancellation, checked between pages and tasks. */
   shouldStop?: () => boolean;
   /** Receives a snapshot after every chunk (never payload bodies). */
-  onProgress?: (operation: RetentionOperation) => void;
+  onProgress?: (operation: RetentionOperation) => unknown;
   /** Yields to the event loop between chunks (default: setImmediate). */
   pause?: () => Promise<void>;
   /** Work time per chunk before pausing. */
@@ -64,7 +64,7 @@ export async function runAnalysis(options: AnalysisOptions): Promise<AnalysisRes
   // Same removed_at form as cleanup: the marker's length is part of the net bytes.
   const removedAt = formatUtc(startedMs);
   const tally = createTally();
-  const bounds = store.captureBounds();
+  const bounds = await store.captureBounds();
   let workMs = 0;
   let chunkStart = clock.now();
   let partialReason: PartialReason | null = null;
@@ -76,7 +76,7 @@ export async function runAnalysis(options: AnalysisOptions): Promise<AnalysisRes
     const now = clock.now();
     if (now - chunkStart < chunkMs) return;
     workMs += now - chunkStart;
-    options.onProgress?.(snapshot("running", null));
+    await options.onProgress?.(snapshot("running", null));
     await pause();
     chunkStart = clock.now();
   };
@@ -86,9 +86,9 @@ export async function runAnalysis(options: AnalysisOptions): Promise<AnalysisRes
     bounds,
     position: START_POSITION,
     handlers: {
-      enterTask: (taskId) => {
+      enterTask: async (taskId) => {
         tally.processedTasks += 1;
-        const verdict = checkTaskEligibility({ store, taskId, cutoffMs, clock });
+        const verdict = await checkTaskEligibility({ store, taskId, cutoffMs, clock });
         if (verdict.eligible) {
           tally.eligibleTasks += 1;
           return true;
@@ -101,7 +101,7 @@ export async function runAnalysis(options: AnalysisOptions): Promise<AnalysisRes
         tally.scannedRows += page.rows.length + page.oversize.length + page.notText.length;
         if (page.oversize.length > 0) tally.skipped.oversize = (tally.skipped.oversize ?? 0) + page.oversize.length;
         if (page.notText.length > 0) tally.skipped.not_text = (tally.skipped.not_text ?? 0) + page.notText.length;
-        for (const row of store.readToolRowBodies({ sessionId, rows: page.rows })) {
+        for (const row of await store.readToolRowBodies({ sessionId, rows: page.rows })) {
           const result = reduceBody(row, removedAt);
           if (result.outcome === "skipped") {
             countSkip(tally, result.reason);

@@ -10,12 +10,12 @@ import type { Sqlite } from "@/server/db/client";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { readRetentionRecord } from "../policy/record";
 import { runCleanupPass, type CleanupPassOptions } from "./pass";
-import { NOW_MS, armPolicy, countMarkedRows, insertMessage, insertSession, insertTurn, seedOldTask, shellMetadata, storeOf } from "../test-support";
+import { NOW_MS, armPolicy, countMarkedRows, insertMessage, insertSession, insertTurn, seedOldTask, shellMetadata, storeOf, readRecordSync } from "../test-support";
 
 let t: TestDb;
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb("ws-span-");
-  armPolicy(t.sqlite);
+  await armPolicy(t.sqlite);
 });
 afterEach(() => t.close());
 
@@ -37,7 +37,7 @@ const markedIn = (sqlite: Sqlite, prefix: string) =>
   (sqlite.prepare("select count(*) as n from messages where id like ? and json_extract(metadata, '$.payload_retention') is not null").get(`${prefix}-%`) as { n: number }).n;
 
 function storedCursor(sqlite: Sqlite) {
-  const read = readRetentionRecord(storeOf(sqlite));
+  const read = readRecordSync(sqlite);
   if (read.state === "malformed") throw new Error("malformed");
   return read.record.runtime.cursor;
 }

@@ -102,13 +102,13 @@ export type BatchInput = {
 };
 
 /** The gates every batch re-checks inside its writer transaction. */
-export function checkPassGates(tx: CompactionStore, record: RetentionRecord, pass: PassIdentity): GateFailure | null {
+export async function checkPassGates(tx: CompactionStore, record: RetentionRecord, pass: PassIdentity): Promise<GateFailure | null> {
   const { policy, runtime } = record;
   if (!policy.enabled) return "disabled";
   if (policy.revision !== pass.revision) return "policy_changed";
   if (runtime.preparation.state !== "ready" || runtime.approvedRevision !== policy.revision) return "not_approved";
   if (runtime.activeOperation?.id !== pass.operationId) return "operation_replaced";
-  if (tx.readSchemaVersion() !== pass.schemaVersion) return "schema_changed";
+  if ((await tx.readSchemaVersion()) !== pass.schemaVersion) return "schema_changed";
   return null;
 }
 
@@ -139,15 +139,15 @@ export function withProgress(record: RetentionRecord, pass: PassIdentity, positi
 }
 
 /** Runs one batch; throws (after rollback) on a deadline overrun or SQLite error. */
-export function runBatch(input: BatchInput): BatchOutcome {
+export async function runBatch(input: BatchInput): Promise<BatchOutcome> {
   const { store, clock, pass, groups } = input;
-  return store.writeTransaction((tx): BatchOutcome => {
-    return withRetentionRecordInTx(tx, ({ current, write }) => {
+  return store.writeTransaction((tx): Promise<BatchOutcome> => {
+    return withRetentionRecordInTx(tx, async ({ current, write }): Promise<BatchOutcome> => {
       if (current.state === "malformed") return { outcome: "gated", reason: "settings_malformed" };
-      const gate = checkPassGates(tx, current.record, pass);
+      const gate = await checkPassGates(tx, current.record, pass);
       if (gate) return { outcome: "gated", reason: gate };
       // Rows first, then the tasks' gates: a foreground write to one of them now waits for this commit.
-      tx.lockRowsForRewrite?.(groups.flatMap((group) => group.rows.map((row) => row.rowid)));
+      await tx.lockRowsForRewrite?.(groups.flatMap((group) => group.rows.map((row) => row.rowid)));
       // Each task's re-check runs once per batch with its own budget
       // (eligibility_budget skips the task); the statement deadline counts
       // only the writer's own statements, so slow checks can never turn
@@ -157,7 +157,7 @@ export function runBatch(input: BatchInput): BatchOutcome {
       const dropped: DroppedTask[] = [];
       const kept: BatchGroup[] = [];
       for (const group of groups) {
-        const eligibility = recheckTaskEligibility({ store: tx, snapshot: group.snapshot, cutoffMs: pass.cutoffMs, clock });
+        const eligibility = await recheckTaskEligibility({ store: tx, snapshot: group.snapshot, cutoffMs: pass.cutoffMs, clock });
         if (eligibility.eligible) {
           kept.push(group);
           continue;
@@ -183,8 +183,8 @@ export function runBatch(input: BatchInput): BatchOutcome {
         bytes += row.bytes;
         const written =
           row.observed !== null
-            ? tx.replaceMetadataIfUnchanged({ rowid: row.rowid, observed: row.observed, next: row.next, encoding: row.encoding })
-            : tx.replaceMetadataIfVersion({ rowid: row.rowid, updatedAt: row.updatedAt, bytes: row.bytes, next: row.next, encoding: row.encoding });
+            ? await tx.replaceMetadataIfUnchanged({ rowid: row.rowid, observed: row.observed, next: row.next, encoding: row.encoding })
+            : await tx.replaceMetadataIfVersion({ rowid: row.rowid, updatedAt: row.updatedAt, bytes: row.bytes, next: row.next, encoding: row.encoding });
         if (written) {
           changedIds.push(row.id);
           batch.changedMessages += 1;
@@ -201,7 +201,7 @@ export function runBatch(input: BatchInput): BatchOutcome {
       addTally(committed, input.committed);
       addTally(committed, pending);
       addTally(committed, batch);
-      write(withProgress(current.record, pass, position, committed), clock.now());
+      await write(withProgress(current.record, pass, position, committed), clock.now());
       deadline.check();
       return { outcome: "committed", changedIds, committed, position, dropped, rows, bytes };
     });

@@ -11,9 +11,9 @@ import type { CompactionStore } from "../store";
 import { NOW_MS, armPolicy, countMarkedRows, seedOldTask, shellMetadata, storeOf } from "../test-support";
 
 let t: TestDb;
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb("ws-big-row-");
-  armPolicy(t.sqlite);
+  await armPolicy(t.sqlite);
 });
 afterEach(() => t.close());
 

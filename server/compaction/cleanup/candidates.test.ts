@@ -7,7 +7,7 @@ import { START_POSITION, scanCandidates, type ScanHandlers, type ScanPosition } 
 import { insertMessage, seedOldTask, shellMetadata, storeOf } from "../test-support";
 
 let t: TestDb;
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb("ws-cand-");
 });
 afterEach(() => t.close());
@@ -21,7 +21,7 @@ function bigRow(id: string, bytes: number): number {
 
 /** Walks everything and records the pages it saw. */
 async function walk(position: ScanPosition = START_POSITION, extra: Partial<ScanHandlers> = {}) {
-  const bounds = storeOf(t.sqlite).captureBounds();
+  const bounds = await storeOf(t.sqlite).captureBounds();
   const pages: Array<{ taskId: string; sessionId: string; rowids: number[] }> = [];
   const outcome = await scanCandidates({
     store: storeOf(t.sqlite),
@@ -56,7 +56,7 @@ describe("candidates: keyset pagination", () => {
 
   it("[TPR-BAT-01] rows and tasks added after the pass started are not chased", async () => {
     seedOldTask(t.sqlite, "a", 2);
-    const bounds = storeOf(t.sqlite).captureBounds();
+    const bounds = await storeOf(t.sqlite).captureBounds();
     insertMessage(t.sqlite, { id: "late", sessionId: "a-s1", turnId: "a-u1" });
     seedOldTask(t.sqlite, "z", 2);
     const seen: number[] = [];
@@ -78,7 +78,7 @@ describe("candidates: keyset pagination", () => {
     expect(seen).toEqual([1, 2]);
   });
 
-  it("[TPR-BAT-01] the header page is an index search of one session, never a scan", () => {
+  it("[TPR-BAT-01] the header page is an index search of one session, never a scan", async () => {
     const plan = (t.sqlite.prepare(`explain query plan ${CANDIDATE_SQL.headers}`).all("s", 0, 10, 100) as Array<{ detail: string }>)
       .map((r) => r.detail)
       .join(" | ");
@@ -117,18 +117,18 @@ describe("candidates: keyset pagination", () => {
 });
 
 describe("candidates: page limits", () => {
-  it("[TPR-BAT-05] at most 100 rows per page", () => {
+  it("[TPR-BAT-05] at most 100 rows per page", async () => {
     seedOldTask(t.sqlite, "t1", 150);
-    const bounds = storeOf(t.sqlite).captureBounds();
-    const first = planMessagePage(storeOf(t.sqlite), { sessionId: "t1-s1", afterRowid: null, bounds });
+    const bounds = await storeOf(t.sqlite).captureBounds();
+    const first = await planMessagePage(storeOf(t.sqlite), { sessionId: "t1-s1", afterRowid: null, bounds });
     expect(first.rows).toHaveLength(100);
     expect(first.exhausted).toBe(false);
-    const second = planMessagePage(storeOf(t.sqlite), { sessionId: "t1-s1", afterRowid: first.lastRowid, bounds });
+    const second = await planMessagePage(storeOf(t.sqlite), { sessionId: "t1-s1", afterRowid: first.lastRowid, bounds });
     expect(second.rows).toHaveLength(50);
     expect(second.exhausted).toBe(true);
   });
 
-  it("[TPR-BAT-05][TPR-BAT-06] pages stay within 8 MiB, a larger row travels alone, rows over 32 MiB are oversize and never read", () => {
+  it("[TPR-BAT-05][TPR-BAT-06] pages stay within 8 MiB, a larger row travels alone, rows over 32 MiB are oversize and never read", async () => {
     seedOldTask(t.sqlite, "t1", 0);
     const r1 = bigRow("m1", 3 * MIB);
     const r2 = bigRow("m2", 3 * MIB);
@@ -136,28 +136,28 @@ describe("candidates: page limits", () => {
     const r4 = bigRow("m4", 12 * MIB);
     const r5 = bigRow("m5", 33 * MIB);
     const r6 = bigRow("m6", 1 * MIB);
-    const bounds = storeOf(t.sqlite).captureBounds();
+    const bounds = await storeOf(t.sqlite).captureBounds();
     const plan = (afterRowid: number | null) => planMessagePage(storeOf(t.sqlite), { sessionId: "t1-s1", afterRowid, bounds });
-    const p1 = plan(null);
+    const p1 = await plan(null);
     expect(p1.rows.map((r) => r.rowid)).toEqual([r1, r2]);
     expect(p1.rows.every((r) => !("metadata" in r))).toBe(true);
-    const p2 = plan(p1.lastRowid);
+    const p2 = await plan(p1.lastRowid);
     expect(p2.rows.map((r) => r.rowid)).toEqual([r3]);
-    const p3 = plan(p2.lastRowid);
+    const p3 = await plan(p2.lastRowid);
     expect(p3.rows.map((r) => r.rowid)).toEqual([r4]);
-    const p4 = plan(p3.lastRowid);
+    const p4 = await plan(p3.lastRowid);
     expect(p4.oversize.map((r) => r.rowid)).toEqual([r5]);
     expect(p4.rows.map((r) => r.rowid)).toEqual([r6]);
     expect(p4.exhausted).toBe(true);
-    const bodies = storeOf(t.sqlite).readToolRowBodies({ sessionId: "t1-s1", rows: p4.rows });
+    const bodies = await storeOf(t.sqlite).readToolRowBodies({ sessionId: "t1-s1", rows: p4.rows });
     expect(bodies.map((b) => b.rowid)).toEqual([r6]);
     expect(bodies[0]!.metadata?.length).toBe(1 * MIB);
   });
 
-  it("[TPR-BAT-05] non-tool messages are not candidates", () => {
+  it("[TPR-BAT-05] non-tool messages are not candidates", async () => {
     seedOldTask(t.sqlite, "t1", 1);
     insertMessage(t.sqlite, { id: "chat", sessionId: "t1-s1", turnId: "t1-u1", type: "message", metadata: "{}" });
-    const page = planMessagePage(storeOf(t.sqlite), { sessionId: "t1-s1", afterRowid: null, bounds: storeOf(t.sqlite).captureBounds() });
+    const page = await planMessagePage(storeOf(t.sqlite), { sessionId: "t1-s1", afterRowid: null, bounds: await storeOf(t.sqlite).captureBounds() });
     expect(page.rows.map((r) => r.type)).toEqual(["tool_execute"]);
   });
 });

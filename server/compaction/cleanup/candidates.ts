@@ -24,14 +24,14 @@ export type PlannedPage = {
 };
 
 /** Plans one page of a session's tool rows from stored lengths only. */
-export function planMessagePage(
+export async function planMessagePage(
   store: CompactionStore,
   options: { sessionId: string; afterRowid: number | null; bounds: PassBounds; limits?: PageLimits },
-): PlannedPage {
+): Promise<PlannedPage> {
   const { sessionId, afterRowid, bounds, limits = PAGE_LIMITS } = options;
   if (bounds.upperMessageRowid === null) return { rows: [], oversize: [], notText: [], lastRowid: null, exhausted: true };
   // One header more than the page may take tells whether the session ends here.
-  const headers = store.listToolRowHeaders({ sessionId, afterRowid, upperRowid: bounds.upperMessageRowid, limit: limits.maxRows + 1 });
+  const headers = await store.listToolRowHeaders({ sessionId, afterRowid, upperRowid: bounds.upperMessageRowid, limit: limits.maxRows + 1 });
   const rows: RowHeader[] = [];
   const oversize: RowHeader[] = [];
   const notText: RowHeader[] = [];

@@ -15,9 +15,9 @@ import { FF, hostile, hostileWorkspaceRows, m, shell, str } from "./hostile-work
 import { runCleanupPass } from "./pass";
 
 let t: TestDb;
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb("ws-hostile-");
-  armPolicy(t.sqlite);
+  await armPolicy(t.sqlite);
 });
 afterEach(() => t.close());
 

@@ -32,7 +32,7 @@ export type CleanupPassOptions = {
    */
   admitBatch?: () => BatchLease | null | Promise<BatchLease | null>;
   /** Called after each commit with the changed message ids (never bodies). */
-  onBatch?: (event: BatchCommitted) => void;
+  onBatch?: (event: BatchCommitted) => unknown;
   /** Runs after rows are read and reduced, before the writer transaction opens. */
   beforeBatch?: (rows: PreparedRow[]) => void;
   log?: Logger;

@@ -19,10 +19,10 @@ export type PassStart =
   | { kind: "ended"; reason: "schema_changed"; operation: RetentionOperation };
 
 /** Opens (or resumes) the pass of `operationId`. */
-export function startPass(store: CompactionStore, options: { operationId: string; nowMs: number }): PassStart {
+export async function startPass(store: CompactionStore, options: { operationId: string; nowMs: number }): Promise<PassStart> {
   const { operationId, nowMs } = options;
-  return store.writeTransaction((tx): PassStart =>
-    withRetentionRecordInTx(tx, ({ current, write }): PassStart => {
+  return store.writeTransaction((tx) =>
+    withRetentionRecordInTx(tx, async ({ current, write }): Promise<PassStart> => {
       if (current.state === "malformed") return { kind: "blocked", reason: "settings_malformed" };
       const record = current.record;
       const { policy, runtime } = record;
@@ -32,7 +32,7 @@ export function startPass(store: CompactionStore, options: { operationId: string
       }
       const active = runtime.activeOperation;
       if (active && active.id !== operationId) return { kind: "blocked", reason: "operation_active" };
-      const schemaVersion = tx.readSchemaVersion();
+      const schemaVersion = await tx.readSchemaVersion();
       const cursor = runtime.cursor;
       if (active && cursor && cursor.operationId === operationId) {
         if (runtime.schemaVersion !== schemaVersion) {
@@ -42,7 +42,7 @@ export function startPass(store: CompactionStore, options: { operationId: string
           if (operation.progress) operation.progress = { ...operation.progress, totalTasks: null };
           const next = structuredClone(record);
           Object.assign(next.runtime, { cursor: null, schemaVersion: null, activeOperation: null, latestRun: operation });
-          write(next, nowMs);
+          await write(next, nowMs);
           return { kind: "ended", reason: "schema_changed", operation };
         }
         const pass: PassIdentity = {
@@ -57,7 +57,7 @@ export function startPass(store: CompactionStore, options: { operationId: string
         const position = { afterTaskId: cursor.afterTaskId, afterSessionId: cursor.afterSessionId, afterMessageRowid: cursor.afterMessageRowid };
         return { kind: "ready", pass, position, committed: tallyFromOperation(active), resumed: true };
       }
-      const bounds = tx.captureBounds();
+      const bounds = await tx.captureBounds();
       const pass: PassIdentity = {
         operationId,
         revision: policy.revision,
@@ -69,28 +69,28 @@ export function startPass(store: CompactionStore, options: { operationId: string
         upperMessageRowid: bounds.upperMessageRowid,
       };
       const committed = createTally();
-      write(withProgress(record, pass, START_POSITION, committed), nowMs);
+      await write(withProgress(record, pass, START_POSITION, committed), nowMs);
       return { kind: "ready", pass, position: { ...START_POSITION }, committed, resumed: false };
     }),
   );
 }
 
 /** Saves the cursor and counts of a pass that pauses for a continuation. */
-export function savePassProgress(store: CompactionStore, options: { pass: PassIdentity; position: ScanPosition; tally: Tally; nowMs: number }): void {
-  store.writeTransaction((tx) =>
-    withRetentionRecordInTx(tx, ({ current, write }) => {
+export async function savePassProgress(store: CompactionStore, options: { pass: PassIdentity; position: ScanPosition; tally: Tally; nowMs: number }): Promise<void> {
+  await store.writeTransaction((tx) =>
+    withRetentionRecordInTx(tx, async ({ current, write }) => {
       if (current.state === "malformed") return;
       if (current.record.runtime.activeOperation?.id !== options.pass.operationId) return;
-      write(withProgress(current.record, options.pass, options.position, options.tally), options.nowMs);
+      await write(withProgress(current.record, options.pass, options.position, options.tally), options.nowMs);
     }),
   );
 }
 
 /** Ends a pass: stores it as the latest run, clears the cursor and the active operation (when still ours). */
-export function finishPass(
+export async function finishPass(
   store: CompactionStore,
   options: { pass: PassIdentity; tally: Tally; state: OperationState; errorCode: string | null; nowMs: number },
-): RetentionOperation {
+): Promise<RetentionOperation> {
   const { pass, tally, state, nowMs } = options;
   const operation = tallyOperation({
     tally,
@@ -103,8 +103,8 @@ export function finishPass(
     revision: pass.revision,
   });
   operation.errorCode = options.errorCode;
-  store.writeTransaction((tx) =>
-    withRetentionRecordInTx(tx, ({ current, write }) => {
+  await store.writeTransaction((tx) =>
+    withRetentionRecordInTx(tx, async ({ current, write }) => {
       if (current.state === "malformed") return;
       const active = current.record.runtime.activeOperation;
       // Another operation took over (cancel then a new run): leave its state alone.
@@ -113,7 +113,7 @@ export function finishPass(
       next.runtime.latestRun = operation;
       Object.assign(next.runtime, { activeOperation: null, cursor: null, schemaVersion: null });
       if (options.errorCode && state !== "succeeded") next.runtime.lastErrorCode = options.errorCode;
-      write(next, nowMs);
+      await write(next, nowMs);
     }),
   );
   return operation;

@@ -5,12 +5,12 @@ import { openDatabase } from "@/server/db/client";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { readRetentionRecord, updateRetentionRecord } from "../policy/record";
 import { runCleanupPass, yieldAfter, type CleanupPassOptions } from "./pass";
-import { NOW_MS, armPolicy, countMarkedRows, insertMessage, seedOldTask, shellMetadata, steppingClock, storeOf } from "../test-support";
+import { NOW_MS, armPolicy, countMarkedRows, insertMessage, seedOldTask, shellMetadata, steppingClock, storeOf, readRecordSync } from "../test-support";
 
 let t: TestDb;
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb("ws-pass-");
-  armPolicy(t.sqlite);
+  await armPolicy(t.sqlite);
 });
 afterEach(() => t.close());
 
@@ -21,7 +21,7 @@ function run(extra: Partial<CleanupPassOptions> = {}) {
 }
 
 function record(sqlite = t.sqlite) {
-  const read = readRetentionRecord(storeOf(sqlite));
+  const read = readRecordSync(sqlite);
   if (read.state === "malformed") throw new Error("malformed");
   return read.record;
 }
@@ -262,7 +262,7 @@ describe("cleanup pass", () => {
 
   it("[TPR-PREP-02] a pass does not start without an approved revision", async () => {
     seedOldTask(t.sqlite, "a", 3);
-    updateRetentionRecord(storeOf(t.sqlite), { nowMs: NOW_MS, mutate: (r) => ({ ...r, runtime: { ...r.runtime, approvedRevision: null } }) });
+    await updateRetentionRecord(storeOf(t.sqlite), { nowMs: NOW_MS, mutate: (r) => ({ ...r, runtime: { ...r.runtime, approvedRevision: null } }) });
     const result = await run();
     expect(result).toMatchObject({ state: "failed", reason: "not_approved" });
     expect(countMarkedRows(t.sqlite)).toBe(0);

@@ -34,7 +34,7 @@ import { addTally, createTally, type Tally } from "./tally";
 
 export async function runCleanupPass(options: CleanupPassOptions): Promise<CleanupPassResult> {
   const { store, clock, operationId } = options;
-  const start = startPass(store, { operationId, nowMs: clock.now() });
+  const start = await startPass(store, { operationId, nowMs: clock.now() });
   if (start.kind === "blocked") return { state: "failed", reason: start.reason, continuation: false, continueAfterMs: null, operation: null };
   if (start.kind === "ended") return { state: "partial", reason: start.reason, continuation: false, continueAfterMs: null, operation: start.operation };
   const { pass } = start;
@@ -90,11 +90,11 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
       stopReason = options.shouldStop?.() ? "cancelled" : "work_budget";
       return "stop";
     }
-    let result: ReturnType<typeof runBatch>;
+    let result: Awaited<ReturnType<typeof runBatch>>;
     const batchStarted = clock.now();
     try {
       try {
-        result = runBatch({ store, clock, pass, groups: open.groups, committed, pending, next: walked, deadlineMs: options.deadlineMs });
+        result = await runBatch({ store, clock, pass, groups: open.groups, committed, pending, next: walked, deadlineMs: options.deadlineMs });
       } finally {
         lease.release();
       }
@@ -143,7 +143,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     options.log?.debug({ operationId, changed: result.changedIds.length, rows: result.rows, tasks: result.dropped.length }, "retention batch committed");
     // After the commit, outside the batch's failure handling: a listener
     // error propagates instead of retrying work that is already committed.
-    options.onBatch?.({ operationId, changedIds: result.changedIds, rows: result.rows, bytes: result.bytes });
+    await options.onBatch?.({ operationId, changedIds: result.changedIds, rows: result.rows, bytes: result.bytes });
     await pause(yieldAfter(batchMs, limits.yieldMs, options.minYieldMs));
     return "ok";
   };
@@ -168,7 +168,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     const deadlineSkips = page.rows.filter((row) => overran.has(row.rowid)).length;
     if (deadlineSkips > 0) local.skipped.statement_deadline = deadlineSkips;
     if (readable.length + deadlineSkips < page.rows.length) local.skipped.write_refused = page.rows.length - readable.length - deadlineSkips;
-    const prepared = preparePage({ store, sessionId, rows: readable, removedAt, tally: local }).rows;
+    const prepared = (await preparePage({ store, sessionId, rows: readable, removedAt, tally: local })).rows;
     // A page that does not fit commits the batch so far first (the cursor is
     // then the position before this page).
     if (prepared.length > 0 && !fitsBatch(open, prepared, rowLimit)) {
@@ -183,20 +183,20 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     return "advance";
   };
 
-  const enterTask = (taskId: string): boolean => {
+  const enterTask = async (taskId: string): Promise<boolean> => {
     // A resumed task was counted before the pause; it is probed afresh.
     const resumed = taskId === resumedTaskId;
     resumedTaskId = null;
     if (!resumed) pending.processedTasks += 1;
     // Whole-session scans happen here, once per task, outside the writer;
     // the watermarks come first so the batches can prove nothing newer.
-    snapshot = captureTaskSnapshot(store, taskId);
-    let verdict = checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
+    snapshot = await captureTaskSnapshot(store, taskId);
+    let verdict = await checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
     // A big task's scans can overrun on a momentarily busy machine: one
     // more try, then the task is skipped and the pass moves past it.
     if (!verdict.eligible && verdict.reason === "eligibility_budget") {
-      snapshot = captureTaskSnapshot(store, taskId);
-      verdict = checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
+      snapshot = await captureTaskSnapshot(store, taskId);
+      verdict = await checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
     }
     if (verdict.eligible) {
       // A resumed task keeps its deeper position.
@@ -263,13 +263,13 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
   const stopped = stopReason as PassEndReason | null;
   const reason: PassEndReason = stopped ?? (finished ? "complete" : "cancelled");
   if (reason === "work_budget") {
-    savePassProgress(store, { pass, position, tally: total, nowMs });
+    await savePassProgress(store, { pass, position, tally: total, nowMs });
     return { state: "running", reason, continuation: true, continueAfterMs: PASS_LIMITS.continueAfterMs, operation: null };
   }
   if (reason === "operation_replaced") return { state: "partial", reason, continuation: false, continueAfterMs: null, operation: null };
   const state = endState(reason, budgetSkips, total);
   const errorCode = reason === "complete" ? (budgetSkips ? "eligibility_budget" : null) : reason;
-  const operation = finishPass(store, { pass, tally: total, state, errorCode, nowMs });
+  const operation = await finishPass(store, { pass, tally: total, state, errorCode, nowMs });
   options.log?.info({ operationId, state, changed: operation.changedMessages, bytes: operation.payloadBytes }, "retention pass ended");
   return { state, reason, continuation: false, continueAfterMs: null, operation };
 }

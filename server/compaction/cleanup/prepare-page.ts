@@ -26,7 +26,7 @@ export type PreparedPage = { rows: PreparedRow[]; viaSql: number; viaReducer: nu
  */
 export const WHOLE_TEXT_GUARD_MAX_BYTES = COLLECT_BEFORE_ROW_BYTES - 1;
 
-export function preparePage(options: { store: CompactionStore; sessionId: string; rows: readonly RowHeader[]; removedAt: string; tally: Tally }): PreparedPage {
+export async function preparePage(options: { store: CompactionStore; sessionId: string; rows: readonly RowHeader[]; removedAt: string; tally: Tally }): Promise<PreparedPage> {
   const { store, sessionId, removedAt, tally } = options;
   const rows: PreparedRow[] = [];
   const accept = (row: RowHeader & { updatedAt: string }, result: BodyResult, observed: string | null, encoding: StoredEncoding) => {
@@ -39,7 +39,7 @@ export function preparePage(options: { store: CompactionStore; sessionId: string
   };
   const fallback: RowHeader[] = [];
   let viaSql = 0;
-  for (const row of store.readToolRowFacts({ sessionId, rows: options.rows })) {
+  for (const row of await store.readToolRowFacts({ sessionId, rows: options.rows })) {
     const result = judgeRowFacts(row, removedAt);
     if (result === null) {
       fallback.push(row);
@@ -49,7 +49,7 @@ export function preparePage(options: { store: CompactionStore; sessionId: string
     // SQL's results are built from a skeleton proven UTF-8.
     accept(row, result, null, "utf8");
   }
-  for (const row of store.readToolRowBodies({ sessionId, rows: fallback })) {
+  for (const row of fallback.length === 0 ? [] : await store.readToolRowBodies({ sessionId, rows: fallback })) {
     accept(row, reduceBody(row, removedAt), row.bytes <= WHOLE_TEXT_GUARD_MAX_BYTES ? row.metadata : null, row.encoding);
   }
   return { rows, viaSql, viaReducer: fallback.length };

@@ -5,7 +5,7 @@ import { START_POSITION, scanCandidates, type ScanPosition } from "./scan";
 import { insertMessage, insertSession, insertTask, insertTurn, shellMetadata, storeOf } from "../test-support";
 
 let t: TestDb;
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb();
   for (const task of ["a", "b"]) {
     insertTask(t.sqlite, { id: task });
@@ -25,7 +25,7 @@ async function walkWithStops(stopAtSessionStart: boolean): Promise<string[]> {
   const seen: string[] = [];
   const stoppedBefore = new Set<string>();
   let position: ScanPosition = { ...START_POSITION };
-  const bounds = storeOf(t.sqlite).captureBounds();
+  const bounds = await storeOf(t.sqlite).captureBounds();
   for (let round = 0; round < 50; round += 1) {
     const outcome = await scanCandidates({
       store: storeOf(t.sqlite),

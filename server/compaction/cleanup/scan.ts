@@ -49,7 +49,7 @@ export async function scanCandidates(options: {
   // A position inside a task resumes that task first.
   let resumeTask = position.afterTaskId !== null && position.afterSessionId !== null;
   for (;;) {
-    const taskIds = resumeTask ? [position.afterTaskId as string] : nextTaskIds(store, bounds, position.afterTaskId);
+    const taskIds = resumeTask ? [position.afterTaskId as string] : await nextTaskIds(store, bounds, position.afterTaskId);
     if (taskIds.length === 0) return { finished: true, position };
     for (const taskId of taskIds) {
       if (handlers.shouldStop()) return { finished: false, position };
@@ -67,7 +67,7 @@ export async function scanCandidates(options: {
   }
 }
 
-function nextTaskIds(store: CompactionStore, bounds: PassBounds, afterTaskId: string | null): string[] {
+async function nextTaskIds(store: CompactionStore, bounds: PassBounds, afterTaskId: string | null): Promise<string[]> {
   if (bounds.upperTaskId === null) return [];
   return store.listTaskIds({ afterTaskId, upperTaskId: bounds.upperTaskId, limit: TASK_PAGE });
 }
@@ -87,7 +87,7 @@ async function walkTask(options: {
   for (;;) {
     const sessionIds = resumeSession
       ? [afterSessionId as string]
-      : store.listSessionIds({ taskId, afterSessionId, limit: SESSION_PAGE });
+      : await store.listSessionIds({ taskId, afterSessionId, limit: SESSION_PAGE });
     if (sessionIds.length === 0) return { finished: true, position: { afterTaskId: taskId, afterSessionId, afterMessageRowid: null } };
     for (const sessionId of sessionIds) {
       let afterRowid = resumeSession ? resumeRowid : null;
@@ -98,7 +98,7 @@ async function walkTask(options: {
         // read as "after this session" on resume and skip it.
         const here: ScanPosition = { afterTaskId: taskId, afterSessionId: sessionId, afterMessageRowid: afterRowid ?? 0 };
         if (handlers.shouldStop()) return { finished: false, position: here };
-        const page = planMessagePage(store, { sessionId, afterRowid, bounds, limits: handlers.limits() });
+        const page = await planMessagePage(store, { sessionId, afterRowid, bounds, limits: handlers.limits() });
         if (page.lastRowid === null) break;
         const next: ScanPosition = page.exhausted
           ? { afterTaskId: taskId, afterSessionId: sessionId, afterMessageRowid: null }

@@ -10,9 +10,9 @@ import { runCleanupPass } from "./pass";
 import { NOW_MS, armPolicy, insertMessage, seedOldTask, storeOf } from "../test-support";
 
 let t: TestDb;
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb("ws-starve-");
-  armPolicy(t.sqlite);
+  await armPolicy(t.sqlite);
 });
 afterEach(() => t.close());
 
@@ -38,7 +38,7 @@ function slowStore(clock: { advance(ms: number): void }, slow: Slowness, inWrite
   const inner = storeOf(t.sqlite);
   const wrapped: CompactionStore = new Proxy(inner, {
     get(target, name: string) {
-      if (name === "writeTransaction") return <T,>(fn: (tx: CompactionStore) => T) => target.writeTransaction(() => fn(wrapped));
+      if (name === "writeTransaction") return <T,>(fn: (tx: CompactionStore) => Promise<T>) => target.writeTransaction(() => fn(wrapped));
       const value = Reflect.get(target, name) as unknown;
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {

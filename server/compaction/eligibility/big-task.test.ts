@@ -11,9 +11,9 @@ import { checkTaskEligibility } from "./eligibility";
 import { CUTOFF_MS, NOW_MS, OLD, armPolicy, countMarkedRows, insertSession, insertTask, insertTurn, shellMetadata, storeOf } from "../test-support";
 
 let t: TestDb;
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb("ws-big-task-");
-  armPolicy(t.sqlite);
+  await armPolicy(t.sqlite);
 });
 afterEach(() => t.close());
 
@@ -42,19 +42,19 @@ function seedBigTask(MESSAGES = BIG_MESSAGES) {
 describe("a big task", () => {
   it("[TPR-ELIG-15][TPR-ELIG-16] a 150k-message task is eligible within the real probe budget and compacted", async () => {
     seedBigTask();
-    const verdict = checkTaskEligibility({ store: storeOf(t.sqlite), taskId: "big", cutoffMs: CUTOFF_MS, clock: systemClock });
+    const verdict = await checkTaskEligibility({ store: storeOf(t.sqlite), taskId: "big", cutoffMs: CUTOFF_MS, clock: systemClock });
     expect(verdict.eligible).toBe(true);
     const result = await runCleanupPass({ store: storeOf(t.sqlite), clock: { now: () => NOW_MS }, operationId: "run-1", wait: async () => {} });
     expect(result.state).toBe("succeeded");
     expect(countMarkedRows(t.sqlite)).toBe(BIG_MESSAGES / TOOL_EVERY);
   });
 
-  it("[TPR-ELIG-14] the ownership skip-scan still finds a message whose turn belongs to another session", () => {
+  it("[TPR-ELIG-14] the ownership skip-scan still finds a message whose turn belongs to another session", async () => {
     seedBigTask(20_000);
     insertSession(t.sqlite, { id: "other-s", taskId: "big" });
     insertTurn(t.sqlite, { id: "big-u00700x", sessionId: "other-s" });
     t.sqlite.prepare("update messages set turn_id = 'big-u00700x' where id = 'big-m7000'").run();
-    expect(checkTaskEligibility({ store: storeOf(t.sqlite), taskId: "big", cutoffMs: CUTOFF_MS, clock: systemClock })).toEqual({
+    expect(await checkTaskEligibility({ store: storeOf(t.sqlite), taskId: "big", cutoffMs: CUTOFF_MS, clock: systemClock })).toEqual({
       eligible: false,
       reason: "missing_ownership",
     });

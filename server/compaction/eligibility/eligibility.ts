@@ -44,20 +44,20 @@ export class Ineligible extends Error {
 }
 
 /** Decides whether one task may have its tool payloads removed at this cutoff. */
-export function checkTaskEligibility(options: EligibilityOptions): Eligibility {
+export async function checkTaskEligibility(options: EligibilityOptions): Promise<Eligibility> {
   try {
-    return { eligible: true, activityMs: probeTask(options) };
+    return { eligible: true, activityMs: await probeTask(options) };
   } catch (error) {
     if (error instanceof Ineligible) return { eligible: false, reason: error.reason };
     throw error;
   }
 }
 
-function probeTask({ store, taskId, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDGET_MS }: EligibilityOptions): number {
+async function probeTask({ store, taskId, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDGET_MS }: EligibilityOptions): Promise<number> {
   const startedMs = clock.now();
   // Every probe goes through here: the budget is checked after each one.
-  const run = <T>(query: () => T): T => {
-    const value = query();
+  const run = async <T>(query: () => Promise<T>): Promise<T> => {
+    const value = await query();
     if (clock.now() - startedMs > budgetMs) throw new Ineligible("eligibility_budget");
     return value;
   };
@@ -68,16 +68,16 @@ function probeTask({ store, taskId, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDG
     return activity;
   };
 
-  const task = run(() => store.readTaskActivity(taskId));
+  const task = await run(() => store.readTaskActivity(taskId));
   if (!task) throw new Ineligible("task_missing");
   // A hold is the administrator's word: it wins over every other reason.
-  if (run(() => store.isTaskHeld(taskId))) throw new Ineligible("held");
+  if (await run(() => store.isTaskHeld(taskId))) throw new Ineligible("held");
   if (LIVE_TASK_STATES.has(task.state)) throw new Ineligible("live_task");
   if (!IDLE_TASK_STATES.has(task.state)) throw new Ineligible("unknown_state");
   if (task.queuedForStep) throw new Ineligible("queued_admission");
   let activity = guardActivity(taskRowActivity(task));
 
-  const sessions = run(() => store.listSessionActivity(taskId));
+  const sessions = await run(() => store.listSessionActivity(taskId));
   // Cheap row checks for every session first, so a live sibling session
   // rejects the task before any message index is touched.
   for (const session of sessions) {
@@ -85,34 +85,34 @@ function probeTask({ store, taskId, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDG
     if (!TERMINAL_SESSION_STATES.has(session.state)) throw new Ineligible("unknown_state");
     activity = guardActivity(sessionRowActivity(session, activity));
   }
-  for (const session of sessions) activity = probeSession({ run, store, sessionId: session.id, activity, guardActivity });
+  for (const session of sessions) activity = await probeSession({ run, store, sessionId: session.id, activity, guardActivity });
   return activity;
 }
 
 type ProbeContext = {
-  run: <T>(query: () => T) => T;
+  run: <T>(query: () => Promise<T>) => Promise<T>;
   store: CompactionStore;
   sessionId: string;
   activity: number;
   guardActivity: (activity: number | null) => number;
 };
 
-function probeSession({ run, store, sessionId, activity, guardActivity }: ProbeContext): number {
-  if (run(() => store.hasQueuedMessage(sessionId))) throw new Ineligible("queued_message");
-  const unfinished = run(() => store.findUnfinishedRunState(sessionId));
+async function probeSession({ run, store, sessionId, activity, guardActivity }: ProbeContext): Promise<number> {
+  if (await run(() => store.hasQueuedMessage(sessionId))) throw new Ineligible("queued_message");
+  const unfinished = await run(() => store.findUnfinishedRunState(sessionId));
   if (unfinished !== null) throw new Ineligible(LIVE_RUN_STATES.has(unfinished) ? "live_run" : "unknown_state");
 
-  const turns = run(() => store.summarizeTurns(sessionId));
+  const turns = await run(() => store.summarizeTurns(sessionId));
   if (turns.open > 0) throw new Ineligible("open_turn");
   if (turns.invalid > 0) throw new Ineligible("invalid_timestamp");
   let latest = guardActivity(laterOf(laterOf(activity, turns.maxStarted), turns.maxCompleted));
 
-  if (run(() => store.hasPendingInput(sessionId))) throw new Ineligible("pending_input");
-  if (run(() => store.hasUnparsedMessageUpdate(sessionId))) throw new Ineligible("invalid_timestamp");
-  if (run(() => store.hasUnparsedMessageCreation(sessionId))) throw new Ineligible("invalid_timestamp");
-  const updated = run(() => store.latestMessageUpdate(sessionId));
-  const created = run(() => store.latestMessageCreation(sessionId));
+  if (await run(() => store.hasPendingInput(sessionId))) throw new Ineligible("pending_input");
+  if (await run(() => store.hasUnparsedMessageUpdate(sessionId))) throw new Ineligible("invalid_timestamp");
+  if (await run(() => store.hasUnparsedMessageCreation(sessionId))) throw new Ineligible("invalid_timestamp");
+  const updated = await run(() => store.latestMessageUpdate(sessionId));
+  const created = await run(() => store.latestMessageCreation(sessionId));
   latest = guardActivity(laterOf(laterOf(latest, updated), created));
-  if (run(() => store.hasForeignTurnMessage(sessionId))) throw new Ineligible("missing_ownership");
+  if (await run(() => store.hasForeignTurnMessage(sessionId))) throw new Ineligible("missing_ownership");
   return latest;
 }

@@ -31,9 +31,9 @@ import {
 export type TaskSnapshot = { taskId: string; sessions: ReadonlyMap<string, SessionWatermark> };
 
 /** Reads the watermarks of every session of the task (call it BEFORE the full probe). */
-export function captureTaskSnapshot(store: CompactionStore, taskId: string): TaskSnapshot {
+export async function captureTaskSnapshot(store: CompactionStore, taskId: string): Promise<TaskSnapshot> {
   const sessions = new Map<string, SessionWatermark>();
-  for (const session of store.listSessionActivity(taskId)) sessions.set(session.id, store.readSessionWatermark(session.id));
+  for (const session of await store.listSessionActivity(taskId)) sessions.set(session.id, await store.readSessionWatermark(session.id));
   return { taskId, sessions };
 }
 
@@ -43,19 +43,19 @@ const sameMark = (a: SessionWatermark, b: SessionWatermark | undefined) =>
 export type RecheckOptions = { store: CompactionStore; snapshot: TaskSnapshot; cutoffMs: number; clock: Clock; budgetMs?: number };
 
 /** Re-decides a probed task from indexed facts only (see the module comment). */
-export function recheckTaskEligibility(options: RecheckOptions): Eligibility {
+export async function recheckTaskEligibility(options: RecheckOptions): Promise<Eligibility> {
   try {
-    return { eligible: true, activityMs: recheck(options) };
+    return { eligible: true, activityMs: await recheck(options) };
   } catch (error) {
     if (error instanceof Ineligible) return { eligible: false, reason: error.reason };
     throw error;
   }
 }
 
-function recheck({ store, snapshot, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDGET_MS }: RecheckOptions): number {
+async function recheck({ store, snapshot, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDGET_MS }: RecheckOptions): Promise<number> {
   const startedMs = clock.now();
-  const run = <T>(query: () => T): T => {
-    const value = query();
+  const run = async <T>(query: () => Promise<T>): Promise<T> => {
+    const value = await query();
     if (clock.now() - startedMs > budgetMs) throw new Ineligible("eligibility_budget");
     return value;
   };
@@ -64,15 +64,15 @@ function recheck({ store, snapshot, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDG
     if (isRetained(activity, cutoffMs)) throw new Ineligible("recent_activity");
     return activity;
   };
-  const task = run(() => store.readTaskActivity(snapshot.taskId));
+  const task = await run(() => store.readTaskActivity(snapshot.taskId));
   if (!task) throw new Ineligible("task_missing");
   // Read inside the batch's writer transaction: a hold committed since the probe drops the task here.
-  if (run(() => store.isTaskHeld(snapshot.taskId))) throw new Ineligible("held");
+  if (await run(() => store.isTaskHeld(snapshot.taskId))) throw new Ineligible("held");
   if (LIVE_TASK_STATES.has(task.state)) throw new Ineligible("live_task");
   if (!IDLE_TASK_STATES.has(task.state)) throw new Ineligible("unknown_state");
   if (task.queuedForStep) throw new Ineligible("queued_admission");
   let activity = guard(taskRowActivity(task));
-  const sessions = run(() => store.listSessionActivity(snapshot.taskId));
+  const sessions = await run(() => store.listSessionActivity(snapshot.taskId));
   // A session added since the probe is new activity.
   if (sessions.length !== snapshot.sessions.size) throw new Ineligible("recent_activity");
   for (const session of sessions) {
@@ -82,12 +82,12 @@ function recheck({ store, snapshot, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDG
   }
   for (const session of sessions) {
     const id = session.id;
-    if (!sameMark(run(() => store.readSessionWatermark(id)), snapshot.sessions.get(id))) throw new Ineligible("recent_activity");
-    if (run(() => store.hasQueuedMessage(id))) throw new Ineligible("queued_message");
-    const unfinished = run(() => store.findUnfinishedRunState(id));
+    if (!sameMark(await run(() => store.readSessionWatermark(id)), snapshot.sessions.get(id))) throw new Ineligible("recent_activity");
+    if (await run(() => store.hasQueuedMessage(id))) throw new Ineligible("queued_message");
+    const unfinished = await run(() => store.findUnfinishedRunState(id));
     if (unfinished !== null) throw new Ineligible(LIVE_RUN_STATES.has(unfinished) ? "live_run" : "unknown_state");
-    if (run(() => store.hasUnparsedMessageUpdate(id))) throw new Ineligible("invalid_timestamp");
-    activity = guard(laterOf(activity, run(() => store.latestMessageUpdate(id))));
+    if (await run(() => store.hasUnparsedMessageUpdate(id))) throw new Ineligible("invalid_timestamp");
+    activity = guard(laterOf(activity, await run(() => store.latestMessageUpdate(id))));
   }
   return activity;
 }

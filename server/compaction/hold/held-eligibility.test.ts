@@ -11,9 +11,9 @@ import { checkTaskEligibility } from "../eligibility/eligibility";
 import { CUTOFF_MS, NOW_MS, armPolicy, seedOldTask, storeOf } from "../test-support";
 
 let t: TestDb;
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb("ws-held-");
-  armPolicy(t.sqlite);
+  await armPolicy(t.sqlite);
 });
 afterEach(() => t.close());
 
@@ -25,7 +25,7 @@ const pass = (extra: Partial<Parameters<typeof runCleanupPass>[0]> = {}) =>
   runCleanupPass({ store: storeOf(t.sqlite), clock: manualClock(NOW_MS), operationId: "run-1", wait: async () => {}, ...extra });
 
 describe("held tasks", () => {
-  it("eligibility answers held, before every other reason (even for a live task)", () => {
+  it("eligibility answers held, before every other reason (even for a live task)", async () => {
     seedOldTask(t.sqlite, "t1");
     hold("t1");
     const check = () => checkTaskEligibility({ store: storeOf(t.sqlite), taskId: "t1", cutoffMs: CUTOFF_MS, clock: manualClock(0) });

@@ -21,8 +21,8 @@ export function recordedBetweenSlices(record: RetentionRecord): string | null {
 }
 
 /** The recorded between-slices pass of the stored record (status on an instance without the worker lease). */
-export function betweenSlicesInRecord(store: CompactionStore): string | null {
-  const read = readRetentionRecord(store);
+export async function betweenSlicesInRecord(store: CompactionStore): Promise<string | null> {
+  const read = await readRetentionRecord(store);
   return read.state === "malformed" ? null : recordedBetweenSlices(read.record);
 }
 
@@ -32,9 +32,9 @@ export function betweenSlicesInRecord(store: CompactionStore): string | null {
  * unrecorded, a manual job accepted elsewhere meets the pass (409), as
  * before.
  */
-export function markBetweenSlices(store: CompactionStore, options: { operationId: string; nowMs: number }): boolean {
+export async function markBetweenSlices(store: CompactionStore, options: { operationId: string; nowMs: number }): Promise<boolean> {
   try {
-    return editRecord(store, options.nowMs, (record) => {
+    return await editRecord(store, options.nowMs, (record) => {
       const active = record.runtime.activeOperation;
       if (active?.kind !== "cleanup" || active.id !== options.operationId) return { next: null, result: false };
       if (record.runtime.betweenSlices === options.operationId) return { next: null, result: true };

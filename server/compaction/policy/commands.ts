@@ -26,9 +26,9 @@ function waitingPassOf(record: RetentionRecord, options: BetweenSlices): string 
 }
 
 /** Accepts an analysis of a draft age; 409 while another operation is active. */
-export function acceptAnalysis(ctx: CommandContext, options: { age: RetentionAge } & BetweenSlices): { operationId: string } {
+export async function acceptAnalysis(ctx: CommandContext, options: { age: RetentionAge } & BetweenSlices): Promise<{ operationId: string }> {
   const operationId = ctx.newId();
-  editRecord(ctx.store, ctx.nowMs, (record) => {
+  await editRecord(ctx.store, ctx.nowMs, (record) => {
     // A pass between slices steps aside and resumes after this job.
     stepAsideForManualJob(record, waitingPassOf(record, options));
     const operation = emptyOperation({ id: operationId, kind: "analysis", state: "queued", nowMs: ctx.nowMs });
@@ -44,12 +44,12 @@ export function acceptAnalysis(ctx: CommandContext, options: { age: RetentionAge
  * revision and that revision approved by a finished preparation. A manual
  * run ("compact now") may take the slot from a pass waiting between slices.
  */
-export function acceptCleanup(
+export async function acceptCleanup(
   ctx: CommandContext,
   options: { expectedRevision: number; priority: "manual" | "scheduled" } & BetweenSlices,
-): { operationId: string } {
+): Promise<{ operationId: string }> {
   const operationId = ctx.newId();
-  editRecord(ctx.store, ctx.nowMs, (record) => {
+  await editRecord(ctx.store, ctx.nowMs, (record) => {
     const { policy, runtime } = record;
     if (policy.revision !== options.expectedRevision) {
       throw new AppError("conflict", "The policy changed since it was read; reload and try again.", { revision: policy.revision });
@@ -71,7 +71,7 @@ export type CancelOutcome = { kind: "analysis" | "cleanup" | "preparation"; queu
  * Cancels by identity. A preparation is invalidated in the record first, so
  * a backup that completes late can no longer arm cleanup.
  */
-export function acceptCancel(ctx: CommandContext, options: { operationId: string }): CancelOutcome {
+export function acceptCancel(ctx: CommandContext, options: { operationId: string }): Promise<CancelOutcome> {
   return editRecord<CancelOutcome>(ctx.store, ctx.nowMs, (record) => {
     const { runtime } = record;
     // Durable beside the relayed notification (several instances): the worker

@@ -31,18 +31,18 @@ export function emptyOperation(options: {
 }
 
 /** Runs `fn` on a private copy of the record inside one IMMEDIATE writer transaction. */
-export function editRecord<T>(
+export async function editRecord<T>(
   store: CompactionStore,
   nowMs: number,
   fn: (record: RetentionRecord) => { next: RetentionRecord | null; result: T },
-): T {
+): Promise<T> {
   return store.writeTransaction((tx) =>
-    withRetentionRecordInTx(tx, ({ current, write }) => {
+    withRetentionRecordInTx(tx, async ({ current, write }) => {
       if (current.state === "malformed") {
         throw new AppError("settings_malformed", "The stored Messages compaction settings are malformed.");
       }
       const { next, result } = fn(structuredClone(current.record));
-      if (next) write(next, nowMs);
+      if (next) await write(next, nowMs);
       return result;
     }),
   );
@@ -59,8 +59,8 @@ export function reserveOperation(record: RetentionRecord, operation: RetentionOp
 }
 
 /** Stores a finished analysis as the latest one and frees the slot if it still holds it. */
-export function finishAnalysisRecord(store: CompactionStore, options: { operation: RetentionOperation; nowMs: number }): void {
-  editRecord(store, options.nowMs, (record) => {
+export async function finishAnalysisRecord(store: CompactionStore, options: { operation: RetentionOperation; nowMs: number }): Promise<void> {
+  await editRecord(store, options.nowMs, (record) => {
     record.runtime.latestAnalysis = options.operation;
     if (record.runtime.activeOperation?.id === options.operation.id) record.runtime.activeOperation = null;
     return { next: record, result: undefined };
@@ -100,7 +100,7 @@ function restoreWaiting(record: RetentionRecord): string | null {
 }
 
 /** Puts a cleanup that stepped aside for a manual job back into the free slot; returns its id. */
-export function resumeWaitingCleanup(store: CompactionStore, nowMs: number): string | null {
+export function resumeWaitingCleanup(store: CompactionStore, nowMs: number): Promise<string | null> {
   return editRecord(store, nowMs, (record) => {
     const id = restoreWaiting(record);
     return { next: id ? record : null, result: id };
@@ -108,8 +108,8 @@ export function resumeWaitingCleanup(store: CompactionStore, nowMs: number): str
 }
 
 /** Updates the progress snapshot of the active operation (status reads show it). */
-export function saveActiveProgress(store: CompactionStore, options: { operation: RetentionOperation; nowMs: number }): void {
-  editRecord(store, options.nowMs, (record) => {
+export async function saveActiveProgress(store: CompactionStore, options: { operation: RetentionOperation; nowMs: number }): Promise<void> {
+  await editRecord(store, options.nowMs, (record) => {
     if (record.runtime.activeOperation?.id !== options.operation.id) return { next: null, result: undefined };
     record.runtime.activeOperation = options.operation;
     return { next: record, result: undefined };
@@ -121,7 +121,7 @@ export function saveActiveProgress(store: CompactionStore, options: { operation:
  * interrupted (distinguishable from success); a cleanup pass keeps its
  * cursor so it resumes. Returns what the worker should resume.
  */
-export function recoverInterrupted(store: CompactionStore, nowMs: number): { resumeCleanup: string | null; pendingPreparation: string | null } {
+export function recoverInterrupted(store: CompactionStore, nowMs: number): Promise<{ resumeCleanup: string | null; pendingPreparation: string | null }> {
   return editRecord(store, nowMs, (record) => {
     const { runtime } = record;
     let changed = false;
@@ -167,7 +167,7 @@ export function recoverInterrupted(store: CompactionStore, nowMs: number): { res
 }
 
 /** Moves the active operation from queued to running; returns it while it is still ours. */
-export function markActiveRunning(store: CompactionStore, options: { operationId: string; nowMs: number }): RetentionOperation | null {
+export function markActiveRunning(store: CompactionStore, options: { operationId: string; nowMs: number }): Promise<RetentionOperation | null> {
   return editRecord(store, options.nowMs, (record) => {
     const active = record.runtime.activeOperation;
     if (active?.id !== options.operationId) return { next: null, result: null };
@@ -188,7 +188,7 @@ export function markActiveRunning(store: CompactionStore, options: { operationId
 export function endActiveOperation(
   store: CompactionStore,
   options: { operationId: string; state: "failed" | "cancelled"; code: string; nowMs: number },
-): RetentionOperation | null {
+): Promise<RetentionOperation | null> {
   return editRecord(store, options.nowMs, (record) => {
     const waiting = record.runtime.waitingCleanup;
     if (waiting && waiting.id === options.operationId) {

@@ -53,10 +53,10 @@ export function needsPreparation(options: { previous: RetentionRecord; draft: Po
   return cutoffCanMoveLater({ approved: previous.policy.age, next: draft.age });
 }
 
-export function savePolicy(store: CompactionStore, options: SavePolicyOptions): SavePolicyResult {
+export async function savePolicy(store: CompactionStore, options: SavePolicyOptions): Promise<SavePolicyResult> {
   const { draft, expectedRevision, preparation, nowMs, newId } = options;
   const effects: SavePolicyEffects = { startPreparation: null, startInitialCleanup: false, stopOperations: [] };
-  const { record } = updateRetentionRecord(store, {
+  const { record } = await updateRetentionRecord(store, {
     expectedRevision,
     nowMs,
     // A malformed record is replaced from defaults (disabled, unapproved):

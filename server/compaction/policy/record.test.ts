@@ -9,7 +9,7 @@ import { storeOf } from "../test-support";
 const NOW = Date.UTC(2026, 5, 1);
 
 let db: TestDb;
-beforeEach(() => {
+beforeEach(async () => {
   db = createTestDb("ws-retention-record-");
 });
 afterEach(() => db.close());
@@ -24,9 +24,9 @@ function enable(record: RetentionRecord, age = record.policy.age): RetentionReco
   return { ...record, policy: { ...record.policy, enabled: true, age } };
 }
 
-function expectCode(fn: () => unknown, code: string) {
+async function expectCode(fn: () => unknown, code: string) {
   try {
-    fn();
+    await fn();
   } catch (error) {
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe(code);
@@ -36,15 +36,15 @@ function expectCode(fn: () => unknown, code: string) {
 }
 
 describe("retention settings record", () => {
-  it("[TPR-POL-01] uses key tool_payload_retention, version 1, disabled, 3 months by default", () => {
+  it("[TPR-POL-01] uses key tool_payload_retention, version 1, disabled, 3 months by default", async () => {
     expect(RETENTION_SETTINGS_KEY).toBe("tool_payload_retention");
-    const read = readRetentionRecord(storeOf(db.sqlite));
+    const read = await readRetentionRecord(storeOf(db.sqlite));
     expect(read.state).toBe("missing");
     if (read.state === "malformed") throw new Error("unreachable");
     expect(read.record.version).toBe(1);
     expect(read.record.policy).toEqual({ enabled: false, age: { value: 3, unit: "months" }, revision: 0 });
 
-    updateRetentionRecord(storeOf(db.sqlite), { mutate: enable, nowMs: NOW });
+    await updateRetentionRecord(storeOf(db.sqlite), { mutate: enable, nowMs: NOW });
     const stored = db.sqlite.prepare("SELECT key, value, updated_at_ms AS at FROM settings").all() as {
       key: string;
       value: string;
@@ -56,7 +56,7 @@ describe("retention settings record", () => {
     expect(JSON.parse(stored[0]!.value)).toMatchObject({ version: 1, policy: { enabled: true, revision: 1 } });
   });
 
-  it("[TPR-POL-02] accepts weeks 1-520 and months 1-120 integers only", () => {
+  it("[TPR-POL-02] accepts weeks 1-520 and months 1-120 integers only", async () => {
     const withAge = (age: unknown) => ({ ...createDefaultRecord(), policy: { enabled: true, age, revision: 0 } });
     for (const age of [
       { value: 1, unit: "weeks" },
@@ -81,7 +81,7 @@ describe("retention settings record", () => {
     }
   });
 
-  it("[TPR-POL-02] rejects unknown fields at every level of the record", () => {
+  it("[TPR-POL-02] rejects unknown fields at every level of the record", async () => {
     const base = createDefaultRecord();
     const variants: unknown[] = [
       { ...base, extra: 1 },
@@ -92,20 +92,20 @@ describe("retention settings record", () => {
     ];
     for (const variant of variants) expect(retentionRecordSchema.safeParse(variant).success).toBe(false);
     // A mutation producing an invalid record writes nothing.
-    expect(() =>
+    await expect(
       updateRetentionRecord(storeOf(db.sqlite), {
         mutate: (r) => ({ ...r, policy: { ...r.policy, age: { value: 999, unit: "months" } } }),
         nowMs: NOW,
       }),
-    ).toThrow();
-    expect(readRetentionRecord(storeOf(db.sqlite)).state).toBe("missing");
+    ).rejects.toThrow();
+    expect((await readRetentionRecord(storeOf(db.sqlite))).state).toBe("missing");
   });
 
-  it("[TPR-POL-03] revision increases by one per policy change and stays on runtime-only writes", () => {
-    const first = updateRetentionRecord(storeOf(db.sqlite), { expectedRevision: 0, mutate: enable, nowMs: NOW });
+  it("[TPR-POL-03] revision increases by one per policy change and stays on runtime-only writes", async () => {
+    const first = await updateRetentionRecord(storeOf(db.sqlite), { expectedRevision: 0, mutate: enable, nowMs: NOW });
     expect(first.record.policy.revision).toBe(1);
     expect(first.policyChanged).toBe(true);
-    const runtimeOnly = updateRetentionRecord(storeOf(db.sqlite), {
+    const runtimeOnly = await updateRetentionRecord(storeOf(db.sqlite), {
       expectedRevision: 1,
       // A caller trying to set the revision itself is ignored.
       mutate: (r) => ({ ...r, policy: { ...r.policy, revision: 42 }, runtime: { ...r.runtime, lastErrorCode: "x" } }),
@@ -113,13 +113,13 @@ describe("retention settings record", () => {
     });
     expect(runtimeOnly.record.policy.revision).toBe(1);
     expect(runtimeOnly.policyChanged).toBe(false);
-    const weeks = updateRetentionRecord(storeOf(db.sqlite), {
+    const weeks = await updateRetentionRecord(storeOf(db.sqlite), {
       expectedRevision: 1,
       mutate: (r) => enable(r, { value: 6, unit: "weeks" }),
       nowMs: NOW,
     });
     expect(weeks.record.policy.revision).toBe(2);
-    const readBack = readRetentionRecord(storeOf(db.sqlite));
+    const readBack = await readRetentionRecord(storeOf(db.sqlite));
     expect(readBack.state === "ok" && readBack.record.policy).toEqual({
       enabled: true,
       age: { value: 6, unit: "weeks" },
@@ -127,10 +127,10 @@ describe("retention settings record", () => {
     });
   });
 
-  it("[TPR-POL-03] a stale expected revision is a 409 conflict and overwrites nothing", () => {
-    updateRetentionRecord(storeOf(db.sqlite), { expectedRevision: 0, mutate: enable, nowMs: NOW });
+  it("[TPR-POL-03] a stale expected revision is a 409 conflict and overwrites nothing", async () => {
+    await updateRetentionRecord(storeOf(db.sqlite), { expectedRevision: 0, mutate: enable, nowMs: NOW });
     const before = db.sqlite.prepare("SELECT value FROM settings").pluck().get();
-    expectCode(
+    await expectCode(
       () =>
         updateRetentionRecord(storeOf(db.sqlite), {
           expectedRevision: 0,
@@ -143,9 +143,9 @@ describe("retention settings record", () => {
     expect(db.sqlite.inTransaction).toBe(false);
   });
 
-  it("[TPR-POL-03] the compare-and-swap runs inside an IMMEDIATE writer transaction", () => {
+  it("[TPR-POL-03] the compare-and-swap runs inside an IMMEDIATE writer transaction", async () => {
     let sawTransaction = false;
-    updateRetentionRecord(storeOf(db.sqlite), {
+    await updateRetentionRecord(storeOf(db.sqlite), {
       mutate: (r) => {
         sawTransaction = db.sqlite.inTransaction;
         return enable(r);
@@ -166,22 +166,21 @@ describe("retention settings record", () => {
     }
   });
 
-  it("[TPR-POL-03] callers inside their own writer transaction read and write through withRetentionRecordInTx", () => {
-    expect(() => withRetentionRecordInTx(storeOf(db.sqlite), () => 1)).toThrow(/transaction/);
-    updateRetentionRecord(storeOf(db.sqlite), { mutate: enable, nowMs: NOW });
-    const result = db.sqlite
-      .transaction(() =>
-        withRetentionRecordInTx(storeOf(db.sqlite), ({ current, write }) => {
-          if (current.state !== "ok") throw new Error("expected ok");
-          return write({ ...current.record, runtime: { ...current.record.runtime, approvedRevision: 1 } }, NOW);
-        }),
-      )
-      .immediate();
+  it("[TPR-POL-03] callers inside their own writer transaction read and write through withRetentionRecordInTx", async () => {
+    await expect(withRetentionRecordInTx(storeOf(db.sqlite), () => 1)).rejects.toThrow(/transaction/);
+    await updateRetentionRecord(storeOf(db.sqlite), { mutate: enable, nowMs: NOW });
+    const store = storeOf(db.sqlite);
+    const result = await store.writeTransaction((tx) =>
+      withRetentionRecordInTx(tx, ({ current, write }) => {
+        if (current.state !== "ok") throw new Error("expected ok");
+        return write({ ...current.record, runtime: { ...current.record.runtime, approvedRevision: 1 } }, NOW);
+      }),
+    );
     expect(result.runtime.approvedRevision).toBe(1);
     expect(result.policy.revision).toBe(1);
   });
 
-  it("[TPR-POL-04] policy and runtime live in one record holding only latest analysis, latest run and the active operation", () => {
+  it("[TPR-POL-04] policy and runtime live in one record holding only latest analysis, latest run and the active operation", async () => {
     const op = {
       id: "op-1",
       kind: "analysis" as const,
@@ -198,16 +197,16 @@ describe("retention settings record", () => {
       stale: false,
       fingerprint: "months:3",
     };
-    updateRetentionRecord(storeOf(db.sqlite), {
+    await updateRetentionRecord(storeOf(db.sqlite), {
       mutate: (r) => ({ ...r, runtime: { ...r.runtime, latestAnalysis: op } }),
       nowMs: NOW,
     });
-    updateRetentionRecord(storeOf(db.sqlite), {
+    await updateRetentionRecord(storeOf(db.sqlite), {
       mutate: (r) => ({ ...r, runtime: { ...r.runtime, latestAnalysis: { ...op, id: "op-2" } } }),
       nowMs: NOW,
     });
     expect(db.sqlite.prepare("SELECT count(*) FROM settings").pluck().get()).toBe(1);
-    const read = readRetentionRecord(storeOf(db.sqlite));
+    const read = await readRetentionRecord(storeOf(db.sqlite));
     expect(read.state === "ok" && read.record.runtime.latestAnalysis?.id).toBe("op-2");
     expect(Object.keys(JSON.parse(db.sqlite.prepare("SELECT value FROM settings").pluck().get() as string))).toEqual([
       "version",
@@ -219,13 +218,13 @@ describe("retention settings record", () => {
     expect(retentionRecordSchema.safeParse(withHistory).success).toBe(false);
   });
 
-  it("[TPR-POL-05] a missing record reads as disabled defaults", () => {
-    const read = readRetentionRecord(storeOf(db.sqlite));
+  it("[TPR-POL-05] a missing record reads as disabled defaults", async () => {
+    const read = await readRetentionRecord(storeOf(db.sqlite));
     expect(read).toEqual({ state: "missing", record: createDefaultRecord() });
     expect(read.state === "missing" && read.record.policy.enabled).toBe(false);
   });
 
-  it("[TPR-POL-05] a malformed record is a typed state, never a throw, and blocks writes until reset", () => {
+  it("[TPR-POL-05] a malformed record is a typed state, never a throw, and blocks writes until reset", async () => {
     const cases = [
       "not json",
       "[]",
@@ -236,16 +235,16 @@ describe("retention settings record", () => {
     ];
     for (const text of cases) {
       storeRaw(text);
-      expect(readRetentionRecord(storeOf(db.sqlite))).toEqual({ state: "malformed", errorCode: "settings_malformed" });
-      expectCode(() => updateRetentionRecord(storeOf(db.sqlite), { expectedRevision: 0, mutate: enable, nowMs: NOW }), "settings_malformed");
+      expect(await readRetentionRecord(storeOf(db.sqlite))).toEqual({ state: "malformed", errorCode: "settings_malformed" });
+      await expectCode(() => updateRetentionRecord(storeOf(db.sqlite), { expectedRevision: 0, mutate: enable, nowMs: NOW }), "settings_malformed");
     }
     // The last stored case had revision 7: replacing it continues above it.
-    const reset = updateRetentionRecord(storeOf(db.sqlite), { mutate: (r) => r, nowMs: NOW, onMalformed: "reset" });
+    const reset = await updateRetentionRecord(storeOf(db.sqlite), { mutate: (r) => r, nowMs: NOW, onMalformed: "reset" });
     expect(reset.record.policy).toEqual({ enabled: false, age: { value: 3, unit: "months" }, revision: 8 });
-    expect(readRetentionRecord(storeOf(db.sqlite)).state).toBe("ok");
+    expect((await readRetentionRecord(storeOf(db.sqlite))).state).toBe("ok");
   });
 
-  it("[TPR-POL-06] introducing the feature rewrites no message and backfills nothing", () => {
+  it("[TPR-POL-06] introducing the feature rewrites no message and backfills nothing", async () => {
     db.sqlite.exec(`
       INSERT INTO tasks (id, title, state, created_at, updated_at) VALUES ('t1', 'T', 'COMPLETED', '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z');
       INSERT INTO task_sessions (id, task_id, state, updated_at) VALUES ('s1', 't1', 'COMPLETED', '2025-01-01T00:00:00Z');
@@ -255,9 +254,9 @@ describe("retention settings record", () => {
     const snapshot = () => db.sqlite.prepare("SELECT * FROM messages").all();
     const before = snapshot();
     const changesBefore = db.sqlite.prepare("SELECT total_changes()").pluck().get() as number;
-    readRetentionRecord(storeOf(db.sqlite));
+    await readRetentionRecord(storeOf(db.sqlite));
     expect(db.sqlite.prepare("SELECT total_changes()").pluck().get()).toBe(changesBefore);
-    updateRetentionRecord(storeOf(db.sqlite), { mutate: enable, nowMs: NOW });
+    await updateRetentionRecord(storeOf(db.sqlite), { mutate: enable, nowMs: NOW });
     expect(snapshot()).toEqual(before);
     // Only the settings row was written.
     expect(db.sqlite.prepare("SELECT total_changes()").pluck().get()).toBe(changesBefore + 1);
@@ -265,7 +264,7 @@ describe("retention settings record", () => {
 });
 
 describe("ready preparation consistency", () => {
-  it("[TPR-POL-05] [TPR-PREP-10] a record that says ready without the receipt of its choice is malformed and blocks deletion", () => {
+  it("[TPR-POL-05] [TPR-PREP-10] a record that says ready without the receipt of its choice is malformed and blocks deletion", async () => {
     const t = createTestDb();
     try {
       const record = createDefaultRecord();
@@ -273,10 +272,10 @@ describe("ready preparation consistency", () => {
       record.runtime.approvedRevision = 1;
       record.runtime.preparation = { state: "ready", choice: null, revision: 1, operationId: null, receipt: null, errorCode: null };
       t.sqlite.prepare("insert into settings (key, value, updated_at_ms) values ('tool_payload_retention', ?, 0)").run(JSON.stringify(record));
-      expect(readRetentionRecord(storeOf(t.sqlite))).toEqual({ state: "malformed", errorCode: "settings_malformed" });
+      expect(await readRetentionRecord(storeOf(t.sqlite))).toEqual({ state: "malformed", errorCode: "settings_malformed" });
       record.runtime.preparation = { state: "ready", choice: "backup", revision: 1, operationId: null, receipt: { skippedAt: "2026-01-01T00:00:00Z" }, errorCode: null };
       t.sqlite.prepare("update settings set value = ?").run(JSON.stringify(record));
-      expect(readRetentionRecord(storeOf(t.sqlite)).state).toBe("malformed");
+      expect((await readRetentionRecord(storeOf(t.sqlite))).state).toBe("malformed");
     } finally {
       t.close();
     }

@@ -24,7 +24,7 @@ export type RetentionRead =
 export type RecordTxContext = {
   current: RetentionRead;
   /** Validates, fixes the revision and stores `next`; returns what was stored. */
-  write(next: RetentionRecord, nowMs: number): RetentionRecord;
+  write(next: RetentionRecord, nowMs: number): Promise<RetentionRecord>;
 };
 
 export type UpdateOptions = {
@@ -60,8 +60,8 @@ function readFromText(text: string | null): RetentionRead {
 }
 
 /** Reads the record. Missing means defaults (disabled); malformed is reported, never thrown. */
-export function readRetentionRecord(store: CompactionStore): RetentionRead {
-  return readFromText(store.readRecordText());
+export async function readRetentionRecord(store: CompactionStore): Promise<RetentionRead> {
+  return readFromText(await store.readRecordText());
 }
 
 // A malformed record may still carry a readable revision; continuing above
@@ -82,28 +82,28 @@ export function salvageRevision(text: string | null): number {
  * the writer transaction (cleanup batches re-check revision and approval
  * here before touching messages).
  */
-export function withRetentionRecordInTx<T>(tx: CompactionStore, fn: (ctx: RecordTxContext) => T): T {
+export async function withRetentionRecordInTx<T>(tx: CompactionStore, fn: (ctx: RecordTxContext) => Promise<T> | T): Promise<T> {
   if (!tx.inWriteTransaction()) throw new Error("withRetentionRecordInTx needs an open writer transaction");
-  const storedText = tx.readRecordText();
+  const storedText = await tx.readRecordText();
   const current = readFromText(storedText);
   const previous = current.state === "malformed" ? null : current.record;
   const baseRevision = previous ? previous.policy.revision : salvageRevision(storedText);
-  const write = (next: RetentionRecord, nowMs: number): RetentionRecord => {
+  const write = async (next: RetentionRecord, nowMs: number): Promise<RetentionRecord> => {
     const validated = retentionRecordSchema.parse(next);
     // The revision is ours to assign: +1 on every change of the chosen
     // policy (or on replacing a malformed record), otherwise unchanged.
     const changed = current.state === "malformed" || (previous !== null && policyChoiceChanged(previous.policy, validated.policy));
     validated.policy.revision = changed ? baseRevision + 1 : baseRevision;
-    tx.writeRecordText({ text: JSON.stringify(validated), nowMs });
+    await tx.writeRecordText({ text: JSON.stringify(validated), nowMs });
     return validated;
   };
   return fn({ current, write });
 }
 
 /** Compare-and-swap update of the record in its own IMMEDIATE writer transaction. */
-export function updateRetentionRecord(store: CompactionStore, options: UpdateOptions): UpdateResult {
+export async function updateRetentionRecord(store: CompactionStore, options: UpdateOptions): Promise<UpdateResult> {
   return store.writeTransaction((tx) =>
-    withRetentionRecordInTx(tx, ({ current, write }) => {
+    withRetentionRecordInTx(tx, async ({ current, write }) => {
       let base: RetentionRecord;
       if (current.state === "malformed") {
         if (options.onMalformed !== "reset") {
@@ -111,7 +111,7 @@ export function updateRetentionRecord(store: CompactionStore, options: UpdateOpt
         }
         // The replacement is compare-and-swapped on the revision status shows
         // for the malformed record, like any other save.
-        const revision = salvageRevision(tx.readRecordText());
+        const revision = salvageRevision(await tx.readRecordText());
         if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
           throw new AppError("conflict", "The policy was changed by someone else; reload and try again.", { revision });
         }
@@ -125,7 +125,7 @@ export function updateRetentionRecord(store: CompactionStore, options: UpdateOpt
         }
       }
       const previous = current.state === "malformed" ? null : current.record;
-      const record = write(options.mutate(structuredClone(base)), options.nowMs);
+      const record = await write(options.mutate(structuredClone(base)), options.nowMs);
       const policyChanged = previous === null ? current.state === "malformed" : previous.policy.revision !== record.policy.revision;
       return { record, previous, policyChanged };
     }),

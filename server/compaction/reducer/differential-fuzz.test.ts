@@ -18,8 +18,8 @@ afterAll(() => fuzz.close());
 
 describe("Messages compaction on any stored bytes", () => {
   for (const family of FAMILIES) {
-    it(`[TPR-RED-10][TPR-RED-14][TPR-RED-16] ${family}: the SQL path, the JS reducer and the expectation agree on every row, and the stored bytes are the expectation's`, () => {
-      const { stats, differences } = fuzz.run(family, ROWS[family], { seed: 25 });
+    it(`[TPR-RED-10][TPR-RED-14][TPR-RED-16] ${family}: the SQL path, the JS reducer and the expectation agree on every row, and the stored bytes are the expectation's`, async () => {
+      const { stats, differences } = await fuzz.run(family, ROWS[family], { seed: 25 });
       expect(differences).toEqual([]);
       expect(stats.differences).toBe(0);
       expect(stats.rows).toBe(ROWS[family]);

@@ -46,9 +46,9 @@ function outcomeOf(result: ReduceResult, encoding: unknown): Outcome {
   return { outcome: "changed", bytes: textBytes(result.metadata, encoding), fields: result.removedFields, removedBytes: result.removedBytes };
 }
 
-function attempt(fn: () => Outcome): Outcome {
+async function attempt(fn: () => Outcome | Promise<Outcome>): Promise<Outcome> {
   try {
-    return fn();
+    return await fn();
   } catch (error) {
     return { outcome: "threw", error: (error as Error).message.slice(0, 120) };
   }
@@ -64,8 +64,8 @@ const same = (a: Outcome | Expected, b: Outcome | Expected) =>
 
 export type Differential = {
   /** Generates, stores and checks `count` rows of `family` (pages of `pageSize`). */
-  run(family: Family, count: number, options?: { seed?: number; pageSize?: number }): { stats: FamilyStats; differences: Difference[] };
-  close(): void;
+  run(family: Family, count: number, options?: { seed?: number; pageSize?: number }): Promise<{ stats: FamilyStats; differences: Difference[] }>;
+  close(): Promise<void>;
 };
 
 /** One engine's database for the fuzz: a task "f" with session "f-s1", raw inserts and raw reads of the stored bytes. */
@@ -73,11 +73,11 @@ export type FuzzDb = {
   store: CompactionStore;
   /** Whether the engine can hold this row (PostgreSQL text never holds a NUL byte). */
   holds(row: HostileRow): boolean;
-  insert(id: string, row: HostileRow): void;
+  insert(id: string, row: HostileRow): void | Promise<void>;
   /** The stored value's type ("text", "blob", "null") and bytes. */
-  stored(rowid: number): { type: string; bytes: Buffer };
-  clear(): void;
-  close(): void;
+  stored(rowid: number): { type: string; bytes: Buffer } | Promise<{ type: string; bytes: Buffer }>;
+  clear(): void | Promise<void>;
+  close(): void | Promise<void>;
 };
 
 export function sqliteFuzzDb(): FuzzDb {
@@ -106,49 +106,50 @@ export function openDifferential(db: FuzzDb = sqliteFuzzDb()): Differential {
   const { store } = db;
   let serial = 0;
 
-  const checkPage = (family: Family, rows: HostileRow[], firstIndex: number, stats: FamilyStats, differences: Difference[]) => {
+  const checkPage = async (family: Family, rows: HostileRow[], firstIndex: number, stats: FamilyStats, differences: Difference[]) => {
     const differ = (index: number, what: string, detail: string) => {
       stats.differences += 1;
       if (differences.length < 50) differences.push({ family, index: firstIndex + index, what, detail, head: rows[index]!.bytes.subarray(0, 160).toString("hex") });
     };
-    const ids = rows.map((row) => {
+    const ids: string[] = [];
+    for (const row of rows) {
       const id = `m${serial++}`;
-      db.insert(id, row);
-      return id;
-    });
+      await db.insert(id, row);
+      ids.push(id);
+    }
     const index = new Map(ids.map((id, i) => [id, i]));
     try {
       const limits = { maxRows: rows.length + 1, maxBytes: 1 << 30, rowLimitBytes: 32 * 1024 * 1024 };
-      const plan = planMessagePage(store, { sessionId: "f-s1", afterRowid: null, bounds: { upperTaskId: "f", upperMessageRowid: Number.MAX_SAFE_INTEGER }, limits });
+      const plan = await planMessagePage(store, { sessionId: "f-s1", afterRowid: null, bounds: { upperTaskId: "f", upperMessageRowid: Number.MAX_SAFE_INTEGER }, limits });
       // The pipeline's own skips before any read (oversize, values that are not text).
       const planned = new Map<number, Outcome>();
       for (const header of plan.oversize) planned.set(index.get(header.id)!, { outcome: "skipped", reason: "oversize" });
       for (const header of (plan as { notText?: typeof plan.rows }).notText ?? []) planned.set(index.get(header.id)!, { outcome: "skipped", reason: "not_text" });
 
       const viaSql = new Map<number, Outcome>();
-      const page = attempt(() => {
-        const facts = store.readToolRowFacts({ sessionId: "f-s1", rows: plan.rows });
-        const alone = store.readToolRowFacts({ sessionId: "f-s1", rows: plan.rows.map((h) => ({ ...h, bytes: Math.max(h.bytes, PAGE_ROW_MAX_BYTES + 1) })) });
-        facts.forEach((row, i) => {
+      const page = await attempt(async () => {
+        const facts = await store.readToolRowFacts({ sessionId: "f-s1", rows: plan.rows });
+        const alone = await store.readToolRowFacts({ sessionId: "f-s1", rows: plan.rows.map((h) => ({ ...h, bytes: Math.max(h.bytes, PAGE_ROW_MAX_BYTES + 1) })) });
+        for (const [i, row] of facts.entries()) {
           const at = index.get(row.id)!;
           if (!isDeepStrictEqual(row, alone[i])) differ(at, "page facts differ from single-row facts", JSON.stringify(alone[i]?.facts ?? null).slice(0, 200));
-          const judged = attempt(() => {
+          const judged = await attempt(() => {
             const result = judgeRowFacts(row, FUZZ_REMOVED_AT);
             return result === null ? { outcome: "threw", error: "left to the reducer" } : outcomeOf(result, "utf8");
           });
           if (!(judged.outcome === "threw" && judged.error === "left to the reducer")) viaSql.set(at, judged);
-        });
+        }
         return { outcome: "skipped", reason: "-" };
       });
       if (page.outcome === "threw") for (let i = 0; i < rows.length; i++) differ(i, "facts statement threw", page.error);
 
       const viaJs = new Map<number, Outcome>();
-      const bodies = attempt(() => {
-        for (const body of store.readToolRowBodies({ sessionId: "f-s1", rows: plan.rows })) {
+      const bodies = await attempt(async () => {
+        for (const body of await store.readToolRowBodies({ sessionId: "f-s1", rows: plan.rows })) {
           const { metadata, encoding } = body as typeof body & { encoding?: string };
           viaJs.set(
             index.get(body.id)!,
-            attempt(() =>
+            await attempt(() =>
               metadata === null
                 ? { outcome: "skipped", reason: "not_text" }
                 : outcomeOf(reduceToolPayload({ type: body.type, metadata, removedAt: FUZZ_REMOVED_AT, encoding } as Parameters<typeof reduceToolPayload>[0]), encoding),
@@ -161,19 +162,19 @@ export function openDifferential(db: FuzzDb = sqliteFuzzDb()): Differential {
 
       // The pipeline: preparePage, then each changed row written as a batch writes it.
       const tally = createTally();
-      const prepared = attempt(() => {
-        const pageRows = preparePage({ store, sessionId: "f-s1", rows: plan.rows, removedAt: FUZZ_REMOVED_AT, tally }).rows;
+      const prepared = await attempt(async () => {
+        const pageRows = (await preparePage({ store, sessionId: "f-s1", rows: plan.rows, removedAt: FUZZ_REMOVED_AT, tally })).rows;
         const changed = rows.filter((row) => row.expect.outcome === "changed").length;
         if (pageRows.length !== changed) differ(0, "the pipeline prepared another number of rows", `${pageRows.length}; expected ${changed}`);
         for (const row of pageRows) {
           const write = row as typeof row & { encoding?: string };
           const written =
             row.observed !== null
-              ? store.replaceMetadataIfUnchanged({ rowid: row.rowid, observed: row.observed, next: row.next, encoding: write.encoding } as Parameters<typeof store.replaceMetadataIfUnchanged>[0])
-              : store.replaceMetadataIfVersion({ rowid: row.rowid, updatedAt: row.updatedAt, bytes: row.bytes, next: row.next, encoding: write.encoding } as Parameters<typeof store.replaceMetadataIfVersion>[0]);
+              ? await store.replaceMetadataIfUnchanged({ rowid: row.rowid, observed: row.observed, next: row.next, encoding: write.encoding } as Parameters<typeof store.replaceMetadataIfUnchanged>[0])
+              : await store.replaceMetadataIfVersion({ rowid: row.rowid, updatedAt: row.updatedAt, bytes: row.bytes, next: row.next, encoding: write.encoding } as Parameters<typeof store.replaceMetadataIfVersion>[0]);
           const at = index.get(row.id)!;
           const expect = rows[at]!.expect;
-          const stored = db.stored(row.rowid);
+          const stored = await db.stored(row.rowid);
           if (!written) differ(at, "the guarded write refused the row", describeOutcome(expect));
           else if (expect.outcome !== "changed" || stored.type !== "text" || !stored.bytes.equals(expect.bytes))
             differ(at, "stored bytes after the write are not the expectation's", `${stored.type} ${stored.bytes.length} bytes; expected ${describeOutcome(expect)}`);
@@ -204,12 +205,12 @@ export function openDifferential(db: FuzzDb = sqliteFuzzDb()): Differential {
       for (const row of rows) if (row.expect.outcome === "skipped" && !["oversize", "not_text"].includes(row.expect.reason)) expected[row.expect.reason] = (expected[row.expect.reason] ?? 0) + 1;
       if (prepared.outcome !== "threw" && !isDeepStrictEqual(tally.skipped, expected)) differ(0, "the pipeline's skip counts differ", `${JSON.stringify(tally.skipped)}; expected ${JSON.stringify(expected)}`);
     } finally {
-      db.clear();
+      await db.clear();
     }
   };
 
   return {
-    run(family, count, options = {}) {
+    async run(family, count, options = {}) {
       const next = hostileRows(family, options.seed ?? 1, FUZZ_REMOVED_AT);
       const pageSize = options.pageSize ?? 40;
       const stats: FamilyStats = { rows: 0, sqlJudged: 0, sqlChanged: 0, changed: 0, skipped: {}, differences: 0 };
@@ -220,10 +221,12 @@ export function openDifferential(db: FuzzDb = sqliteFuzzDb()): Differential {
           const row = next();
           if (db.holds(row)) rows.push(row);
         }
-        checkPage(family, rows, done, stats, differences);
+        await checkPage(family, rows, done, stats, differences);
       }
       return { stats, differences };
     },
-    close: () => db.close(),
+    close: async () => {
+      await db.close();
+    },
   };
 }

@@ -2,7 +2,8 @@
 // file, so tests can compare it with the JS reducer on the same text.
 import { isDeepStrictEqual } from "node:util";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
-import { insertMessage, insertSession, insertTask, storeOf } from "../test-support";
+import { insertMessage, insertSession, insertTask } from "../test-support";
+import { sqliteCompactionVerbs } from "../store/sqlite-store";
 import { PAGE_ROW_MAX_BYTES } from "../store/sqlite-row-facts";
 import { judgeRowFacts } from "./sql-removal";
 import type { ReduceResult } from "./reducer";
@@ -26,7 +27,8 @@ export function openSqlJudge(): SqlJudge {
   const t: TestDb = createTestDb("ws-sql-judge-");
   insertTask(t.sqlite, { id: "j" });
   insertSession(t.sqlite, { id: "j-s1", taskId: "j" });
-  const store = storeOf(t.sqlite);
+  // The SQL judge on its connection, synchronously (the store runs the same verbs in one step).
+  const store = sqliteCompactionVerbs(t.sqlite);
   let next = 0;
   let judged = 0;
   return {

@@ -23,8 +23,8 @@ const LOOKUP_CHUNK = 500;
 
 type Preparation = { name: string; sha256: string; sizeBytes: number; verified: boolean; failed: boolean };
 
-function preparationOf(store: CompactionStore): Preparation | null {
-  const read = readRetentionRecord(store);
+async function preparationOf(store: CompactionStore): Promise<Preparation | null> {
+  const read = await readRetentionRecord(store);
   if (read.state === "malformed") return null;
   const prep = read.record.runtime.preparation;
   const receipt = prep.receipt;
@@ -84,7 +84,7 @@ export async function readBackupStates(options: {
   cache: BackupCheckCache;
   ids: readonly string[];
 }): Promise<Map<string, BackupState>> {
-  const preparation = preparationOf(options.store);
+  const preparation = await preparationOf(options.store);
   const states = new Map<string, BackupState>();
   for (const name of options.names) {
     const file = backupPath(options.dbFile, name);

@@ -38,8 +38,8 @@ export const identityOf = (stats: Stats): Identity => ({ sizeBytes: stats.size, 
 export const sameIdentity = (a: Identity, b: Identity) => a.sizeBytes === b.sizeBytes && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
 
 /** The compaction preparation's backup receipt (name and hash), when there is one. */
-export function preparationReceipt(store: CompactionStore): { name: string; sha256: string } | null {
-  const read = readRetentionRecord(store);
+export async function preparationReceipt(store: CompactionStore): Promise<{ name: string; sha256: string } | null> {
+  const read = await readRetentionRecord(store);
   if (read.state === "malformed") return null;
   const receipt = read.record.runtime.preparation.receipt;
   return receipt && "sha256" in receipt ? { name: receipt.name, sha256: receipt.sha256 } : null;

@@ -139,9 +139,9 @@ async function scenario(engine: Engine, rows: HostileRow[]): Promise<{ counts: R
 
 describe("per-task restore on hostile stored bytes [sqlite]", () => {
   let t: TestDb;
-  beforeEach(() => {
+  beforeEach(async () => {
     t = createTestDb("restore-bytes-");
-    armPolicy(t.sqlite);
+    await armPolicy(t.sqlite);
     insertTask(t.sqlite, { id: "h" });
     insertSession(t.sqlite, { id: "h-s1", taskId: "h" });
     insertTurn(t.sqlite, { id: "h-u1", sessionId: "h-s1" });
@@ -189,7 +189,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("per-task restore on hostile stored bytes [p
   let db: PgBytesDb;
   let pool: PgDb;
   let dir: string;
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "restore-bytes-pg-"));
     db = createPgBytesDb();
     pool = createPgDb(readPgConfig(db.url, { PG_POOL_MAX: "2" }));
@@ -197,13 +197,13 @@ describe.skipIf(!TEST_POSTGRES_URL)("per-task restore on hostile stored bytes [p
   });
   afterEach(async () => {
     await pool.close();
-    db.close();
+    await db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const engine = (): Engine => {
-    const compaction = createPgCompactionStore(db.client);
-    armPolicyOn(compaction, { value: 1, unit: "weeks" }, NOW_MS);
+  const engine = async (): Promise<Engine> => {
+    const compaction = createPgCompactionStore(db.db);
+    await armPolicyOn(compaction, { value: 1, unit: "weeks" }, NOW_MS);
     let backups = 0;
     return {
       compaction,
@@ -226,7 +226,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("per-task restore on hostile stored bytes [p
   for (const family of FAMILIES) {
     it(`${family}: restored rows get their first bytes back, edited rows keep their edit, the rest stay as stored`, async () => {
       // PostgreSQL text holds no NUL byte: those rows cannot exist there.
-      await scenario(engine(), rowsOf(family).filter((row) => !row.bytes.includes(0)));
+      await scenario(await engine(), rowsOf(family).filter((row) => !row.bytes.includes(0)));
     });
   }
 });

@@ -30,8 +30,8 @@ function openReader(rt: OpenRuntime, backup: VerifiedBackup): BackupReader {
   return rt.target.engine === "postgres" ? openPgArchiveReader({ file: backup.file, log: rt.log }) : openSqliteBackupReader({ file: backup.file });
 }
 
-const verify = (rt: OpenRuntime, entry: Awaited<ReturnType<typeof chooseBackup>>) =>
-  checkBackup({ entry, dbFile: rt.dbFile, store: rt.stores.maintenance, receipt: preparationReceipt(rt.stores.compaction), cache: rt.payloadRestores.checks });
+const verify = async (rt: OpenRuntime, entry: Awaited<ReturnType<typeof chooseBackup>>) =>
+  checkBackup({ entry, dbFile: rt.dbFile, store: rt.stores.maintenance, receipt: await preparationReceipt(rt.stores.compaction), cache: rt.payloadRestores.checks });
 
 /** Counts of the messages not restored, by reason (reasons with none left out). */
 const skippedOf = (tally: RestoreTally) => Object.fromEntries(Object.entries(tally.counts).filter(([reason, n]) => reason !== "restorable" && n > 0));
@@ -110,7 +110,7 @@ async function pickBackup(rt: OpenRuntime, plan: TaskPlan, name: string | undefi
 export async function readRestoreSummary(rt: OpenRuntime, taskId: string): Promise<RestoreSummary> {
   await requireTask(rt, taskId);
   const plan = await planTask(rt.stores.restores, taskId);
-  const pinned = preparationReceipt(rt.stores.compaction)?.name ?? null;
+  const pinned = (await preparationReceipt(rt.stores.compaction))?.name ?? null;
   const { listed, excluded } = await restorableBackups(rt, plan);
   return {
     taskId,

@@ -6,13 +6,22 @@
 // convert_to ... 'SQL_ASCII' convert nothing), so no driver re-encodes them.
 import crypto from "node:crypto";
 import { connectPg, type SqlClient } from "@/server/db/pg/client";
+import { readPgConfig } from "@/server/db/pg/config";
 import { migratePg } from "@/server/db/pg/migrate";
+import { createPgDb, type PgDb } from "@/server/db/pg/pg-db";
 import { TEST_POSTGRES_URL } from "@/server/db/pg/test-db";
 import { withDatabase } from "@/server/db/pg/url";
 import type { FuzzDb } from "../reducer/differential-test-support";
 import { createPgCompactionStore } from "./pg-store";
 
-export type PgBytesDb = { client: SqlClient; /** The database's URL (for pg_dump, or a pool of its own). */ url: string; close(): void };
+export type PgBytesDb = {
+  client: SqlClient;
+  /** The same database behind the asynchronous boundary (a node-postgres pool), opened on first use. */
+  readonly db: PgDb;
+  /** The database's URL (for pg_dump, or a pool of its own). */
+  url: string;
+  close(): Promise<void>;
+};
 
 export function createPgBytesDb(serverUrl: string | undefined = TEST_POSTGRES_URL): PgBytesDb {
   if (!serverUrl) throw new Error("TEST_POSTGRES_URL is not set");
@@ -27,11 +36,17 @@ export function createPgBytesDb(serverUrl: string | undefined = TEST_POSTGRES_UR
   const client = connectPg({ url });
   migratePg(client);
   client.exec("alter table messages alter column metadata drop not null");
+  let db: PgDb | undefined;
   return {
     client,
+    get db() {
+      db ??= createPgDb(readPgConfig(url, { PG_POOL_MAX: "4" }));
+      return db;
+    },
     url,
-    close() {
+    async close() {
       client.close();
+      await db?.close();
       const dropper = connectPg({ url: serverUrl });
       try {
         dropper.exec(`drop database if exists ${name} with (force)`);
@@ -76,7 +91,7 @@ export function storedPgBytes(client: SqlClient, where: { rowid?: number; id?: s
 export function pgFuzzDb(db: PgBytesDb): FuzzDb {
   insertPgTask(db.client, "f");
   return {
-    store: createPgCompactionStore(db.client),
+    store: createPgCompactionStore(db.db),
     holds: (row) => !row.bytes.includes(0),
     insert: (id, row) => insertPgBytes(db.client, { id, sessionId: "f-s1", ...row }),
     stored: (rowid) => storedPgBytes(db.client, { rowid }),

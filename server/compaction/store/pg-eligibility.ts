@@ -4,7 +4,7 @@
 // span scanner (PostgreSQL 15 has no json validity test and a cast of
 // invalid JSON would throw); only the session's request rows are read.
 import "server-only";
-import type { SqlClient } from "@/server/db/pg/client";
+import type { PgDb } from "@/server/db/pg/pg-db";
 import { member } from "@/server/json/nodes";
 import { scanJson } from "@/server/json/scan";
 import type { EligibilityVerbs, SessionActivityRow, SessionWatermark, TaskActivityRow, TurnSummary } from "../store";
@@ -54,24 +54,24 @@ export function isPendingRequest(metadata: string | null): boolean {
   return status.kind === "string" && (status.value === "" || status.value === "pending");
 }
 
-export function pgEligibilityVerbs(client: SqlClient): EligibilityVerbs {
-  const hit = (sql: string, sessionId: string) => client.one(sql, [sessionId]) !== null;
-  const latest = (sql: string, sessionId: string) => client.one<{ ms: number | null }>(sql, [sessionId])?.ms ?? null;
+export function pgEligibilityVerbs(db: PgDb): EligibilityVerbs {
+  const hit = async (sql: string, sessionId: string) => (await db.one(sql, [sessionId])) !== null;
+  const latest = async (sql: string, sessionId: string) => (await db.one<{ ms: number | null }>(sql, [sessionId]))?.ms ?? null;
   return {
-    readTaskActivity: (taskId) => client.one<TaskActivityRow>(PG_PROBE_SQL.task, [taskId]),
-    isTaskHeld: (taskId) => client.one(PG_PROBE_SQL.held, [taskId]) !== null,
-    listSessionActivity: (taskId) => client.query<SessionActivityRow>(PG_PROBE_SQL.sessions, [taskId]),
-    summarizeTurns: (sessionId) => client.one<TurnSummary>(PG_PROBE_SQL.turns, [sessionId])!,
+    readTaskActivity: (taskId) => db.one<TaskActivityRow>(PG_PROBE_SQL.task, [taskId]),
+    isTaskHeld: async (taskId) => (await db.one(PG_PROBE_SQL.held, [taskId])) !== null,
+    listSessionActivity: (taskId) => db.query<SessionActivityRow>(PG_PROBE_SQL.sessions, [taskId]),
+    summarizeTurns: async (sessionId) => (await db.one<TurnSummary>(PG_PROBE_SQL.turns, [sessionId]))!,
     latestMessageUpdate: (sessionId) => latest(PG_PROBE_SQL.messageMaxUpdated, sessionId),
     latestMessageCreation: (sessionId) => latest(PG_PROBE_SQL.messageMaxCreated, sessionId),
     hasUnparsedMessageUpdate: (sessionId) => hit(PG_PROBE_SQL.messageInvalidUpdated, sessionId),
     hasUnparsedMessageCreation: (sessionId) => hit(PG_PROBE_SQL.messageInvalidCreated, sessionId),
-    hasPendingInput: (sessionId) =>
-      client.query<{ metadata: string | null }>(PG_PROBE_SQL.requestMetadata, [sessionId]).some((row) => isPendingRequest(row.metadata)),
+    hasPendingInput: async (sessionId) =>
+      (await db.query<{ metadata: string | null }>(PG_PROBE_SQL.requestMetadata, [sessionId])).some((row) => isPendingRequest(row.metadata)),
     hasForeignTurnMessage: (sessionId) => hit(PG_PROBE_SQL.foreignTurn, sessionId),
     hasQueuedMessage: (sessionId) => hit(PG_PROBE_SQL.queuedMessage, sessionId),
-    findUnfinishedRunState: (sessionId) => client.one<{ state: string }>(PG_PROBE_SQL.unfinishedRun, [sessionId])?.state ?? null,
-    readSessionWatermark: (sessionId) =>
-      client.one<SessionWatermark>(PG_PROBE_SQL.watermark, [sessionId]) ?? { maxMessageRowid: null, maxTurnRowid: null },
+    findUnfinishedRunState: async (sessionId) => (await db.one<{ state: string }>(PG_PROBE_SQL.unfinishedRun, [sessionId]))?.state ?? null,
+    readSessionWatermark: async (sessionId) =>
+      (await db.one<SessionWatermark>(PG_PROBE_SQL.watermark, [sessionId])) ?? { maxMessageRowid: null, maxTurnRowid: null },
   };
 }

@@ -16,29 +16,29 @@ import { createPgCompactionStore } from "./pg-store";
 
 describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction on any stored bytes", () => {
   for (const family of FAMILIES) {
-    it(`[TPR-RED-10][TPR-RED-14] ${family}: the reducer and the expectation agree on every row and the stored bytes are the expectation's`, () => {
+    it(`[TPR-RED-10][TPR-RED-14] ${family}: the reducer and the expectation agree on every row and the stored bytes are the expectation's`, async () => {
       const fuzz = openDifferential(pgFuzzDb(createPgBytesDb()));
       try {
-        const { stats, differences } = fuzz.run(family, family === "wide" ? 60 : 300, { seed: 27 });
+        const { stats, differences } = await fuzz.run(family, family === "wide" ? 60 : 300, { seed: 27 });
         expect(differences).toEqual([]);
         if (family === "blob") expect(stats.skipped.not_text).toBe(300);
         else expect(stats.changed, JSON.stringify(stats)).toBeGreaterThan(family === "wide" ? 5 : 15);
       } finally {
-        fuzz.close();
+        await fuzz.close();
       }
     });
   }
 
   describe("a pass", () => {
     let db: PgBytesDb;
-    beforeAll(() => {
+    beforeAll(async () => {
       db = createPgBytesDb();
     });
     afterAll(() => db?.close());
 
     it("[TPR-RED-10][TPR-BAT-05] ends succeeded over hostile rows, compacts the ordinary rows beside them and keeps every byte outside the payloads", async () => {
-      const store = createPgCompactionStore(db.client);
-      armPolicyOn(store, { value: 1, unit: "weeks" }, NOW_MS);
+      const store = createPgCompactionStore(db.db);
+      await armPolicyOn(store, { value: 1, unit: "weeks" }, NOW_MS);
       for (const task of ["a", "h", "z"]) insertPgTask(db.client, task);
       for (const task of ["a", "z"]) {
         for (let i = 0; i < 10; i++) insertPgBytes(db.client, { id: `${task}-m${i}`, sessionId: `${task}-s1`, type: "tool_execute", bytes: Buffer.from(shellMetadata(`c${i}`, "x".repeat(500))), storage: "text" });
@@ -61,8 +61,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction on any stored bytes",
     });
 
     it("[TPR-ELIG-12] a request whose metadata is NULL counts as pending input (fail closed, as SQLite's probe): the task is kept and the pass goes on", async () => {
-      const store = createPgCompactionStore(db.client);
-      armPolicyOn(store, { value: 1, unit: "weeks" }, NOW_MS);
+      const store = createPgCompactionStore(db.db);
+      await armPolicyOn(store, { value: 1, unit: "weeks" }, NOW_MS);
       insertPgTask(db.client, "p");
       insertPgBytes(db.client, { id: "p-ask", sessionId: "p-s1", type: "permission_request", bytes: Buffer.alloc(0), storage: "blob" });
       const tool = Buffer.from(shellMetadata("p1", "x".repeat(500)));
@@ -75,8 +75,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction on any stored bytes",
     });
 
     it("[TPR-TX-02] a row the guard never matches (a trigger drops the update) is counted `conflict` once per pass and the pass moves on", async () => {
-      const store = createPgCompactionStore(db.client);
-      armPolicyOn(store, { value: 1, unit: "weeks" }, NOW_MS);
+      const store = createPgCompactionStore(db.db);
+      await armPolicyOn(store, { value: 1, unit: "weeks" }, NOW_MS);
       insertPgTask(db.client, "c");
       for (let i = 0; i < 6; i++) insertPgBytes(db.client, { id: `c-m${i}`, sessionId: "c-s1", type: "tool_execute", bytes: Buffer.from(shellMetadata(`c${i}`, "x".repeat(500))), storage: "text" });
       // Returning NULL from a BEFORE trigger skips the row silently: the rewrite reports 0 rows, every time.

@@ -1,6 +1,8 @@
-// The PostgreSQL implementation of the compaction store, through the
-// synchronous client (server/db/pg). The same verbs and meanings as the
-// SQLite store, with PostgreSQL's means:
+// The PostgreSQL implementation of the compaction store, on the
+// node-postgres pool (server/db/pg/pg-db.ts): a statement outside a
+// transaction takes any idle pooled session, a writer transaction holds one
+// for its whole callback. The same verbs and meanings as the SQLite store,
+// with PostgreSQL's means:
 // - a writer transaction takes the compaction writer lock (a transaction
 //   advisory lock: every instance's policy writes and batches serialize on
 //   it, which is what makes the record's compare-and-set work across
@@ -21,9 +23,9 @@
 // - a rewrite the server refuses (a constraint, a trigger that raises, a
 //   value it rejects) becomes WriteRefusedError naming the row.
 import "server-only";
-import type { SqlClient } from "@/server/db/pg/client";
-import { PgError, SQLSTATE } from "@/server/db/pg/client";
-import { inWriterTransaction } from "@/server/db/pg/writer-lock";
+import { PgError, SQLSTATE } from "@/server/db/pg/errors";
+import type { PgDb } from "@/server/db/pg/pg-db";
+import { writerTransaction } from "@/server/db/pg/writer-lock";
 import { isUtf8 } from "node:buffer";
 import { StatementDeadlineError } from "../cleanup/statement-deadline";
 import { WriteRefusedError } from "../cleanup/write-refused";
@@ -80,30 +82,30 @@ const hex = (byteString: string) => Buffer.from(byteString, "latin1").toString("
 
 type StoredBody = Omit<RowBody, "metadata" | "encoding"> & { metadata: string | null };
 
-export function createPgCompactionStore(client: SqlClient): CompactionStore {
-  const write = (rowid: number, run: () => number): boolean => {
+export function createPgCompactionStore(db: PgDb): CompactionStore {
+  const write = async (rowid: number, run: () => Promise<number>): Promise<boolean> => {
     try {
-      return run() === 1;
+      return (await run()) === 1;
     } catch (error) {
       if (error instanceof PgError && error.code !== undefined && REFUSAL.test(error.code)) throw new WriteRefusedError(rowid, `SQLSTATE ${error.code}`);
       throw error;
     }
   };
-  const storedText = (row: StoredBody): RowBody => {
+  const storedText = async (row: StoredBody): Promise<RowBody> => {
     const { metadata } = row;
     if (metadata === null) return { ...row, metadata: null, encoding: "utf8" };
     if (!metadata.includes("\ufffd")) return { ...row, metadata, encoding: "utf8" };
-    const raw = client.one<{ hex: string | null }>(PG_CANDIDATE_SQL.bodyBytes, [row.rowid]);
+    const raw = await db.one<{ hex: string | null }>(PG_CANDIDATE_SQL.bodyBytes, [row.rowid]);
     const bytes = raw?.hex == null ? null : Buffer.from(raw.hex, "hex");
     if (bytes === null || isUtf8(bytes)) return { ...row, metadata, encoding: "utf8" };
     return { ...row, metadata: bytes.toString("latin1"), encoding: "bytes" };
   };
   const store: CompactionStore = {
-    writeTransaction(fn, options) {
+    async writeTransaction(fn, options) {
       const deadlineMs = options?.deadlineMs;
       const timeouts = deadlineMs === undefined ? undefined : { statementTimeoutMs: Math.max(1, deadlineMs), lockTimeoutMs: Math.max(1, deadlineMs) };
       try {
-        return inWriterTransaction(client, "compaction", () => fn(store), timeouts);
+        return await writerTransaction(db, "compaction", () => fn(store), timeouts);
       } catch (error) {
         // The server cancelled a statement past the batch deadline (or a lock wait ran out): the batch rolled back.
         if (deadlineMs !== undefined && error instanceof PgError && (error.code === SQLSTATE.queryCanceled || error.code === SQLSTATE.lockNotAvailable)) {
@@ -112,55 +114,55 @@ export function createPgCompactionStore(client: SqlClient): CompactionStore {
         throw error;
       }
     },
-    inWriteTransaction: () => client.inTransaction,
+    inWriteTransaction: () => db.inTransaction(),
 
-    readRecordText: () => client.one<{ value: string }>(PG_CANDIDATE_SQL.readRecord, [RETENTION_SETTINGS_KEY])?.value ?? null,
-    writeRecordText({ text, nowMs }) {
-      client.run(PG_CANDIDATE_SQL.upsertRecord, [RETENTION_SETTINGS_KEY, text, nowMs]);
+    readRecordText: async () => (await db.one<{ value: string }>(PG_CANDIDATE_SQL.readRecord, [RETENTION_SETTINGS_KEY]))?.value ?? null,
+    async writeRecordText({ text, nowMs }) {
+      await db.run(PG_CANDIDATE_SQL.upsertRecord, [RETENTION_SETTINGS_KEY, text, nowMs]);
     },
-    readSchemaVersion: () => client.one<{ version: number }>(PG_CANDIDATE_SQL.schemaVersion)!.version,
+    readSchemaVersion: async () => (await db.one<{ version: number }>(PG_CANDIDATE_SQL.schemaVersion))!.version,
 
-    captureBounds() {
-      const row = client.one<PassBounds>(PG_CANDIDATE_SQL.bounds)!;
+    async captureBounds() {
+      const row = (await db.one<PassBounds>(PG_CANDIDATE_SQL.bounds))!;
       return { upperTaskId: row.upperTaskId, upperMessageRowid: row.upperMessageRowid };
     },
-    listTaskIds: ({ afterTaskId, upperTaskId, limit }) =>
+    listTaskIds: async ({ afterTaskId, upperTaskId, limit }) =>
       ids(
         afterTaskId === null
-          ? client.query(PG_CANDIDATE_SQL.firstTasks, [upperTaskId, limit])
-          : client.query(PG_CANDIDATE_SQL.tasks, [afterTaskId, upperTaskId, limit]),
+          ? await db.query<{ id: string }>(PG_CANDIDATE_SQL.firstTasks, [upperTaskId, limit])
+          : await db.query<{ id: string }>(PG_CANDIDATE_SQL.tasks, [afterTaskId, upperTaskId, limit]),
       ),
-    listSessionIds: ({ taskId, afterSessionId, limit }) => ids(client.query(PG_CANDIDATE_SQL.sessions, [taskId, afterSessionId ?? "", limit])),
-    listToolRowHeaders: ({ sessionId, afterRowid, upperRowid, limit }) =>
-      client
-        .query<RowHeader & { notText: boolean }>(PG_CANDIDATE_SQL.headers, [sessionId, afterRowid ?? 0, upperRowid, limit])
-        .map(({ notText, ...header }) => (notText ? { ...header, notText: true } : header)),
-    readToolRowBodies: ({ sessionId, rows }) =>
-      rows.length === 0 ? [] : inCallerOrder(rows, client.query<StoredBody>(PG_CANDIDATE_SQL.bodies, [rowidArray(rows), sessionId])).map(storedText),
-    lockRowsForRewrite(rowids) {
-      if (rowids.length > 0) client.query(PG_CANDIDATE_SQL.lockRows, [rowidArray(rowids.map((rowid) => ({ rowid })))]);
+    listSessionIds: async ({ taskId, afterSessionId, limit }) => ids(await db.query<{ id: string }>(PG_CANDIDATE_SQL.sessions, [taskId, afterSessionId ?? "", limit])),
+    listToolRowHeaders: async ({ sessionId, afterRowid, upperRowid, limit }) =>
+      (await db.query<RowHeader & { notText: boolean }>(PG_CANDIDATE_SQL.headers, [sessionId, afterRowid ?? 0, upperRowid, limit])).map(({ notText, ...header }) =>
+        notText ? { ...header, notText: true } : header,
+      ),
+    readToolRowBodies: async ({ sessionId, rows }) =>
+      rows.length === 0 ? [] : Promise.all(inCallerOrder(rows, await db.query<StoredBody>(PG_CANDIDATE_SQL.bodies, [rowidArray(rows), sessionId])).map(storedText)),
+    async lockRowsForRewrite(rowids) {
+      if (rowids.length > 0) await db.query(PG_CANDIDATE_SQL.lockRows, [rowidArray(rowids.map((rowid) => ({ rowid })))]);
     },
     replaceMetadataIfUnchanged: (row) =>
       write(row.rowid, () =>
         row.encoding === "bytes"
-          ? client.run(PG_CANDIDATE_SQL.guardedUpdateBytes, [hex(row.next), row.rowid, hex(row.observed)])
-          : client.run(PG_CANDIDATE_SQL.guardedUpdate, [row.next, row.rowid, row.observed]),
+          ? db.run(PG_CANDIDATE_SQL.guardedUpdateBytes, [hex(row.next), row.rowid, hex(row.observed)])
+          : db.run(PG_CANDIDATE_SQL.guardedUpdate, [row.next, row.rowid, row.observed]),
       ),
-    readToolRowFacts: ({ sessionId, rows }) =>
+    readToolRowFacts: async ({ sessionId, rows }) =>
       rows.length === 0
         ? []
-        : inCallerOrder(rows, client.query<Omit<RowFacts, "facts">>(PG_CANDIDATE_SQL.rowVersions, [rowidArray(rows), sessionId])).map((row) => ({ ...row, facts: null })),
+        : inCallerOrder(rows, await db.query<Omit<RowFacts, "facts">>(PG_CANDIDATE_SQL.rowVersions, [rowidArray(rows), sessionId])).map((row) => ({ ...row, facts: null })),
     replaceMetadataIfVersion: ({ rowid, updatedAt, bytes, next, encoding }) =>
       write(rowid, () =>
         encoding === "bytes"
-          ? client.run(PG_CANDIDATE_SQL.versionedUpdateBytes, [hex(next), rowid, updatedAt, bytes])
-          : client.run(PG_CANDIDATE_SQL.versionedUpdate, [next, rowid, updatedAt, bytes]),
+          ? db.run(PG_CANDIDATE_SQL.versionedUpdateBytes, [hex(next), rowid, updatedAt, bytes])
+          : db.run(PG_CANDIDATE_SQL.versionedUpdate, [next, rowid, updatedAt, bytes]),
       ),
 
-    ...pgEligibilityVerbs(client),
+    ...pgEligibilityVerbs(db),
 
-    listToolCallMetadata: ({ sessionId, toolCallId, containing }) =>
-      client.query<{ metadata: string }>(PG_CANDIDATE_SQL.toolCallRows, [toolCallId, sessionId, containing]).map((row) => row.metadata),
+    listToolCallMetadata: async ({ sessionId, toolCallId, containing }) =>
+      (await db.query<{ metadata: string }>(PG_CANDIDATE_SQL.toolCallRows, [toolCallId, sessionId, containing])).map((row) => row.metadata),
   };
   return store;
 }

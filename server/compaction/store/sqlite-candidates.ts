@@ -16,7 +16,7 @@ import { statement } from "@/server/db/statements";
 import { collectBeforeHugeRow, type HugeRowOptions } from "./collect-garbage";
 import { refusalOf } from "./sqlite-refusal";
 import { tuples } from "./sqlite-tuples";
-import { TOOL_MESSAGE_TYPES, type CompactionStore, type PassBounds, type RowBody, type RowHeader } from "../store";
+import { TOOL_MESSAGE_TYPES, type CompactionVerbs, type PassBounds, type RowBody, type RowHeader } from "../store";
 
 const TYPE_LIST = TOOL_MESSAGE_TYPES.map((type) => `'${type}'`).join(", ");
 // A bare `limit ?` lets the planner read the bound value as a hint, and
@@ -56,7 +56,7 @@ function storedText(sqlite: Sqlite, row: Omit<RowBody, "metadata" | "encoding"> 
 }
 
 type CandidateVerbs = Pick<
-  CompactionStore,
+  CompactionVerbs,
   "captureBounds" | "listTaskIds" | "listSessionIds" | "listToolRowHeaders" | "readToolRowBodies" | "replaceMetadataIfUnchanged"
 >;
 

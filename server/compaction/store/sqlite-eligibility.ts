@@ -4,7 +4,7 @@
 import "server-only";
 import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
-import type { EligibilityVerbs, SessionActivityRow, SessionWatermark, TaskActivityRow, TurnSummary } from "../store";
+import type { SyncEligibilityVerbs, SessionActivityRow, SessionWatermark, TaskActivityRow, TurnSummary } from "../store";
 
 export const PROBE_SQL = {
   task: `select state, created_at as createdAt, created_at_ms as createdAtMs,
@@ -66,7 +66,7 @@ export const PROBE_SQL = {
   unfinishedRun: `select state from runs where session_id = ? and state not in ('SUCCEEDED', 'FAILED', 'CANCELLED') limit 1`,
 } as const;
 
-export function sqliteEligibilityVerbs(sqlite: Sqlite): EligibilityVerbs {
+export function sqliteEligibilityVerbs(sqlite: Sqlite): SyncEligibilityVerbs {
   const hit = (sql: string, sessionId: string) => statement(sqlite, sql).get(sessionId) !== undefined;
   const latest = (sql: string, sessionId: string) => (statement(sqlite, sql).get(sessionId) as { ms: number | null }).ms;
   return {

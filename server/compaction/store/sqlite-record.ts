@@ -3,7 +3,7 @@ import "server-only";
 import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
 import { RETENTION_SETTINGS_KEY } from "../policy/policy-schema";
-import type { CompactionStore } from "../store";
+import type { CompactionVerbs } from "../store";
 
 const SELECT_RECORD = "SELECT value FROM settings WHERE key = ?";
 const UPSERT_RECORD = `INSERT INTO settings (key, value, updated_at_ms) VALUES (?, ?, ?)
@@ -11,7 +11,7 @@ const UPSERT_RECORD = `INSERT INTO settings (key, value, updated_at_ms) VALUES (
 // A prepared pragma re-runs on every call, so it sees later schema changes.
 const SCHEMA_VERSION = "PRAGMA schema_version";
 
-export function sqliteRecordVerbs(sqlite: Sqlite): Pick<CompactionStore, "readRecordText" | "writeRecordText" | "readSchemaVersion"> {
+export function sqliteRecordVerbs(sqlite: Sqlite): Pick<CompactionVerbs, "readRecordText" | "writeRecordText" | "readSchemaVersion"> {
   return {
     readRecordText() {
       const row = statement(sqlite, SELECT_RECORD).get(RETENTION_SETTINGS_KEY) as { value: string } | undefined;

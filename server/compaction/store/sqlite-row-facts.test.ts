@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
-import { insertMessage, insertSession, insertTask, shellMetadata, storeOf } from "../test-support";
+import { insertMessage, insertSession, insertTask, shellMetadata } from "../test-support";
 import type { RowHeader } from "../store";
 import { judgeRowFacts } from "../reducer/sql-removal";
 import { COLLECT_BEFORE_ROW_BYTES } from "./collect-garbage";
 import { PAGE_ROW_MAX_BYTES, PAGE_STATEMENT_MAX_BYTES } from "./sqlite-row-facts";
-import { createSqliteCompactionStore } from "./sqlite-store";
+import { sqliteCompactionVerbs } from "./sqlite-store";
 
 let t: TestDb;
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb("ws-row-facts-");
   insertTask(t.sqlite, { id: "a" });
   insertSession(t.sqlite, { id: "a-s1", taskId: "a" });
@@ -24,26 +24,26 @@ function seed(count: number, stdoutBytes: number): RowHeader[] {
 }
 
 describe("SQLite tool-row facts", () => {
-  it("a page larger than one statement's share is judged in several statements, every row once, in the caller's order", () => {
+  it("a page larger than one statement's share is judged in several statements, every row once, in the caller's order", async () => {
     const rows = seed(40, 80_000);
     const total = rows.reduce((sum, row) => sum + row.bytes, 0);
     expect(total).toBeGreaterThan(3 * PAGE_STATEMENT_MAX_BYTES);
     expect(Math.max(...rows.map((row) => row.bytes))).toBeLessThanOrEqual(PAGE_ROW_MAX_BYTES);
     const shuffled = [...rows.slice(20), ...rows.slice(0, 20)];
-    const facts = storeOf(t.sqlite).readToolRowFacts({ sessionId: "a-s1", rows: shuffled });
+    const facts = sqliteCompactionVerbs(t.sqlite).readToolRowFacts({ sessionId: "a-s1", rows: shuffled });
     expect(facts.map((row) => row.id)).toEqual(shuffled.map((row) => row.id));
     expect(facts.every((row) => row.facts?.kind === "shell_exec")).toBe(true);
     // The same facts as each row judged alone from its bound JSONB.
-    const alone = shuffled.map((row) => storeOf(t.sqlite).readToolRowFacts({ sessionId: "a-s1", rows: [{ ...row, bytes: PAGE_ROW_MAX_BYTES + 1 }] })[0]);
+    const alone = shuffled.map((row) => (sqliteCompactionVerbs(t.sqlite).readToolRowFacts({ sessionId: "a-s1", rows: [{ ...row, bytes: PAGE_ROW_MAX_BYTES + 1 }] }))[0]);
     expect(facts).toEqual(alone);
   });
 
-  it("a row deleted or moved to another session meanwhile is absent, the others keep their facts", () => {
+  it("a row deleted or moved to another session meanwhile is absent, the others keep their facts", async () => {
     const rows = seed(3, 100);
     t.sqlite.prepare("delete from messages where id = 'a-m1'").run();
-    const facts = storeOf(t.sqlite).readToolRowFacts({ sessionId: "a-s1", rows });
+    const facts = sqliteCompactionVerbs(t.sqlite).readToolRowFacts({ sessionId: "a-s1", rows });
     expect(facts.map((row) => row.id)).toEqual(["a-m0", "a-m2"]);
-    expect(storeOf(t.sqlite).readToolRowFacts({ sessionId: "other", rows })).toEqual([]);
+    expect(sqliteCompactionVerbs(t.sqlite).readToolRowFacts({ sessionId: "other", rows })).toEqual([]);
   });
 
   // A huge row as the pass's own store sees it (its header says 8 MiB), and
@@ -53,7 +53,7 @@ describe("SQLite tool-row facts", () => {
     const [row] = seed(1, 100);
     const dead = (() => new WeakRef(Buffer.alloc(8 * 1024 * 1024)))();
     await new Promise((resolve) => setImmediate(resolve));
-    const store = createSqliteCompactionStore(t.sqlite, { collectBeforeHugeRows: true });
+    const store = sqliteCompactionVerbs(t.sqlite, { collectBeforeHugeRows: true });
     return { row: row!, huge: { ...row!, bytes: COLLECT_BEFORE_ROW_BYTES }, dead, store };
   }
 
@@ -74,7 +74,7 @@ describe("SQLite tool-row facts", () => {
   // The skeleton travels as text: the driver decodes each sequence that is
   // not UTF-8 as U+FFFD (one to three bytes become three), so only a
   // skeleton without U+FFFD is known to be its stored bytes.
-  it("[TPR-RED-14] a skeleton showing U+FFFD is left to the JS reducer; invalid bytes only inside a payload are judged by SQL, byte-exact", () => {
+  it("[TPR-RED-14] a skeleton showing U+FFFD is left to the JS reducer; invalid bytes only inside a payload are judged by SQL, byte-exact", async () => {
     const [invalidOutside, storedReplacement, invalidInPayload] = seed(3, 2000);
     const withBytes = (header: RowHeader, from: string, to: Buffer) => {
       const text = t.sqlite.prepare("select metadata from messages where rowid = ?").pluck().get(header.rowid) as string;
@@ -89,7 +89,7 @@ describe("SQLite tool-row facts", () => {
       withBytes(storedReplacement!, '"title":"npm test"', Buffer.from('"title":"n\uFFFD"', "utf8")),
       withBytes(invalidInPayload!, '"2xxxx', Buffer.from([0x22, 0x32, 0xed, 0xa0, 0x80, 0xf0, 0x90, 0x80])),
     ];
-    const [outside, replacement, inPayload] = storeOf(t.sqlite).readToolRowFacts({ sessionId: "a-s1", rows });
+    const [outside, replacement, inPayload] = sqliteCompactionVerbs(t.sqlite).readToolRowFacts({ sessionId: "a-s1", rows });
     expect(outside?.facts).toBeNull();
     expect(replacement?.facts).toBeNull();
     expect(inPayload?.facts?.kind).toBe("shell_exec");

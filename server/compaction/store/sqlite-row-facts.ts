@@ -6,7 +6,7 @@ import "server-only";
 import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
 import { RESULT_PATH } from "../reducer/removal-rules";
-import type { CompactionStore, MutationFacts, RowFacts, RowHeader, SqlRowFacts } from "../store";
+import type { CompactionVerbs, MutationFacts, RowFacts, RowHeader, SqlRowFacts } from "../store";
 import { collectBeforeHugeRow, type HugeRowOptions } from "./collect-garbage";
 import { tuples } from "./sqlite-tuples";
 import {
@@ -154,7 +154,7 @@ const VERSIONED_UPDATE = `update messages set metadata = ? where rowid = ? and u
 // A byte string (text that is not valid UTF-8, judged by the reducer) is written as exactly its bytes.
 const VERSIONED_UPDATE_BYTES = `update messages set metadata = cast(? as text) where rowid = ? and updated_at = ? and octet_length(metadata) = ? and typeof(metadata) = 'text'`;
 
-export function sqliteRowFactVerbs(sqlite: Sqlite, options: HugeRowOptions = {}): Pick<CompactionStore, "readToolRowFacts" | "replaceMetadataIfVersion"> {
+export function sqliteRowFactVerbs(sqlite: Sqlite, options: HugeRowOptions = {}): Pick<CompactionVerbs, "readToolRowFacts" | "replaceMetadataIfVersion"> {
   return {
     readToolRowFacts({ sessionId, rows }) {
       const byRowid = new Map<number, RowFacts>();

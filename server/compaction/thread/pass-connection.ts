@@ -9,6 +9,7 @@
 // batch while the last one is copied into the database file.
 import "server-only";
 import { openDatabase, type DbHandle } from "@/server/db/client";
+import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import type { CompactionStore } from "../store";
 import type { HugeRowOptions } from "../store/collect-garbage";
 import { createSqliteCompactionStore } from "../store/sqlite-store";
@@ -56,7 +57,8 @@ function inlinePassStore(handle: DbHandle, store: CompactionStore): PassStore {
 /** The connection and the store the pass runs on. */
 export function openPassStore(file: string, options: PassStoreOptions = {}): PassStore {
   const handle = openPassConnection(file);
-  const store = createSqliteCompactionStore(handle.sqlite, PASS_STORE_OPTIONS);
+  // One connection, read and written only by the pass: no read connection.
+  const store = createSqliteCompactionStore(wrapSqliteDb(handle, { reader: false }), PASS_STORE_OPTIONS);
   if (!options.checkpointThread) return inlinePassStore(handle, store);
   let checkpointer: Checkpointer;
   try {
@@ -84,8 +86,8 @@ export function openPassStore(file: string, options: PassStoreOptions = {}): Pas
     handle,
     store: {
       ...store,
-      writeTransaction: (fn, transactionOptions) => {
-        const result = store.writeTransaction(fn, transactionOptions);
+      writeTransaction: async (fn, transactionOptions) => {
+        const result = await store.writeTransaction(fn, transactionOptions);
         afterCommit();
         return result;
       },

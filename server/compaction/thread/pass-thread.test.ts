@@ -8,7 +8,7 @@ import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { GEN_NOW_MS, generateWorkspace } from "@/scripts/gen-large-workspace";
 import { runCleanupPass, type BatchCommitted } from "../cleanup/pass";
 import { readRetentionRecord } from "../policy/record";
-import { NOW_MS, armPolicy, countMarkedRows, seedOldTask, storeOf } from "../test-support";
+import { NOW_MS, armPolicy, countMarkedRows, seedOldTask, storeOf, readRecordSync } from "../test-support";
 import type { Logger } from "@/server/log";
 import { backgroundNice } from "./background-priority";
 import { runPassInThread, threadSlices } from "./run-in-thread";
@@ -17,7 +17,7 @@ import { threadTestBed } from "./thread-test-support";
 const bed = threadTestBed("ws-thread-");
 
 function record(sqlite = bed.t.sqlite) {
-  const read = readRetentionRecord(storeOf(sqlite));
+  const read = readRecordSync(sqlite);
   if (read.state === "malformed") throw new Error("malformed");
   return read.record;
 }
@@ -42,7 +42,7 @@ describe("cleanup slice on a worker thread", () => {
     const inlineFile = path.join(bed.t.dir, "inline.db");
     generateWorkspace({ file: inlineFile, messages: 3_000, seed: 11, hugeRows: 0 });
     const inline = openDatabase({ file: inlineFile });
-    armPolicy(inline.sqlite, { value: 3, unit: "months" }, GEN_NOW_MS);
+    await armPolicy(inline.sqlite, { value: 3, unit: "months" }, GEN_NOW_MS);
     inline.sqlite.pragma("wal_checkpoint(TRUNCATE)");
     const threadFile = path.join(bed.t.dir, "thread.db");
     fs.copyFileSync(inlineFile, threadFile);
@@ -69,7 +69,7 @@ describe("cleanup slice on a worker thread", () => {
   });
 
   it("checkpoints the slice's commits on the thread's checkpoint thread before it reports done (no fallback to inline checkpoints)", async () => {
-    armPolicy(bed.t.sqlite);
+    await armPolicy(bed.t.sqlite);
     seedOldTask(bed.t.sqlite, "a", 30);
     const warnings: unknown[] = [];
     const debug: unknown[] = [];
@@ -88,7 +88,7 @@ describe("cleanup slice on a worker thread", () => {
   });
 
   it("[TPR-SCH-05] a backup lease taken on the main thread defers the thread's next batch: the slice pauses with its cursor saved", async () => {
-    armPolicy(bed.t.sqlite);
+    await armPolicy(bed.t.sqlite);
     seedOldTask(bed.t.sqlite, "a", 30);
     const guard = createMaintenanceGuard();
     type Taken = Promise<{ release(): void } | null>;
@@ -123,7 +123,7 @@ describe("cleanup slice on a worker thread", () => {
   });
 
   it("[TPR-SCH-07] a cancel set on the main thread ends the thread's pass cancelled at a batch boundary, keeping committed batches", async () => {
-    armPolicy(bed.t.sqlite);
+    await armPolicy(bed.t.sqlite);
     seedOldTask(bed.t.sqlite, "a", 30);
     let cancelled = false;
     const guard = createMaintenanceGuard();
@@ -143,7 +143,7 @@ describe("cleanup slice on a worker thread", () => {
   });
 
   it("[TPR-SCH-07] a shutdown set on the main thread pauses the thread's slice with its cursor saved; the next slice resumes there", async () => {
-    armPolicy(bed.t.sqlite);
+    await armPolicy(bed.t.sqlite);
     seedOldTask(bed.t.sqlite, "a", 30);
     let shuttingDown = false;
     const first = await inThread({
@@ -164,7 +164,7 @@ describe("cleanup slice on a worker thread", () => {
   });
 
   it("settles only after the thread has exited, also when a listener on this side fails mid-pass", async () => {
-    armPolicy(bed.t.sqlite);
+    await armPolicy(bed.t.sqlite);
     seedOldTask(bed.t.sqlite, "a", 30);
     const before = threadSlices.running;
     const done = inThread({
@@ -186,7 +186,7 @@ describe("cleanup slice on a worker thread", () => {
   });
 
   it("a cancel set before any batch stops the walk through the shared flag alone", async () => {
-    armPolicy(bed.t.sqlite);
+    await armPolicy(bed.t.sqlite);
     seedOldTask(bed.t.sqlite, "a", 30);
     let admissions = 0;
     const result = await inThread({

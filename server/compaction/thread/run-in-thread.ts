@@ -141,7 +141,10 @@ export function runPassInThread(options: ThreadPassOptions): Promise<CleanupPass
             leases.delete(message.seq);
             return;
           case "batch":
-            options.onBatch?.(message.event);
+            // A listener that fails on this side stops the thread with it.
+            Promise.resolve(options.onBatch?.(message.event)).catch((error: unknown) =>
+              finish({ error: error instanceof Error ? error : new Error("cleanup listener failed") }),
+            );
             refreshFlags();
             return;
           case "log":

@@ -9,7 +9,7 @@ import { createSliceRunner } from "../worker/cleanup-slice";
 import { passThreadFromEnv } from "./thread-config";
 
 let t: TestDb;
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb("ws-thread-config-");
 });
 afterEach(() => t.close());
@@ -21,7 +21,7 @@ function captureLog() {
 }
 
 describe("COMPACTION_THREAD", () => {
-  it("auto picks the thread for SQLite on the system clock once an up-to-date bundle exists; off, PostgreSQL, an injected clock and a stale bundle stay inline", () => {
+  it("auto picks the thread for SQLite on the system clock once an up-to-date bundle exists; off, PostgreSQL, an injected clock and a stale bundle stay inline", async () => {
     const bundlePath = path.join(t.dir, "pass-thread.cjs");
     const { log, lines } = captureLog();
     const choose = (env: Record<string, string>, extra: { engine?: string; injectedClock?: boolean } = {}) =>
@@ -51,7 +51,7 @@ describe("COMPACTION_THREAD", () => {
   });
 
   it("a worker whose thread cannot start runs its slices inline and says so once", async () => {
-    armPolicy(t.sqlite);
+    await armPolicy(t.sqlite);
     seedOldTask(t.sqlite, "a", 5);
     const { log, lines } = captureLog();
     const runSlice = createSliceRunner({ passThread: { bundlePath: path.join(t.dir, "missing.cjs") }, dbFile: t.file, clock: manualClock(NOW_MS), log });

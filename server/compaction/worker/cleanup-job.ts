@@ -25,13 +25,13 @@ export function createCleanupJob(host: JobHost): (operationId: string, priority:
       priority,
       run: guardedJob(host, operationId, "cleanup", async (job: JobContext) => {
         if (!gate.mayRun(operationId)) return host.setContinuation(operationId, clock.now());
-        const started = markActiveRunning(store, { operationId, nowMs: clock.now() });
+        const started = await markActiveRunning(store, { operationId, nowMs: clock.now() });
         if (!started) return;
         host.publish(started);
         const verified = await verifyBeforeCleanup({ store, maintenance: deps.maintenance, dbFile: deps.dbFile, clock, guard: deps.guard, cache: host.cache, log });
         if (verified.ok === "deferred") {
           // Another maintenance operation owns the guard: deferral, not failure.
-          host.setContinuation(operationId, continuationAt({ finishedSliceAtMs: clock.now() }));
+          await host.setContinuation(operationId, continuationAt({ finishedSliceAtMs: clock.now() }));
           return;
         }
         if (!verified.ok) return host.endOrphan(operationId, "failed", verified.code);
@@ -49,31 +49,31 @@ export function createCleanupJob(host: JobHost): (operationId: string, priority:
           yieldMs: deps.pass?.yieldMs,
           minYieldMs: deps.pass?.minYieldMs,
           maxBatchRows: deps.pass?.maxBatchRows,
-          onBatch: (batch) => {
+          onBatch: async (batch) => {
             bus.publish({ type: "messages_changed", operationId, messageIds: batch.changedIds });
-            const read = readRetentionRecord(store);
+            const read = await readRetentionRecord(store);
             const active = read.state === "malformed" ? null : read.record.runtime.activeOperation;
             if (active?.id === operationId) host.publish(active);
           },
         });
         if (result.continuation) {
           if (!host.isRunning()) return;
-          host.setContinuation(operationId, continuationAt({ finishedSliceAtMs: clock.now(), requestedDelayMs: result.continueAfterMs ?? 0 }));
+          await host.setContinuation(operationId, continuationAt({ finishedSliceAtMs: clock.now(), requestedDelayMs: result.continueAfterMs ?? 0 }));
           return;
         }
         if (!result.operation) {
-          host.endOrphan(operationId, job.stopReason() === "cancelled" ? "cancelled" : "failed", result.reason);
+          await host.endOrphan(operationId, job.stopReason() === "cancelled" ? "cancelled" : "failed", result.reason);
           return host.scheduleNextPass();
         }
         host.publish(result.operation);
         // Next due 24 h after this pass, complete or not: an ended pass is
         // never retried in a loop; a cancelled one waits for the next day.
         const finishedMs = parseRfc3339(result.operation.finishedAt) ?? clock.now();
-        editRecord(store, clock.now(), (record) => {
+        await editRecord(store, clock.now(), (record) => {
           record.runtime.nextDueAt = formatUtc(nextDueAfterCompletePass(finishedMs));
           return { next: record, result: undefined };
         });
-        if (!host.initialCleanupPending()) host.scheduleNextPass();
+        if (!host.initialCleanupPending()) await host.scheduleNextPass();
       }),
     });
   };

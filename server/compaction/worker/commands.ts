@@ -13,7 +13,7 @@ import type { WorkerCore, WorkerJobs } from "./worker-core";
 import type { RetentionWorker } from "./worker-types";
 
 export type WorkerCommands = Pick<RetentionWorker, "requestAnalysis" | "requestRun" | "cancel" | "policySaved"> & {
-  receiveCommand(command: RelayedCommand): void;
+  receiveCommand(command: RelayedCommand): Promise<void>;
 };
 
 export function createWorkerCommands(
@@ -31,12 +31,12 @@ export function createWorkerCommands(
    * the job; its timer is parked in `state.suspended` until the job ends. A
    * duplicate manual request still meets the job in the slot and gets 409.
    */
-  const takeSlotFromWaitingPass = (accept: (waitingCleanupId: string | null) => { operationId: string }) => {
+  const takeSlotFromWaitingPass = async (accept: (waitingCleanupId: string | null) => Promise<{ operationId: string }>) => {
     const waiting = slot.waiting();
     const between = waiting && queue.running()?.id !== waiting.id ? waiting : null;
-    const accepted = accept(between?.id ?? null);
+    const accepted = await accept(between?.id ?? null);
     if (between) {
-      const read = readRetentionRecord(store);
+      const read = await readRetentionRecord(store);
       if (read.state !== "malformed" && read.record.runtime.waitingCleanup?.id === between.id) {
         slot.disarm({ forgetWaiting: true });
         state.suspended = between;
@@ -46,23 +46,23 @@ export function createWorkerCommands(
   };
 
   /** Publishes the record's end of a stepped-aside operation that a cancel ended there. */
-  const publishEnded = (operationId: string) => {
-    const ended = readRetentionRecord(store);
+  const publishEnded = async (operationId: string) => {
+    const ended = await readRetentionRecord(store);
     if (ended.state !== "malformed" && ended.record.runtime.latestRun?.id === operationId) core.publish(ended.record.runtime.latestRun);
   };
 
-  const cancel = (operationId: string) => {
-    const outcome = acceptCancel(ctx(), { operationId });
+  const cancel = async (operationId: string): Promise<void> => {
+    const outcome = await acceptCancel(ctx(), { operationId });
     const relay = core.relayed();
     if (relay) {
       // The record already ended a queued or stepped-aside operation; the holder drops its job or stops the running one.
-      if (outcome.steppedAside) publishEnded(operationId);
+      if (outcome.steppedAside) await publishEnded(operationId);
       relay.send({ kind: "cancel", operationId });
       return;
     }
     if (outcome.steppedAside) {
       if (state.suspended?.id === operationId) state.suspended = null;
-      publishEnded(operationId);
+      await publishEnded(operationId);
       return;
     }
     if (outcome.kind === "preparation") {
@@ -80,31 +80,31 @@ export function createWorkerCommands(
     // Waiting for a continuation timer, or queued behind another job: end
     // it now, keeping its committed counts.
     slot.disarm();
-    core.endOrphan(operationId, "cancelled", "cancelled");
-    schedule.scheduleNextPass();
+    await core.endOrphan(operationId, "cancelled", "cancelled");
+    await schedule.scheduleNextPass();
   };
 
   return {
-    requestAnalysis(age) {
+    async requestAnalysis(age) {
       const relay = core.relayed();
       if (relay) {
-        const accepted = acceptAnalysis(ctx(), { age, waitingFromRecord: true });
+        const accepted = await acceptAnalysis(ctx(), { age, waitingFromRecord: true });
         relay.send({ kind: "pickup", operationId: accepted.operationId });
         return accepted;
       }
-      const accepted = takeSlotFromWaitingPass((waitingCleanupId) => acceptAnalysis(ctx(), { age, waitingCleanupId }));
+      const accepted = await takeSlotFromWaitingPass((waitingCleanupId) => acceptAnalysis(ctx(), { age, waitingCleanupId }));
       jobs.analysis(accepted.operationId, age);
       return accepted;
     },
-    requestRun(expectedRevision, options) {
+    async requestRun(expectedRevision, options) {
       gate.checkManualRun(options?.outsideWindow === true);
       const relay = core.relayed();
       if (relay) {
-        const accepted = acceptCleanup(ctx(), { expectedRevision, priority: "manual", waitingFromRecord: true });
+        const accepted = await acceptCleanup(ctx(), { expectedRevision, priority: "manual", waitingFromRecord: true });
         relay.send({ kind: "pickup", operationId: accepted.operationId, ...(options?.outsideWindow ? { outsideWindow: true } : {}) });
         return accepted;
       }
-      const accepted = takeSlotFromWaitingPass((waitingCleanupId) =>
+      const accepted = await takeSlotFromWaitingPass((waitingCleanupId) =>
         acceptCleanup(ctx(), { expectedRevision, priority: "manual", waitingCleanupId }),
       );
       if (options?.outsideWindow) gate.override(accepted.operationId);
@@ -113,7 +113,7 @@ export function createWorkerCommands(
       return accepted;
     },
     cancel,
-    policySaved(effects, options) {
+    async policySaved(effects, options) {
       state.initialOutsideWindow = Boolean(options?.outsideWindow) && (effects.startInitialCleanup || effects.startPreparation !== null);
       // Saved on an instance without the lease: the holder stops its job too.
       for (const stop of effects.stopOperations) core.relayed()?.send({ kind: "cancel", operationId: stop });
@@ -125,26 +125,26 @@ export function createWorkerCommands(
         if (state.suspended?.id === stop) {
           // Stepped aside for a manual job: it ends where it waits.
           state.suspended = null;
-          core.endOrphan(stop, "cancelled", "policy_changed");
+          await core.endOrphan(stop, "cancelled", "policy_changed");
           continue;
         }
         if (!isRunningJob && !isPreparation) {
           slot.disarm();
-          core.endOrphan(stop, "cancelled", "policy_changed");
+          await core.endOrphan(stop, "cancelled", "policy_changed");
         }
       }
       if (effects.startPreparation) jobs.preparation(effects.startPreparation);
-      if (effects.startInitialCleanup) schedule.startInitialCleanup();
-      else schedule.scheduleNextPass();
+      if (effects.startInitialCleanup) await schedule.startInitialCleanup();
+      else await schedule.scheduleNextPass();
     },
-    receiveCommand(command) {
+    async receiveCommand(command) {
       if (!state.running || !state.scheduling) return;
       if (command.kind === "pickup") {
         if (command.outsideWindow) gate.override(command.operationId);
         return watch.pickUpQueued();
       }
       const id = command.operationId;
-      const action = relayedCancel(readRetentionRecord(store), id);
+      const action = relayedCancel(await readRetentionRecord(store), id);
       if (action === "cancel") return cancel(id);
       // Ended in the record by the accepting instance: forget it here.
       aborts.get(id)?.abort();
@@ -152,7 +152,7 @@ export function createWorkerCommands(
       if (state.suspended?.id === id) state.suspended = null;
       if (slot.waiting()?.id === id && slot.nextAt() !== null) {
         slot.disarm({ forgetWaiting: true });
-        schedule.scheduleNextPass();
+        await schedule.scheduleNextPass();
       }
     },
   };

@@ -20,12 +20,12 @@ export type JobHost = {
   initialCleanupPending(): boolean;
   publish(operation: RetentionOperation): void;
   /** Ends whatever the slot holds for `operationId` without its job. */
-  endOrphan(operationId: string, state: "failed" | "cancelled", code: string): void;
-  setContinuation(operationId: string, requestedAt: number): void;
-  scheduleNextPass(): void;
-  startInitialCleanup(): void;
+  endOrphan(operationId: string, state: "failed" | "cancelled", code: string): Promise<void>;
+  setContinuation(operationId: string, requestedAt: number): Promise<void>;
+  scheduleNextPass(): Promise<void>;
+  startInitialCleanup(): Promise<void>;
   /** What follows an analysis or cleanup job: a stepped-aside pass returns, or the schedule is armed. */
-  afterCleanupJob(kind: "analysis" | "cleanup"): void;
+  afterCleanupJob(kind: "analysis" | "cleanup"): Promise<void>;
 };
 
 /**
@@ -40,12 +40,16 @@ export function guardedJob(host: JobHost, operationId: string, kind: "analysis" 
     } catch (error) {
       log.error({ operationId, kind, code: errorCode(error) }, "retention job failed");
       try {
-        host.endOrphan(operationId, "failed", "job_failed");
+        await host.endOrphan(operationId, "failed", "job_failed");
       } catch (cleanupError) {
         log.error({ operationId, code: errorCode(cleanupError) }, "could not record the failed job");
       }
     } finally {
-      host.afterCleanupJob(kind);
+      try {
+        await host.afterCleanupJob(kind);
+      } catch (error) {
+        log.error({ operationId, code: errorCode(error) }, "could not arm what follows the job");
+      }
     }
   };
 }

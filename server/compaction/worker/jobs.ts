@@ -20,7 +20,7 @@ export function createAnalysisJob(host: JobHost): (operationId: string, age: Ret
       kind: "analysis",
       priority: "manual",
       run: guardedJob(host, operationId, "analysis", async (job: JobContext) => {
-        if (!markActiveRunning(store, { operationId, nowMs: clock.now() })) return;
+        if (!(await markActiveRunning(store, { operationId, nowMs: clock.now() }))) return;
         let lastSave = clock.now();
         const result = await runAnalysis({
           store,
@@ -28,16 +28,16 @@ export function createAnalysisJob(host: JobHost): (operationId: string, age: Ret
           age,
           clock,
           shouldStop: job.shouldStop,
-          onProgress: (operation) => {
+          onProgress: async (operation) => {
             host.publish(operation);
             if (clock.now() - lastSave >= PROGRESS_SAVE_EVERY_MS) {
               lastSave = clock.now();
-              saveActiveProgress(store, { operation, nowMs: lastSave });
+              await saveActiveProgress(store, { operation, nowMs: lastSave });
             }
           },
         });
         const operation = job.stopReason() === "cancelled" ? { ...result.operation, state: "cancelled" as const } : result.operation;
-        finishAnalysisRecord(store, { operation, nowMs: clock.now() });
+        await finishAnalysisRecord(store, { operation, nowMs: clock.now() });
         host.publish(operation);
         log.info({ operationId, state: operation.state, scanned: operation.scannedRows, bytes: operation.payloadBytes }, "analysis finished");
       }),
@@ -90,7 +90,7 @@ export function createPreparationJob(host: JobHost): (operationId: string) => vo
             operationId,
           );
           publishPreparation(operationId, outcome === "armed" ? "succeeded" : outcome === "failed" ? "failed" : "cancelled");
-          if (outcome === "armed") host.startInitialCleanup();
+          if (outcome === "armed") await host.startInitialCleanup();
         } finally {
           host.aborts.delete(operationId);
         }

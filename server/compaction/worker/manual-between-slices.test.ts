@@ -12,7 +12,7 @@ import { makeTestWorker, readRecordOf } from "./worker-test-support";
 
 let t: TestDb;
 let events: SystemEvent[];
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb();
   events = [];
 });
@@ -38,9 +38,9 @@ function slicedWorker() {
 async function startThreeSlicePass() {
   for (const task of ["task-a", "task-b", "task-c"]) seedOldTask(t.sqlite, task, 2);
   const made = slicedWorker();
-  made.worker.start();
-  const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
-  made.worker.policySaved(saved.effects);
+  await made.worker.start();
+  const saved = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+  await made.worker.policySaved(saved.effects);
   await made.worker.idle();
   const pass = record().runtime.activeOperation!;
   expect(pass).toMatchObject({ kind: "cleanup", state: "running", changedMessages: 2 });
@@ -62,12 +62,12 @@ describe("manual jobs between slices of a waiting cleanup", () => {
     const revision = record().policy.revision;
     // Status can tell the card the pass is between slices.
     expect(worker.betweenSlices?.()).toBe(pass.id);
-    const { operationId } = worker.requestRun(revision);
+    const { operationId } = await worker.requestRun(revision);
     expect(worker.betweenSlices?.()).toBeNull();
     expect(record().runtime.activeOperation).toMatchObject({ id: operationId, kind: "cleanup", state: "queued" });
     expect(record().runtime.waitingCleanup).toMatchObject({ id: pass.id });
-    expect(() => worker.requestRun(revision)).toThrow(expect.objectContaining({ code: "operation_active" }));
-    expect(() => worker.requestAnalysis(age)).toThrow(expect.objectContaining({ code: "operation_active" }));
+    await expect(worker.requestRun(revision)).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
+    await expect(worker.requestAnalysis(age)).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
     await worker.idle();
     expect(record().runtime.latestRun).toMatchObject({ id: operationId, state: "succeeded", changedMessages: 4 });
     expect(countMarkedRows(t.sqlite)).toBe(8);
@@ -86,9 +86,9 @@ describe("manual jobs between slices of a waiting cleanup", () => {
 
   it("[TPR-SCH-01] a manual analysis runs between slices of a waiting 3-slice pass, which then resumes with its counts", async () => {
     const { worker, fireNext, pass } = await startThreeSlicePass();
-    const { operationId } = worker.requestAnalysis(age);
+    const { operationId } = await worker.requestAnalysis(age);
     expect(record().runtime.activeOperation).toMatchObject({ id: operationId, kind: "analysis" });
-    expect(() => worker.requestAnalysis(age)).toThrow(expect.objectContaining({ code: "operation_active" }));
+    await expect(worker.requestAnalysis(age)).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
     await worker.idle();
     expect(record().runtime.latestAnalysis).toMatchObject({ id: operationId, state: "succeeded", eligibleMessages: 4 });
     expect(record().runtime.activeOperation).toMatchObject({ id: pass.id, changedMessages: 2 });
@@ -104,11 +104,11 @@ describe("manual jobs between slices of a waiting cleanup", () => {
   it("[TPR-BAT-03] a restart while the manual job holds the slot puts the waiting pass back with its own cursor and counts", async () => {
     const { worker, pass } = await startThreeSlicePass();
     const before = record().runtime.cursor;
-    worker.requestAnalysis(age);
+    await worker.requestAnalysis(age);
     await worker.stop();
     expect(record().runtime.waitingCleanup).toMatchObject({ id: pass.id });
     const restarted = slicedWorker();
-    restarted.worker.start();
+    await restarted.worker.start();
     expect(record().runtime.activeOperation).toMatchObject({ id: pass.id, changedMessages: 2 });
     expect(record().runtime.cursor).toEqual(before);
     restarted.fireNext(); // slice 2 after readiness
@@ -121,8 +121,8 @@ describe("manual jobs between slices of a waiting cleanup", () => {
 
   it("[TPR-API-05] a pass that stepped aside for a manual job can be cancelled by its id", async () => {
     const { worker, parked, pass } = await startThreeSlicePass();
-    const { operationId } = worker.requestAnalysis(age);
-    worker.cancel(pass.id);
+    const { operationId } = await worker.requestAnalysis(age);
+    await worker.cancel(pass.id);
     expect(record().runtime.latestRun).toMatchObject({ id: pass.id, state: "cancelled", changedMessages: 2 });
     expect(events).toContainEqual(expect.objectContaining({ type: "operation", operationId: pass.id, state: "cancelled" }));
     await worker.idle();
@@ -136,9 +136,9 @@ describe("manual jobs between slices of a waiting cleanup", () => {
   it("saving a longer period while a pass is parked between slices stops it and starts a fresh pass under the new revision", async () => {
     const { worker, slicing, pass } = await startThreeSlicePass();
     slicing.on = false;
-    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: { value: 2, unit: "weeks" } }, expectedRevision: 1, nowMs: NOW_MS, newId: sequentialIds("q") });
+    const saved = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: { value: 2, unit: "weeks" } }, expectedRevision: 1, nowMs: NOW_MS, newId: sequentialIds("q") });
     expect(saved.effects.stopOperations).toEqual([pass.id]);
-    worker.policySaved(saved.effects);
+    await worker.policySaved(saved.effects);
     expect(record().runtime.activeOperation?.id).not.toBe(pass.id);
     await worker.idle();
     const runs = events.flatMap((e) => (e.type === "operation" && e.operationId === pass.id ? [e.state] : []));

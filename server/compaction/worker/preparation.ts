@@ -51,7 +51,7 @@ function isCurrent(record: RetentionRecord, operationId: string, states: Array<R
 
 export async function runPreparation(deps: PreparationDeps, operationId: string): Promise<PreparationOutcome> {
   const { store, clock, log } = deps;
-  const started = editRecord(store, clock.now(), (record) => {
+  const started = await editRecord(store, clock.now(), (record) => {
     if (!isCurrent(record, operationId, ["pending"])) return { next: null, result: false };
     record.runtime.preparation = { ...record.runtime.preparation, state: "running", errorCode: null, startedAt: formatUtc(clock.now()), backupBytes: null };
     return { next: record, result: true };
@@ -68,6 +68,7 @@ export async function runPreparation(deps: PreparationDeps, operationId: string)
     lease = await deps.guard.tryAcquire({ owner: `preparation:${operationId}`, kind: "backup" });
   }
   let receipt: BackupReceipt;
+  const progress = progressRecorder(deps, operationId);
   try {
     receipt = await (deps.createBackupFn ?? createBackup)({
       store: deps.maintenance,
@@ -78,7 +79,7 @@ export async function runPreparation(deps: PreparationDeps, operationId: string)
       guard: deps.guard,
       signal: deps.signal,
       log,
-      onProgress: progressRecorder(deps, operationId),
+      onProgress: progress.record,
     });
   } catch (error) {
     const code = deps.signal?.aborted ? "preparation_cancelled" : isAppError(error) ? error.code : "backup_failed";
@@ -86,9 +87,10 @@ export async function runPreparation(deps: PreparationDeps, operationId: string)
     return markFailed(deps, operationId, code === "maintenance_busy" ? "backup_failed" : code);
   } finally {
     lease.release();
+    await progress.settled();
   }
 
-  const armed = editRecord(store, clock.now(), (record) => {
+  const armed = await editRecord(store, clock.now(), (record) => {
     if (!isCurrent(record, operationId, ["running"])) return { next: null, result: false };
     record.runtime.preparation = { ...record.runtime.preparation, state: "ready", receipt, errorCode: null };
     // Approval is durable before the first deletion can start.
@@ -101,24 +103,31 @@ export async function runPreparation(deps: PreparationDeps, operationId: string)
 }
 
 /** Publishes every report; saves the first, the last and about one a second for status reads. */
-function progressRecorder(deps: PreparationDeps, operationId: string): (progress: BackupProgress) => void {
+function progressRecorder(deps: PreparationDeps, operationId: string): { record: (progress: BackupProgress) => void; settled: () => Promise<void> } {
   let savedAt: number | null = null;
-  return (progress) => {
+  // The backup reports synchronously; the saves run one after another behind it.
+  let saving = Promise.resolve();
+  const record = (progress: BackupProgress) => {
     deps.onProgress?.(progress);
     const now = deps.clock.now();
     const finished = progress.totalBytes !== null && progress.doneBytes >= progress.totalBytes;
     if (savedAt !== null && now - savedAt < PROGRESS_SAVE_EVERY_MS && !finished) return;
     savedAt = now;
-    editRecord(deps.store, now, (record) => {
-      if (!isCurrent(record, operationId, ["running"])) return { next: null, result: undefined };
-      record.runtime.preparation = { ...record.runtime.preparation, backupBytes: { ...progress } };
-      return { next: record, result: undefined };
+    const save = () =>
+      editRecord(deps.store, now, (stored) => {
+        if (!isCurrent(stored, operationId, ["running"])) return { next: null, result: undefined };
+        stored.runtime.preparation = { ...stored.runtime.preparation, backupBytes: { ...progress } };
+        return { next: stored, result: undefined };
+      });
+    saving = saving.then(save).catch((error: unknown) => {
+      deps.log.warn({ operationId, code: (error as { code?: unknown })?.code ?? null }, "preparation progress not saved");
     });
   };
+  return { record, settled: () => saving };
 }
 
-function markFailed(deps: PreparationDeps, operationId: string, errorCode: string): PreparationOutcome {
-  editRecord(deps.store, deps.clock.now(), (record) => {
+async function markFailed(deps: PreparationDeps, operationId: string, errorCode: string): Promise<PreparationOutcome> {
+  await editRecord(deps.store, deps.clock.now(), (record) => {
     if (record.runtime.preparation.operationId !== operationId || record.runtime.preparation.state === "failed") {
       return { next: null, result: undefined };
     }

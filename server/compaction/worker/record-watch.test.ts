@@ -33,7 +33,7 @@ function parkedTimers() {
 
 describe("retention worker: changes made by another process", () => {
   let t: TestDb;
-  beforeEach(() => {
+  beforeEach(async () => {
     t = createTestDb();
   });
   afterEach(() => t.close());
@@ -50,10 +50,10 @@ describe("retention worker: changes made by another process", () => {
 
   it("a started worker arms the daily schedule for a policy another process enabled, at its next record watch", async () => {
     const { worker, fire } = makeWorker({ watchRecordMs: WATCH_MS });
-    worker.start();
+    await worker.start();
     expect(worker.nextTimerAt()).toBeNull();
     // The operator CLI enables and approves compaction in the shared record.
-    armPolicy(t.sqlite, { value: 1, unit: "weeks" }, NOW_MS);
+    await armPolicy(t.sqlite, { value: 1, unit: "weeks" }, NOW_MS);
     expect(worker.nextTimerAt()).toBeNull();
     fire(WATCH_MS);
     expect(worker.nextTimerAt()).toBe(NOW_MS + MINUTE_MS);
@@ -62,14 +62,14 @@ describe("retention worker: changes made by another process", () => {
 
   it("a foreground worker (the CLI's) neither watches nor schedules; stop clears the watch", async () => {
     const foreground = makeWorker({ watchRecordMs: WATCH_MS });
-    armPolicy(t.sqlite, { value: 1, unit: "weeks" }, NOW_MS);
+    await armPolicy(t.sqlite, { value: 1, unit: "weeks" }, NOW_MS);
     foreground.worker.startForeground();
     expect(foreground.parked.size).toBe(0);
     expect(foreground.worker.nextTimerAt()).toBeNull();
     await foreground.worker.stop();
 
     const server = makeWorker({ watchRecordMs: WATCH_MS });
-    server.worker.start();
+    await server.worker.start();
     expect([...server.parked.values()].some((p) => p.ms === WATCH_MS)).toBe(true);
     await server.worker.stop();
     expect(server.parked.size).toBe(0);

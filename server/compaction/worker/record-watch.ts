@@ -16,7 +16,7 @@ export type RecordWatch = {
    * Runs here the queued operation another instance accepted. With
    * `secondLook` (the watch), only one already queued at the previous look.
    */
-  pickUpQueued(options?: { secondLook?: boolean }): void;
+  pickUpQueued(options?: { secondLook?: boolean }): Promise<void>;
 };
 
 export function createRecordWatch(core: WorkerCore, jobs: WorkerJobs, schedule: Pick<Schedule, "scheduleNextPass">): RecordWatch {
@@ -27,9 +27,9 @@ export function createRecordWatch(core: WorkerCore, jobs: WorkerJobs, schedule: 
   // The watch takes a queued operation only when it was already queued at
   // its previous look (its notification was lost), never one that a
   // foreground process (the operator CLI) is about to start itself.
-  const pickUpQueued = (options: { secondLook?: boolean } = {}) => {
+  const pickUpQueued = async (options: { secondLook?: boolean } = {}): Promise<void> => {
     if (!state.running || !state.scheduling) return;
-    const read = readRetentionRecord(store);
+    const read = await readRetentionRecord(store);
     const active = read.state === "malformed" ? null : read.record.runtime.activeOperation;
     if (!active || active.state !== "queued" || knownLocally(queue, active.id)) return;
     const seenBefore = state.queuedAtLastLook === active.id;
@@ -49,12 +49,12 @@ export function createRecordWatch(core: WorkerCore, jobs: WorkerJobs, schedule: 
   const watchRecord = () => {
     const every = deps.watchRecordMs;
     if (!every || !state.running || !state.scheduling) return;
-    watchHandle = timers.setTimeout(() => {
+    watchHandle = timers.setTimeout(async () => {
       watchHandle = null;
       if (!state.running) return;
       try {
-        if (deps.relay) pickUpQueued({ secondLook: true });
-        if (!queue.running() && !slot.waiting() && !state.suspended && !state.initialCleanupPending) schedule.scheduleNextPass();
+        if (deps.relay) await pickUpQueued({ secondLook: true });
+        if (!queue.running() && !slot.waiting() && !state.suspended && !state.initialCleanupPending) await schedule.scheduleNextPass();
       } catch (error) {
         log.warn({ code: errorCode(error) }, "retention record watch failed");
       }

@@ -20,7 +20,7 @@ function setUp() {
   const state = { requested: null as string | null, holds: true, reads: 0 };
   const delivered: RelayedCommand[] = [];
   const watch = watchRequestedCancels({
-    readRequested: () => {
+    readRequested: async () => {
       state.reads += 1;
       return state.requested;
     },

@@ -1,6 +1,7 @@
 // The holder's side of relayed commands: what the shared record says about
 // an operation another instance accepted or cancelled, and the watch that
 // finds a cancel whose notification was lost.
+import { AsyncResource } from "node:async_hooks";
 import { ageSchema, type RetentionAge } from "@/lib/compaction/policy";
 import type { Timers } from "@/server/clock";
 import type { EventBus } from "@/server/events/bus";
@@ -27,14 +28,14 @@ export function knownLocally(queue: SerialQueue, operationId: string): boolean {
  * between slices here), so this worker stops it; "forget": the accepting
  * instance already ended it in the record, only local traces remain.
  */
-export function relayedCancel(read: ReturnType<typeof readRetentionRecord>, operationId: string): "cancel" | "forget" {
+export function relayedCancel(read: Awaited<ReturnType<typeof readRetentionRecord>>, operationId: string): "cancel" | "forget" {
   if (read.state === "malformed") return "forget";
   const active = read.record.runtime.activeOperation;
   return active?.id === operationId && active.state !== "queued" ? "cancel" : "forget";
 }
 
 /** The operation whose cancel the record last accepted, or null. */
-export function requestedCancel(read: ReturnType<typeof readRetentionRecord>): string | null {
+export function requestedCancel(read: Awaited<ReturnType<typeof readRetentionRecord>>): string | null {
   return read.state === "malformed" ? null : (read.record.runtime.cancelRequested ?? null);
 }
 
@@ -51,13 +52,13 @@ export type CancelWatch = { stop(): void };
  * harmless (a relayed cancel of an ended operation only drops local traces).
  */
 export function watchRequestedCancels(options: {
-  readRequested: () => string | null;
+  readRequested: () => Promise<string | null>;
   bus: EventBus;
   timers: Timers;
   everyMs: number;
   /** True while this instance's worker runs jobs (it holds the lease). */
   holds: () => boolean;
-  deliver: (command: RelayedCommand) => void;
+  deliver: (command: RelayedCommand) => void | Promise<void>;
   log: Logger;
 }): CancelWatch {
   const { timers, log } = options;
@@ -66,29 +67,31 @@ export function watchRequestedCancels(options: {
   let stopped = false;
   let handle: unknown = null;
 
-  const check = () => {
+  // Bound to the context the watch starts in: a check queued by an event
+  // published inside a transaction must not run its statements in it.
+  const check = AsyncResource.bind(async () => {
     if (stopped || !options.holds()) return;
     try {
-      const operationId = options.readRequested();
-      if (operationId === null || operationId === delivered) return;
+      const operationId = await options.readRequested();
+      if (operationId === null || operationId === delivered || stopped) return;
       delivered = operationId;
-      options.deliver({ kind: "cancel", operationId });
+      await options.deliver({ kind: "cancel", operationId });
     } catch (error) {
       log.warn({ err: { name: (error as Error)?.name } }, "requested cancel check failed");
     }
-  };
+  });
   // After the publisher's own code (it may hold the writer transaction).
   const unsubscribe = options.bus.subscribe((event) => {
     if (event.type !== "operation" || checkQueued || stopped) return;
     checkQueued = true;
     queueMicrotask(() => {
       checkQueued = false;
-      check();
+      void check();
     });
   });
   const arm = () => {
-    handle = timers.setTimeout(() => {
-      check();
+    handle = timers.setTimeout(async () => {
+      await check();
       if (!stopped) arm();
     }, options.everyMs);
   };

@@ -14,41 +14,41 @@ import type { WorkerCore, WorkerJobs } from "./worker-core";
 
 export type Schedule = {
   /** Recovers an interrupted operation (on start) and arms what follows; says what it found. */
-  recover(): { resumeCleanup: boolean; pendingPreparation: boolean };
+  recover(): Promise<{ resumeCleanup: boolean; pendingPreparation: boolean }>;
   /** Arms the next daily pass when the policy is enabled, approved and ready, and the slot is free. */
-  scheduleNextPass(): void;
+  scheduleNextPass(): Promise<void>;
   /** Arms the continuation of a pass, which then waits between slices. */
-  setContinuation(operationId: string, requestedAt: number): void;
+  setContinuation(operationId: string, requestedAt: number): Promise<void>;
   /** Starts the pass a saved approval asks for, or leaves it pending while the slot is held. */
-  startInitialCleanup(): void;
+  startInitialCleanup(): Promise<void>;
   /** What follows an analysis or cleanup job: a stepped-aside pass returns, or the schedule is armed. */
-  afterCleanupJob(kind: "analysis" | "cleanup"): void;
+  afterCleanupJob(kind: "analysis" | "cleanup"): Promise<void>;
 };
 
 export function createSchedule(core: WorkerCore, jobs: WorkerJobs): Schedule {
   const { deps, gate, slot, state } = core;
   const { store, clock, log } = deps;
 
-  const setContinuation = (operationId: string, requestedAt: number) => {
+  const setContinuation = async (operationId: string, requestedAt: number) => {
     slot.armContinuation(operationId, gate.startAt(operationId, requestedAt), () => jobs.cleanup(operationId, "scheduled"));
     // Recorded for instances without the lease, whose "compact now" may then take the slot.
-    markBetweenSlices(store, { operationId, nowMs: clock.now() });
+    await markBetweenSlices(store, { operationId, nowMs: clock.now() });
   };
 
-  const scheduleNextPass = () => {
+  const scheduleNextPass = async () => {
     if (!state.running || !state.scheduling) return;
-    const read = readRetentionRecord(store);
+    const read = await readRetentionRecord(store);
     if (read.state === "malformed") return;
     const { policy, runtime } = read.record;
     const armed = policy.enabled && runtime.preparation.state === "ready" && runtime.approvedRevision === policy.revision;
     if (!armed || runtime.activeOperation) return;
     const nextDueAtMs = parseRfc3339(runtime.nextDueAt);
     const at = gate.startAt(null, scheduledStartAt({ nextDueAtMs, readyAtMs: state.readyAtMs, nowMs: clock.now() }));
-    slot.arm(at, () => {
+    slot.arm(at, async () => {
       try {
-        const current = readRetentionRecord(store);
+        const current = await readRetentionRecord(store);
         if (current.state === "malformed") return;
-        const { operationId } = acceptCleanup(core.ctx(), { expectedRevision: current.record.policy.revision, priority: "scheduled" });
+        const { operationId } = await acceptCleanup(core.ctx(), { expectedRevision: current.record.policy.revision, priority: "scheduled" });
         jobs.cleanup(operationId, "scheduled");
       } catch (error) {
         // Disabled, unapproved or busy: the next save or finished job reschedules.
@@ -57,11 +57,11 @@ export function createSchedule(core: WorkerCore, jobs: WorkerJobs): Schedule {
     });
   };
 
-  const startInitialCleanup = () => {
+  const startInitialCleanup = async () => {
     try {
-      const read = readRetentionRecord(store);
+      const read = await readRetentionRecord(store);
       if (read.state === "malformed") return;
-      const { operationId } = acceptCleanup(core.ctx(), { expectedRevision: read.record.policy.revision, priority: "manual" });
+      const { operationId } = await acceptCleanup(core.ctx(), { expectedRevision: read.record.policy.revision, priority: "manual" });
       const outsideWindow = state.initialOutsideWindow;
       state.initialOutsideWindow = false;
       // Enabled on an instance without the lease: the holder runs the initial pass.
@@ -78,42 +78,42 @@ export function createSchedule(core: WorkerCore, jobs: WorkerJobs): Schedule {
         return;
       }
       log.info({ code: errorCode(error) }, "initial compaction pass not started");
-      scheduleNextPass();
+      await scheduleNextPass();
     }
   };
 
   return {
-    recover() {
+    async recover() {
       const { readyAtMs } = state;
-      const { resumeCleanup, pendingPreparation } = recoverInterrupted(store, readyAtMs);
+      const { resumeCleanup, pendingPreparation } = await recoverInterrupted(store, readyAtMs);
       if (pendingPreparation) jobs.preparation(pendingPreparation);
       if (resumeCleanup) {
         // An ordinary restart resumes the stored cursor after readiness.
         slot.arm(scheduledStartAt({ nextDueAtMs: null, readyAtMs, nowMs: readyAtMs }), () => jobs.cleanup(resumeCleanup, "scheduled"));
       } else {
-        scheduleNextPass();
+        await scheduleNextPass();
       }
       return { resumeCleanup: Boolean(resumeCleanup), pendingPreparation: Boolean(pendingPreparation) };
     },
     scheduleNextPass,
     setContinuation,
     startInitialCleanup,
-    afterCleanupJob(kind) {
+    async afterCleanupJob(kind) {
       if (!state.running) return;
       // A pass that stepped aside for a manual job returns to the free slot
       // (read from the record, so a pass left waiting by a restart returns too).
-      const resumed = resumeWaitingCleanup(store, clock.now());
+      const resumed = await resumeWaitingCleanup(store, clock.now());
       if (resumed) {
         const at = state.suspended?.id === resumed ? state.suspended.at : clock.now();
         state.suspended = null;
-        setContinuation(resumed, Math.max(at, clock.now()));
+        await setContinuation(resumed, Math.max(at, clock.now()));
         return;
       }
       if (state.initialCleanupPending) {
         state.initialCleanupPending = false;
-        startInitialCleanup();
+        await startInitialCleanup();
       } else if (kind === "analysis") {
-        scheduleNextPass();
+        await scheduleNextPass();
       }
     },
   };

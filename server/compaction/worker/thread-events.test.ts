@@ -29,9 +29,9 @@ async function initialPass(file: string, passThread: RetentionWorkerDeps["passTh
     passThread,
   });
   try {
-    worker.start();
-    const saved = savePolicy(storeOf(handle.sqlite), { draft: { enabled: true, age: { value: 1, unit: "weeks" } }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
-    worker.policySaved(saved.effects);
+    await worker.start();
+    const saved = await savePolicy(storeOf(handle.sqlite), { draft: { enabled: true, age: { value: 1, unit: "weeks" } }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    await worker.policySaved(saved.effects);
     await worker.idle();
     expect(countMarkedRows(handle.sqlite)).toBe(25);
     await worker.stop();

@@ -16,11 +16,11 @@ import type { MaintenanceStore } from "@/server/maintenance/store";
 import { savePolicy } from "../policy/policy-update";
 import { readRetentionRecord } from "../policy/record";
 import { readRetentionStatus } from "../status";
-import { NOW_MS, countMarkedRows, seedOldTask, storeOf } from "../test-support";
+import { NOW_MS, countMarkedRows, seedOldTask, storeOf, readRecordSync } from "../test-support";
 import { createRetentionWorker, type RetentionWorkerDeps } from "./worker";
 
 let t: TestDb;
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb();
 });
 afterEach(() => t.close());
@@ -31,7 +31,7 @@ type Hooks = {
   /** Runs on the backup file right after preparation published it. */
   afterBackup?: (file: string) => void;
   /** Runs inside the cleanup's full verification (integrity check of the backup); false fails the check. */
-  duringVerification?: () => boolean;
+  duringVerification?: () => boolean | Promise<boolean>;
 };
 
 /** A maintenance store that counts (and can hook) the verification of the prepared backup. */
@@ -43,7 +43,7 @@ function countingMaintenance(hooks: Hooks) {
     async verifyFile(file) {
       if (state.prepared) {
         state.verifications += 1;
-        if (hooks.duringVerification?.() === false) return false;
+        if ((await hooks.duringVerification?.()) === false) return false;
       }
       return real.verifyFile(file);
     },
@@ -75,15 +75,15 @@ function makeWorker(hooks: Hooks = {}, shared?: ReturnType<typeof countingMainte
 }
 
 function record() {
-  const read = readRetentionRecord(storeOf(t.sqlite));
+  const read = readRecordSync(t.sqlite);
   if (read.state === "malformed") throw new Error("malformed");
   return read.record;
 }
 
 async function enableWithBackup(worker: ReturnType<typeof makeWorker>["worker"], enabledAge: typeof age = age) {
-  worker.start();
-  const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: enabledAge }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
-  worker.policySaved(saved.effects);
+  await worker.start();
+  const saved = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: enabledAge }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
+  await worker.policySaved(saved.effects);
   await worker.idle();
 }
 
@@ -93,7 +93,7 @@ describe("verifyBeforeCleanup in the worker", () => {
     const { worker } = makeWorker({ afterBackup: (file) => fs.rmSync(file) });
     await enableWithBackup(worker);
     expect(countMarkedRows(t.sqlite)).toBe(0);
-    const status = readRetentionStatus(storeOf(t.sqlite), NOW_MS);
+    const status = await readRetentionStatus(storeOf(t.sqlite), NOW_MS);
     expect(status).toMatchObject({ armed: false, lastErrorCode: "backup_missing", preparation: { state: "failed", errorCode: "backup_missing" } });
     expect(status.latestRun).toMatchObject({ state: "failed", errorCode: "backup_missing", changedMessages: 0 });
     await worker.stop();
@@ -110,7 +110,7 @@ describe("verifyBeforeCleanup in the worker", () => {
     });
     await enableWithBackup(worker);
     expect(countMarkedRows(t.sqlite)).toBe(0);
-    expect(readRetentionStatus(storeOf(t.sqlite), NOW_MS)).toMatchObject({ armed: false, preparation: { state: "failed", errorCode: "backup_changed" } });
+    expect(await readRetentionStatus(storeOf(t.sqlite), NOW_MS)).toMatchObject({ armed: false, preparation: { state: "failed", errorCode: "backup_changed" } });
     await worker.stop();
   });
 
@@ -118,11 +118,11 @@ describe("verifyBeforeCleanup in the worker", () => {
     seedOldTask(t.sqlite, "task-a", 3);
     let saved = false;
     const { worker } = makeWorker({
-      duringVerification: () => {
+      duringVerification: async () => {
         if (!saved) {
           saved = true;
           // Shorter period with "skip", committed while the backup is being checked.
-          savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: { value: 1, unit: "weeks" } }, expectedRevision: 1, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("q") });
+          await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: { value: 1, unit: "weeks" } }, expectedRevision: 1, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("q") });
         }
         // The backup does not verify: without compare-and-swap its failure would land on the skip.
         return false;
@@ -150,8 +150,8 @@ describe("verifyBeforeCleanup in the worker", () => {
     seedOldTask(t.sqlite, "task-b", 2);
     const second = makeWorker();
     second.counting.state.prepared = true;
-    second.worker.start();
-    second.worker.requestRun(1);
+    await second.worker.start();
+    await second.worker.requestRun(1);
     await second.worker.idle();
     expect(countMarkedRows(t.sqlite)).toBe(4);
     expect(second.counting.state.verifications).toBe(0);
@@ -160,10 +160,10 @@ describe("verifyBeforeCleanup in the worker", () => {
     const receipt = record().runtime.preparation.receipt as { name: string };
     fs.rmSync(path.join(backupsDirFor(t.file), receipt.name));
     seedOldTask(t.sqlite, "task-c", 2);
-    second.worker.requestRun(1);
+    await second.worker.requestRun(1);
     await second.worker.idle();
     expect(countMarkedRows(t.sqlite)).toBe(4);
-    expect(readRetentionStatus(storeOf(t.sqlite), NOW_MS)).toMatchObject({
+    expect(await readRetentionStatus(storeOf(t.sqlite), NOW_MS)).toMatchObject({
       armed: false,
       lastErrorCode: "backup_missing",
       preparation: { state: "failed", errorCode: "backup_missing" },

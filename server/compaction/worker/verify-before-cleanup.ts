@@ -58,7 +58,7 @@ function unchanged(record: RetentionRecord, checked: Checked): boolean {
 
 export async function verifyBeforeCleanup(options: VerifyBeforeCleanupOptions): Promise<VerifyBeforeCleanupResult> {
   const { store, clock, log } = options;
-  const read = editRecord(store, clock.now(), (record) => ({ next: null, result: record }));
+  const read = await editRecord(store, clock.now(), (record) => ({ next: null, result: record }));
   const prep = read.runtime.preparation;
   if (prep.choice === "skip" && prep.receipt && "skippedAt" in prep.receipt) return { ok: true };
   if (prep.choice !== "backup") return { ok: false, code: "preparation_missing" };
@@ -85,7 +85,7 @@ export async function verifyBeforeCleanup(options: VerifyBeforeCleanupOptions): 
   }
 
   const nowMs = clock.now();
-  const recorded = editRecord(store, nowMs, (record) => {
+  const recorded = await editRecord(store, nowMs, (record) => {
     if (!unchanged(record, checked)) return { next: null, result: false };
     if (result.ok) {
       if (trusted) return { next: null, result: true };

@@ -9,7 +9,7 @@ import { sequentialIds } from "@/server/ids";
 import { parseMaintenanceWindow, type MaintenanceWindow } from "@/server/jobs/maintenance-window";
 import { savePolicy } from "../policy/policy-update";
 import { readRetentionRecord } from "../policy/record";
-import { NOW_MS, countMarkedRows, seedOldTask, storeOf } from "../test-support";
+import { NOW_MS, countMarkedRows, seedOldTask, storeOf, readRecordSync } from "../test-support";
 import { createRetentionWorker } from "./worker";
 import { baseWorkerDeps } from "./worker-test-support";
 
@@ -24,7 +24,7 @@ function windowOf(text: string): MaintenanceWindow {
 }
 
 let t: TestDb;
-beforeEach(() => {
+beforeEach(async () => {
   t = createTestDb();
 });
 afterEach(() => t.close());
@@ -62,7 +62,7 @@ function makeWorker(window: MaintenanceWindow, startMs = NOW_MS) {
 }
 
 function record() {
-  const read = readRetentionRecord(storeOf(t.sqlite));
+  const read = readRecordSync(t.sqlite);
   if (read.state === "malformed") throw new Error("malformed");
   return read.record;
 }
@@ -73,9 +73,9 @@ const arm = (nowMs = NOW_MS) =>
 describe("maintenance window in the retention worker", () => {
   it("a scheduled pass outside the window waits for its start, then runs", async () => {
     seedOldTask(t.sqlite, "task-a", 2);
-    arm();
+    await arm();
     const { worker, fireAt } = makeWorker(windowOf("03:00-05:00 Europe/Lisbon"));
-    worker.start();
+    await worker.start();
     // Overdue: one minute after readiness would be 00:01Z; the window opens at 03:00 WEST = 02:00Z.
     expect(worker.nextTimerAt()).toBe(at("2025-07-08T02:00:00Z"));
     fireAt(at("2025-07-08T02:00:00Z"));
@@ -87,8 +87,8 @@ describe("maintenance window in the retention worker", () => {
   it("the initial pass after a save outside the window waits for the window", async () => {
     seedOldTask(t.sqlite, "task-a", 2);
     const { worker, fireAt } = makeWorker(windowOf("03:00-05:00 Europe/Lisbon"));
-    worker.start();
-    worker.policySaved(arm().effects);
+    await worker.start();
+    await worker.policySaved((await arm()).effects);
     await worker.idle();
     expect(countMarkedRows(t.sqlite)).toBe(0);
     expect(worker.nextTimerAt()).toBe(at("2025-07-08T02:00:00Z"));
@@ -105,8 +105,8 @@ describe("maintenance window in the retention worker", () => {
     const unsubscribe = bus.subscribe((event) => {
       if (event.type === "messages_changed") clock.set(at("2025-07-08T04:30:00Z"));
     });
-    worker.start();
-    worker.policySaved(arm().effects);
+    await worker.start();
+    await worker.policySaved((await arm()).effects);
     await worker.idle();
     unsubscribe();
     const changed = countMarkedRows(t.sqlite);
@@ -126,10 +126,10 @@ describe("maintenance window in the retention worker", () => {
   it("a save confirmed outside the window runs its initial pass now, also after a backup preparation", async () => {
     seedOldTask(t.sqlite, "task-a", 2);
     const { worker } = makeWorker(windowOf("03:00-05:00 Europe/Lisbon"));
-    worker.start();
-    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
+    await worker.start();
+    const saved = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
     expect(saved.effects.startPreparation).not.toBeNull();
-    worker.policySaved(saved.effects, { outsideWindow: true });
+    await worker.policySaved(saved.effects, { outsideWindow: true });
     await worker.idle();
     expect(record().runtime.preparation).toMatchObject({ state: "ready", choice: "backup" });
     expect(countMarkedRows(t.sqlite)).toBe(2);
@@ -139,29 +139,29 @@ describe("maintenance window in the retention worker", () => {
 
   it("a manual run outside the window is refused unless confirmed; confirmed, it runs to its end", async () => {
     seedOldTask(t.sqlite, "task-a", 2);
-    arm();
+    await arm();
     const { worker } = makeWorker(windowOf("03:00-05:00 Europe/Lisbon"));
-    worker.start();
-    expect(() => worker.requestRun(1)).toThrow(expect.objectContaining({ code: "outside_maintenance_window" }));
-    worker.requestRun(1, { outsideWindow: true });
+    await worker.start();
+    await expect(worker.requestRun(1)).rejects.toThrow(expect.objectContaining({ code: "outside_maintenance_window" }));
+    await worker.requestRun(1, { outsideWindow: true });
     await worker.idle();
     expect(countMarkedRows(t.sqlite)).toBe(2);
     await worker.stop();
   });
 
   it("across the DST change in Europe/Lisbon (29 Mar 2026) a scheduled pass starts at 02:00 WEST, the first instant of 01:00-05:00", async () => {
-    arm(at("2026-03-28T12:00:00Z"));
+    await arm(at("2026-03-28T12:00:00Z"));
     const { worker } = makeWorker(windowOf("01:00-05:00 Europe/Lisbon"), at("2026-03-28T12:00:00Z"));
-    worker.start();
+    await worker.start();
     // Not the day before's 01:00Z: it is past; 01:00 local does not exist on the 29th.
     expect(worker.nextTimerAt()).toBe(at("2026-03-29T01:00:00Z"));
     await worker.stop();
   });
 
   it("across the DST change in America/New_York (1 Nov 2026) a scheduled pass starts at the first 01:30", async () => {
-    arm(at("2026-10-31T20:00:00Z"));
+    await arm(at("2026-10-31T20:00:00Z"));
     const { worker } = makeWorker(windowOf("01:30-03:00 America/New_York"), at("2026-10-31T20:00:00Z"));
-    worker.start();
+    await worker.start();
     expect(worker.nextTimerAt()).toBe(at("2026-11-01T05:30:00Z"));
     await worker.stop();
   });

@@ -52,7 +52,7 @@ export type WorkerCore = {
   ctx(): CommandContext;
   publish(operation: RetentionOperation): void;
   /** Ends whatever the slot holds for `operationId` without its job. */
-  endOrphan(operationId: string, state: "failed" | "cancelled", code: string): void;
+  endOrphan(operationId: string, state: "failed" | "cancelled", code: string): Promise<void>;
   /** The relay to the lease holder while this worker is not started on an instance without the lease, else null. */
   relayed(): CommandRelay | null;
 };
@@ -81,8 +81,8 @@ export function createWorkerCore(deps: RetentionWorkerDeps): WorkerCore {
     state,
     ctx: () => ({ store, nowMs: clock.now(), newId: deps.newId }),
     publish,
-    endOrphan(operationId, endState, code) {
-      const ended = endActiveOperation(store, { operationId, state: endState, code, nowMs: clock.now() });
+    async endOrphan(operationId, endState, code) {
+      const ended = await endActiveOperation(store, { operationId, state: endState, code, nowMs: clock.now() });
       if (ended) publish(ended);
     },
     relayed: () => (!state.running && deps.relay?.remote() ? deps.relay : null),

@@ -9,8 +9,8 @@ import { createLogger } from "@/server/log";
 import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 import type { SystemEvent } from "@/lib/events/api";
-import { readRetentionRecord } from "../policy/record";
-import { NOW_MS, storeOf } from "../test-support";
+
+import { NOW_MS, readRecordSync, storeOf } from "../test-support";
 import { createRetentionWorker, type RetentionWorkerDeps } from "./worker";
 
 /** Short waits (batch yields, guard retries) run on the real event loop; long ones are parked. */
@@ -64,7 +64,7 @@ export function makeTestWorker(options: { t: TestDb; events: SystemEvent[]; over
 }
 
 export function readRecordOf(t: TestDb) {
-  const read = readRetentionRecord(storeOf(t.sqlite));
+  const read = readRecordSync(t.sqlite);
   if (read.state === "malformed") throw new Error("malformed");
   return read.record;
 }

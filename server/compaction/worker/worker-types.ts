@@ -53,7 +53,12 @@ export type RetentionWorkerDeps = {
 };
 
 export type RetentionWorker = {
-  start(): void;
+  /**
+   * Recovers interrupted work from the record, then arms the schedule and
+   * the record watch; resolves when that is done (never rejects: a failure
+   * is logged). idle() and stop() wait for it.
+   */
+  start(): Promise<void>;
   /**
    * Runs the jobs this process asks for and their continuations, without
    * recovering the record or arming the daily schedule: for a process that
@@ -63,16 +68,16 @@ export type RetentionWorker = {
   startForeground(): void;
   stop(): Promise<void>;
   isRunning(): boolean;
-  requestAnalysis(age: RetentionAge): { operationId: string };
+  requestAnalysis(age: RetentionAge): Promise<{ operationId: string }>;
   /** `outsideWindow`: the administrator confirmed running outside the maintenance window. */
-  requestRun(expectedRevision: number, options?: { outsideWindow?: boolean }): { operationId: string };
-  cancel(operationId: string): void;
+  requestRun(expectedRevision: number, options?: { outsideWindow?: boolean }): Promise<{ operationId: string }>;
+  cancel(operationId: string): Promise<void>;
   /**
    * Applies what a saved policy asks for (preparation, initial cleanup, stop).
    * `outsideWindow`: the administrator confirmed that the initial pass runs
    * now even outside the maintenance window (else it waits for the window).
    */
-  policySaved(effects: SavePolicyEffects, options?: { outsideWindow?: boolean }): void;
+  policySaved(effects: SavePolicyEffects, options?: { outsideWindow?: boolean }): Promise<void>;
   /** Resolves when nothing runs or waits in the queue (tests). */
   idle(): Promise<void>;
   /** When the next timer fires, for status and tests. */
@@ -81,7 +86,7 @@ export type RetentionWorker = {
    * The cleanup pass waiting for its continuation that a manual analysis or
    * "compact now" would take the slot from right now (null otherwise).
    */
-  betweenSlices?(): string | null;
+  betweenSlices?(): Promise<string | null>;
   /** A command another instance accepted for this (running) worker; ignored while not started. */
-  receiveCommand?(command: RelayedCommand): void;
+  receiveCommand?(command: RelayedCommand): Promise<void>;
 };

@@ -40,9 +40,9 @@ async function startGatedPreparation() {
       return { name: "workspace-2026-01-01T00-00-00Z-0000abcd.db", sizeBytes: 1, completedAt: "2026-01-01T00:00:00Z", sha256: "0".repeat(64) };
     },
   });
-  worker.start();
-  const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
-  worker.policySaved(saved.effects);
+  await worker.start();
+  const saved = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
+  await worker.policySaved(saved.effects);
   await new Promise((r) => setTimeout(r, 0));
   return { worker, release };
 }
@@ -52,9 +52,9 @@ describe("retention worker", () => {
     seedOldTask(t.sqlite, "task-a", 3);
     const before = t.sqlite.prepare("select metadata from messages order by rowid").all();
     const { worker } = makeWorker();
-    worker.start();
-    const { operationId } = worker.requestAnalysis(age);
-    expect(() => worker.requestAnalysis(age)).toThrow(expect.objectContaining({ code: "operation_active" }));
+    await worker.start();
+    const { operationId } = await worker.requestAnalysis(age);
+    await expect(worker.requestAnalysis(age)).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
     await worker.idle();
     const latest = record().runtime.latestAnalysis!;
     expect(latest).toMatchObject({ id: operationId, kind: "analysis", state: "succeeded", eligibleMessages: 3, fingerprint: "weeks:1" });
@@ -68,9 +68,9 @@ describe("retention worker", () => {
   it("[TPR-API-04] [TPR-PREP-10] skip arms cleanup and the initial pass compacts eligible rows", async () => {
     seedOldTask(t.sqlite, "task-a", 4);
     const { worker, parked } = makeWorker();
-    worker.start();
-    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
-    worker.policySaved(saved.effects);
+    await worker.start();
+    const saved = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    await worker.policySaved(saved.effects);
     await worker.idle();
     expect(countMarkedRows(t.sqlite)).toBe(4);
     const latest = record().runtime.latestRun!;
@@ -85,11 +85,11 @@ describe("retention worker", () => {
 
   it("[TPR-API-08] run is refused with 409 until the revision is approved, and on a stale revision", async () => {
     const { worker } = makeWorker();
-    worker.start();
-    expect(() => worker.requestRun(0)).toThrow(expect.objectContaining({ code: "cleanup_not_approved" }));
-    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
-    expect(() => worker.requestRun(1)).toThrow(expect.objectContaining({ code: "cleanup_not_approved" }));
-    expect(() => worker.requestRun(0)).toThrow(expect.objectContaining({ code: "conflict" }));
+    await worker.start();
+    await expect(worker.requestRun(0)).rejects.toThrow(expect.objectContaining({ code: "cleanup_not_approved" }));
+    const saved = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
+    await expect(worker.requestRun(1)).rejects.toThrow(expect.objectContaining({ code: "cleanup_not_approved" }));
+    await expect(worker.requestRun(0)).rejects.toThrow(expect.objectContaining({ code: "conflict" }));
     expect(saved.record.runtime.preparation.state).toBe("pending");
     await worker.stop();
   });
@@ -97,10 +97,10 @@ describe("retention worker", () => {
   it("[TPR-PREP-03] [TPR-PREP-04] backup preparation publishes a verified backup, then arms and runs cleanup", async () => {
     seedOldTask(t.sqlite, "task-a", 2);
     const { worker } = makeWorker();
-    worker.start();
-    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
-    expect(readRetentionStatus(storeOf(t.sqlite), NOW_MS).armed).toBe(false);
-    worker.policySaved(saved.effects);
+    await worker.start();
+    const saved = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
+    expect((await readRetentionStatus(storeOf(t.sqlite), NOW_MS)).armed).toBe(false);
+    await worker.policySaved(saved.effects);
     await worker.idle();
     const prep = record().runtime.preparation;
     expect(prep.state).toBe("ready");
@@ -115,7 +115,7 @@ describe("retention worker", () => {
   it("[TPR-PREP-07] [TPR-PREP-08] a late backup completion after cancel cannot arm cleanup (identity rechecked in the writer transaction)", async () => {
     const { worker, release } = await startGatedPreparation();
     expect(record().runtime.preparation.state).toBe("running");
-    worker.cancel("p-1");
+    await worker.cancel("p-1");
     release();
     await worker.idle();
     expect(record().runtime.preparation).toMatchObject({ state: "failed", errorCode: "preparation_cancelled" });
@@ -126,8 +126,8 @@ describe("retention worker", () => {
 
   it("[TPR-PREP-07] [TPR-PREP-08] a late backup completion after disable cannot arm cleanup (revision rechecked in the writer transaction)", async () => {
     const { worker, release } = await startGatedPreparation();
-    const off = savePolicy(storeOf(t.sqlite), { draft: { enabled: false, age }, expectedRevision: 1, nowMs: NOW_MS, newId: sequentialIds("q") });
-    worker.policySaved(off.effects);
+    const off = await savePolicy(storeOf(t.sqlite), { draft: { enabled: false, age }, expectedRevision: 1, nowMs: NOW_MS, newId: sequentialIds("q") });
+    await worker.policySaved(off.effects);
     release();
     await worker.idle();
     expect(record().policy.enabled).toBe(false);
@@ -138,13 +138,13 @@ describe("retention worker", () => {
 
   it("[TPR-API-05] a running preparation is the active operation (kind preparation), on the event stream, and cancellable by its id", async () => {
     const { worker, release } = await startGatedPreparation();
-    const status = readRetentionStatus(storeOf(t.sqlite), NOW_MS);
+    const status = await readRetentionStatus(storeOf(t.sqlite), NOW_MS);
     expect(status.activeOperation).toMatchObject({ id: "p-1", kind: "preparation", state: "running", startedAt: expect.any(String) });
     expect(events).toContainEqual(expect.objectContaining({ type: "operation", operationId: "p-1", kind: "preparation", state: "running" }));
-    worker.cancel("p-1");
+    await worker.cancel("p-1");
     release();
     await worker.idle();
-    expect(readRetentionStatus(storeOf(t.sqlite), NOW_MS).activeOperation).toBeNull();
+    expect((await readRetentionStatus(storeOf(t.sqlite), NOW_MS)).activeOperation).toBeNull();
     expect(events).toContainEqual(expect.objectContaining({ type: "operation", operationId: "p-1", kind: "preparation", state: "cancelled" }));
     await worker.stop();
   });
@@ -160,13 +160,13 @@ describe("retention worker", () => {
       },
     });
     w2.start();
-    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
+    const saved = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
     w2.policySaved(saved.effects);
     await w2.idle();
     expect(record().runtime.preparation).toMatchObject({ state: "failed", errorCode: "backup_failed" });
-    expect(readRetentionStatus(storeOf(t.sqlite), NOW_MS).armed).toBe(false);
+    expect((await readRetentionStatus(storeOf(t.sqlite), NOW_MS)).armed).toBe(false);
     fail = false;
-    const retry = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 1, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("retry") });
+    const retry = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 1, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("retry") });
     expect(retry.effects.startPreparation).toBe("retry-1");
     w2.policySaved(retry.effects);
     await w2.idle();
@@ -178,12 +178,12 @@ describe("retention worker", () => {
   it("[TPR-SCH-04] an overdue pass starts one minute after readiness, once", async () => {
     seedOldTask(t.sqlite, "task-a", 1);
     const first = makeWorker();
-    savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
     // Due three days ago: a restart must not replay the missed days.
     const rec = record();
     rec.runtime.nextDueAt = new Date(NOW_MS - 3 * DAY_MS).toISOString();
     t.sqlite.prepare("update settings set value = ? where key = 'tool_payload_retention'").run(JSON.stringify(rec));
-    first.worker.start();
+    await first.worker.start();
     expect(first.worker.nextTimerAt()).toBe(NOW_MS + MINUTE_MS);
     expect(first.parked).toHaveLength(1);
     first.fireNext();
@@ -196,13 +196,13 @@ describe("retention worker", () => {
   it("[TPR-BAT-03] [TPR-PREP-10] a restart resumes an approved pass from its stored cursor", async () => {
     seedOldTask(t.sqlite, "task-a", 3);
     seedOldTask(t.sqlite, "task-b", 3);
-    savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
     // A pass that was running when the process died: active slot + no cursor yet.
     const rec = record();
     rec.runtime.activeOperation = { id: "op-crashed", kind: "cleanup", state: "running", startedAt: new Date(NOW_MS).toISOString(), finishedAt: null, cutoff: null, scannedRows: 0, eligibleTasks: 0, eligibleMessages: 0, changedMessages: 0, payloadBytes: 0, skipped: {}, stale: false, revision: 1 };
     t.sqlite.prepare("update settings set value = ? where key = 'tool_payload_retention'").run(JSON.stringify(rec));
     const { worker, fireNext } = makeWorker();
-    worker.start();
+    await worker.start();
     expect(worker.nextTimerAt()).toBe(NOW_MS + MINUTE_MS);
     fireNext();
     await worker.idle();
@@ -216,7 +216,7 @@ describe("retention worker", () => {
     rec.runtime.activeOperation = { id: "op-a", kind: "analysis", state: "running", startedAt: new Date(NOW_MS).toISOString(), finishedAt: null, cutoff: null, scannedRows: 5, eligibleTasks: 1, eligibleMessages: 2, changedMessages: 0, payloadBytes: 10, skipped: {}, stale: false };
     t.sqlite.prepare("insert into settings (key, value, updated_at_ms) values ('tool_payload_retention', ?, 0)").run(JSON.stringify(rec));
     const { worker } = makeWorker();
-    worker.start();
+    await worker.start();
     expect(record().runtime.latestAnalysis).toMatchObject({ id: "op-a", state: "partial", errorCode: "interrupted" });
     expect(record().runtime.activeOperation).toBeNull();
     await worker.stop();
@@ -224,8 +224,8 @@ describe("retention worker", () => {
 
   it("[TPR-API-05] cancel checks identity", async () => {
     const { worker } = makeWorker();
-    worker.start();
-    expect(() => worker.cancel("nope")).toThrow(expect.objectContaining({ code: "conflict" }));
+    await worker.start();
+    await expect(worker.cancel("nope")).rejects.toThrow(expect.objectContaining({ code: "conflict" }));
     await worker.stop();
   });
 });
@@ -235,10 +235,10 @@ describe("retention worker and the maintenance guard", () => {
     seedOldTask(t.sqlite, "task-a", 3);
     const guard = createMaintenanceGuard();
     const { worker, parked, fireNext } = makeWorker({ guard });
-    worker.start();
+    await worker.start();
     const vacuum = (await guard.tryAcquire({ owner: "test-vacuum", kind: "vacuum" }))!;
-    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
-    worker.policySaved(saved.effects);
+    const saved = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    await worker.policySaved(saved.effects);
     await worker.idle();
     // The slice ended with its cursor saved and a continuation at least a minute away.
     expect(countMarkedRows(t.sqlite)).toBe(0);
@@ -258,19 +258,19 @@ describe("retention worker and the maintenance guard", () => {
     seedOldTask(t.sqlite, "task-a", 3);
     const guard = createMaintenanceGuard();
     const { worker, parked, fireNext } = makeWorker({ guard });
-    worker.start();
+    await worker.start();
     const held = (await guard.tryAcquire({ owner: "test-vacuum", kind: "vacuum" }))!;
-    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
-    worker.policySaved(saved.effects);
+    const saved = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    await worker.policySaved(saved.effects);
     await worker.idle();
     // Slice 1 deferred: the pass waits for its continuation.
     const pass = record().runtime.activeOperation!;
     expect(pass).toMatchObject({ kind: "cleanup", state: "running" });
     expect(parked).toHaveLength(1);
 
-    const { operationId } = worker.requestAnalysis(age);
+    const { operationId } = await worker.requestAnalysis(age);
     expect(record().runtime.activeOperation).toMatchObject({ id: operationId, kind: "analysis" });
-    expect(() => worker.requestAnalysis(age)).toThrow(expect.objectContaining({ code: "operation_active" }));
+    await expect(worker.requestAnalysis(age)).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
     await worker.idle();
     expect(record().runtime.latestAnalysis).toMatchObject({ id: operationId, state: "succeeded", eligibleMessages: 3 });
     // The cleanup is back in the slot with its continuation.
@@ -293,10 +293,10 @@ describe("retention worker and the maintenance guard", () => {
     seedOldTask(t.sqlite, "task-b", 2);
     const guard = createMaintenanceGuard();
     const { worker } = makeWorker({ guard });
-    worker.start();
+    await worker.start();
     const held = (await guard.tryAcquire({ owner: "test", kind: "backup" }))!;
-    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
-    worker.policySaved(saved.effects);
+    const saved = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    await worker.policySaved(saved.effects);
     for (let i = 0; i < 5; i += 1) await new Promise((r) => setTimeout(r, 0));
     const stopping = worker.stop();
     held.release();
@@ -313,19 +313,19 @@ describe("retention worker never leaves the active slot held", () => {
     seedOldTask(t.sqlite, "task-a", 2);
     const guard = createMaintenanceGuard();
     const { worker, parked } = makeWorker({ guard });
-    worker.start();
+    await worker.start();
     const held = (await guard.tryAcquire({ owner: "test", kind: "vacuum" }))!;
-    const saved = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
-    worker.policySaved(saved.effects);
+    const saved = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    await worker.policySaved(saved.effects);
     await worker.idle();
     held.release();
     const active = record().runtime.activeOperation!;
     expect(parked).toHaveLength(1);
-    worker.cancel(active.id);
+    await worker.cancel(active.id);
     expect(record().runtime.activeOperation).toBeNull();
     expect(record().runtime.latestRun).toMatchObject({ id: active.id, state: "cancelled" });
     // The slot is free again: a new analysis is accepted.
-    expect(worker.requestAnalysis(age).operationId).toEqual(expect.any(String));
+    expect((await worker.requestAnalysis(age)).operationId).toEqual(expect.any(String));
     await worker.idle();
     await worker.stop();
   });
@@ -333,10 +333,10 @@ describe("retention worker never leaves the active slot held", () => {
   it("a job that throws records a failure and frees the slot", async () => {
     seedOldTask(t.sqlite, "task-a", 1);
     const { worker } = makeWorker();
-    worker.start();
+    await worker.start();
     // A malformed stored row makes nothing throw; a closed statement source does:
     // drop the messages table under the analysis to force an exception.
-    const { operationId } = worker.requestAnalysis(age);
+    const { operationId } = await worker.requestAnalysis(age);
     t.sqlite.exec("alter table messages rename to messages_gone");
     await worker.idle();
     t.sqlite.exec("alter table messages_gone rename to messages");
@@ -349,17 +349,17 @@ describe("retention worker never leaves the active slot held", () => {
     seedOldTask(t.sqlite, "task-a", 2);
     const guard = createMaintenanceGuard();
     const { worker, fireNext } = makeWorker({ guard });
-    worker.start();
+    await worker.start();
     const held = (await guard.tryAcquire({ owner: "test", kind: "vacuum" }))!;
-    const first = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: { value: 2, unit: "weeks" } }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
-    worker.policySaved(first.effects);
+    const first = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age: { value: 2, unit: "weeks" } }, expectedRevision: 0, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("p") });
+    await worker.policySaved(first.effects);
     await worker.idle();
     const oldPass = record().runtime.activeOperation!.id;
     held.release();
     // Shortening the period with skip stops the old pass and re-approves.
-    const second = savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 1, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("q") });
+    const second = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 1, preparation: "skip", nowMs: NOW_MS, newId: sequentialIds("q") });
     expect(second.effects.stopOperations).toEqual([oldPass]);
-    worker.policySaved(second.effects);
+    await worker.policySaved(second.effects);
     await worker.idle();
     fireNext();
     await worker.idle();

@@ -10,7 +10,7 @@ import "server-only";
 import { betweenSlicesInRecord } from "../policy/between-slices";
 import { createCleanupJob } from "./cleanup-job";
 import { createWorkerCommands } from "./commands";
-import type { JobHost } from "./job-host";
+import { errorCode, type JobHost } from "./job-host";
 import { createAnalysisJob, createPreparationJob } from "./jobs";
 import { createRecordWatch } from "./record-watch";
 import { createSchedule } from "./schedule";
@@ -48,15 +48,25 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   const schedule = createSchedule(core, jobs);
   const watch = createRecordWatch(core, jobs, schedule);
   const commands = createWorkerCommands(core, jobs, schedule, watch);
+  // The recovery a start runs (reading the record is a round trip): idle() and stop() wait for it.
+  let starting: Promise<void> = Promise.resolve();
 
   return {
     start() {
-      if (state.running) return;
+      if (state.running) return starting;
       state.running = true;
       state.readyAtMs = clock.now();
-      const recovered = schedule.recover();
-      watch.start();
-      log.info(recovered, "retention worker started");
+      starting = (async () => {
+        try {
+          const recovered = await schedule.recover();
+          log.info(recovered, "retention worker started");
+        } catch (error) {
+          // The record watch re-arms the schedule at its next look.
+          log.error({ code: errorCode(error) }, "retention worker recovery failed");
+        }
+        if (state.running) watch.start();
+      })();
+      return starting;
     },
     startForeground() {
       if (state.running) return;
@@ -67,6 +77,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     async stop() {
       if (!state.running) return;
       state.running = false;
+      await starting;
       slot.disarm();
       watch.stop();
       for (const abort of aborts.values()) abort.abort();
@@ -75,9 +86,12 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     },
     isRunning: () => state.running,
     ...commands,
-    idle: () => queue.idle(),
+    idle: async () => {
+      await starting;
+      await queue.idle();
+    },
     nextTimerAt: () => slot.nextAt(),
-    betweenSlices: () => {
+    betweenSlices: async () => {
       const waiting = slot.waiting();
       if (waiting && !state.suspended && queue.running()?.id !== waiting.id) return waiting.id;
       return core.relayed() ? betweenSlicesInRecord(store) : null;

@@ -29,7 +29,7 @@ const TOTAL = TASKS * PER_TASK;
 /** Seeds and arms the policy with the daily pass due tomorrow, so only the test's commands run; returns the revision. */
 async function armForManualRuns(rt: OpenRuntime): Promise<number> {
   const revision = await seed(rt);
-  updateRetentionRecord(rt.stores.compaction, {
+  await updateRetentionRecord(rt.stores.compaction, {
     nowMs: Date.now(),
     mutate: (current) => ({ ...current, runtime: { ...current.runtime, nextDueAt: formatUtc(Date.now() + 24 * 3600_000) } }),
   });
@@ -72,8 +72,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     const { a, b, revision, clock, batches } = await twoInstances();
     // The first slice ends and its continuation waits: the pass needs more than one slice.
     clock.hold();
-    const { operationId } = b.compaction.requestRun(revision);
-    await until(() => a.compaction.betweenSlices?.() === operationId, "the holder's pass between slices");
+    const { operationId } = await b.compaction.requestRun(revision);
+    await until(async () => (await a.compaction.betweenSlices?.()) === operationId, "the holder's pass between slices");
     expect(latestRun(b)?.id).not.toBe(operationId);
     clock.release();
     await until(() => latestRun(b)?.id === operationId, "the pass to end");
@@ -86,24 +86,24 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     const { a, b, revision, clock, batches } = await twoInstances();
     // Continuations (and the record watch) wait: the pass stays between slices, and only NOTIFY can reach the holder.
     clock.hold();
-    const { operationId } = b.compaction.requestRun(revision);
-    await until(() => a.compaction.betweenSlices?.() === operationId, "the holder's pass between slices");
+    const { operationId } = await b.compaction.requestRun(revision);
+    await until(async () => (await a.compaction.betweenSlices?.()) === operationId, "the holder's pass between slices");
     expect(batches()).toBeGreaterThan(0);
-    b.compaction.cancel(operationId);
+    await b.compaction.cancel(operationId);
     await until(() => latestRun(a)?.id === operationId, "the cancelled pass");
     const run = latestRun(a)!;
     expect(run).toMatchObject({ state: "cancelled" });
     expect(run.changedMessages).toBeGreaterThan(0);
     expect(run.changedMessages).toBeLessThan(TOTAL);
-    expect(a.compaction.betweenSlices?.()).toBeNull();
+    expect(await a.compaction.betweenSlices?.()).toBeNull();
     expect(recordRuntime(b)?.activeOperation).toBeNull();
   }, 90_000);
 
   it("a cancel whose notification is lost still ends the holder's pass cancelled (the holder finds it in the record)", async () => {
     const { a, b, revision, clock } = await twoInstances();
     clock.hold();
-    const { operationId } = b.compaction.requestRun(revision);
-    await until(() => a.compaction.betweenSlices?.() === operationId, "the holder's pass between slices");
+    const { operationId } = await b.compaction.requestRun(revision);
+    await until(async () => (await a.compaction.betweenSlices?.()) === operationId, "the holder's pass between slices");
     // B's worker accepts the cancel and relays it through a relay that drops
     // it, as when the holder's listening session was down at that moment.
     const dropped: RelayedCommand[] = [];
@@ -119,7 +119,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
       guard: b.guard,
       relay: { remote: () => true, send: (command) => void dropped.push(command) },
     });
-    lossy.cancel(operationId);
+    await lossy.cancel(operationId);
     expect(dropped).toEqual([{ kind: "cancel", operationId }]);
     expect(recordRuntime(b)?.activeOperation).toMatchObject({ id: operationId, state: "running" });
     // The pass's next slice (or the holder's timer) finds the request in the record.
@@ -145,17 +145,17 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     // Its first slice runs; its continuation then waits.
     clock.hold();
     await until(() => Boolean(a.compaction.betweenSlices?.()), "the scheduled pass between slices");
-    const scheduled = a.compaction.betweenSlices!()!;
+    const scheduled = (await a.compaction.betweenSlices!())!;
     expect(b.compaction.isRunning()).toBe(false);
     // The non-holder's status offers "compact now" as the holder's does.
-    expect(getRetentionStatus(b)).toMatchObject({ activeOperation: { id: scheduled }, betweenSlices: true });
+    expect(await getRetentionStatus(b)).toMatchObject({ activeOperation: { id: scheduled }, betweenSlices: true });
 
-    const { operationId } = b.compaction.requestRun(revision);
+    const { operationId } = await b.compaction.requestRun(revision);
     expect(recordRuntime(b)?.activeOperation).toMatchObject({ id: operationId, kind: "cleanup", state: "queued" });
     expect(recordRuntime(b)).toMatchObject({ waitingCleanup: { id: scheduled } });
     // A duplicate still meets the manual run in the slot, on either instance.
-    expect(() => b.compaction.requestRun(revision)).toThrow(expect.objectContaining({ code: "operation_active" }));
-    expect(() => a.compaction.requestRun(revision)).toThrow(expect.objectContaining({ code: "operation_active" }));
+    await expect(b.compaction.requestRun(revision)).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
+    await expect(a.compaction.requestRun(revision)).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
 
     clock.release();
     await until(() => ended.has(operationId) && ended.has(scheduled), "both passes to end");
@@ -169,7 +169,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
   it("a run whose notification was lost is picked up by the holder's record watch", async () => {
     const { b, revision } = await twoInstances();
     // Accepted into the shared record with no NOTIFY, as when the notification failed.
-    acceptCleanup({ store: b.stores.compaction, nowMs: Date.now(), newId: () => "lost-notify" }, { expectedRevision: revision, priority: "manual" });
+    await acceptCleanup({ store: b.stores.compaction, nowMs: Date.now(), newId: () => "lost-notify" }, { expectedRevision: revision, priority: "manual" });
     await until(() => latestRun(b)?.id === "lost-notify", "the pass to end");
     expect(latestRun(b)).toMatchObject({ state: "succeeded", changedMessages: TOTAL });
   }, 90_000);
@@ -183,7 +183,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     await putRetentionPolicy(b, { policy: { enabled: true, age: { value: 1, unit: "weeks" } }, expectedRevision: 0, preparation: "skip" });
     const initial = recordRuntime(b)?.activeOperation?.id;
     expect(initial).toBeDefined();
-    await until(() => a.compaction.betweenSlices?.() === initial, "the holder's initial pass between slices");
+    await until(async () => (await a.compaction.betweenSlices?.()) === initial, "the holder's initial pass between slices");
     clock.release();
     await until(() => latestRun(b) !== null && latestRun(b)?.state !== "running", "the initial pass to end");
     expect(latestRun(b)).toMatchObject({ id: initial, state: "succeeded", changedMessages: TOTAL });
@@ -192,7 +192,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
   it("an analysis accepted on the non-holder runs on the holder and completes", async () => {
     const logA: string[] = [];
     const { b } = await twoInstances({ logA });
-    const { operationId } = b.compaction.requestAnalysis({ value: 1, unit: "weeks" });
+    const { operationId } = await b.compaction.requestAnalysis({ value: 1, unit: "weeks" });
     await until(() => recordRuntime(b)?.latestAnalysis?.id === operationId, "the analysis to finish");
     expect(recordRuntime(b)?.latestAnalysis).toMatchObject({ state: "succeeded", eligibleMessages: TOTAL });
     expect(logA.some((line) => line.includes("analysis finished") && line.includes(operationId))).toBe(true);
@@ -208,11 +208,11 @@ describe.skipIf(!TEST_POSTGRES_URL)("a restore on one instance pauses the others
     expect(await a.guard.tryAcquire({ owner: "vacuum", kind: "vacuum" })).toBeNull();
     await expect(a.guard.acquireExclusive({ owner: "backup", kind: "backup" })).rejects.toThrow(/maintenance/i);
 
-    const { operationId } = a.compaction.requestRun(revision);
+    const { operationId } = await a.compaction.requestRun(revision);
     // The pass defers again and again (continuations are compressed) without committing a batch.
     let deferrals = 0;
-    await until(() => {
-      if (a.compaction.betweenSlices?.() === operationId) deferrals += 1;
+    await until(async () => {
+      if ((await a.compaction.betweenSlices?.()) === operationId) deferrals += 1;
       return deferrals >= 3;
     }, "the holder's pass to defer");
     expect(batches()).toBe(0);

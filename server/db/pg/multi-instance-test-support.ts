@@ -122,10 +122,10 @@ export async function seedMessages(rt: OpenRuntime): Promise<void> {
 }
 
 /** Waits for a state another instance (or its timers) brings about; vitest's own poller, no clock reads here. */
-export async function until(condition: () => boolean, what: string, timeoutMs = 40_000): Promise<void> {
+export async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 40_000): Promise<void> {
   await vi.waitFor(
-    () => {
-      if (!condition()) throw new Error(`timed out waiting for ${what}`);
+    async () => {
+      if (!(await condition())) throw new Error(`timed out waiting for ${what}`);
     },
     { timeout: timeoutMs, interval: 10 },
   );
@@ -133,8 +133,9 @@ export async function until(condition: () => boolean, what: string, timeoutMs = 
 
 type Runtime = { activeOperation: RetentionOperation | null; latestRun: RetentionOperation | null; latestAnalysis: RetentionOperation | null };
 
+/** The stored record's runtime, read synchronously (for polling conditions) on the runtime's synchronous connection. */
 export function recordRuntime(rt: OpenRuntime): Runtime | null {
-  const text = rt.stores.compaction.readRecordText();
+  const text = rt.pg?.main.one<{ value: string }>(`select value from settings where key = 'tool_payload_retention'`)?.value ?? null;
   return text ? (JSON.parse(text).runtime as Runtime) : null;
 }
 

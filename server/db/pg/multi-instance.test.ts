@@ -70,7 +70,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
     for (const row of rows) expect((JSON.parse(row.metadata) as { payload_retention?: unknown }).payload_retention, row.id).toBeDefined();
   }, 60_000);
 
-  it("the policy compare-and-set holds across instances: a stale revision from the other instance is refused", () => {
+  it("the policy compare-and-set holds across instances: a stale revision from the other instance is refused", async () => {
     const db = database();
     const a = instance(db);
     const b = instance(db);
@@ -80,9 +80,9 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
         expectedRevision,
         mutate: (current) => ({ ...current, policy: { ...current.policy, enabled: !current.policy.enabled } }),
       });
-    const first = update(a, 0);
+    const first = await update(a, 0);
     expect(first.record.policy.revision).toBe(1);
-    expect(() => update(b, 0)).toThrow();
-    expect(update(b, 1).record.policy.revision).toBe(2);
+    await expect(update(b, 0)).rejects.toThrow();
+    expect((await update(b, 1)).record.policy.revision).toBe(2);
   });
 });

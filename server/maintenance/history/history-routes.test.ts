@@ -123,7 +123,7 @@ describe("storage history after maintenance [sqlite]", () => {
     expect(before.areas.messages).toBeGreaterThan(2_000_000);
 
     clock.advance(60_000);
-    env.rt.compaction.requestRun(armPolicy(sqlite, { value: 1, unit: "weeks" }, clock.now()));
+    await env.rt.compaction.requestRun(await armPolicy(sqlite, { value: 1, unit: "weeks" }, clock.now()));
     await env.rt.compaction.idle();
     const compacted = await sampleAfter("compaction");
     expect(compacted.atMs).toBeGreaterThan(before.atMs);

@@ -138,9 +138,9 @@ describe("demo workspace", () => {
     const clock = manualClock(NOW);
     const reasons: Record<string, string> = {};
     let ordinaryOld = 0;
-    const store = createSqliteCompactionStore(db.sqlite);
+    const store = createSqliteCompactionStore(db.db);
     for (const task of planDemoWorkspace(SEED, NOW)) {
-      const verdict = checkTaskEligibility({ store, taskId: task.id, cutoffMs, clock, budgetMs: 60_000 });
+      const verdict = await checkTaskEligibility({ store, taskId: task.id, cutoffMs, clock, budgetMs: 60_000 });
       if (task.scenario) {
         reasons[task.scenario] = verdict.eligible ? "eligible" : verdict.reason;
       } else if (task.lastActivityMs < cutoffMs - 2 * DAY) {
