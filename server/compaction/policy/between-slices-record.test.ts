@@ -36,14 +36,14 @@ describe("between slices, as recorded for other instances", () => {
     const { revision, passId } = await passInSlot();
     const relayed = () => acceptCleanup({ ...ctx(), newId: () => "manual" }, { expectedRevision: revision, priority: "manual", waitingFromRecord: true });
     // Running a slice (nothing recorded): the manual run meets it.
-    expect(relayed).toThrow(expect.objectContaining({ code: "operation_active" }));
+    await expect(relayed()).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
 
     expect(await markBetweenSlices(storeOf(t.sqlite), { operationId: passId, nowMs: NOW_MS })).toBe(true);
     expect(runtime().betweenSlices).toBe(passId);
     // Its next slice starts first: the mark is gone, the manual run meets it again.
     await markActiveRunning(storeOf(t.sqlite), { operationId: passId, nowMs: NOW_MS });
     expect(runtime().betweenSlices ?? null).toBeNull();
-    expect(relayed).toThrow(expect.objectContaining({ code: "operation_active" }));
+    await expect(relayed()).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
 
     await markBetweenSlices(storeOf(t.sqlite), { operationId: passId, nowMs: NOW_MS });
     expect(relayed()).toEqual({ operationId: "manual" });

@@ -159,7 +159,7 @@ describe("retention settings record", () => {
     db.sqlite.pragma("busy_timeout = 0");
     other.prepare("BEGIN IMMEDIATE").run();
     try {
-      expect(() => updateRetentionRecord(storeOf(db.sqlite), { mutate: (r) => r, nowMs: NOW })).toThrow(/busy|locked/i);
+      await expect(updateRetentionRecord(storeOf(db.sqlite), { mutate: (r) => r, nowMs: NOW })).rejects.toThrow(/busy|locked/i);
     } finally {
       other.prepare("ROLLBACK").run();
       other.close();

@@ -44,7 +44,7 @@ export function createSchedule(core: WorkerCore, jobs: WorkerJobs): Schedule {
     if (!armed || runtime.activeOperation) return;
     const nextDueAtMs = parseRfc3339(runtime.nextDueAt);
     const at = gate.startAt(null, scheduledStartAt({ nextDueAtMs, readyAtMs: state.readyAtMs, nowMs: clock.now() }));
-    slot.arm(at, async () => {
+    slot.arm(at, () => core.track(async () => {
       try {
         const current = await readRetentionRecord(store);
         if (current.state === "malformed") return;
@@ -54,7 +54,7 @@ export function createSchedule(core: WorkerCore, jobs: WorkerJobs): Schedule {
         // Disabled, unapproved or busy: the next save or finished job reschedules.
         log.info({ code: errorCode(error) }, "scheduled compaction pass not started");
       }
-    });
+    }));
   };
 
   const startInitialCleanup = async () => {

@@ -55,6 +55,10 @@ export type WorkerCore = {
   endOrphan(operationId: string, state: "failed" | "cancelled", code: string): Promise<void>;
   /** The relay to the lease holder while this worker is not started on an instance without the lease, else null. */
   relayed(): CommandRelay | null;
+  /** Runs a timer's asynchronous body (it reads the record before it enqueues) so idle() waits for it. */
+  track(body: () => Promise<void>): void;
+  /** Resolves once no tracked timer body is running. */
+  settled(): Promise<void>;
 };
 
 export function createWorkerCore(deps: RetentionWorkerDeps): WorkerCore {
@@ -69,6 +73,7 @@ export function createWorkerCore(deps: RetentionWorkerDeps): WorkerCore {
     queuedAtLastLook: null,
   };
   const publish = (operation: RetentionOperation) => bus.publish(operationEvent(operation));
+  const tracked = new Set<Promise<void>>();
   return {
     deps,
     queue: createSerialQueue({
@@ -86,5 +91,13 @@ export function createWorkerCore(deps: RetentionWorkerDeps): WorkerCore {
       if (ended) publish(ended);
     },
     relayed: () => (!state.running && deps.relay?.remote() ? deps.relay : null),
+    track(body) {
+      const running = body().catch((error: unknown) => log.warn({ code: errorCode(error) }, "retention timer failed"));
+      tracked.add(running);
+      void running.finally(() => tracked.delete(running));
+    },
+    async settled() {
+      while (tracked.size > 0) await Promise.all([...tracked]);
+    },
   };
 }

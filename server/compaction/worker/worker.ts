@@ -88,7 +88,11 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     ...commands,
     idle: async () => {
       await starting;
-      await queue.idle();
+      // A timer that fired reads the record before it enqueues: wait for both, until neither is left.
+      do {
+        await core.settled();
+        await queue.idle();
+      } while (await core.settled().then(() => queue.running() !== null || queue.pending().length > 0));
     },
     nextTimerAt: () => slot.nextAt(),
     betweenSlices: async () => {
