@@ -4,7 +4,7 @@
 // worker lease, maintenance lock).
 import "server-only";
 import { readPgConfig } from "./db/pg/config";
-import { migratePg } from "./db/pg/migrate";
+import { applyPgMigrations } from "./db/pg/migrate";
 import { createPgPool, type PgPool } from "./db/pg/pool";
 import { createPgDb, type PgDb } from "./db/pg/pg-db";
 import { bridgeEventBus, type EventBridge } from "./db/pg/event-bridge";
@@ -22,37 +22,31 @@ import { createPgCompactionStore } from "./compaction/store/pg-store";
 import { readRetentionRecord } from "./compaction/policy/record";
 import { requestedCancel, watchRequestedCancels } from "./compaction/worker/relay-intake";
 
-/**
- * Connects to PostgreSQL and applies pending migrations (under an advisory
- * lock, so instances starting together migrate once). An unreachable server
- * leaves the runtime without a database: reads answer `unsupported`,
- * mutations 501, and the log says why (libpq names host and user, never the
- * password).
- */
-export function openPostgres(url: string, env: Record<string, string | undefined>, log: Logger): PgPool | null {
-  let pool: PgPool | null = null;
-  try {
-    pool = createPgPool(readPgConfig(url, env));
-    migratePg(pool.main);
-    return pool;
-  } catch (error) {
-    pool?.close();
-    log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "opening the PostgreSQL database failed");
-    return null;
-  }
-}
+/** An open, migrated PostgreSQL database: the node-postgres pool and the synchronous connections of the stores not yet converted. */
+export type OpenedPostgres = { db: PgDb; pool: PgPool };
 
 /**
- * The node-postgres pool of the asynchronous stores (it connects on first
- * use; the schema was migrated by openPostgres). Null for a bad configuration.
+ * Creates the pool and applies pending migrations on it (under an advisory
+ * lock, so instances starting together migrate once), before anything is
+ * served. An unreachable server leaves the runtime without a database:
+ * reads answer `unsupported`, mutations 501, and the log says why (the
+ * driver names host and user, never the password).
  */
-export function openPostgresPool(url: string, env: Record<string, string | undefined>, log: Logger): PgDb | null {
+export async function openPostgres(url: string, env: Record<string, string | undefined>, log: Logger): Promise<OpenedPostgres | null> {
+  let db: PgDb | null = null;
+  let pool: PgPool | null = null;
   try {
-    return createPgDb(readPgConfig(url, env), {
+    const config = readPgConfig(url, env);
+    db = createPgDb(config, {
       onIdleError: (error) => log.warn({ err: { name: error.name, code: (error as { code?: unknown }).code } }, "an idle PostgreSQL session failed"),
     });
+    await applyPgMigrations(db);
+    pool = createPgPool(config);
+    return { db, pool };
   } catch (error) {
-    log.error({ err: { name: (error as Error)?.name } }, "creating the PostgreSQL pool failed");
+    pool?.close();
+    await db?.close().catch(() => undefined);
+    log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "opening the PostgreSQL database failed");
     return null;
   }
 }
@@ -66,7 +60,15 @@ export function openPgSaver(url: string, env: Record<string, string | undefined>
   return handle;
 }
 
-export type MultiInstance = { bus: EventBus; lease: WorkerLease; relay: CommandRelay; maintenanceLock: ProcessLock; stop(): Promise<void> };
+export type MultiInstance = {
+  bus: EventBus;
+  lease: WorkerLease;
+  relay: CommandRelay;
+  maintenanceLock: ProcessLock;
+  /** Settles once the event bridge's first LISTEN is in place (or failed, reconnecting in the background). */
+  listening: Promise<void>;
+  stop(): Promise<void>;
+};
 
 /** How often the lease holder also looks for a requested cancel whose notification was lost (besides its own batch boundaries). */
 const CANCEL_WATCH_MS = 60_000;
@@ -74,11 +76,12 @@ const CANCEL_WATCH_MS = 60_000;
 /**
  * The event bridge (which also carries commands to the worker's instance),
  * the worker lease and the maintenance guard's lock, each on a session of its
- * own (a session-level lock lives as long as its session).
+ * own (a session-level lock or a LISTEN lives as long as its session);
+ * NOTIFYs go through the pool.
  */
 export function openMultiInstance(options: {
   pool: PgPool;
-  /** The asynchronous pool: the maintenance lock's dedicated session comes from its configuration. */
+  /** The node-postgres pool: NOTIFYs, and the configuration of the dedicated sessions. */
   db: PgDb;
   timers: Timers;
   log: Logger;
@@ -87,15 +90,21 @@ export function openMultiInstance(options: {
   /** True once the runtime started its background work (before that, commands run where accepted). */
   started: () => boolean;
 }): MultiInstance | null {
-  const { pool, timers, log } = options;
+  const { pool, db, timers, log } = options;
   try {
-    const listener = pool.acquire();
-    const leaseSession = pool.acquire();
     const channels = { [COMMANDS_CHANNEL]: receiveCommands({ deliver: options.onCommand, log }) };
-    const bus: EventBus & EventBridge = bridgeEventBus({ local: createEventBus(), sender: pool.main, listener, instanceId: options.instanceId, timers, log, channels });
-    const lease = createWorkerLease({ client: leaseSession, timers, log: log.child({ component: "worker-lease" }) });
+    const bus: EventBus & EventBridge = bridgeEventBus({
+      local: createEventBus(),
+      db,
+      listen: createSessionSlot(() => db.session("listen")),
+      instanceId: options.instanceId,
+      timers,
+      log: log.child({ component: "event-bridge" }),
+      channels,
+    });
+    const lease = createWorkerLease({ slot: createSessionSlot(() => db.session("worker lease")), timers, log: log.child({ component: "worker-lease" }) });
     const records = createPgCompactionStore(pool.main);
-    const maintenanceLock = createPgMaintenanceLock({ slot: createSessionSlot(() => options.db.session("maintenance lock")), log: log.child({ component: "maintenance-lock" }) });
+    const maintenanceLock = createPgMaintenanceLock({ slot: createSessionSlot(() => db.session("maintenance lock")), log: log.child({ component: "maintenance-lock" }) });
     const cancels = watchRequestedCancels({
       readRequested: () => requestedCancel(readRetentionRecord(records)),
       bus,
@@ -108,12 +117,13 @@ export function openMultiInstance(options: {
     return {
       bus,
       lease,
-      relay: createCommandRelay({ sender: pool.main, log, remote: () => options.started() && !lease.held() }),
+      relay: createCommandRelay({ db, log, remote: () => options.started() && !lease.held() }),
       maintenanceLock,
+      listening: bus.ready(),
       async stop() {
         cancels.stop();
-        bus.stop();
-        lease.stop();
+        await bus.stop();
+        await lease.stop();
         await maintenanceLock.close();
       },
     };

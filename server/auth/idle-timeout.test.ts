@@ -29,7 +29,7 @@ for (const { engine, skip } of [
 
     beforeEach(async () => {
       clock = manualClock(Date.parse("2026-03-01T10:00:00Z"));
-      rt = createEngineTestRuntime(engine, { prefix: "idle-timeout-", install: true, clock, env: { SESSION_IDLE_MINUTES: "30" } });
+      rt = await createEngineTestRuntime(engine, { prefix: "idle-timeout-", install: true, clock, env: { SESSION_IDLE_MINUTES: "30" } });
       const { id } = await createUser(rt.stores.auth, { email: "idle@example.com", role: "viewer", password: "long-enough-password", nowMs: clock.now() });
       cookie = `${SESSION_COOKIE}=${(await createSession(rt.stores.auth, { userId: id, nowMs: clock.now() })).token}`;
     });

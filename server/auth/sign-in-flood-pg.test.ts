@@ -40,7 +40,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("a flood of refused sign-ins [postgres]", ()
   beforeEach(async () => {
     clock = manualClock(Date.parse("2026-03-01T10:00:00Z"));
     ring = new LogRing();
-    rt = createEngineTestRuntime("postgres", { prefix: "sign-in-flood-pg-", install: true, clock, log: createLogger({ level: "info", ring }) });
+    rt = await createEngineTestRuntime("postgres", { prefix: "sign-in-flood-pg-", install: true, clock, log: createLogger({ level: "info", ring }) });
     sql = engineSql(rt);
     adminId = (await createUser(rt.stores.auth, { ...ADMIN, role: "admin", nowMs: clock.now() })).id;
   });
