@@ -52,7 +52,7 @@ export type CheckpointServices = {
   runHistory: RunHistoryCache;
   /** CHECKPOINT_HANDLE_TTL_DAYS: how long a run handle stays protected (0: never expires). */
   handleTtlDays: number;
-  /** PostgreSQL: the process's PostgresSaver (its own pool, tables set up at open); null on SQLite. */
+  /** PostgreSQL: the process's PostgresSaver (on the runtime's pool, tables set up at open); null on SQLite. */
   pgSaver: PgSaverHandle | null;
   /** Automatic checkpoint cleanup and thread expiry (started with the compaction worker, under the same lease). */
   schedule: CheckpointScheduler;
@@ -209,7 +209,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       runHistory: createRunHistoryCache(),
       handleTtlDays: handleTtlDays(env, log),
       // Agent threads on PostgreSQL: the saver's tables are set up now, before the first request.
-      pgSaver: pg && target.engine === "postgres" ? openPgSaver(target.url, env, log) : null,
+      pgSaver: postgres ? openPgSaver(postgres, log) : null,
       // Replaced just below, once the runtime it reads its database from exists.
       schedule: null as unknown as CheckpointScheduler,
     },
@@ -278,7 +278,6 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       await rt.storageHistory.stop();
       await rt.handle?.close();
       await multi?.stop();
-      await rt.checkpoints.pgSaver?.close();
       rt.pg?.close();
       rt.pg = null;
       await rt.postgres?.close();
