@@ -3,35 +3,36 @@
 // (drizzle/pg/), and exits. Under `--on-start` (npm start) an unreachable
 // PostgreSQL server is reported but does not stop the start: the app then
 // answers `unsupported` until it is restarted with the server up.
-import { connectPg } from "@/server/db/pg/client";
 import { readPgConfig } from "@/server/db/pg/config";
-import { migratePg } from "@/server/db/pg/migrate";
+import { applyPgMigrations } from "@/server/db/pg/migrate";
+import { createPgDb } from "@/server/db/pg/pg-db";
 import { parseDatabaseUrl, postgresUrlOf } from "@/server/db/url";
 import { openConfiguredDatabase } from "./lib/database";
 
-function migratePostgres(url: string): void {
+async function migratePostgres(url: string): Promise<void> {
   const config = readPgConfig(url);
-  const client = connectPg({ url, timeouts: config.timeouts, applicationName: `${config.applicationName} migrate` });
+  // One session: the migration is one transaction.
+  const db = createPgDb({ ...config, poolMax: 1, applicationName: `${config.applicationName} migrate` });
   try {
-    const applied = migratePg(client);
+    const applied = await applyPgMigrations(db);
     console.log(applied.length ? `migrate: PostgreSQL database migrated (${applied.join(", ")})` : "migrate: PostgreSQL database is up to date");
   } finally {
-    client.close();
+    await db.close();
   }
 }
 
-function main(): number {
+async function main(): Promise<number> {
   const postgresUrl = postgresUrlOf(process.env.DATABASE_URL);
   if (postgresUrl && process.argv.includes("--on-start")) {
     try {
-      migratePostgres(postgresUrl);
+      await migratePostgres(postgresUrl);
     } catch (error) {
       console.error(`migrate: PostgreSQL is not reachable or not migratable (${(error as Error).message}); the app will answer unsupported`);
     }
     return 0;
   }
   if (postgresUrl) {
-    migratePostgres(postgresUrl);
+    await migratePostgres(postgresUrl);
     return 0;
   }
   const target = parseDatabaseUrl(process.env.DATABASE_URL);
@@ -42,9 +43,10 @@ function main(): number {
   return 0;
 }
 
-try {
-  process.exit(main());
-} catch (error) {
-  console.error(`migrate: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-}
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`migrate: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

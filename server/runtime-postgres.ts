@@ -4,7 +4,7 @@
 // worker lease, maintenance lock).
 import "server-only";
 import { readPgConfig } from "./db/pg/config";
-import { migratePg } from "./db/pg/migrate";
+import { applyPgMigrations } from "./db/pg/migrate";
 import { createPgPool, type PgPool } from "./db/pg/pool";
 import { createPgDb, type PgDb } from "./db/pg/pg-db";
 import { bridgeEventBus, type EventBridge } from "./db/pg/event-bridge";
@@ -22,37 +22,31 @@ import { createPgCompactionStore } from "./compaction/store/pg-store";
 import { readRetentionRecord } from "./compaction/policy/record";
 import { requestedCancel, watchRequestedCancels } from "./compaction/worker/relay-intake";
 
-/**
- * Connects to PostgreSQL and applies pending migrations (under an advisory
- * lock, so instances starting together migrate once). An unreachable server
- * leaves the runtime without a database: reads answer `unsupported`,
- * mutations 501, and the log says why (libpq names host and user, never the
- * password).
- */
-export function openPostgres(url: string, env: Record<string, string | undefined>, log: Logger): PgPool | null {
-  let pool: PgPool | null = null;
-  try {
-    pool = createPgPool(readPgConfig(url, env));
-    migratePg(pool.main);
-    return pool;
-  } catch (error) {
-    pool?.close();
-    log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "opening the PostgreSQL database failed");
-    return null;
-  }
-}
+/** An open, migrated PostgreSQL database: the node-postgres pool and the synchronous connections of the stores not yet converted. */
+export type OpenedPostgres = { db: PgDb; pool: PgPool };
 
 /**
- * The node-postgres pool of the asynchronous stores (it connects on first
- * use; the schema was migrated by openPostgres). Null for a bad configuration.
+ * Creates the pool and applies pending migrations on it (under an advisory
+ * lock, so instances starting together migrate once), before anything is
+ * served. An unreachable server leaves the runtime without a database:
+ * reads answer `unsupported`, mutations 501, and the log says why (the
+ * driver names host and user, never the password).
  */
-export function openPostgresPool(url: string, env: Record<string, string | undefined>, log: Logger): PgDb | null {
+export async function openPostgres(url: string, env: Record<string, string | undefined>, log: Logger): Promise<OpenedPostgres | null> {
+  let db: PgDb | null = null;
+  let pool: PgPool | null = null;
   try {
-    return createPgDb(readPgConfig(url, env), {
+    const config = readPgConfig(url, env);
+    db = createPgDb(config, {
       onIdleError: (error) => log.warn({ err: { name: error.name, code: (error as { code?: unknown }).code } }, "an idle PostgreSQL session failed"),
     });
+    await applyPgMigrations(db);
+    pool = createPgPool(config);
+    return { db, pool };
   } catch (error) {
-    log.error({ err: { name: (error as Error)?.name } }, "creating the PostgreSQL pool failed");
+    pool?.close();
+    await db?.close().catch(() => undefined);
+    log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "opening the PostgreSQL database failed");
     return null;
   }
 }

@@ -6,7 +6,7 @@ import path from "node:path";
 import type { SqliteDb } from "./db/sqlite-db";
 import { createEmptyPgDatabase } from "./db/pg/test-db";
 import { createLogger } from "./log";
-import { createRuntime, installProcessRuntime, openRuntime, uninstallProcessRuntime, type OpenRuntime, type RuntimeOptions } from "./runtime";
+import { createMigratedRuntime, createRuntime, installProcessRuntime, openRuntime, uninstallProcessRuntime, type OpenRuntime, type RuntimeOptions } from "./runtime";
 
 export type TestRuntime = OpenRuntime & {
   /** SQLite test runtimes always have their file open. */
@@ -78,12 +78,12 @@ export type EngineTestRuntime = OpenRuntime & { dir: string; dispose(): Promise<
  * server (migrated by the runtime itself, as at boot); backups go under a
  * temp DATA_DIR. Dispose stops it and drops the database.
  */
-export function createPgTestRuntime(options: TestRuntimeOptions = {}): EngineTestRuntime {
+export async function createPgTestRuntime(options: TestRuntimeOptions = {}): Promise<EngineTestRuntime> {
   const { prefix = "runtime-pg-", start = false, install = false, env = {}, ...rest } = options;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const db = createEmptyPgDatabase();
   const rt = openRuntime(
-    createRuntime({
+    await createMigratedRuntime({
       log: createLogger({ level: "silent" }),
       ...rest,
       env: { ...NO_IDLE_TIMEOUT, ...env, DATABASE_URL: db.url, DATA_DIR: dir },
@@ -107,6 +107,6 @@ export function createPgTestRuntime(options: TestRuntimeOptions = {}): EngineTes
 }
 
 /** A test runtime on `engine` (PostgreSQL needs TEST_POSTGRES_URL). */
-export function createEngineTestRuntime(engine: "sqlite" | "postgres", options: TestRuntimeOptions = {}): EngineTestRuntime {
+export async function createEngineTestRuntime(engine: "sqlite" | "postgres", options: TestRuntimeOptions = {}): Promise<EngineTestRuntime> {
   return engine === "postgres" ? createPgTestRuntime(options) : createTestRuntime(options);
 }

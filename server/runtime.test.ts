@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { manualClock } from "./clock";
 import { createLogger } from "./log";
-import { createRuntime, openRuntime, processRuntime, uninstallProcessRuntime, type Runtime } from "./runtime";
+import { createMigratedRuntime, openRuntime, processRuntime, uninstallProcessRuntime, type Runtime } from "./runtime";
 import { createTestRuntime, type TestRuntime } from "./runtime-test-support";
 import { requireProcessRuntime, startServerProcess } from "./startup";
 
@@ -61,7 +61,7 @@ describe("runtime", () => {
   });
 
   it("an unsupported engine opens nothing and builds no worker", async () => {
-    const unsupported = createRuntime({ env: { DATABASE_URL: "postgres://user:secret@127.0.0.1:1/db" }, log: silent });
+    const unsupported = await createMigratedRuntime({ env: { DATABASE_URL: "postgres://user:secret@127.0.0.1:1/db" }, log: silent });
     extra.push(unsupported);
     expect(unsupported.handle).toBeNull();
     expect(unsupported.compaction).toBeNull();

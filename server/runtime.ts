@@ -8,7 +8,7 @@ import { openSqliteDb, type SqliteDb } from "./db/sqlite-db";
 import type { PgDb } from "./db/pg/pg-db";
 import type { PgPool } from "./db/pg/pool";
 import { parseDatabaseUrl, postgresDataAnchor, type DatabaseTarget } from "./db/url";
-import { openMultiInstance, openPgSaver, openPostgres, openPostgresPool } from "./runtime-postgres";
+import { openMultiInstance, openPgSaver, openPostgres, type OpenedPostgres } from "./runtime-postgres";
 import { systemClock, systemTimers, type Clock, type Timers } from "./clock";
 import { randomIds, type IdGenerator } from "./ids";
 import { createLogger, type Logger } from "./log";
@@ -131,12 +131,20 @@ export type RuntimeOptions = {
   ids?: IdGenerator;
   /** Replaces the stdout + ring logger (tests capture lines here). */
   log?: Logger;
+  /** The ring `log` feeds, when the caller made both. */
+  logRing?: LogRing;
   /** Test seams for the compaction worker (pass limits, backup function). */
   worker?: Pick<RetentionWorkerDeps, "pass" | "createBackupFn" | "verificationCache">;
   /** The read thread's bundle; null runs shell output and export inline; default: dist/read-thread.cjs when fresh. */
   readThreadBundle?: string | null;
   /** Test seam for per-task restores (smaller batches). */
   payloadRestore?: { batch?: RestoreBatchLimits };
+  /**
+   * PostgreSQL: the database openPostgres opened and migrated (null: it could
+   * not, and the runtime has no database). Required when DATABASE_URL names
+   * PostgreSQL; createMigratedRuntime passes it.
+   */
+  postgres?: OpenedPostgres | null;
   /** Test seams for scheduled checkpoint maintenance (batch limits, backup function). */
   schedule?: Pick<SchedulerDeps, "limits" | "createBackupFn" | "verificationCache">;
 };
@@ -155,16 +163,35 @@ export function openRuntime(rt: Runtime): OpenRuntime | null {
 /** How soon a server notices a policy or pass changed by another process (the operator CLI). */
 const RECORD_WATCH_MS = 60_000;
 
+/**
+ * The runtime of DATABASE_URL with its database migrated first: on
+ * PostgreSQL the pool is opened and pending migrations applied (awaited)
+ * before the runtime exists, so nothing is served on an old schema. What the
+ * server, the CLI and scripts start with; SQLite migrates at open already.
+ */
+export async function createMigratedRuntime(options: Omit<RuntimeOptions, "postgres"> = {}): Promise<Runtime> {
+  const env = options.env ?? process.env;
+  const target = parseDatabaseUrl(env.DATABASE_URL);
+  if (target.engine !== "postgres") return createRuntime(options);
+  // The logger the runtime will own (with its ring), so the open's lines reach the log viewer too.
+  const logRing = options.log ? options.logRing : new LogRing();
+  const log = options.log ?? createLogger({ level: env.LOG_LEVEL, ring: logRing });
+  return createRuntime({ ...options, log, logRing, postgres: await openPostgres(target.url, env, log) });
+}
+
 export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const env = options.env ?? process.env;
   const target = parseDatabaseUrl(env.DATABASE_URL);
-  const logRing = new LogRing();
+  const logRing = options.logRing ?? new LogRing();
   const log = options.log ?? createLogger({ level: env.LOG_LEVEL, ring: logRing });
   let started = false;
   let stopped = false;
   const timers = options.timers ?? systemTimers;
-  const pg = target.engine === "postgres" ? openPostgres(target.url, env, log) : null;
-  const postgres = pg && target.engine === "postgres" ? openPostgresPool(target.url, env, log) : null;
+  if (target.engine === "postgres" && options.postgres === undefined) {
+    throw new Error("a PostgreSQL runtime is created from a migrated database: use createMigratedRuntime");
+  }
+  const pg = target.engine === "postgres" ? (options.postgres?.pool ?? null) : null;
+  const postgres = target.engine === "postgres" ? (options.postgres?.db ?? null) : null;
   // PostgreSQL: several instances share the database. Events reach every
   // instance (LISTEN/NOTIFY) and one worker runs at a time (advisory lock).
   const multi = pg && postgres

@@ -6,7 +6,7 @@ import { pruneSessions } from "@/server/auth/sessions";
 import { scheduleThrottlePruning } from "@/server/auth/throttle-pruning";
 import { createLogger, type Logger } from "@/server/log";
 import { startMaintenance } from "@/server/maintenance/startup";
-import { createRuntime, installProcessRuntime, openRuntime, processRuntime, type Runtime } from "@/server/runtime";
+import { createMigratedRuntime, installProcessRuntime, openRuntime, processRuntime, type Runtime } from "@/server/runtime";
 import { processStartup, setProcessStartup } from "@/server/runtime-slot";
 
 /**
@@ -31,7 +31,8 @@ export function startServerProcess(env: NodeJS.ProcessEnv = process.env): Promis
 async function startOnce(env: NodeJS.ProcessEnv): Promise<Runtime | null> {
   let rt: Runtime;
   try {
-    rt = createRuntime({ env });
+    // On PostgreSQL the migrations are awaited here: the runtime is installed (and served) only after them.
+    rt = await createMigratedRuntime({ env });
   } catch (error) {
     logFailure(createLogger({ level: env.LOG_LEVEL }), "runtime", error);
     return null;

@@ -32,10 +32,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { migratePg } from "@/server/db/pg/migrate";
 import { createEmptyPgDatabase } from "@/server/db/pg/test-db";
 import { createLogger } from "@/server/log";
-import { createRuntime, openRuntime, type OpenRuntime } from "@/server/runtime";
+import { createMigratedRuntime, openRuntime, type OpenRuntime } from "@/server/runtime";
 import { threadService } from "@/server/checkpoints/service";
 import { startRun, type RunDeps } from "@/server/checkpoints/runs";
 import { createThread } from "@/server/checkpoints/threads";
@@ -208,10 +207,9 @@ async function measureEngine(engine: Engine, runs: number, points: number[], mod
     CHECKPOINT_CHANNEL_MODE: mode,
     CHECKPOINT_AGENT_TOOL_PAYLOAD_BYTES: arg("payload-bytes", "64"),
   };
-  const rt = openRuntime(createRuntime({ env, log: createLogger({ level: "error" }) }));
+  const rt = openRuntime(await createMigratedRuntime({ env, log: createLogger({ level: "error" }) }));
   if (!rt) throw new Error(`could not open the ${engine} runtime`);
   try {
-    if (rt.pg) migratePg(rt.pg.main);
     const service = threadService(rt, env);
     const pgMeasured = engine === "postgres" ? await pgMeter(rt) : null;
     const meter = pgMeasured ? pgMeasured.meter : sqliteMeter(rt);

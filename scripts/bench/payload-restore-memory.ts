@@ -35,7 +35,7 @@ import { listBackups } from "@/server/maintenance/backups/catalog";
 import { createBackup } from "@/server/maintenance/backups/create";
 import { backupPath } from "@/server/maintenance/backups/names";
 import { createLogger } from "@/server/log";
-import { createRuntime, openRuntime, type OpenRuntime } from "@/server/runtime";
+import { createMigratedRuntime, openRuntime, type OpenRuntime } from "@/server/runtime";
 
 const MIB = 1024 * 1024;
 const ROW_CHARS = 256 * 1024;
@@ -55,8 +55,8 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 type Engine = "sqlite" | "postgres";
 type Setup = { engine: Engine; env: Record<string, string> };
 
-function runtimeOf(setup: Setup): OpenRuntime {
-  const rt = openRuntime(createRuntime({ env: setup.env, log: createLogger({ level: "silent" }) }));
+async function runtimeOf(setup: Setup): Promise<OpenRuntime> {
+  const rt = openRuntime(await createMigratedRuntime({ env: setup.env, log: createLogger({ level: "silent" }) }));
   if (!rt) throw new Error("the database did not open");
   return rt;
 }
@@ -208,11 +208,11 @@ async function child(kind: string, setup: Setup, backupFile: string): Promise<vo
   const tools = sampleChildren();
   const detail: Record<string, unknown> = {};
   if (kind === "idle") {
-    const rt = runtimeOf(setup);
+    const rt = await runtimeOf(setup);
     detail.tasks = (await rt.stores.restores.taskExists(TARGET)) ? 1 : 0;
     await rt.stop();
   } else if (kind === "restore") {
-    const rt = runtimeOf(setup);
+    const rt = await runtimeOf(setup);
     // Phases from the bus: the backup's check and the plan come before the first commit.
     let firstCommit: number | null = null;
     let lastCommit = 0;
@@ -319,7 +319,7 @@ async function main(): Promise<void> {
     fs.mkdirSync(dir, { recursive: true });
     setup = { engine, env: { DATABASE_URL: `file:${file}` } };
   }
-  const rt = runtimeOf(setup);
+  const rt = await runtimeOf(setup);
   let generated = null;
   if (fresh) {
     log(`generating ${gib} GiB...`);

@@ -4,24 +4,28 @@
 // worker holds the lease. Killed with SIGKILL by the parent.
 import type { Timers } from "@/server/clock";
 import { createLogger } from "@/server/log";
-import { createRuntime, openRuntime } from "@/server/runtime";
+import { createMigratedRuntime, openRuntime } from "@/server/runtime";
 
 const fastTimers: Timers = {
   setTimeout: (fn, ms) => setTimeout(fn, Math.min(ms, 50)),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
-const rt = openRuntime(createRuntime({ env: process.env, timers: fastTimers, log: createLogger({ level: "error", destination: process.stderr }) }));
-if (!rt) {
-  console.error("instance: the database could not be opened");
-  process.exit(1);
-}
-rt.start();
-console.log("ready");
-const watch = setInterval(() => {
-  if (rt.compaction.isRunning()) {
-    console.log("leader");
-    clearInterval(watch);
+async function main(): Promise<void> {
+  const rt = openRuntime(await createMigratedRuntime({ env: process.env, timers: fastTimers, log: createLogger({ level: "error", destination: process.stderr }) }));
+  if (!rt) {
+    console.error("instance: the database could not be opened");
+    process.exit(1);
   }
-}, 20);
-setInterval(() => undefined, 60_000);
+  rt.start();
+  console.log("ready");
+  const watch = setInterval(() => {
+    if (rt.compaction.isRunning()) {
+      console.log("leader");
+      clearInterval(watch);
+    }
+  }, 20);
+  setInterval(() => undefined, 60_000);
+}
+
+void main();

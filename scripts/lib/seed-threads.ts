@@ -3,7 +3,7 @@
 // the configured channel mode), only when no thread has a checkpoint yet.
 import { threadService } from "@/server/checkpoints/service";
 import { createLogger } from "@/server/log";
-import { createRuntime, openRuntime } from "@/server/runtime";
+import { createMigratedRuntime, openRuntime } from "@/server/runtime";
 import { seedAgentThreads, type AgentThreadsResult, type AgentThreadsSize } from "@/server/workspace/demo/agent-threads";
 
 /** Small tool outputs: the demo shows thread shapes, not payload volume. */
@@ -12,7 +12,7 @@ const DEMO_TOOL_PAYLOAD_BYTES = "64";
 export type ThreadSeedOutcome = { seeded: false; existing: number } | { seeded: true; result: AgentThreadsResult; ms: number };
 
 export async function seedDemoThreadsIfEmpty(size: AgentThreadsSize, env: NodeJS.ProcessEnv = process.env): Promise<ThreadSeedOutcome> {
-  const rt = openRuntime(createRuntime({ env, log: createLogger({ level: "warn" }) }));
+  const rt = openRuntime(await createMigratedRuntime({ env, log: createLogger({ level: "warn" }) }));
   if (!rt) throw new Error("agent threads can only be seeded into a file: SQLite database");
   try {
     const existing = (await rt.stores.checkpoints.listThreadIds()).length;

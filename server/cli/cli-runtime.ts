@@ -1,6 +1,6 @@
 import pino from "pino";
 import { createLogger } from "@/server/log";
-import { createRuntime, openRuntime, type OpenRuntime } from "@/server/runtime";
+import { createMigratedRuntime, openRuntime, type OpenRuntime } from "@/server/runtime";
 import { AppError } from "@/server/errors";
 
 /**
@@ -11,9 +11,9 @@ import { AppError } from "@/server/errors";
  * the server. Logs go to stderr (warn and up unless LOG_LEVEL says more) so
  * stdout carries only the answer.
  */
-export function openCliRuntime(env: NodeJS.ProcessEnv = process.env): OpenRuntime {
+export async function openCliRuntime(env: NodeJS.ProcessEnv = process.env): Promise<OpenRuntime> {
   const log = createLogger({ level: env.LOG_LEVEL ?? "warn", destination: pino.destination(2) });
-  const rt = openRuntime(createRuntime({ env, log }));
+  const rt = openRuntime(await createMigratedRuntime({ env, log }));
   if (!rt) throw new AppError("unsupported_engine", "DATABASE_URL names an engine this release does not support");
   rt.compaction.startForeground();
   // Passes and cleanups run here are sampled here (the server never hears of them); the daily sample stays the server's.

@@ -68,7 +68,7 @@ export async function runCli(options: CliOptions): Promise<ExitCode> {
     const out = createOutput({ json: Boolean(program.opts().json) });
     let rt: OpenRuntime | null = null;
     try {
-      rt = openCliRuntime(env);
+      rt = await openCliRuntime(env);
       const inode = fs.statSync(rt.dbFile).ino;
       code = await verb({ rt, out, tty: options.tty ?? false, signal });
       // A restore on the server swaps the file under this open connection:

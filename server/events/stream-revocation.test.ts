@@ -56,7 +56,7 @@ for (const { engine, skip } of [
 
     beforeEach(async () => {
       time = manualTime(Date.parse("2026-03-01T10:00:00Z"));
-      rt = createEngineTestRuntime(engine, { prefix: "stream-revocation-", install: true, clock: time.clock, timers: time.timers, env: { SESSION_IDLE_MINUTES: "30" } });
+      rt = await createEngineTestRuntime(engine, { prefix: "stream-revocation-", install: true, clock: time.clock, timers: time.timers, env: { SESSION_IDLE_MINUTES: "30" } });
     });
     afterEach(async () => {
       for (const stream of opened.splice(0)) stream.abort.abort();

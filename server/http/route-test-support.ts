@@ -121,7 +121,7 @@ export async function setUpEngineRouteTestEnv(
   prefix = "routes-",
   options: Omit<TestRuntimeOptions, "prefix" | "install"> = {},
 ): Promise<EngineRouteTestEnv> {
-  const rt = createEngineTestRuntime(engine, { start: true, ...options, prefix, install: true });
+  const rt = await createEngineTestRuntime(engine, { start: true, ...options, prefix, install: true });
   await signInTestUsers(rt);
   let restore: (() => void) | null = null;
   return {

@@ -40,7 +40,7 @@ function call(
 }
 
 beforeEach(async () => {
-  rt = createEngineTestRuntime(engine, { prefix: "workspace-routes-", install: true, clock: manualClock(NOW) });
+  rt = await createEngineTestRuntime(engine, { prefix: "workspace-routes-", install: true, clock: manualClock(NOW) });
   sql = engineSql(rt);
   // Users through the store: these tests never sign in with a password, so skip the KDF.
   for (const [id, role] of [["admin-1", "admin"], ["viewer-1", "viewer"]] as const) {

@@ -27,10 +27,10 @@ afterEach(async () => {
 const ENV: NodeJS.ProcessEnv = { ...process.env, CHECKPOINT_CHANNEL_MODE: "delta", CHECKPOINT_DELTA_SNAPSHOT_FREQUENCY: "1000" };
 
 /** Instances A and B on one fresh database, each with its thread service. */
-function twoInstances(): { a: RunDeps; b: RunDeps } {
+async function twoInstances(): Promise<{ a: RunDeps; b: RunDeps }> {
   const db = newDatabase(cleanups);
-  const a = threadService(newInstance(cleanups, db), ENV);
-  const b = threadService(newInstance(cleanups, db), ENV);
+  const a = threadService(await newInstance(cleanups, db), ENV);
+  const b = threadService(await newInstance(cleanups, db), ENV);
   expect(a.store).not.toBe(b.store);
   return { a, b };
 }
@@ -67,7 +67,7 @@ function onFetch(a: RunDeps, checkpointId: string, hook: () => Promise<void> | v
 describe.skipIf(!TEST_POSTGRES_URL)("reads racing a deletion by another instance", () => {
   /** A's read walks the chain; B grafts the second link out just before A fetches it. */
   async function raceGraftByB(accessorOf: (a: RunDeps) => RunDeps["accessor"]) {
-    const { a, b } = twoInstances();
+    const { a, b } = await twoInstances();
     const thread = await linkedThread(a);
     const link = thread.links[1]!;
     expect(await judgeGraft({ store: b.store!, graph: await loadThreadGraph(b.store!, thread.threadId), checkpointId: link })).toMatchObject({ graftable: true });
@@ -96,7 +96,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("reads racing a deletion by another instance
 
   /** A pinned read on A of the thread's leaf; B's admission reclaims the leaf just after A resolved it. */
   async function racePinnedRead(accessorOf: (a: RunDeps) => RunDeps["accessor"]) {
-    const { a, b } = twoInstances();
+    const { a, b } = await twoInstances();
     const thread = await linkedThread(a);
     const leaf = thread.links[3]!;
     let reclaimed = 0;

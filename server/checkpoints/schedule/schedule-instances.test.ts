@@ -19,8 +19,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("scheduled checkpoint maintenance across ins
     const db = newDatabase(cleanups);
     // Minute-long delays (readiness, the record watch, lease polls) compressed; the daily due time stays parked.
     const timers = minuteTimers().timers;
-    const a = newInstance(cleanups, db, { timers });
-    const b = newInstance(cleanups, db, { timers });
+    const a = await newInstance(cleanups, db, { timers });
+    const b = await newInstance(cleanups, db, { timers });
     a.start();
     await until(() => a.checkpoints.schedule.isRunning(), "A holding the lease");
     b.start();

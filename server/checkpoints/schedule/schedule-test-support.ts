@@ -20,9 +20,9 @@ export function middayToday(): number {
 
 export type ScheduleTestEnv = { rt: EngineTestRuntime; time: ManualTime };
 
-export function scheduleTestEnv(engine: "sqlite" | "postgres", options: TestRuntimeOptions & { startMs?: number } = {}): ScheduleTestEnv {
+export async function scheduleTestEnv(engine: "sqlite" | "postgres", options: TestRuntimeOptions & { startMs?: number } = {}): Promise<ScheduleTestEnv> {
   const time = manualTime(options.startMs ?? middayToday());
-  const rt = createEngineTestRuntime(engine, { prefix: "schedule-", ...options, clock: time.clock, timers: time.timers });
+  const rt = await createEngineTestRuntime(engine, { prefix: "schedule-", ...options, clock: time.clock, timers: time.timers });
   return { rt, time };
 }
 

@@ -8,7 +8,7 @@ import type { SystemEvent } from "@/lib/events/api";
 import { listAuditEntries } from "@/server/audit/list";
 import { TEST_POSTGRES_URL } from "@/server/db/pg/test-db";
 import { createLogger } from "@/server/log";
-import { createRuntime, openRuntime, type OpenRuntime } from "@/server/runtime";
+import { createMigratedRuntime, openRuntime, type OpenRuntime } from "@/server/runtime";
 import type { Lease } from "@/server/maintenance/guard";
 import { getCheckpointStorage } from "../cleanup/service";
 import { getCleanupScheduleStatus, getExpiryStatus, putCleanupSchedule, putExpiryPolicy } from "./service";
@@ -31,10 +31,10 @@ afterEach(async () => {
 });
 
 /** A second runtime on the same database and clock: the server after a restart. */
-function restart(e: ScheduleTestEnv, extraEnv: Record<string, string> = {}): OpenRuntime {
+async function restart(e: ScheduleTestEnv, extraEnv: Record<string, string> = {}): Promise<OpenRuntime> {
   const target = e.rt.target;
   const url = target.engine === "sqlite" ? `file:${target.file}` : target.engine === "postgres" ? target.url : "";
-  const rt = openRuntime(createRuntime({ env: { SESSION_IDLE_MINUTES: "0", DATABASE_URL: url, DATA_DIR: e.rt.dir, ...extraEnv }, clock: e.time.clock, timers: e.time.timers, log: createLogger({ level: "silent" }) }));
+  const rt = openRuntime(await createMigratedRuntime({ env: { SESSION_IDLE_MINUTES: "0", DATABASE_URL: url, DATA_DIR: e.rt.dir, ...extraEnv }, clock: e.time.clock, timers: e.time.timers, log: createLogger({ level: "silent" }) }));
   if (!rt) throw new Error("the restarted runtime did not open");
   return rt;
 }
@@ -47,7 +47,7 @@ for (const { engine, skip } of [
 ]) {
   describe.skipIf(skip)(`scheduled checkpoint maintenance [${engine}]`, () => {
     it("the daily cleanup runs inside MAINTENANCE_WINDOW and not outside it, and is next due a day after it ended", { timeout: 120_000 }, async () => {
-      env = scheduleTestEnv(engine, { start: true, env: WINDOW });
+      env = await scheduleTestEnv(engine, { start: true, env: WINDOW });
       const start = env.time.clock.now();
       const events: SystemEvent[] = [];
       env.rt.bus.subscribe((event) => void events.push(event));
@@ -77,7 +77,7 @@ for (const { engine, skip } of [
     });
 
     it("skips while another heavy operation holds the maintenance guard, changing nothing, and continues a minute after it is free", { timeout: 120_000 }, async () => {
-      env = scheduleTestEnv(engine, { start: true });
+      env = await scheduleTestEnv(engine, { start: true });
       await writeThread(env.rt, 2);
       await putCleanupSchedule(env.rt, { policy: { enabled: true }, expectedRevision: 0 }, "u-admin");
       held = await env.rt.guard.tryAcquire({ owner: "test-backup", kind: "backup" });
@@ -101,14 +101,14 @@ for (const { engine, skip } of [
     });
 
     it("after a restart the persisted next due time holds: no catch-up run at start", { timeout: 120_000 }, async () => {
-      env = scheduleTestEnv(engine, { start: true });
+      env = await scheduleTestEnv(engine, { start: true });
       await writeThread(env.rt, 1);
       await putCleanupSchedule(env.rt, { policy: { enabled: true }, expectedRevision: 0 }, "u-admin");
       env.time.advance(MINUTE_MS + 1);
       const run = await waitFor(async () => (await getCleanupScheduleStatus(env!.rt)).latestRun);
       await env.rt.stop();
       env.time.advance(2 * HOUR_MS);
-      second = restart(env);
+      second = await restart(env);
       second.start();
       const due = Date.parse(run.finishedAt!) + DAY_MS;
       await waitFor(() => second!.checkpoints.schedule.nextTimers().cleanup === due, { what: "the restored schedule" });
@@ -116,7 +116,7 @@ for (const { engine, skip } of [
     });
 
     it("thread expiry waits for the window; a pass interrupted by a restart and a thread left half-deleted are finished after it", { timeout: 180_000 }, async () => {
-      env = scheduleTestEnv(engine, { start: true, env: WINDOW, schedule: { limits: { batchRows: 4 } } });
+      env = await scheduleTestEnv(engine, { start: true, env: WINDOW, schedule: { limits: { batchRows: 4 } } });
       const start = env.time.clock.now();
       const a = await writeThread(env.rt, 3);
       const b = await writeThread(env.rt, 3);
@@ -150,7 +150,7 @@ for (const { engine, skip } of [
       held!.release();
       held = null;
       await env.rt.stop();
-      second = restart(env, WINDOW);
+      second = await restart(env, WINDOW);
       second.start();
       // A minute after readiness, inside the window, the pass continues.
       const at = await waitFor(() => second!.checkpoints.schedule.nextTimers().expiry, { what: "the armed continuation" });

@@ -39,7 +39,7 @@ for (const { engine, skip } of [
 ]) {
   describe.skipIf(skip)(`thread expiry [${engine}]`, () => {
     it("first enable needs a backup or skip choice (backup_choice_required, nothing saved)", async () => {
-      env = scheduleTestEnv(engine, { start: true });
+      env = await scheduleTestEnv(engine, { start: true });
       await expect(putExpiryPolicy(env.rt, { policy: { enabled: true, age: ninetyDays }, expectedRevision: 0 }, "u-admin")).rejects.toMatchObject({ code: "backup_choice_required" });
       const status = await getExpiryStatus(env.rt);
       expect(status.policy).toMatchObject({ enabled: false, revision: 0 });
@@ -47,7 +47,7 @@ for (const { engine, skip } of [
     });
 
     it("deletes threads idle longer than the period whole, keeps recent ones, and an expired thread and its handles answer thread_expired (410)", { timeout: 120_000 }, async () => {
-      env = scheduleTestEnv(engine, { start: true });
+      env = await scheduleTestEnv(engine, { start: true });
       const old = await writeThread(env.rt, 3);
       const before = threadRows(env.rt, old.threadId);
       expect(before.checkpoints).toBeGreaterThan(0);
@@ -87,7 +87,7 @@ for (const { engine, skip } of [
     });
 
     it("deletes an expired thread in bounded batches: no deletion takes more than batchRows rows, and the thread answers 410 while rows are still left", { timeout: 120_000 }, async () => {
-      env = scheduleTestEnv(engine, { start: true, schedule: { limits: { batchRows: 3 } } });
+      env = await scheduleTestEnv(engine, { start: true, schedule: { limits: { batchRows: 3 } } });
       const old = await writeThread(env.rt, 3);
       const before = threadRows(env.rt, old.threadId);
       const rows = before.checkpoints + before.writes + before.blobs + before.runs;
@@ -120,7 +120,7 @@ for (const { engine, skip } of [
     });
 
     it("a thread with a run in flight is never expired; once the run ends with a new run it is recent and kept", { timeout: 120_000 }, async () => {
-      env = scheduleTestEnv(engine, { start: true });
+      env = await scheduleTestEnv(engine, { start: true });
       const busy = await writeThread(env.rt, 1);
       env.time.clock.advance(100 * DAY_MS);
       let release!: () => void;
@@ -142,7 +142,7 @@ for (const { engine, skip } of [
     });
 
     it("shortening the period asks for preparation again; lengthening it keeps the approval", async () => {
-      env = scheduleTestEnv(engine, { start: true });
+      env = await scheduleTestEnv(engine, { start: true });
       let status = await enable(env, { value: 6, unit: "months" });
       expect(status.armed).toBe(true);
       const save = (age: { value: number; unit: "days" | "weeks" | "months" }, preparation?: "backup" | "skip") =>

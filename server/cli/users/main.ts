@@ -65,7 +65,7 @@ export async function runUsersCommand(io: UsersIo): Promise<number> {
     command === "create" || command === "reset-password"
       ? await readPassword({ input: io.stdin, output: io.stderr, label: command === "create" ? "Password" : "Temporary password" })
       : "";
-  const opened = openAuthStores(io.env, io.log);
+  const opened = await openAuthStores(io.env, io.log);
   try {
     const target: AccountTarget = { stores: opened.stores, clock: io.clock, sessionPolicy: sessionPolicyFromEnv(io.env, io.log), streams: null };
     const idOf = () => accountIdByEmail(opened.stores.auth, email);

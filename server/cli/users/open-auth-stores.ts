@@ -5,12 +5,12 @@ import { openSqliteDb } from "@/server/db/sqlite-db";
 import { parseDatabaseUrl } from "@/server/db/url";
 import { AppError } from "@/server/errors";
 import type { Logger } from "@/server/log";
-import { openPostgres, openPostgresPool } from "@/server/runtime-postgres";
+import { openPostgres } from "@/server/runtime-postgres";
 import { openPgStores, openSqliteStores, type PgStores } from "@/server/stores";
 
 export type AuthStores = Pick<PgStores, "auth" | "audit">;
 
-export function openAuthStores(env: Record<string, string | undefined>, log: Logger): { stores: AuthStores; close(): Promise<void> } {
+export async function openAuthStores(env: Record<string, string | undefined>, log: Logger): Promise<{ stores: AuthStores; close(): Promise<void> }> {
   const target = parseDatabaseUrl(env.DATABASE_URL);
   if (target.engine === "sqlite") {
     const handle = openSqliteDb({ file: target.file, log });
@@ -18,17 +18,13 @@ export function openAuthStores(env: Record<string, string | undefined>, log: Log
   }
   if (target.engine === "postgres") {
     // Migrates as the server does at start, so a fresh database gets its tables.
-    const pool = openPostgres(target.url, env, log);
-    const db = pool ? openPostgresPool(target.url, env, log) : null;
-    if (!pool || !db) {
-      pool?.close();
-      throw new AppError("unsupported_engine", "The PostgreSQL server of DATABASE_URL cannot be reached");
-    }
+    const opened = await openPostgres(target.url, env, log);
+    if (!opened) throw new AppError("unsupported_engine", "The PostgreSQL server of DATABASE_URL cannot be reached");
     return {
-      stores: openPgStores({ client: pool.main, db }),
+      stores: openPgStores({ client: opened.pool.main, db: opened.db }),
       close: async () => {
-        pool.close();
-        await db.close();
+        opened.pool.close();
+        await opened.db.close();
       },
     };
   }

@@ -59,8 +59,8 @@ for (const { engine, skip } of [
     });
     afterEach(async () => cleanUp());
 
-    const withStores = async <T>(fn: (stores: ReturnType<typeof openAuthStores>["stores"]) => T | Promise<T>): Promise<T> => {
-      const opened = openAuthStores(env, log);
+    const withStores = async <T>(fn: (stores: Awaited<ReturnType<typeof openAuthStores>>["stores"]) => T | Promise<T>): Promise<T> => {
+      const opened = await openAuthStores(env, log);
       try {
         return await fn(opened.stores);
       } finally {

@@ -15,7 +15,7 @@ import { connectPg } from "@/server/db/pg/client";
 import { TEST_POSTGRES_URL } from "@/server/db/pg/test-db";
 import { AS_ADMIN, apiRequest, setUpEngineRouteTestEnv, type EngineRouteTestEnv } from "@/server/http/route-test-support";
 import { createLogger } from "@/server/log";
-import { createRuntime, openRuntime } from "@/server/runtime";
+import { createMigratedRuntime, openRuntime } from "@/server/runtime";
 import { importFixture } from "@/server/workspace/fixture/import-fixture";
 import { reduceToolPayload } from "../reducer/reducer";
 import { shellMetadata } from "../test-support";
@@ -153,7 +153,7 @@ for (const { engine, skip } of [
     }
 
     async function rerun() {
-      const rt = openRuntime(createRuntime({ env: childEnv, log: createLogger({ level: "silent" }) }));
+      const rt = openRuntime(await createMigratedRuntime({ env: childEnv, log: createLogger({ level: "silent" }) }));
       if (!rt) throw new Error("did not open");
       try {
         const before = await readRestoreSummary(rt, "tk");

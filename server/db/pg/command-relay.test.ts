@@ -38,23 +38,23 @@ async function armForManualRuns(rt: OpenRuntime): Promise<number> {
 
 /** A holder A and a non-holder B on one fresh database; slices of 100 ms of work (a pass takes several). */
 /** Two instances on one fresh database, their timers held per minute, slices of 100 ms; not started. */
-function twoIdleInstances(options: { logA?: string[] } = {}) {
+async function twoIdleInstances(options: { logA?: string[] } = {}) {
   const clock = minuteTimers();
   cleanups.push(() => clock.release());
   const db = database(cleanups);
   const pass = { workBudgetMs: 100, yieldMs: 1 };
   const logA = options.logA;
-  const a = instance(cleanups, db, {
+  const a = await instance(cleanups, db, {
     timers: clock.timers,
     pass,
     ...(logA ? { log: createLogger({ level: "info", destination: { write: (line: string) => void logA.push(line) } }) } : {}),
   });
-  const b = instance(cleanups, db, { timers: clock.timers, pass });
+  const b = await instance(cleanups, db, { timers: clock.timers, pass });
   return { a, b, clock };
 }
 
 async function twoInstances(options: { logA?: string[] } = {}) {
-  const { a, b, clock } = twoIdleInstances(options);
+  const { a, b, clock } = await twoIdleInstances(options);
   const revision = await armForManualRuns(a);
   a.start();
   b.start();
@@ -133,7 +133,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
   }, 90_000);
 
   it("[TPR-SCH-01] compact now on the non-holder takes the slot from a scheduled pass waiting between slices, which then resumes", async () => {
-    const { a, b, clock } = twoIdleInstances();
+    const { a, b, clock } = await twoIdleInstances();
     // Armed with the daily pass due now: it starts after readiness on the holder.
     const revision = await seed(a);
     const ended = new Map<string, OperationEvent>();
@@ -175,7 +175,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
   }, 90_000);
 
   it("compaction enabled on the non-holder: the holder runs the initial pass through every slice", async () => {
-    const { a, b, clock } = twoIdleInstances();
+    const { a, b, clock } = await twoIdleInstances();
     await seedMessages(a);
     a.start();
     b.start();

@@ -11,7 +11,7 @@ export type PgConfig = {
   url: string;
   /** Most connections one process opens (PG_POOL_MAX). */
   poolMax: number;
-  /** Session defaults; a transaction may set its own (see SqlClient.transaction). */
+  /** Session defaults; a transaction may set its own (see PgDb.transaction). */
   timeouts: PgTimeouts;
   applicationName: string;
 };

@@ -9,7 +9,7 @@ import type { Timers } from "@/server/clock";
 import { armPolicyOn, shellMetadata } from "@/server/compaction/test-support";
 import type { RetentionOperation } from "@/server/compaction/policy/policy-schema";
 import { createLogger, type Logger } from "@/server/log";
-import { createRuntime, openRuntime, type OpenRuntime, type RuntimeOptions } from "@/server/runtime";
+import { createMigratedRuntime, openRuntime, type OpenRuntime, type RuntimeOptions } from "@/server/runtime";
 import { createEmptyPgDatabase } from "./test-db";
 
 export const OLD = "2025-01-01T00:00:00Z";
@@ -71,13 +71,13 @@ export function database(cleanups: Cleanups) {
   return { url: db.url, dir };
 }
 
-export function instance(
+export async function instance(
   cleanups: Cleanups,
   db: { url: string; dir: string },
   options: { timers?: Timers; pass?: NonNullable<RuntimeOptions["worker"]>["pass"]; log?: Logger } = {},
-): OpenRuntime {
+): Promise<OpenRuntime> {
   const rt = openRuntime(
-    createRuntime({
+    await createMigratedRuntime({
       env: { DATABASE_URL: db.url, DATA_DIR: db.dir },
       log: options.log ?? createLogger({ level: "silent" }),
       timers: options.timers ?? fastTimers,

@@ -32,7 +32,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
   it("exactly one instance runs the worker; a killed holder's pass is finished by the other with an uninterrupted run's counts", async () => {
     // The uninterrupted run, on a database of its own with the same data.
     // Armed before start: the scheduled pass starts after readiness (compressed timers).
-    const alone = instance(database());
+    const alone = await instance(database());
     await seed(alone);
     alone.start();
     await until(() => latestRun(alone)?.state === "succeeded", "the uninterrupted pass");
@@ -42,8 +42,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
     await alone.stop();
 
     const db = database();
-    const a = instance(db);
-    const b = instance(db);
+    const a = await instance(db);
+    const b = await instance(db);
     await seed(a);
     // B's browsers see A's progress (LISTEN/NOTIFY).
     const seenByB: SystemEvent[] = [];
@@ -70,10 +70,10 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
     for (const row of rows) expect((JSON.parse(row.metadata) as { payload_retention?: unknown }).payload_retention, row.id).toBeDefined();
   }, 60_000);
 
-  it("the policy compare-and-set holds across instances: a stale revision from the other instance is refused", () => {
+  it("the policy compare-and-set holds across instances: a stale revision from the other instance is refused", async () => {
     const db = database();
-    const a = instance(db);
-    const b = instance(db);
+    const a = await instance(db);
+    const b = await instance(db);
     const update = (rt: OpenRuntime, expectedRevision: number) =>
       updateRetentionRecord(rt.stores.compaction, {
         nowMs: Date.now(),

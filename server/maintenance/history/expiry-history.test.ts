@@ -20,7 +20,7 @@ for (const { engine, skip } of [
 ]) {
   describe.skipIf(skip)(`storage history after thread expiry [${engine}]`, () => {
     it("the expiry pass leaves a sample with what it removed (and, on SQLite, less checkpoint space than before)", { timeout: 180_000 }, async () => {
-      env = scheduleTestEnv(engine, { start: true });
+      env = await scheduleTestEnv(engine, { start: true });
       const rt = env.rt;
       for (let i = 0; i < 4; i++) await writeThread(rt, 12);
       env.time.clock.advance(100 * DAY_MS);

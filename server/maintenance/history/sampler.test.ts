@@ -49,10 +49,10 @@ for (const { engine, skip } of [
     let published: SystemEvent[];
     const samplers: StorageHistory[] = [];
 
-    beforeEach(() => {
+    beforeEach(async () => {
       time = manualTime(START);
       // The sampler has the manual time to itself (the runtime's own timers, PostgreSQL's event bridge among them, stay real).
-      rt = createEngineTestRuntime(engine, { prefix: "history-sampler-" });
+      rt = await createEngineTestRuntime(engine, { prefix: "history-sampler-" });
       bus = createEventBus();
       published = [];
       bus.subscribe((event) => void published.push(event));

@@ -82,7 +82,7 @@ for (const { engine, skip } of [
 describe.skipIf(skip)(`thread API [${engine}]`, () => {
   beforeEach(async () => {
     delete process.env.CHECKPOINT_CHANNEL_MODE;
-    rt = createEngineTestRuntime(engine, { prefix: "threads-routes-", install: true });
+    rt = await createEngineTestRuntime(engine, { prefix: "threads-routes-", install: true });
     admin = await cookieFor("admin@example.com", "admin");
     viewer = await cookieFor("viewer@example.com", "viewer");
   });
