@@ -20,6 +20,7 @@ import { createProcessLock, processLockFileFor } from "./maintenance/process-loc
 import { createQuiescerRegistry, type QuiescerRegistry } from "./maintenance/quiescence";
 import { createModeFreeze, type ModeFreeze } from "./checkpoints/mode";
 import { createThreadLocks, type ThreadLocks } from "./checkpoints/thread-lock";
+import { createPgThreadLocks } from "./checkpoints/pg-thread-locks";
 import { createCheckpointQueue, type CheckpointQueue } from "./checkpoints/cleanup/operations";
 import { createRunHistoryCache, type RunHistoryCache } from "./checkpoints/cleanup/run-history";
 import { handleTtlDaysFromEnv } from "./checkpoints/handles";
@@ -232,7 +233,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     checkpoints: {
       modeFreeze: createModeFreeze(),
       jobs: createCheckpointQueue(),
-      locks: createThreadLocks(),
+      // PostgreSQL: a thread's lock is taken in the database too, so instances sharing it exclude each other.
+      locks: createThreadLocks(postgres ? createPgThreadLocks({ db: postgres, log: log.child({ component: "thread-locks" }) }) : null),
       runHistory: createRunHistoryCache(),
       handleTtlDays: handleTtlDays(env, log),
       // Agent threads on PostgreSQL: the saver's tables are set up now, before the first request.
@@ -307,6 +309,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       await multi?.stop();
       rt.pg?.close();
       rt.pg = null;
+      await rt.checkpoints.locks.shared?.close();
       await rt.postgres?.close();
       rt.postgres = null;
     },
