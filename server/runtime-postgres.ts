@@ -60,7 +60,15 @@ export function openPgSaver(db: PgDb, log: Logger): PgSaverHandle {
   return handle;
 }
 
-export type MultiInstance = { bus: EventBus; lease: WorkerLease; relay: CommandRelay; maintenanceLock: ProcessLock; stop(): Promise<void> };
+export type MultiInstance = {
+  bus: EventBus;
+  lease: WorkerLease;
+  relay: CommandRelay;
+  maintenanceLock: ProcessLock;
+  /** Settles once the event bridge's first LISTEN is in place (or failed, reconnecting in the background). */
+  listening: Promise<void>;
+  stop(): Promise<void>;
+};
 
 /** How often the lease holder also looks for a requested cancel whose notification was lost (besides its own batch boundaries). */
 const CANCEL_WATCH_MS = 60_000;
@@ -68,11 +76,12 @@ const CANCEL_WATCH_MS = 60_000;
 /**
  * The event bridge (which also carries commands to the worker's instance),
  * the worker lease and the maintenance guard's lock, each on a session of its
- * own (a session-level lock lives as long as its session).
+ * own (a session-level lock or a LISTEN lives as long as its session);
+ * NOTIFYs go through the pool.
  */
 export function openMultiInstance(options: {
   pool: PgPool;
-  /** The asynchronous pool: the maintenance lock's dedicated session comes from its configuration. */
+  /** The node-postgres pool: NOTIFYs, and the configuration of the dedicated sessions. */
   db: PgDb;
   timers: Timers;
   log: Logger;
@@ -81,15 +90,21 @@ export function openMultiInstance(options: {
   /** True once the runtime started its background work (before that, commands run where accepted). */
   started: () => boolean;
 }): MultiInstance | null {
-  const { pool, timers, log } = options;
+  const { pool, db, timers, log } = options;
   try {
-    const listener = pool.acquire();
-    const leaseSession = pool.acquire();
     const channels = { [COMMANDS_CHANNEL]: receiveCommands({ deliver: options.onCommand, log }) };
-    const bus: EventBus & EventBridge = bridgeEventBus({ local: createEventBus(), sender: pool.main, listener, instanceId: options.instanceId, timers, log, channels });
-    const lease = createWorkerLease({ client: leaseSession, timers, log: log.child({ component: "worker-lease" }) });
+    const bus: EventBus & EventBridge = bridgeEventBus({
+      local: createEventBus(),
+      db,
+      listen: createSessionSlot(() => db.session("listen")),
+      instanceId: options.instanceId,
+      timers,
+      log: log.child({ component: "event-bridge" }),
+      channels,
+    });
+    const lease = createWorkerLease({ slot: createSessionSlot(() => db.session("worker lease")), timers, log: log.child({ component: "worker-lease" }) });
     const records = createPgCompactionStore(pool.main);
-    const maintenanceLock = createPgMaintenanceLock({ slot: createSessionSlot(() => options.db.session("maintenance lock")), log: log.child({ component: "maintenance-lock" }) });
+    const maintenanceLock = createPgMaintenanceLock({ slot: createSessionSlot(() => db.session("maintenance lock")), log: log.child({ component: "maintenance-lock" }) });
     const cancels = watchRequestedCancels({
       readRequested: () => requestedCancel(readRetentionRecord(records)),
       bus,
@@ -102,12 +117,13 @@ export function openMultiInstance(options: {
     return {
       bus,
       lease,
-      relay: createCommandRelay({ sender: pool.main, log, remote: () => options.started() && !lease.held() }),
+      relay: createCommandRelay({ db, log, remote: () => options.started() && !lease.held() }),
       maintenanceLock,
+      listening: bus.ready(),
       async stop() {
         cancels.stop();
-        bus.stop();
-        lease.stop();
+        await bus.stop();
+        await lease.stop();
         await maintenanceLock.close();
       },
     };

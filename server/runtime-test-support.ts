@@ -62,7 +62,8 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
  * function that puts the previous one back.
  */
 export function installUnsupportedRuntime(url: string, previous?: OpenRuntime): () => void {
-  const rt = createRuntime({ env: { DATABASE_URL: url }, log: createLogger({ level: "silent" }) });
+  // A PostgreSQL URL stands for a server that could not be reached at start (no database opened).
+  const rt = createRuntime({ env: { DATABASE_URL: url }, log: createLogger({ level: "silent" }), postgres: null });
   installProcessRuntime(rt);
   return () => {
     uninstallProcessRuntime(rt);

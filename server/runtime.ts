@@ -115,6 +115,8 @@ export type Runtime = {
    * without a bus event calls when it ends (VACUUM, a restore).
    */
   readonly storageHistory: StorageHistory;
+  /** Settles once PostgreSQL's event bridge listens for the other instances' events (at once otherwise). */
+  readonly listening: Promise<void>;
   /** Starts background work (the compaction worker); idempotent. */
   start(): void;
   /** Stops background work and closes the database; idempotent. */
@@ -177,7 +179,10 @@ export async function createMigratedRuntime(options: Omit<RuntimeOptions, "postg
   // The logger the runtime will own (with its ring), so the open's lines reach the log viewer too.
   const logRing = options.log ? options.logRing : new LogRing();
   const log = options.log ?? createLogger({ level: env.LOG_LEVEL, ring: logRing });
-  return createRuntime({ ...options, log, logRing, postgres: await openPostgres(target.url, env, log) });
+  const rt = createRuntime({ ...options, log, logRing, postgres: await openPostgres(target.url, env, log) });
+  // Events of other instances reach this one from here on.
+  await rt.listening;
+  return rt;
 }
 
 export function createRuntime(options: RuntimeOptions = {}): Runtime {
@@ -278,6 +283,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         workerRunning: () => rt.compaction?.isRunning() ?? false,
       },
     }),
+    listening: multi?.listening ?? Promise.resolve(),
     start() {
       if (started || stopped) return;
       started = true;
@@ -286,8 +292,21 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         rt.compaction?.start();
         rt.checkpoints.schedule.start();
       };
-      if (multi) multi.lease.start(startWorkers);
-      else startWorkers();
+      if (multi) {
+        // A lost lease stops both (another instance may start its own now); a stopped worker does not run again,
+        // so a fresh one waits for the next acquisition.
+        let stopping: Promise<void> = Promise.resolve();
+        multi.lease.start({
+          acquired: () => void stopping.then(() => !stopped && multi.lease.held() && startWorkers()),
+          lost: () => {
+            stopping = (async () => {
+              await rt.checkpoints.schedule.stop();
+              await rt.compaction?.stop();
+              if (!stopped && rt.stores && rt.dbFile) rt.compaction = buildWorker(rt.dbFile, rt.stores);
+            })().catch((error: unknown) => rt.log.error({ err: { name: (error as Error)?.name } }, "stopping the workers after a lost lease failed"));
+          },
+        });
+      } else startWorkers();
       // Every instance samples the storage history; the key of each sample keeps one row per day and operation.
       rt.storageHistory.listen();
       rt.storageHistory.start();

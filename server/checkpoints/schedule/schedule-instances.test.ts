@@ -5,7 +5,7 @@
 // with the stored due time (no second run, no catch-up).
 import { afterEach, describe, expect, it } from "vitest";
 import { TEST_POSTGRES_URL } from "@/server/db/pg/test-db";
-import { database as newDatabase, instance as newInstance, minuteTimers, until, type Cleanups } from "@/server/db/pg/multi-instance-test-support";
+import { database as newDatabase, instance as newInstance, killInstance, minuteTimers, until, type Cleanups } from "@/server/db/pg/multi-instance-test-support";
 import { getCleanupScheduleStatus, putCleanupSchedule } from "./service";
 import { DAY_MS, waitFor, writeThread } from "./schedule-test-support";
 
@@ -38,7 +38,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("scheduled checkpoint maintenance across ins
     expect((await getCleanupScheduleStatus(b)).nextDueAt).toBe(new Date(due).toISOString());
 
     // A dies (every session it had ends at once): B takes the lease and the schedule, with the stored due time.
-    a.pg!.close();
+    await killInstance(a);
     await until(() => b.checkpoints.schedule.isRunning(), "B taking over the lease");
     await until(() => b.checkpoints.schedule.nextTimers().cleanup === due, "B arming the stored due time");
     const after = await getCleanupScheduleStatus(b);

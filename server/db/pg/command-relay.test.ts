@@ -57,8 +57,8 @@ async function twoInstances(options: { logA?: string[] } = {}) {
   const { a, b, clock } = await twoIdleInstances(options);
   const revision = await armForManualRuns(a);
   a.start();
+  await until(() => a.compaction.isRunning(), "A holding the lease");
   b.start();
-  expect(a.compaction.isRunning()).toBe(true);
   expect(b.compaction.isRunning()).toBe(false);
   let batches = 0;
   a.bus.subscribe((event) => {
@@ -141,6 +141,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
       if (event.type === "operation" && ["succeeded", "partial", "failed", "cancelled"].includes(event.state)) ended.set(event.operationId, event);
     });
     a.start();
+    await until(() => a.compaction.isRunning(), "A holding the lease");
     b.start();
     // Its first slice runs; its continuation then waits.
     clock.hold();
@@ -178,6 +179,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     const { a, b, clock } = await twoIdleInstances();
     await seedMessages(a);
     a.start();
+    await until(() => a.compaction.isRunning(), "A holding the lease");
     b.start();
     clock.hold();
     await putRetentionPolicy(b, { policy: { enabled: true, age: { value: 1, unit: "weeks" } }, expectedRevision: 0, preparation: "skip" });

@@ -2,6 +2,7 @@
 // instances (runtimes) on them with compressed or parked timers, a seeded
 // workspace of old tool outputs, and reads of the shared retention record.
 import fs from "node:fs";
+import pg from "pg";
 import { vi } from "vitest";
 import os from "node:os";
 import path from "node:path";
@@ -71,22 +72,53 @@ export function database(cleanups: Cleanups) {
   return { url: db.url, dir };
 }
 
+type Life = { dead: boolean; applicationName: string; url: string };
+const lives = new WeakMap<OpenRuntime, Life>();
+let instances = 0;
+
 export async function instance(
   cleanups: Cleanups,
   db: { url: string; dir: string },
   options: { timers?: Timers; pass?: NonNullable<RuntimeOptions["worker"]>["pass"]; log?: Logger } = {},
 ): Promise<OpenRuntime> {
+  // Each instance's sessions carry a name of its own (killInstance finds them by it); its timers stop firing once it is killed.
+  const life: Life = { dead: false, applicationName: `instance-${process.pid}-${++instances}`, url: db.url };
+  const base = options.timers ?? fastTimers;
+  const timers: Timers = {
+    setTimeout: (fn, ms) => base.setTimeout(() => void (life.dead || fn()), ms),
+    clearTimeout: (handle) => base.clearTimeout(handle),
+  };
   const rt = openRuntime(
     await createMigratedRuntime({
-      env: { DATABASE_URL: db.url, DATA_DIR: db.dir },
+      env: { DATABASE_URL: db.url, DATA_DIR: db.dir, PG_APPLICATION_NAME: life.applicationName },
       log: options.log ?? createLogger({ level: "silent" }),
-      timers: options.timers ?? fastTimers,
+      timers,
       worker: { pass: options.pass ?? { yieldMs: 5 } },
     }),
   );
   if (!rt) throw new Error("the instance did not open its database");
+  lives.set(rt, life);
   cleanups.push(() => rt.stop());
   return rt;
+}
+
+/**
+ * The instance's process dies: every PostgreSQL session it had ends at once
+ * (the server terminates them, releasing its session-level locks), and none
+ * of its timers fires again (no poll, no reconnect).
+ */
+export async function killInstance(rt: OpenRuntime): Promise<void> {
+  const life = lives.get(rt);
+  if (!life) throw new Error("not an instance of this support");
+  life.dead = true;
+  rt.pg?.close();
+  const killer = new pg.Client({ connectionString: life.url });
+  await killer.connect();
+  try {
+    await killer.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name like $1 || '%' and pid <> pg_backend_pid()`, [life.applicationName]);
+  } finally {
+    await killer.end();
+  }
 }
 
 /** Old completed tasks with large tool outputs, and the policy armed; returns its revision. */

@@ -7,7 +7,7 @@ import type { SystemEvent } from "@/lib/events/api";
 import { updateRetentionRecord } from "@/server/compaction/policy/record";
 import type { OpenRuntime } from "@/server/runtime";
 import { TEST_POSTGRES_URL } from "./test-db";
-import { database as newDatabase, instance as newInstance, latestRun, PER_TASK, seed, TASKS, until, type Cleanups } from "./multi-instance-test-support";
+import { database as newDatabase, instance as newInstance, killInstance, latestRun, PER_TASK, seed, TASKS, until, type Cleanups } from "./multi-instance-test-support";
 
 const cleanups: Cleanups = [];
 afterEach(async () => {
@@ -51,10 +51,10 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
     // Kill A after its first committed batch: every session it had ends at once, as when the process dies.
     let batches = 0;
     a.bus.subscribe((event) => {
-      if (event.type === "messages_changed" && ++batches === 1) a.pg!.close();
+      if (event.type === "messages_changed" && ++batches === 1) void killInstance(a);
     });
     a.start();
-    expect(a.compaction.isRunning()).toBe(true);
+    await until(() => a.compaction.isRunning(), "A holding the lease");
     b.start();
     expect(b.compaction.isRunning()).toBe(false);
     await until(() => b.compaction.isRunning(), "B taking over the lease");

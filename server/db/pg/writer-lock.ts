@@ -12,6 +12,10 @@ export type WriterDomain = "auth" | "workspace" | "compaction" | "checkpoints";
 export const WRITER_LOCK_KEYS: Record<WriterDomain, number> = { auth: 0x61757468, workspace: 0x776f726b, compaction: 0x636f6d70, checkpoints: 0x63686b70 };
 
 /**
+ * @deprecated The synchronous client's form, kept only while the checkpoint
+ * and compaction stores are still on SqlClient; converted stores use
+ * writerTransaction (PgDb.transaction with `lock`).
+ *
  * Runs `fn` in a transaction that first takes the domain's writer lock;
  * nested calls join the outer transaction (as a savepoint). `options` set a
  * top-level transaction's own statement and lock timeouts (`set local`), which bound
