@@ -9,6 +9,7 @@ import { createPgAuthStore } from "./auth/pg-store";
 import { createTestDb, type TestDb } from "./db/test-db";
 import { createPgTestDb, TEST_POSTGRES_URL, type PgTestDb } from "./db/pg/test-db";
 import type { SqlClient } from "./db/pg/client";
+import type { PgDb } from "./db/pg/pg-db";
 import type { WorkspaceStore } from "./workspace/store";
 import { createSqliteWorkspaceStore } from "./workspace/sqlite-store";
 import { createPgWorkspaceStore } from "./workspace/pg-store";
@@ -22,8 +23,8 @@ export type EngineDb = {
   workspace(): WorkspaceStore;
   /** Rows of a read-only SQL statement written for both engines (`?` placeholders become $n on PostgreSQL). */
   rows<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): T[];
-  /** PostgreSQL only: the connection and URL, for suites that open their own clients (the checkpoint saver's pool). */
-  pg?: { client: SqlClient; url: string };
+  /** PostgreSQL only: the connections and URL, for suites that open their own clients; `db` is the pool the checkpoint saver shares. */
+  pg?: { client: SqlClient; db: PgDb; url: string };
 };
 
 function sqliteDb(db: TestDb): EngineDb {
@@ -40,7 +41,7 @@ function pgDb(db: PgTestDb): EngineDb {
     engine: "postgres",
     auth: () => createPgAuthStore(db.db),
     workspace: () => createPgWorkspaceStore(db.db),
-    pg: { client: db.client, url: db.url },
+    pg: { client: db.client, db: db.db, url: db.url },
     rows: <T>(sql: string, params: readonly unknown[] = []) => {
       let n = 0;
       return db.client.query<T>(sql.replace(/\?/g, () => `$${++n}`), params);
