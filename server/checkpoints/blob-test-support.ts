@@ -8,9 +8,16 @@ import type { EngineDb } from "@/server/engines-test-support";
 
 export type BlobReachability = { missing: number; unreachable: number };
 
+// Synchronous reads through the deprecated pg-native connection, as the callers are synchronous (until the checkpoint suites are converted).
+function rows<T>(db: EngineDb, sql: string, params: readonly unknown[]): T[] {
+  let n = 0;
+  return db.pg!.client.query<T>(sql.replace(/\?/g, () => `$${++n}`), params);
+}
+
 export function blobReachability(db: EngineDb, threadId: string): BlobReachability {
   if (db.engine !== "postgres") return { missing: 0, unreachable: 0 };
-  const [row] = db.rows<{ missing: number; unreachable: number }>(
+  const [row] = rows<{ missing: number; unreachable: number }>(
+    db,
     `with named as (
        select distinct c.checkpoint_ns as ns, e.key as channel, e.value as version
        from checkpoints c, jsonb_each_text(c.checkpoint->'channel_versions') e where c.thread_id = ?)
@@ -27,5 +34,5 @@ export function blobReachability(db: EngineDb, threadId: string): BlobReachabili
 /** Blob rows of the thread (0 on SQLite). */
 export function blobCount(db: EngineDb, threadId: string): number {
   if (db.engine !== "postgres") return 0;
-  return Number(db.rows<{ n: number }>(`select count(*)::int as n from checkpoint_blobs where thread_id = ?`, [threadId])[0]!.n);
+  return Number(rows<{ n: number }>(db, `select count(*)::int as n from checkpoint_blobs where thread_id = ?`, [threadId])[0]!.n);
 }
