@@ -41,6 +41,8 @@ test("admin: the daily cleanup switch works by keyboard; thread expiry is analys
   await page.keyboard.press("Space");
   await expect(cleanupSwitch).toHaveAttribute("aria-checked", "true");
   await expect(card.getByTestId("checkpoint-cleanup-next")).toContainText("Next run");
+  // The status can show the new state before the save settles; a busy switch ignores a press.
+  await expect(cleanupSwitch).toHaveAttribute("aria-busy", "false");
   await page.keyboard.press("Space");
   await expect(cleanupSwitch).toHaveAttribute("aria-checked", "false");
 

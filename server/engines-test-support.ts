@@ -23,7 +23,7 @@ export type EngineDb = {
   workspace(): WorkspaceStore;
   /** Rows of a read-only SQL statement written for both engines (`?` placeholders become $n on PostgreSQL). */
   rows<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
-  /** PostgreSQL only: the database and its URL, for suites that open their own clients (the checkpoint saver's pool). */
+  /** PostgreSQL only: the database and its URL, for suites that open their own clients; `db` is the pool the checkpoint saver shares. */
   pg?: {
     db: PgDb;
     url: string;

@@ -28,7 +28,16 @@ export async function expectNoClippedText(scope: Locator, what = ""): Promise<vo
     const selector = "td, th, dt, dd, button, a, label, legend, p, li, h1, h2, h3, h4, caption, summary, [role=region], [data-stack] tbody tr";
     const out: string[] = [];
     const pageOverflow = document.documentElement.scrollWidth - document.documentElement.clientWidth;
-    if (pageOverflow > 1) out.push(`page is ${pageOverflow}px wider than the viewport`);
+    if (pageOverflow > 1) {
+      out.push(`page is ${pageOverflow}px wider than the viewport`);
+      // Name what sticks out (anywhere on the page): the innermost elements past the right edge.
+      const edge = document.documentElement.clientWidth + 1;
+      const past = [...document.body.querySelectorAll<HTMLElement>("*")].filter((el) => el.getBoundingClientRect().right > edge);
+      for (const el of past.filter((el) => !past.some((other) => other !== el && el.contains(other))).slice(0, 5)) {
+        const text = (el.innerText || el.getAttribute("aria-label") || "").trim().replace(/\s+/g, " ").slice(0, 50);
+        out.push(`${el.tagName.toLowerCase()}.${el.className.toString().split(" ")[0] ?? ""} "${text}" ends at ${Math.round(el.getBoundingClientRect().right)}`);
+      }
+    }
     // A region that scrolls sideways hides part of its table behind a scroll.
     for (const el of root.querySelectorAll<HTMLElement>("div, section, ol, ul")) {
       const overflowX = getComputedStyle(el).overflowX;
