@@ -177,9 +177,9 @@ function shellRow(): string {
 /** The benchmark's database: a SQLite file, or a fresh database on the PostgreSQL server. */
 type BenchDb = { url: string; run(sql: string, params: unknown[]): void; count(sql: string): number; close(): Promise<void> };
 
-function openBenchDb(dir: string): BenchDb {
+async function openBenchDb(dir: string): Promise<BenchDb> {
   if (POSTGRES) {
-    const pg = createPgTestDb(POSTGRES);
+    const pg = await createPgTestDb(POSTGRES);
     const numbered = (sql: string) => {
       let n = 0;
       return sql.replace(/\?/g, () => `$${++n}`);
@@ -283,7 +283,7 @@ async function waitUntilUp(): Promise<void> {
 
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-flood-"));
-  const db = openBenchDb(dir);
+  const db = await openBenchDb(dir);
   const rowText = prepare(db);
   const auditRows = () => db.count(`select count(*) as n from audit_events`);
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");

@@ -101,8 +101,8 @@ describe("PostgreSQL client programs", () => {
 
 describe.skipIf(!TEST_POSTGRES_URL)("the PostgreSQL maintenance store's children", () => {
   let db: PgTestDb;
-  beforeEach(() => {
-    db = createPgTestDb();
+  beforeEach(async () => {
+    db = await createPgTestDb();
   });
   afterEach(() => db.close());
 
