@@ -1,5 +1,5 @@
 // The PostgreSQL half of the runtime's wiring: the pool (migrated at open),
-// the checkpoint saver's own pool, and what lets several instances share one
+// the checkpoint saver on that pool, and what lets several instances share one
 // database (event bridge with the command relay and the durable cancel watch,
 // worker lease, maintenance lock).
 import "server-only";
@@ -51,9 +51,9 @@ export async function openPostgres(url: string, env: Record<string, string | und
   }
 }
 
-/** PostgresSaver on a pool of its own (sized like ours); a failed setup is logged and retried by the next thread request. */
-export function openPgSaver(url: string, env: Record<string, string | undefined>, log: Logger): PgSaverHandle {
-  const handle = startPgSaver({ config: readPgConfig(url, env) });
+/** PostgresSaver on the runtime's pool (one driver, one set of sessions); a failed setup is logged and retried by the next thread request. */
+export function openPgSaver(db: PgDb, log: Logger): PgSaverHandle {
+  const handle = startPgSaver({ pool: db.pool });
   handle.ready().catch((error: unknown) => {
     log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "setting up the checkpoint saver's tables failed");
   });

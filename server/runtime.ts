@@ -20,6 +20,7 @@ import { createProcessLock, processLockFileFor } from "./maintenance/process-loc
 import { createQuiescerRegistry, type QuiescerRegistry } from "./maintenance/quiescence";
 import { createModeFreeze, type ModeFreeze } from "./checkpoints/mode";
 import { createThreadLocks, type ThreadLocks } from "./checkpoints/thread-lock";
+import { createPgThreadLocks } from "./checkpoints/pg-thread-locks";
 import { createCheckpointQueue, type CheckpointQueue } from "./checkpoints/cleanup/operations";
 import { createRunHistoryCache, type RunHistoryCache } from "./checkpoints/cleanup/run-history";
 import { handleTtlDaysFromEnv } from "./checkpoints/handles";
@@ -52,7 +53,7 @@ export type CheckpointServices = {
   runHistory: RunHistoryCache;
   /** CHECKPOINT_HANDLE_TTL_DAYS: how long a run handle stays protected (0: never expires). */
   handleTtlDays: number;
-  /** PostgreSQL: the process's PostgresSaver (its own pool, tables set up at open); null on SQLite. */
+  /** PostgreSQL: the process's PostgresSaver (on the runtime's pool, tables set up at open); null on SQLite. */
   pgSaver: PgSaverHandle | null;
   /** Automatic checkpoint cleanup and thread expiry (started with the compaction worker, under the same lease). */
   schedule: CheckpointScheduler;
@@ -237,11 +238,12 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     checkpoints: {
       modeFreeze: createModeFreeze(),
       jobs: createCheckpointQueue(),
-      locks: createThreadLocks(),
+      // PostgreSQL: a thread's lock is taken in the database too, so instances sharing it exclude each other.
+      locks: createThreadLocks(postgres ? createPgThreadLocks({ db: postgres, log: log.child({ component: "thread-locks" }) }) : null),
       runHistory: createRunHistoryCache(),
       handleTtlDays: handleTtlDays(env, log),
       // Agent threads on PostgreSQL: the saver's tables are set up now, before the first request.
-      pgSaver: pg && target.engine === "postgres" ? openPgSaver(target.url, env, log) : null,
+      pgSaver: postgres ? openPgSaver(postgres, log) : null,
       // Replaced just below, once the runtime it reads its database from exists.
       schedule: null as unknown as CheckpointScheduler,
     },
@@ -324,9 +326,9 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       await rt.storageHistory.stop();
       await rt.handle?.close();
       await multi?.stop();
-      await rt.checkpoints.pgSaver?.close();
       rt.pg?.close();
       rt.pg = null;
+      await rt.checkpoints.locks.shared?.close();
       await rt.postgres?.close();
       rt.postgres = null;
     },

@@ -63,7 +63,7 @@ export function openSqliteStores(handle: SqliteDb): Stores {
     auth: createSqliteAuthStore(handle),
     maintenance: createSqliteMaintenanceStore(handle),
     compaction: createSqliteCompactionStore(handle),
-    checkpoints: createSqliteCheckpointStore(handle.sqlite),
+    checkpoints: createSqliteCheckpointStore(handle),
     audit: createSqliteAuditStore(handle),
     holds: createSqliteHoldStore(handle),
     restores: createSqliteRestoreStore(handle),
@@ -86,14 +86,13 @@ export type PgConnections = { db: PgDb; client: SqlClient };
 export function openPgStores(pg: PgConnections, options?: { url: string; env?: Readonly<Record<string, string | undefined>> }): Stores;
 export function openPgStores(pg: PgConnections): PgStores;
 export function openPgStores(pg: PgConnections, options?: { url: string; env?: Readonly<Record<string, string | undefined>> }): Stores | PgStores {
-  const { client } = pg;
   const base: PgStores = { workspace: createPgWorkspaceStore(pg.db), auth: createPgAuthStore(pg.db), audit: createPgAuditStore(pg.db) };
   if (!options) return base;
   return {
     ...base,
     maintenance: createPgMaintenanceStore({ db: pg.db, url: options.url, env: options.env }),
     compaction: createPgCompactionStore(pg.db),
-    checkpoints: createPgCheckpointStore(client),
+    checkpoints: createPgCheckpointStore(pg.db),
     holds: createPgHoldStore(pg.db),
     restores: createPgRestoreStore(pg.db),
     history: createPgHistoryStore(pg.db),

@@ -41,7 +41,7 @@ import { createThread } from "@/server/checkpoints/threads";
 import { admissionHook } from "@/server/checkpoints/cleanup/admission-cleanup";
 import { createPgCheckpointStore } from "@/server/checkpoints/pg-store";
 import type { CheckpointStore } from "@/server/checkpoints/store";
-import type { SqlClient } from "@/server/db/pg/client";
+import type { PgDb } from "@/server/db/pg/pg-db";
 
 type Engine = "sqlite" | "postgres";
 
@@ -98,57 +98,63 @@ let explained: Array<{ statement: string; blocks: number; nodes: string[] }> = [
 const explainNodes = process.argv.includes("--explain-nodes");
 
 /** Shared blocks one statement touches, from its EXPLAIN (ANALYZE, BUFFERS) in a rolled-back transaction. */
-function explainedBlocks(client: SqlClient, sql: string, params: readonly unknown[] | undefined): number {
-  client.exec("begin");
-  try {
-    const [row] = client.query<{ "QUERY PLAN": unknown }>(`explain (analyze, buffers, format json) ${sql}`, params);
-    const raw = row!["QUERY PLAN"];
-    const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as Array<{ Plan: PlanNode }>;
-    // The top node's counts include its children's (and the subqueries').
-    const blocks = blocksOf(plan[0]!.Plan);
-    if (explainNodes) explained.push({ statement: sql.replace(/\s+/g, " ").slice(0, 60), blocks, nodes: nodeBlocks(plan[0]!.Plan) });
-    return blocks;
-  } finally {
-    client.exec("rollback");
+class Explained extends Error {
+  constructor(readonly blocks: number) {
+    super("explained");
   }
 }
 
+async function explainedBlocks(db: PgDb, sql: string, params: readonly unknown[] | undefined): Promise<number> {
+  try {
+    // A transaction (or a savepoint of the caller's) that always rolls back: EXPLAIN ANALYZE runs the statement.
+    await db.transaction(async () => {
+      const [row] = await db.query<{ "QUERY PLAN": unknown }>(`explain (analyze, buffers, format json) ${sql}`, params);
+      const raw = row!["QUERY PLAN"];
+      const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as Array<{ Plan: PlanNode }>;
+      // The top node's counts include its children's (and the subqueries').
+      const blocks = blocksOf(plan[0]!.Plan);
+      if (explainNodes) explained.push({ statement: sql.replace(/\s+/g, " ").slice(0, 60), blocks, nodes: nodeBlocks(plan[0]!.Plan) });
+      throw new Explained(blocks);
+    });
+  } catch (error) {
+    if (error instanceof Explained) return error.blocks;
+    throw error;
+  }
+  throw new Error("unreachable");
+}
+
 /** A connection view that first measures every statement it is given, then runs it. */
-function measuringClient(client: SqlClient): { client: SqlClient; blocks: { n: number; ms: number } } {
+function measuringDb(db: PgDb): { db: PgDb; blocks: { n: number; ms: number } } {
   const blocks = { n: 0, ms: 0 };
   // The real statement's own time (the EXPLAIN before it is not admission's).
-  const timed = <T>(fn: () => T): T => {
+  const timed = async <T>(fn: () => Promise<T>): Promise<T> => {
     const t0 = performance.now();
     try {
-      return fn();
+      return await fn();
     } finally {
       blocks.ms += performance.now() - t0;
     }
   };
-  const measure = (sql: string, params?: readonly unknown[]) => {
-    const n = explainedBlocks(client, sql, params);
-    blocks.n += n;
+  const measure = async (sql: string, params?: readonly unknown[]) => {
+    blocks.n += await explainedBlocks(db, sql, params);
   };
-  const view: SqlClient = {
-    ...client,
-    query: (sql, params) => (measure(sql, params), timed(() => client.query(sql, params))),
-    one: (sql, params) => (measure(sql, params), timed(() => client.one(sql, params))),
-    run: (sql, params) => (measure(sql, params), timed(() => client.run(sql, params))),
-    get inTransaction() {
-      return client.inTransaction;
-    },
+  const view: PgDb = {
+    ...db,
+    query: async <T>(sql: string, params?: readonly unknown[]) => (await measure(sql, params), timed(() => db.query<T>(sql, params))),
+    one: async <T>(sql: string, params?: readonly unknown[]) => (await measure(sql, params), timed(() => db.one<T>(sql, params))),
+    run: async (sql, params) => (await measure(sql, params), timed(() => db.run(sql, params))),
   };
-  return { client: view, blocks };
+  return { db: view, blocks };
 }
 
-function pgMeter(rt: OpenRuntime): { meter: Meter; store: CheckpointStore } {
-  const client = rt.pg!.main;
-  const blockSize = Number(client.one<{ b: string }>(`select current_setting('block_size') as b`)!.b);
-  const measured = measuringClient(client);
+async function pgMeter(rt: OpenRuntime): Promise<{ meter: Meter; store: CheckpointStore }> {
+  const db = rt.postgres!;
+  const blockSize = Number((await db.one<{ b: string }>(`select current_setting('block_size') as b`))!.b);
+  const measured = measuringDb(db);
   let start = 0;
   let startMs = 0;
   return {
-    store: createPgCheckpointStore(measured.client),
+    store: createPgCheckpointStore(measured.db),
     meter: {
       label: "shared-buffer block hits + reads per statement (EXPLAIN ANALYZE BUFFERS) x block_size",
       before: () => {
@@ -165,14 +171,14 @@ function pgMeter(rt: OpenRuntime): { meter: Meter; store: CheckpointStore } {
 let legacyBlocks = 0;
 
 /** The parent lookup admission ran before checkpoint_runs: the digest from the parent's metadata. */
-function legacyParentLookup(rt: OpenRuntime, threadId: string, parentId: string): void {
+async function legacyParentLookup(rt: OpenRuntime, threadId: string, parentId: string): Promise<void> {
   if (rt.handle) {
     rt.handle.sqlite
       .prepare(`SELECT json_extract(CAST(metadata AS TEXT), '$.channel_versions_digest') AS d FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?`)
       .get(threadId, parentId);
   } else {
     const sql = `select metadata->>'channel_versions_digest' as d from checkpoints where thread_id = $1 and checkpoint_ns = '' and checkpoint_id = $2`;
-    legacyBlocks = explainedBlocks(rt.pg!.main, sql, [threadId, parentId]);
+    legacyBlocks = await explainedBlocks(rt.postgres!, sql, [threadId, parentId]);
   }
 }
 
@@ -193,7 +199,7 @@ type Row = {
 
 async function measureEngine(engine: Engine, runs: number, points: number[], mode: string, background: number, backgroundRuns: number): Promise<Row[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ckpt-admission-bench-"));
-  const pgDb = engine === "postgres" ? createEmptyPgDatabase() : null;
+  const pgDb = engine === "postgres" ? await createEmptyPgDatabase() : null;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: pgDb ? pgDb.url : `file:${path.join(dir, "bench.db")}`,
@@ -205,7 +211,7 @@ async function measureEngine(engine: Engine, runs: number, points: number[], mod
   if (!rt) throw new Error(`could not open the ${engine} runtime`);
   try {
     const service = threadService(rt, env);
-    const pgMeasured = engine === "postgres" ? pgMeter(rt) : null;
+    const pgMeasured = engine === "postgres" ? await pgMeter(rt) : null;
     const meter = pgMeasured ? pgMeasured.meter : sqliteMeter(rt);
     // PostgreSQL: the service's admission code on the measuring connection.
     const admit = pgMeasured ? admissionHook({ store: pgMeasured.store, cache: rt.checkpoints.runHistory, log: rt.log }) : service.admit!;
@@ -217,14 +223,14 @@ async function measureEngine(engine: Engine, runs: number, points: number[], mod
       ...service,
       admit: async (request) => {
         if (measureRun === 0) return service.admit!(request);
-        const head = service.store!.admissionHead(request.threadId);
+        const head = await service.store!.admissionHead(request.threadId);
         meter.before();
         const t0 = performance.now();
         const carried = await admit(request);
         const wall = performance.now() - t0;
         const bytes = meter.after();
         const ms = meter.statementMs ? meter.statementMs() : wall;
-        const reclaimed = head && !service.store!.checkpointExists(request.threadId, head.id);
+        const reclaimed = head && !(await service.store!.checkpointExists(request.threadId, head.id));
         current = { bench: "checkpoint-admission", engine, mode, backgroundThreads: background, run: measureRun, action: reclaimed ? "deleted" : "noop", bytesRead: bytes, admissionMs: +ms.toFixed(3), counter: meter.label };
         if (explainNodes && engine === "postgres") current.statements = [...explained];
         return carried;
@@ -244,15 +250,15 @@ async function measureEngine(engine: Engine, runs: number, points: number[], mod
       if (result.status !== "success") throw new Error(`run ${run} ended ${result.status}`);
       if (measureRun && current) {
         // The baseline, read-only, on the same thread: the parent of the leaf this run wrote.
-        const head = service.store!.admissionHead(threadId)!;
+        const head = (await service.store!.admissionHead(threadId))!;
         let legacy: number;
         if (rt.handle) {
           meter.before();
-          legacyParentLookup(rt, threadId, head.parentId!);
+          await legacyParentLookup(rt, threadId, head.parentId!);
           legacy = meter.after();
         } else {
-          legacyParentLookup(rt, threadId, head.parentId!);
-          legacy = legacyBlocks * Number(rt.pg!.main.one<{ b: string }>(`select current_setting('block_size') as b`)!.b);
+          await legacyParentLookup(rt, threadId, head.parentId!);
+          legacy = legacyBlocks * Number((await rt.postgres!.one<{ b: string }>(`select current_setting('block_size') as b`))!.b);
         }
         const row: Row = { ...(current as Omit<Row, "legacyParentLookupBytes">), legacyParentLookupBytes: legacy };
         rows.push(row);
@@ -264,7 +270,7 @@ async function measureEngine(engine: Engine, runs: number, points: number[], mod
     return rows;
   } finally {
     await rt.stop();
-    pgDb?.drop();
+    await pgDb?.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
-import { openDatabase } from "@/server/db/client";
+import { openSqliteDb, wrapSqliteDb } from "@/server/db/sqlite-db";
 import { systemClock } from "@/server/clock";
 import { createCheckpointAccessor } from "@/server/checkpoints/accessor";
 import { digestValues } from "@/server/checkpoints/digest";
@@ -51,8 +51,8 @@ export async function runCase(input: CaseInput): Promise<Record<string, unknown>
   const file = path.join(dir, "workspace.db");
   const config: ModeConfig = { mode: input.mode, snapshotFrequency: input.snapshotFrequency };
   try {
-    const handle = openDatabase({ file });
-    const { saver, store } = openSqliteCheckpoints({ sqlite: handle.sqlite, mode: config.mode });
+    const handle = openSqliteDb({ file });
+    const { saver, store } = openSqliteCheckpoints({ db: handle, mode: config.mode });
     const accessor = createCheckpointAccessor({ saver, config });
     const deps = {
       accessor,
@@ -94,14 +94,14 @@ export async function runCase(input: CaseInput): Promise<Record<string, unknown>
     // Cold read: a new connection, saver, accessor and compiled graph (its
     // clock starts after the branch, which is timed on its own above).
     const c0 = performance.now();
-    const coldSqlite = new Database(file);
-    const { saver: coldSaver } = openSqliteCheckpoints({ sqlite: coldSqlite, mode: config.mode });
+    const coldSqlite = wrapSqliteDb({ sqlite: new Database(file), file });
+    const { saver: coldSaver } = openSqliteCheckpoints({ db: coldSqlite, mode: config.mode });
     const cold = await createCheckpointAccessor({ saver: coldSaver, config }).getState(threadId);
     const coldReadMs = performance.now() - c0;
     const digest = digestValues(warm!.values);
     if (digestValues(cold!.values) !== digest) throw new Error("cold read differs from warm read");
-    coldSqlite.close();
-    handle.sqlite.close();
+    coldSqlite.closeNow();
+    handle.closeNow();
     const sorted = [...latencies].sort((a, b) => a - b);
     return {
       ok: true,

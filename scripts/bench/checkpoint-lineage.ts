@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { AIMessage } from "@langchain/core/messages";
-import { openDatabase } from "@/server/db/client";
+import { openSqliteDb } from "@/server/db/sqlite-db";
 import { systemClock } from "@/server/clock";
 import { createCheckpointAccessor } from "@/server/checkpoints/accessor";
 import { admissionHook } from "@/server/checkpoints/cleanup/admission-cleanup";
@@ -62,8 +62,8 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
 
 async function runMode(mode: ChannelMode, args: Args, dir: string): Promise<Record<string, unknown>[]> {
   const config: ModeConfig = { mode, snapshotFrequency: args.frequency };
-  const handle = openDatabase({ file: path.join(dir, `${mode}.db`) });
-  const { saver, store } = openSqliteCheckpoints({ sqlite: handle.sqlite, mode });
+  const handle = openSqliteDb({ file: path.join(dir, `${mode}.db`) });
+  const { saver, store } = openSqliteCheckpoints({ db: handle, mode });
   const accessor = createCheckpointAccessor({ saver, config });
   const deps: RunDeps = { accessor, clock: systemClock, newId: sequentialIds(), locks: createThreadLocks(), toolPayloadBytes: 0, admit: admissionHook({ store }) };
   const { threadId } = await createThread(deps);
@@ -90,7 +90,7 @@ async function runMode(mode: ChannelMode, args: Args, dir: string): Promise<Reco
     const branched = await timed(() => branch(deps, threadId, String(firstAnswer.id)));
     const regenBase = await timed(() => findCheckpointBeforeMessage({ accessor, threadId, messageId: String(firstHuman.id) }));
     if (!regenBase.value) throw new Error("no replay base for the first answer");
-    const checkpoints = store.threadTotals(threadId).checkpoints;
+    const checkpoints = (await store.threadTotals(threadId)).checkpoints;
     rows.push({
       bench: "checkpoint-lineage",
       mode,
@@ -107,7 +107,7 @@ async function runMode(mode: ChannelMode, args: Args, dir: string): Promise<Reco
     });
     console.log(JSON.stringify(rows.at(-1)));
   }
-  handle.sqlite.close();
+  handle.closeNow();
   return rows;
 }
 

@@ -14,7 +14,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { openDatabase } from "@/server/db/client";
+import { openSqliteDb } from "@/server/db/sqlite-db";
 import { manualClock } from "@/server/clock";
 import { createCheckpointAccessor, type CheckpointAccessor } from "@/server/checkpoints/accessor";
 import type { ModeConfig } from "@/server/checkpoints/mode";
@@ -77,9 +77,9 @@ function bytes(t: ThreadTotals): number {
   return t.checkpointBytes + t.writesBytes;
 }
 
-function timeAdmission(store: CheckpointStore, threadId: string): number {
+async function timeAdmission(store: CheckpointStore, threadId: string): Promise<number> {
   const started = performance.now();
-  const outcome = cleanupAtAdmission({ store, threadId, selectors: [] });
+  const outcome = await cleanupAtAdmission({ store, threadId, selectors: [] });
   const ms = performance.now() - started;
   if (outcome.action !== "deleted") throw new Error(`admission did not reclaim (${outcome.reason})`);
   return ms;
@@ -87,34 +87,34 @@ function timeAdmission(store: CheckpointStore, threadId: string): number {
 
 async function runMode(o: Options, mode: ModeConfig["mode"]) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ckpt-retention-bench-"));
-  const handle = openDatabase({ file: path.join(dir, "bench.db") });
+  const handle = openSqliteDb({ file: path.join(dir, "bench.db") });
   try {
     const config: ModeConfig = { mode, snapshotFrequency: o.frequency };
-    const { saver, store } = openSqliteCheckpoints({ sqlite: handle.sqlite, mode });
+    const { saver, store } = openSqliteCheckpoints({ db: handle, mode });
     const accessor = createCheckpointAccessor({ saver, config });
     const plain = deps(accessor, o.payloadBytes, "plain");
     const { threadId: baselineThread } = await createThread(plain);
     const started = performance.now();
     await script(plain, baselineThread, o);
     const scriptMs = performance.now() - started;
-    const baseline = store.threadTotals(baselineThread);
+    const baseline = await store.threadTotals(baselineThread);
 
     const admitted = { ...deps(accessor, o.payloadBytes, "admit"), admit: admissionHook({ store }) };
     const { threadId: admissionThread } = await createThread(admitted);
     await script(admitted, admissionThread, o);
-    const withAdmission = store.threadTotals(admissionThread);
+    const withAdmission = await store.threadTotals(admissionThread);
 
     // Flat cost: one admission on a 1-turn thread vs on the N-turn thread (same run).
     const small = deps(accessor, o.payloadBytes, "small");
     const { threadId: smallThread } = await createThread(small);
     await startRun(small, { threadId: smallThread, content: "one" });
-    const admissionSmallMs = timeAdmission(store, smallThread);
+    const admissionSmallMs = await timeAdmission(store, smallThread);
     const before = await conversation(accessor, baselineThread);
-    const admissionLargeMs = timeAdmission(store, baselineThread);
-    const afterAdmission = store.threadTotals(baselineThread);
+    const admissionLargeMs = await timeAdmission(store, baselineThread);
+    const afterAdmission = await store.threadTotals(baselineThread);
 
     const engineStarted = performance.now();
-    const report = maintainThread({ store, dryRun: false, graftLinks: true }, baselineThread);
+    const report = await maintainThread({ store, dryRun: false, graftLinks: true }, baselineThread);
     const engineMs = performance.now() - engineStarted;
     const same = (await conversation(accessor, baselineThread)) === before;
     if (!same) throw new Error(`${mode}: head conversation changed`);
@@ -134,7 +134,7 @@ async function runMode(o: Options, mode: ModeConfig["mode"]) {
       conversationUnchanged: same,
     };
   } finally {
-    handle.sqlite.close();
+    handle.closeNow();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openDatabase } from "@/server/db/client";
+import { openSqliteDb } from "@/server/db/sqlite-db";
 import { readThreadCheckpoints } from "@/server/checkpoints/cleanup/thread-checkpoints";
 import { createSqliteCheckpointStore } from "@/server/checkpoints/sqlite-store";
 import { seedDemoThreadsIfEmpty } from "./seed-threads";
@@ -22,11 +22,12 @@ describe.each(["full", "delta"] as const)("demo agent threads (%s mode)", (mode)
     // Only when no thread is stored (like the workspace seed).
     expect(await seedDemoThreadsIfEmpty("small", env)).toEqual({ seeded: false, existing: 4 });
 
-    const { sqlite } = openDatabase({ file: path.join(dir, "workspace.db") });
+    const db = openSqliteDb({ file: path.join(dir, "workspace.db") });
     try {
-      const store = createSqliteCheckpointStore(sqlite);
-      const view = (role: string) =>
-        readThreadCheckpoints({ store, threadId: first.result.threads.find((t) => t.role === role)!.threadId, handles: { ttlDays: 30, nowMs: Date.now() } });
+      const store = createSqliteCheckpointStore(db);
+      const views = new Map<string, Awaited<ReturnType<typeof readThreadCheckpoints>>>();
+      for (const t of first.result.threads) views.set(t.role, await readThreadCheckpoints({ store, threadId: t.threadId, handles: { ttlDays: 30, nowMs: Date.now() } }));
+      const view = (role: string) => views.get(role)!;
       const verdicts = (role: string) => view(role).turns.flatMap((t) => t.checkpoints).map((c) => (c.verdict.status === "reclaimable" ? c.verdict.form : null));
       expect(view("long").turns).toHaveLength(8);
       // Written with admission on: only the newest duration leaf is left, for the next run.
@@ -51,7 +52,7 @@ describe.each(["full", "delta"] as const)("demo agent threads (%s mode)", (mode)
       expect(branched.turns[0]!.checkpoints[0]!.kind).toBe("rewrite");
       expect(branched.turns.filter((t) => t.kind === "run")).toHaveLength(3);
     } finally {
-      sqlite.close();
+      db.closeNow();
     }
   });
 });

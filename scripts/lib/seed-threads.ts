@@ -15,7 +15,7 @@ export async function seedDemoThreadsIfEmpty(size: AgentThreadsSize, env: NodeJS
   const rt = openRuntime(await createMigratedRuntime({ env, log: createLogger({ level: "warn" }) }));
   if (!rt) throw new Error("agent threads can only be seeded into a file: SQLite database");
   try {
-    const existing = rt.stores.checkpoints.listThreadIds().length;
+    const existing = (await rt.stores.checkpoints.listThreadIds()).length;
     if (existing > 0) return { seeded: false, existing };
     const started = performance.now();
     const deps = threadService(rt, { ...env, CHECKPOINT_AGENT_TOOL_PAYLOAD_BYTES: env.CHECKPOINT_AGENT_TOOL_PAYLOAD_BYTES ?? DEMO_TOOL_PAYLOAD_BYTES });

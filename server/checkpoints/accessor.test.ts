@@ -150,20 +150,21 @@ describeEachEngine("checkpoint accessor mode gate", ({ db }) => {
 
   it("[CCM-06] a full process opening a delta thread fails with a 409 mismatch naming the thread, before any read or write", async () => {
     const { h, threadId } = await seed(DELTA, 2);
-    const before = h.store.threadTotals(threadId);
+    const before = await h.store.threadTotals(threadId);
     h.reopen(FULL);
+    // One at a time: each attempt starts only once the previous one's rejection is handled.
     for (const attempt of [
-      h.accessor.getState(threadId),
-      h.accessor.history(threadId, 5),
-      h.accessor.replace(threadId, {}),
-      startRun(h.deps, { threadId, content: "more" }),
+      () => h.accessor.getState(threadId),
+      () => h.accessor.history(threadId, 5),
+      () => h.accessor.replace(threadId, {}),
+      () => startRun(h.deps, { threadId, content: "more" }),
     ]) {
-      const error = await rejection(attempt);
+      const error = await rejection(attempt());
       expect(isAppError(error) && error.code).toBe("checkpoint_mode_mismatch");
       expect(ERROR_STATUS.checkpoint_mode_mismatch).toBe(409);
       expect((error as Error).message).toContain(threadId);
     }
-    expect(h.store.threadTotals(threadId)).toEqual(before);
+    expect(await h.store.threadTotals(threadId)).toEqual(before);
   });
 
   it("[CCM-07] a delta process reads full threads transparently and continues them", async () => {

@@ -109,7 +109,7 @@ export function createCheckpointAccessor(options: AccessorOptions) {
     }
   }
 
-  type PathReader = { pathBreak(threadId: string, fromId?: string): PathBreak | null };
+  type PathReader = { pathBreak(threadId: string, fromId?: string): Promise<PathBreak | null> };
   const pathReader = typeof (saver as unknown as Partial<PathReader>).pathBreak === "function" ? (saver as unknown as PathReader) : null;
 
   /**
@@ -118,8 +118,8 @@ export function createCheckpointAccessor(options: AccessorOptions) {
    * complete, but a thread whose lineage was cut is not answered from a
    * guess (every read, run, branch and regenerate then answers 409).
    */
-  function assertIntactPath(threadId: string, checkpointId?: string): void {
-    const broken = pathReader?.pathBreak(threadId, checkpointId);
+  async function assertIntactPath(threadId: string, checkpointId?: string): Promise<void> {
+    const broken = await pathReader?.pathBreak(threadId, checkpointId);
     if (!broken) return;
     const why = broken.kind === "cycle" ? `cycle at checkpoint ${broken.checkpointId}` : `checkpoint ${broken.checkpointId} points at missing parent ${broken.parentId}`;
     throw new AppError("checkpoint_lineage_integrity", `Checkpoint lineage of thread ${threadId} is broken: ${why}`, { threadId });
@@ -127,7 +127,7 @@ export function createCheckpointAccessor(options: AccessorOptions) {
 
   async function readState(threadId: string, checkpointId?: string): Promise<ThreadSnapshot | null> {
     if (!(await gate(threadId))) return null;
-    assertIntactPath(threadId, checkpointId);
+    await assertIntactPath(threadId, checkpointId);
     const graph = graphOrNull();
     if (!graph) {
       const tuple = await saver.getTuple(threadConfig(threadId, checkpointId));
@@ -164,7 +164,7 @@ export function createCheckpointAccessor(options: AccessorOptions) {
 
   async function readHistory(threadId: string, limit?: number): Promise<ThreadSnapshot[]> {
     if (!(await gate(threadId))) return [];
-    assertIntactPath(threadId);
+    await assertIntactPath(threadId);
     const graph = graphOrNull();
     const out: ThreadSnapshot[] = [];
     if (!graph) {
@@ -183,7 +183,7 @@ export function createCheckpointAccessor(options: AccessorOptions) {
     return saver.getTuple(threadConfig(threadId, checkpointId));
   }
 
-  type LinkReader = { parentLinks(threadId: string): Map<string, string | null> };
+  type LinkReader = { parentLinks(threadId: string): Promise<Map<string, string | null>> };
   const linkReader = typeof (saver as unknown as Partial<LinkReader>).parentLinks === "function" ? (saver as unknown as LinkReader) : null;
 
   /**

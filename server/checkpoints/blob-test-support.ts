@@ -8,9 +8,9 @@ import type { EngineDb } from "@/server/engines-test-support";
 
 export type BlobReachability = { missing: number; unreachable: number };
 
-export function blobReachability(db: EngineDb, threadId: string): BlobReachability {
+export async function blobReachability(db: EngineDb, threadId: string): Promise<BlobReachability> {
   if (db.engine !== "postgres") return { missing: 0, unreachable: 0 };
-  const [row] = db.rows<{ missing: number; unreachable: number }>(
+  const [row] = await db.rows<{ missing: number; unreachable: number }>(
     `with named as (
        select distinct c.checkpoint_ns as ns, e.key as channel, e.value as version
        from checkpoints c, jsonb_each_text(c.checkpoint->'channel_versions') e where c.thread_id = ?)
@@ -25,7 +25,7 @@ export function blobReachability(db: EngineDb, threadId: string): BlobReachabili
 }
 
 /** Blob rows of the thread (0 on SQLite). */
-export function blobCount(db: EngineDb, threadId: string): number {
+export async function blobCount(db: EngineDb, threadId: string): Promise<number> {
   if (db.engine !== "postgres") return 0;
-  return Number(db.rows<{ n: number }>(`select count(*)::int as n from checkpoint_blobs where thread_id = ?`, [threadId])[0]!.n);
+  return Number((await db.rows<{ n: number }>(`select count(*)::int as n from checkpoint_blobs where thread_id = ?`, [threadId]))[0]!.n);
 }

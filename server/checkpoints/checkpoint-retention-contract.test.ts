@@ -46,69 +46,69 @@ afterEach(() => {
   h = null;
 });
 
-function parentOf(harness: Harness, threadId: string, checkpointId: string): string {
-  const node = loadThreadGraph(harness.store, threadId).nodes.get(checkpointId);
+async function parentOf(harness: Harness, threadId: string, checkpointId: string): Promise<string> {
+  const node = (await loadThreadGraph(harness.store, threadId)).nodes.get(checkpointId);
   if (!node?.parentId) throw new Error("no parent");
   return node.parentId;
 }
 
 /** The unsafe path a naive policy takes: both tables, no protected-set check. */
-function forceDelete(harness: Harness, threadId: string, ids: string[]): void {
-  harness.store.transaction(() => harness.store.deleteCheckpoints(threadId, ids));
+async function forceDelete(harness: Harness, threadId: string, ids: string[]): Promise<void> {
+  await harness.store.transaction(() => harness.store.deleteCheckpoints(threadId, ids));
 }
 
 describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MODES)("%s mode", (_name, config) => {
   /** PostgreSQL: every survivor's blobs are there and no blob is unreachable (SQLite has no blob table). */
-  const expectBlobsConsistent = (threadId: string) => expect(blobReachability(db(), threadId)).toEqual({ missing: 0, unreachable: 0 });
+  const expectBlobsConsistent = async (threadId: string) => expect(await blobReachability(db(), threadId)).toEqual({ missing: 0, unreachable: 0 });
   const messageIdsOf = async (threadId: string) => ((await h!.accessor.getState(threadId))?.values.messages ?? []).map((m) => String(m.id));
 
   it("[CRC-01] deleting an explicit resume target breaks resume: a run handle off the path is protected until its time to live", async () => {
     h = await openEngineHarness(db(), config);
     const shape = await buildLeafSibling(h);
     // The abandoned branch's tip: run 3's handle, childless once its leaf went (a safe leaf-sibling deletion).
-    expect(deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.siblingLeafId }).deleted).toBe(true);
+    expect((await deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.siblingLeafId })).deleted).toBe(true);
     const target = shape.runs[2]!;
-    const judge = () => judgeDeletion({ store: h!.store, graph: loadThreadGraph(h!.store, shape.threadId), checkpointId: target, handles: handlePolicy(h!.deps) });
+    const judge = async () => judgeDeletion({ store: h!.store, graph: await loadThreadGraph(h!.store, shape.threadId), checkpointId: target, handles: handlePolicy(h!.deps) });
     // Otherwise a deletable leaf sibling: the handle alone protects it (and a pin would too).
-    expect(judge()).toEqual({ deletable: false, reasons: ["run_handle"] });
-    expect(judgeDeletion({ store: h.store, graph: loadThreadGraph(h.store, shape.threadId), checkpointId: target, pins: new Set([target]), handles: handlePolicy(h.deps) })).toEqual({
+    expect(await judge()).toEqual({ deletable: false, reasons: ["run_handle"] });
+    expect(await judgeDeletion({ store: h.store, graph: await loadThreadGraph(h.store, shape.threadId), checkpointId: target, pins: new Set([target]), handles: handlePolicy(h.deps) })).toEqual({
       deletable: false,
       reasons: ["explicit_resume_target", "run_handle"],
     });
-    expect(deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: target, handles: handlePolicy(h.deps) }).deleted).toBe(false);
+    expect((await deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: target, handles: handlePolicy(h.deps) })).deleted).toBe(false);
     const expectAfter = await captureExpect(h, shape.threadId, target);
     // A client resumes it while it lasts (on a second thread built the same way, so this one keeps the shape).
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
     const other = await buildLeafSibling(h);
-    expect(deleteCheckpointSafely({ store: h.store, threadId: other.threadId, checkpointId: other.siblingLeafId }).deleted).toBe(true);
+    expect((await deleteCheckpointSafely({ store: h.store, threadId: other.threadId, checkpointId: other.siblingLeafId })).deleted).toBe(true);
     const otherExpect = await captureExpect(h, other.threadId, other.runs[2]!);
     // The naive policy deletes it anyway: the explicit resume breaks.
-    forceDelete(h, other.threadId, [other.runs[2]!]);
-    expectBlobsConsistent(other.threadId);
+    await forceDelete(h, other.threadId, [other.runs[2]!]);
+    await expectBlobsConsistent(other.threadId);
     expect(await verifyFourWays(h, other.threadId, otherExpect)).toEqual({ ...ALL_OK, explicit: "not_found" });
     // Past the time to live the protection ends: retention may reclaim an expired handle, which then answers 410.
     const third = await buildLeafSibling(h);
-    expect(deleteCheckpointSafely({ store: h.store, threadId: third.threadId, checkpointId: third.siblingLeafId }).deleted).toBe(true);
+    expect((await deleteCheckpointSafely({ store: h.store, threadId: third.threadId, checkpointId: third.siblingLeafId })).deleted).toBe(true);
     const thirdExpect = await captureExpect(h, third.threadId, third.runs[2]!);
     advanceClock(h.deps, (DEFAULT_HANDLE_TTL_DAYS + 1) * DAY_MS);
-    expect(deleteCheckpointSafely({ store: h.store, threadId: third.threadId, checkpointId: third.runs[2]!, handles: handlePolicy(h.deps) })).toEqual({
+    expect(await deleteCheckpointSafely({ store: h.store, threadId: third.threadId, checkpointId: third.runs[2]!, handles: handlePolicy(h.deps) })).toEqual({
       deleted: true,
       verdict: { deletable: true, form: "leaf_sibling" },
     });
-    expectBlobsConsistent(third.threadId);
+    await expectBlobsConsistent(third.threadId);
     expect(await verifyFourWays(h, third.threadId, thirdExpect)).toEqual({ ...ALL_OK, explicit: "checkpoint_handle_expired" });
   });
 
   it("[CRC-02] deleting a branch ancestor breaks lineage loudly (checkpoint_lineage_integrity)", async () => {
     h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 3);
-    const ancestor = parentOf(h, shape.threadId, shape.runs[1]!);
-    const verdict = judgeDeletion({ store: h.store, graph: loadThreadGraph(h.store, shape.threadId), checkpointId: ancestor });
+    const ancestor = await parentOf(h, shape.threadId, shape.runs[1]!);
+    const verdict = await judgeDeletion({ store: h.store, graph: await loadThreadGraph(h.store, shape.threadId), checkpointId: ancestor });
     expect(verdict).toMatchObject({ deletable: false });
     expect(verdict.deletable ? [] : verdict.reasons).toContain("branch_ancestor");
     const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
-    forceDelete(h, shape.threadId, [ancestor]);
-    expectBlobsConsistent(shape.threadId);
+    await forceDelete(h, shape.threadId, [ancestor]);
+    await expectBlobsConsistent(shape.threadId);
     const result = await verifyFourWays(h, shape.threadId, expectAfter);
     // The ancestor lies below the delta snapshot window of the head, so a
     // delta read would still see the whole conversation: the path check
@@ -127,8 +127,8 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
       return s!.values.messages.filter((m) => m.getType() === "ai" && !((m as { tool_calls?: unknown[] }).tool_calls?.length)).map((m) => String(m.id));
     })();
     // The head's parent goes: the head now points at a missing checkpoint.
-    forceDelete(h, shape.threadId, [parentOf(h, shape.threadId, shape.headId)]);
-    const before = h.store.threadTotals(shape.threadId).checkpoints;
+    await forceDelete(h, shape.threadId, [await parentOf(h, shape.threadId, shape.headId)]);
+    const before = (await h.store.threadTotals(shape.threadId)).checkpoints;
     const deps = h.deps;
     const threadId = shape.threadId;
     async function code(fn: () => Promise<unknown>): Promise<string> {
@@ -155,15 +155,15 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     const broken = "checkpoint_lineage_integrity";
     expect(outcomes).toEqual({ state: broken, history: broken, run: broken, branch: broken, regenerate: broken });
     // Nothing was written by the refused run.
-    expect(h.store.threadTotals(threadId).checkpoints).toBe(before);
+    expect((await h.store.threadTotals(threadId)).checkpoints).toBe(before);
   });
 
   it("[CCM-13] a parent cycle fails closed on reads and runs, naming the thread", async () => {
     h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 2);
-    const root = [...loadThreadGraph(h.store, shape.threadId).nodes.values()].find((n) => n.parentId === null)!;
-    h.run("UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_id = ?", [shape.headId, shape.threadId, root.id]);
-    expect(h.store.pathBreak(shape.threadId)).toMatchObject({ kind: "cycle" });
+    const root = [...(await loadThreadGraph(h.store, shape.threadId)).nodes.values()].find((n) => n.parentId === null)!;
+    await h.run("UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_id = ?", [shape.headId, shape.threadId, root.id]);
+    expect(await h.store.pathBreak(shape.threadId)).toMatchObject({ kind: "cycle" });
     for (const read of [() => readThreadState(h!.deps, shape.threadId), () => startRun(h!.deps, { threadId: shape.threadId, content: "after" })]) {
       await expect(read()).rejects.toMatchObject({ code: "checkpoint_lineage_integrity", message: expect.stringContaining(shape.threadId) });
     }
@@ -180,19 +180,19 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
       },
     });
     expect(failed.status).toBe("error");
-    const graph = loadThreadGraph(h.store, shape.threadId);
+    const graph = await loadThreadGraph(h.store, shape.threadId);
     const head = graph.nodes.get(graph.headId!)!;
     expect(head.writesCount).toBeGreaterThan(0);
-    const verdict = judgeDeletion({ store: h.store, graph, checkpointId: head.id });
+    const verdict = await judgeDeletion({ store: h.store, graph, checkpointId: head.id });
     expect(verdict.deletable ? [] : verdict.reasons).toContain("pending_writes");
     // Every checkpoint that has writes is protected by them.
     for (const node of graph.nodes.values()) {
       if (node.writesCount === 0) continue;
-      const v = judgeDeletion({ store: h.store, graph, checkpointId: node.id });
+      const v = await judgeDeletion({ store: h.store, graph, checkpointId: node.id });
       expect(v.deletable ? [] : v.reasons).toContain("pending_writes");
     }
     // Writes of surviving checkpoints are not orphans.
-    expect(h.store.countOrphanWrites(shape.threadId)).toBe(0);
+    expect(await h.store.countOrphanWrites(shape.threadId)).toBe(0);
     // They are state: the failed task's error lives only there.
     const config0 = h.accessor.runConfig(shape.threadId);
     const before = await h.accessor.graph().getState(config0);
@@ -201,11 +201,11 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     // The failed run's handle is the checkpoint holding those writes.
     expect(failed.checkpointId).toBe(head.id);
     // The naive policy treats them as garbage and deletes them.
-    h.run(`DELETE FROM ${h.writesTable} WHERE thread_id = ? AND checkpoint_id = ?`, [shape.threadId, head.id]);
+    await h.run(`DELETE FROM ${h.writesTable} WHERE thread_id = ? AND checkpoint_id = ?`, [shape.threadId, head.id]);
     const after = await h.accessor.graph().getState(config0);
     expect(after.tasks[0]?.error).toBeUndefined();
     // The conversation itself reads on: the failure record is what was lost.
-    expectBlobsConsistent(shape.threadId);
+    await expectBlobsConsistent(shape.threadId);
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
   });
 
@@ -214,23 +214,23 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     // Without admission every run's duration leaf becomes the next run's parent: a link.
     const shape = await buildLinear(h, 3);
     const link = shape.leaves[0]!;
-    const graph = loadThreadGraph(h.store, shape.threadId);
-    const verdict = judgeDeletion({ store: h.store, graph, checkpointId: link, handles: handlePolicy(h.deps) });
+    const graph = await loadThreadGraph(h.store, shape.threadId);
+    const verdict = await judgeDeletion({ store: h.store, graph, checkpointId: link, handles: handlePolicy(h.deps) });
     expect(verdict.deletable ? [] : verdict.reasons).toEqual(expect.arrayContaining(["duration_chain_link", "branch_ancestor"]));
-    expect(deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: link }).deleted).toBe(false);
+    expect((await deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: link })).deleted).toBe(false);
     const expectAfter = await captureExpect(h, shape.threadId, shape.runs[1]!);
     const other = await buildLinear(h, 3);
     const otherExpect = await captureExpect(h, other.threadId, other.runs[1]!);
     // The naive delete leaves run 2's input pointing at a missing parent: every path through it is cut, run 2's handle's too.
-    forceDelete(h, other.threadId, [other.leaves[0]!]);
-    expectBlobsConsistent(other.threadId);
+    await forceDelete(h, other.threadId, [other.leaves[0]!]);
+    await expectBlobsConsistent(other.threadId);
     const broken = "checkpoint_lineage_integrity";
     expect(await verifyFourWays(h, other.threadId, otherExpect)).toEqual({ ...ALL_OK, latest: broken, branch: broken, explicit: broken });
     // The graft re-parents the link's child onto the link's parent in the same transaction.
     const child = [...graph.nodes.values()].find((n) => n.parentId === link)!.id;
-    expect(graftAndDelete({ store: h.store, threadId: shape.threadId, checkpointId: link })).toMatchObject({ deleted: true });
-    expect(loadThreadGraph(h.store, shape.threadId).nodes.get(child)!.parentId).toBe(shape.runs[0]);
-    expectBlobsConsistent(shape.threadId);
+    expect(await graftAndDelete({ store: h.store, threadId: shape.threadId, checkpointId: link })).toMatchObject({ deleted: true });
+    expect((await loadThreadGraph(h.store, shape.threadId)).nodes.get(child)!.parentId).toBe(shape.runs[0]);
+    await expectBlobsConsistent(shape.threadId);
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
   });
 
@@ -238,15 +238,15 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 2);
     // Admission took the trailing leaf: the head is run 2's state, its handle.
-    expect(cleanupAtAdmission({ store: h.store, threadId: shape.threadId, selectors: [] }).action).toBe("deleted");
-    const headId = loadThreadGraph(h.store, shape.threadId).headId!;
+    expect((await cleanupAtAdmission({ store: h.store, threadId: shape.threadId, selectors: [] })).action).toBe("deleted");
+    const headId = (await loadThreadGraph(h.store, shape.threadId)).headId!;
     expect(headId).toBe(shape.runs[1]);
-    const verdict = judgeDeletion({ store: h.store, graph: loadThreadGraph(h.store, shape.threadId), checkpointId: headId });
+    const verdict = await judgeDeletion({ store: h.store, graph: await loadThreadGraph(h.store, shape.threadId), checkpointId: headId });
     expect(verdict.deletable ? [] : verdict.reasons).toContain("newest");
-    expect(deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: headId }).deleted).toBe(false);
+    expect((await deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: headId })).deleted).toBe(false);
     const expectAfter = await captureExpect(h, shape.threadId, headId);
-    forceDelete(h, shape.threadId, [headId]);
-    expectBlobsConsistent(shape.threadId);
+    await forceDelete(h, shape.threadId, [headId]);
+    await expectBlobsConsistent(shape.threadId);
     // The thread now continues from a mid-run step: run 2's answer is gone, and so is its handle.
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual({ ...ALL_OK, latest: "wrong_state", explicit: "not_found" });
   });
@@ -255,11 +255,11 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     h = await openEngineHarness(db(), config);
     const shape = await buildLeafSibling(h);
     // The sibling leaf's parent is run 3's handle, off the path: the client may still hold it.
-    expect(loadThreadGraph(h.store, shape.threadId).nodes.get(shape.siblingLeafId)!.parentId).toBe(shape.runs[2]);
+    expect((await loadThreadGraph(h.store, shape.threadId)).nodes.get(shape.siblingLeafId)!.parentId).toBe(shape.runs[2]);
     const expectAfter = await captureExpect(h, shape.threadId, shape.runs[2]!);
-    const result = deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.siblingLeafId });
+    const result = await deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.siblingLeafId });
     expect(result).toEqual({ deleted: true, verdict: { deletable: true, form: "leaf_sibling" } });
-    expectBlobsConsistent(shape.threadId);
+    await expectBlobsConsistent(shape.threadId);
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
   });
 
@@ -267,9 +267,9 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 3);
     const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
-    const result = deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.headId });
+    const result = await deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.headId });
     expect(result).toEqual({ deleted: true, verdict: { deletable: true, form: "trailing_duration_leaf" } });
-    expectBlobsConsistent(shape.threadId);
+    await expectBlobsConsistent(shape.threadId);
     expect(await h.accessor.getState(shape.threadId, shape.headId)).toBeNull();
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
   });
@@ -278,19 +278,19 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     h = await openEngineHarness(db(), config);
     // Admission's path (the trailing leaf, no sweep) on one thread ...
     const shape = await buildLinear(h, 3);
-    const before = blobCount(db(), shape.threadId);
+    const before = await blobCount(db(), shape.threadId);
     if (h.engine === "postgres") expect(before).toBeGreaterThan(0);
     const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
-    expect(deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.headId }).deleted).toBe(true);
-    expect(blobCount(db(), shape.threadId)).toBe(before);
-    expectBlobsConsistent(shape.threadId);
+    expect((await deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.headId })).deleted).toBe(true);
+    expect(await blobCount(db(), shape.threadId)).toBe(before);
+    await expectBlobsConsistent(shape.threadId);
     // ... general retention's (a whole-thread sweep from the survivors) on another.
     const other = await buildLinear(h, 2);
-    const otherBlobs = blobCount(db(), other.threadId);
+    const otherBlobs = await blobCount(db(), other.threadId);
     const state = await messageIdsOf(other.threadId);
-    forceDelete(h, other.threadId, [other.headId]);
-    expect(blobCount(db(), other.threadId)).toBe(otherBlobs);
-    expectBlobsConsistent(other.threadId);
+    await forceDelete(h, other.threadId, [other.headId]);
+    expect(await blobCount(db(), other.threadId)).toBe(otherBlobs);
+    await expectBlobsConsistent(other.threadId);
     expect(await messageIdsOf(other.threadId)).toEqual(state);
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
   });
@@ -330,7 +330,7 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     // Full mode leaves the abandoned branch's leaf behind: the scheduled path reclaims it.
     if (config.mode === "full") expect(reclaimed).toBeGreaterThan(0);
     for (const { shape, expected } of shapes) {
-      expectBlobsConsistent(shape.threadId);
+      await expectBlobsConsistent(shape.threadId);
       expect(await verifyFourWays(h, shape.threadId, expected)).toEqual(ALL_OK);
       for (const handle of shape.runs) expect(await h.accessor.getState(shape.threadId, handle)).not.toBeNull();
     }

@@ -20,7 +20,7 @@ describe.each([
     const deps = { ...testRunDeps(accessor, sequentialIds()), store };
     const { threadId } = await createThread(deps);
     for (let i = 0; i < 7; i += 1) await startRun(deps, { threadId, content: `q${i}` });
-    const graph = loadThreadGraph(store, threadId);
+    const graph = await loadThreadGraph(store, threadId);
     const leaves = [...graph.nodes.values()].filter((n) => n.durationOnly);
     expect(leaves).toHaveLength(7);
     const hasMessages = sqlite.prepare("SELECT json_type(CAST(checkpoint AS TEXT), '$.channel_values.messages') IS NOT NULL AS has FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?");
@@ -36,7 +36,7 @@ describe.each([
       expect(own.messages.map((m) => m.id)).toEqual(parent.messages.map((m) => m.id));
       expect(own.notes).toEqual(parent.notes);
       if (leaf.id === graph.headId) continue;
-      expect(judgeGraft({ store, graph, checkpointId: leaf.id })).toEqual({ graftable: true, parentId: leaf.parentId });
+      expect(await judgeGraft({ store, graph, checkpointId: leaf.id })).toEqual({ graftable: true, parentId: leaf.parentId });
       if (has(leaf.parentId!)) graftableWithSnapshot += 1;
     }
     expect(graftableWithSnapshot).toBeGreaterThan(0);

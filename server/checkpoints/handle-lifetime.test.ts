@@ -47,11 +47,11 @@ describeEachEngine("run handle lifetime", ({ db }) => describe.each(MODES)("%s m
       // ... go on, branch from the newest answer, and clean up.
       expect((await startRun(h.deps, { threadId, content: `round ${round}` })).status).toBe("success");
       branches.push((await branch(h.deps, threadId, (await replies(h, threadId)).at(-1)!)).threadId);
-      const report = cleanUp(threadId);
+      const report = await cleanUp(threadId);
       expect(report.skipped).toBeNull();
       advanceClock(h.deps, DAY_MS);
     }
-    const graph = loadThreadGraph(h.store, threadId);
+    const graph = await loadThreadGraph(h.store, threadId);
     if (config.mode === "full") {
       // Off the path, childless: only its being a live handle keeps it.
       expect(graph.nodes.has(handle)).toBe(true);
@@ -72,7 +72,7 @@ describeEachEngine("run handle lifetime", ({ db }) => describe.each(MODES)("%s m
     expect((await regenerate(h.deps, threadId, firstAnswer!)).status).toBe("success");
     expect((await messageIds(h, threadId)).some((id) => kept.includes(id))).toBe(false);
     advanceClock(h.deps, DEFAULT_HANDLE_TTL_DAYS * DAY_MS);
-    const report = cleanUp(threadId);
+    const report = await cleanUp(threadId);
     expect(report.skipped).toBeNull();
     // Full mode: off the path and past its time to live, Clean up reclaimed it; delta keeps it as an ancestor.
     if (config.mode === "full") expect(report.deleted.leafSiblings).toBeGreaterThan(0);

@@ -51,9 +51,9 @@ export function isHandleLive(record: Pick<HandleRecord, "issuedAtMs">, policy: H
 export type HandleState = HandleRecord & { expiresAtMs: number | null; live: boolean };
 
 /** Every handle of the thread by checkpoint id (the newest issue of each id wins). */
-export function threadHandleStates(store: CheckpointStore, threadId: string, policy: HandlePolicy | undefined): Map<string, HandleState> {
+export async function threadHandleStates(store: CheckpointStore, threadId: string, policy: HandlePolicy | undefined): Promise<Map<string, HandleState>> {
   const out = new Map<string, HandleState>();
-  for (const record of store.threadHandles(threadId)) {
+  for (const record of await store.threadHandles(threadId)) {
     const previous = out.get(record.checkpointId);
     if (previous && previous.issuedAtMs > record.issuedAtMs) continue;
     out.set(record.checkpointId, {
@@ -66,9 +66,9 @@ export function threadHandleStates(store: CheckpointStore, threadId: string, pol
 }
 
 /** checkpoint_handle_expired (410) when the id is a run handle past its time to live; null otherwise. */
-export function expiredHandle(options: { store?: CheckpointStore; threadId: string; checkpointId: string; policy: HandlePolicy }): AppError | null {
+export async function expiredHandle(options: { store?: CheckpointStore; threadId: string; checkpointId: string; policy: HandlePolicy }): Promise<AppError | null> {
   const { store, threadId, checkpointId, policy } = options;
-  const record = store?.handleRecord(threadId, checkpointId);
+  const record = await store?.handleRecord(threadId, checkpointId);
   if (!record || isHandleLive(record, policy)) return null;
   const expiredAt = new Date(handleExpiresAt(record.issuedAtMs, policy.ttlDays)!).toISOString();
   return new AppError("checkpoint_handle_expired", `Checkpoint ${checkpointId} of thread ${threadId} is a run handle that expired on ${expiredAt}; resume from the thread's current state`, {

@@ -28,7 +28,7 @@ describe.each([
     for (let i = 0; i < 2; i += 1) expect((await startRun(deps, { threadId, content: `last ${i}` })).status).toBe("success");
     const messages = (await accessor.getState(threadId))!.values.messages;
     expect(messages).toHaveLength(2 * TURNS);
-    expect(store.threadTotals(threadId).checkpoints).toBeGreaterThan(TURNS);
+    expect((await store.threadTotals(threadId)).checkpoints).toBeGreaterThan(TURNS);
     const first = messages.find((m) => m.getType() === "ai" && !(m as AIMessage).tool_calls?.length)!;
 
     const branched = await branch(deps, threadId, String(first.id));

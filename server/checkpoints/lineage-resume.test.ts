@@ -96,10 +96,10 @@ describeEachEngine("lineage after a resume", ({ db }) => describe.each(MODES)("%
     const links = (await h!.accessor.parentLinks(threadId))!;
     const root = [...links].find(([, parent]) => parent === null)![0];
     const [firstAnswer] = await replies(h!, threadId);
-    const firstRun = h!.store.listRuns(threadId)[0]!;
+    const firstRun = (await h!.store.listRuns(threadId))[0]!;
     // Run 1's recorded handle pointed at a checkpoint without the message, then at none.
     for (const wrong of [root, "no-such-checkpoint"]) {
-      h!.run("UPDATE checkpoint_runs SET handle_id = ? WHERE thread_id = ? AND run_id = ?", [wrong, threadId, firstRun.runId]);
+      await h!.run("UPDATE checkpoint_runs SET handle_id = ? WHERE thread_id = ? AND run_id = ?", [wrong, threadId, firstRun.runId]);
       const outcome = await regenerate(h!.deps, threadId, firstAnswer!).then(
         (r) => r.status,
         (error: unknown) => (isAppError(error) ? error.code : String(error)),

@@ -112,11 +112,11 @@ describeEachEngine("replay lineage", ({ db }) => describe("lineage", () => {
     // Sever the link of the newest non-leaf checkpoint (a legacy row).
     const head = await saver.getTuple({ configurable: { thread_id: threadId } });
     const headParent = String(head!.parentConfig!.configurable!.checkpoint_id);
-    h!.run("update checkpoints set parent_checkpoint_id = NULL where checkpoint_id = ?", [headParent]);
+    await h!.run("update checkpoints set parent_checkpoint_id = NULL where checkpoint_id = ?", [headParent]);
     await expect(walkToCheckpointBefore({ accessor, threadId, messageId: target })).rejects.toThrow("no parent link");
     expect(await findCheckpointBeforeMessage({ accessor, threadId, messageId: target })).toBe(viaWalk);
     // A dangling link is an integrity failure, not a fallback.
-    h!.run("update checkpoints set parent_checkpoint_id = ? where checkpoint_id = ?", ["1f000000-dead-6000-8000-000000000000", headParent]);
+    await h!.run("update checkpoints set parent_checkpoint_id = ? where checkpoint_id = ?", ["1f000000-dead-6000-8000-000000000000", headParent]);
     expect(await lineageError(findCheckpointBeforeMessage({ accessor, threadId, messageId: target }))).toContain("missing parent");
   });
 
@@ -199,7 +199,7 @@ describeEachEngine("replay lineage", ({ db }) => describe("lineage", () => {
     expect(after.filter((m) => m.getType() === "human").map((m) => m.content)).toEqual(["q0", "q1", "q-branch"]);
     // The source thread is untouched and the branch never forked.
     expect((await reloaded.getState(threadId))!.values.messages.map((m) => m.id)).toEqual(source.map((m) => m.id));
-    const parents = h!.all("select parent_checkpoint_id from checkpoints where thread_id = ? and parent_checkpoint_id is not null group by parent_checkpoint_id having count(*) > 1", [branched]);
+    const parents = await h!.all("select parent_checkpoint_id from checkpoints where thread_id = ? and parent_checkpoint_id is not null group by parent_checkpoint_id having count(*) > 1", [branched]);
     expect(parents).toEqual([]);
   });
 

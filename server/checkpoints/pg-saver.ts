@@ -1,7 +1,8 @@
 // The PostgreSQL engine's checkpoint pair: our stamping saver around
-// PostgresSaver (@langchain/langgraph-checkpoint-postgres, async over its own
-// `pg` Pool) and the synchronous store over the same tables on the runtime's
-// libpq connection. Domain code receives both and never a connection.
+// PostgresSaver (@langchain/langgraph-checkpoint-postgres) and the store over
+// the same tables, both on the runtime's one node-postgres pool (one driver,
+// one set of sessions: PG_POOL_MAX bounds them all). Domain code receives
+// both and never a connection.
 //
 // PostgresSaver.setup() creates, in the database's public schema:
 // checkpoint_migrations (its own version bookkeeping), checkpoints
@@ -10,9 +11,8 @@
 // open, under the same advisory lock our migrations take, so instances
 // starting together do not race on CREATE TABLE.
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
-import pg from "pg";
-import type { SqlClient } from "@/server/db/pg/client";
-import type { PgConfig } from "@/server/db/pg/config";
+import type pg from "pg";
+import type { PgDb } from "@/server/db/pg/pg-db";
 import { MIGRATION_LOCK_KEY } from "@/server/db/pg/migrate";
 import type { ChannelMode } from "./mode";
 import { createPgCheckpointStore } from "./pg-store";
@@ -20,29 +20,8 @@ import { StampingSaver } from "./stamping-saver";
 import type { CheckpointStore } from "./store";
 
 /**
- * The saver's pool, sized and bounded like our own connections: at most
- * PG_POOL_MAX sessions, the same statement and lock timeouts, the same
- * application name (suffixed, so pg_stat_activity tells them apart).
- */
-export function createSaverPool(config: PgConfig): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString: config.url,
-    max: config.poolMax,
-    statement_timeout: config.timeouts.statementTimeoutMs,
-    lock_timeout: config.timeouts.lockTimeoutMs,
-    application_name: `${config.applicationName} checkpoints`,
-    idleTimeoutMillis: 30_000,
-  });
-  // An idle session the server ends (restart, admin kill) must not crash the process; the next query reconnects.
-  pool.on("error", () => undefined);
-  return pool;
-}
-
-/**
  * Runs the saver's setup on one session of `pool` that first takes the
- * migration advisory lock (session level, awaited: a blocking wait on the
- * runtime's synchronous connection would stall the event loop, and with it
- * any other instance in this process that holds the lock). A PostgresSaver
+ * migration advisory lock (session level). A PostgresSaver
  * over that one session runs the setup, so lock and DDL share the session.
  */
 export async function setupUnderMigrationLock(pool: pg.Pool): Promise<void> {
@@ -61,21 +40,16 @@ export async function setupUnderMigrationLock(pool: pg.Pool): Promise<void> {
   }
 }
 
-/** The process's PostgresSaver: its pool, and its tables' setup started at runtime open. */
+/** The process's PostgresSaver on the runtime's pool, and its tables' setup started at runtime open. */
 export type PgSaverHandle = {
   inner: PostgresSaver;
   /** Settles when the saver's tables exist; after a failed setup the next call tries again. */
   ready(): Promise<void>;
-  close(): Promise<void>;
 };
 
-/**
- * Creates the saver's pool (or uses `pool`) and starts its setup (async;
- * saver calls await `ready()`).
- */
-export function startPgSaver(options: { config: PgConfig } | { pool: pg.Pool }): PgSaverHandle {
-  const ownsPool = "config" in options;
-  const pool = "config" in options ? createSaverPool(options.config) : options.pool;
+/** PostgresSaver on `pool` (the runtime's: PgDb.pool); starts its setup (async; saver calls await `ready()`). */
+export function startPgSaver(options: { pool: pg.Pool }): PgSaverHandle {
+  const { pool } = options;
   const inner = new PostgresSaver(pool);
   let failed = false;
   const start = (): Promise<void> => {
@@ -94,19 +68,16 @@ export function startPgSaver(options: { config: PgConfig } | { pool: pg.Pool }):
       if (failed) current = start();
       return current;
     },
-    close: async () => {
-      if (ownsPool) await pool.end();
-    },
   };
 }
 
 /**
  * Our stamping saver (in the process mode) around the shared PostgresSaver,
- * and the store on `client`. Every saver call first awaits the tables'
- * setup that startPgSaver started.
+ * and the store on `db` (the pool the saver runs on). Every saver call first
+ * awaits the tables' setup that startPgSaver started.
  */
-export function openPgCheckpoints(options: { handle: PgSaverHandle; client: SqlClient; mode: ChannelMode }): { saver: StampingSaver; store: CheckpointStore } {
-  const store = createPgCheckpointStore(options.client);
+export function openPgCheckpoints(options: { handle: PgSaverHandle; db: PgDb; mode: ChannelMode }): { saver: StampingSaver; store: CheckpointStore } {
+  const store = createPgCheckpointStore(options.db);
   const { handle } = options;
   const saver = new StampingSaver({ inner: handle.inner, setup: () => undefined, ready: () => handle.ready(), uniqueVersions: true, store, mode: options.mode });
   return { saver, store };

@@ -21,13 +21,13 @@ const SAVER_TABLES = `
 
 describe.skipIf(!TEST_POSTGRES_URL)("checkpoint store on PostgresSaver's tables", () => {
   let db: PgTestDb;
-  beforeAll(() => {
-    db = createPgTestDb();
+  beforeAll(async () => {
+    db = await createPgTestDb();
   });
   afterAll(() => db?.close());
-  beforeEach(() => {
+  beforeEach(async () => {
     db.client.exec(`drop table if exists checkpoints, checkpoint_blobs, checkpoint_writes`);
-    db.reset();
+    await db.reset();
   });
 
   const checkpoint = (id: string, parent: string | null, versions: Record<string, string>, metadata: object = { source: "loop", step: 1 }) =>
@@ -46,71 +46,71 @@ describe.skipIf(!TEST_POSTGRES_URL)("checkpoint store on PostgresSaver's tables"
     ]);
   const blobs = () => db.client.query<{ k: string }>(`select channel || '@' || version as k from checkpoint_blobs order by 1`).map((r) => r.k);
 
-  it("answers empty before the saver created its tables", () => {
-    const store = createPgCheckpointStore(db.client);
-    expect(store.listThreadIds()).toEqual([]);
-    expect(store.tableUsage()).toEqual({ checkpoints: { rows: 0, bytes: 0 }, writes: { rows: 0, bytes: 0 } });
-    expect(store.largestThreads(5)).toEqual([]);
+  it("answers empty before the saver created its tables", async () => {
+    const store = createPgCheckpointStore(db.db);
+    expect(await store.listThreadIds()).toEqual([]);
+    expect(await store.tableUsage()).toEqual({ checkpoints: { rows: 0, bytes: 0 }, writes: { rows: 0, bytes: 0 } });
+    expect(await store.largestThreads(5)).toEqual([]);
   });
 
-  it("deletes checkpoints with their writes and the blobs only they reached; a version a survivor shares stays", () => {
+  it("deletes checkpoints with their writes and the blobs only they reached; a version a survivor shares stays", async () => {
     db.client.exec(SAVER_TABLES);
     checkpoint("c1", null, { messages: "1", files: "1" });
     checkpoint("c2", "c1", { messages: "2", files: "1" });
     checkpoint("c3", "c2", { messages: "3", files: "1" });
     for (const [channel, version] of [["messages", "1"], ["messages", "2"], ["messages", "3"], ["files", "1"]] as const) blob(channel, version);
     write("c1", "messages");
-    const store = createPgCheckpointStore(db.client);
+    const store = createPgCheckpointStore(db.db);
 
-    expect(store.listThreadIds()).toEqual(["th"]);
-    expect(store.listThreadCheckpoints("th").map((row) => [row.id, row.parentId, row.writesCount])).toEqual([
+    expect(await store.listThreadIds()).toEqual(["th"]);
+    expect((await store.listThreadCheckpoints("th")).map((row) => [row.id, row.parentId, row.writesCount])).toEqual([
       ["c1", null, 1],
       ["c2", "c1", 0],
       ["c3", "c2", 0],
     ]);
-    const deleted = store.transaction(() => {
-      const out = store.deleteCheckpoints("th", ["c1", "c2"]);
-      store.reparentChildren("th", "c2", "c1");
+    const deleted = await store.transaction(async () => {
+      const out = await store.deleteCheckpoints("th", ["c1", "c2"]);
+      await store.reparentChildren("th", "c2", "c1");
       return out;
     });
     expect(deleted).toEqual({ checkpoints: 2, writes: 1 });
     expect(blobs()).toEqual(["files@1", "messages@3"]);
-    expect(store.countOrphanWrites()).toBe(0);
-    expect(store.threadTotals("th")).toMatchObject({ checkpoints: 1, writes: 0 });
+    expect(await store.countOrphanWrites()).toBe(0);
+    expect(await store.threadTotals("th")).toMatchObject({ checkpoints: 1, writes: 0 });
   });
 
-  it("proves a duration-only child equal to its parent and deletes a trailing leaf only while it is still the newest without writes", () => {
+  it("proves a duration-only child equal to its parent and deletes a trailing leaf only while it is still the newest without writes", async () => {
     db.client.exec(SAVER_TABLES);
     checkpoint("c1", null, { messages: "1" });
     write("c1", TASKS);
     checkpoint("c2", "c1", { messages: "1" }, { source: "update", step: 2, writes: { runtime_run_duration: 12 } });
     blob("messages", "1");
-    const store = createPgCheckpointStore(db.client);
-    expect(store.compareWithParent("th", "c2", "c1")).toEqual({ versionsEqual: true, valuesEqual: true, parentHasTaskWrites: true });
-    expect(store.admissionHead("th")).toMatchObject({ id: "c2", parentId: "c1", durationOnly: true });
-    expect(store.listCheckpointOrigins("th")).toEqual([
+    const store = createPgCheckpointStore(db.db);
+    expect(await store.compareWithParent("th", "c2", "c1")).toEqual({ versionsEqual: true, valuesEqual: true, parentHasTaskWrites: true });
+    expect(await store.admissionHead("th")).toMatchObject({ id: "c2", parentId: "c1", durationOnly: true });
+    expect(await store.listCheckpointOrigins("th")).toEqual([
       { id: "c1", source: "loop", step: 1 },
       { id: "c2", source: "update", step: 2 },
     ]);
-    expect(store.deleteTrailingLeaf("th", "c1")).toBe(false); // not the newest
-    expect(store.deleteTrailingLeaf("th", "c2")).toBe(true);
+    expect(await store.deleteTrailingLeaf("th", "c1")).toBe(false); // not the newest
+    expect(await store.deleteTrailingLeaf("th", "c2")).toBe(true);
     // The blob c1 still names survives the leaf's deletion.
     expect(blobs()).toEqual(["messages@1"]);
   });
 
-  it("[CCM-13] answers parent links and where a path breaks: intact, a missing parent, a cycle", () => {
+  it("[CCM-13] answers parent links and where a path breaks: intact, a missing parent, a cycle", async () => {
     db.client.exec(SAVER_TABLES);
-    const store = createPgCheckpointStore(db.client);
+    const store = createPgCheckpointStore(db.db);
     checkpoint("c1", null, { messages: "1" });
     checkpoint("c2", "c1", { messages: "2" });
     checkpoint("c3", "c2", { messages: "3" });
-    expect([...store.parentLinks("th")].sort()).toEqual([["c1", null], ["c2", "c1"], ["c3", "c2"]]);
-    expect(store.pathBreak("th")).toBeNull();
-    expect(store.pathBreak("th", "c2")).toBeNull();
-    expect(store.pathBreak("th", "missing")).toBeNull();
+    expect([...(await store.parentLinks("th"))].sort()).toEqual([["c1", null], ["c2", "c1"], ["c3", "c2"]]);
+    expect(await store.pathBreak("th")).toBeNull();
+    expect(await store.pathBreak("th", "c2")).toBeNull();
+    expect(await store.pathBreak("th", "missing")).toBeNull();
     db.client.run(`delete from checkpoints where thread_id = 'th' and checkpoint_id = 'c2'`);
-    expect(store.pathBreak("th")).toEqual({ kind: "missing_parent", checkpointId: "c3", parentId: "c2" });
+    expect(await store.pathBreak("th")).toEqual({ kind: "missing_parent", checkpointId: "c3", parentId: "c2" });
     checkpoint("c2", "c3", { messages: "2" });
-    expect(store.pathBreak("th")).toMatchObject({ kind: "cycle" });
+    expect(await store.pathBreak("th")).toMatchObject({ kind: "cycle" });
   });
 });

@@ -15,10 +15,13 @@
 //   parent's versions (so no blob can be stranded and none is touched);
 // - sizes are pg_column_size / octet_length (stored bytes).
 // Before the saver's setup() its tables do not exist: reads answer empty.
+// Statements run on the node-postgres pool (server/db/pg/pg-db.ts): on the
+// open transaction's session inside `transaction`, any pooled session
+// otherwise; the saver shares the pool (pg-saver.ts).
 import { TASKS } from "@langchain/langgraph-checkpoint";
 import { CHECKPOINT_RETENTION_SETTINGS_KEY, type TableUsage, type ThreadUsage } from "@/lib/checkpoints/api";
-import type { SqlClient } from "@/server/db/pg/client";
-import { inWriterTransaction } from "@/server/db/pg/writer-lock";
+import type { PgDb } from "@/server/db/pg/pg-db";
+import { writerTransaction } from "@/server/db/pg/writer-lock";
 import { VERSIONS_DIGEST_KEY } from "./versions-digest";
 import type { AdmissionHead, CheckpointOrigin, CheckpointRow, CheckpointStore, HandleRecord, PairProof, PathBreak, RunRecord, StoredWrite, ThreadTotals } from "./store";
 import { admissionHeadFrom, type AdmissionHeadRow, runRecordFrom, type RunRow } from "./run-rows";
@@ -129,94 +132,94 @@ const PATH_END_SQL = `with recursive
 
 type CompareRow = { versions: string | null; values: string | null };
 
-export function createPgCheckpointStore(client: SqlClient): CheckpointStore {
-  const tablesExist = () =>
-    client.one<{ ok: boolean }>(
+export function createPgCheckpointStore(db: PgDb): CheckpointStore {
+  const tablesExist = async () =>
+    (await db.one<{ ok: boolean }>(
       `select to_regclass('public.checkpoints') is not null and to_regclass('public.checkpoint_writes') is not null and to_regclass('public.checkpoint_blobs') is not null as ok`,
-    )!.ok;
-  const count = (sql: string, params: unknown[]) => client.one<{ n: number }>(sql, params)!.n;
+    ))!.ok;
+  const count = async (sql: string, params: unknown[]) => (await db.one<{ n: number }>(sql, params))!.n;
 
-  return {
-    transaction: (fn) => inWriterTransaction(client, "checkpoints", fn),
+  const store: CheckpointStore = {
+    transaction: (fn) => writerTransaction(db, "checkpoints", fn),
 
-    orderedWrites: ({ threadId, namespace, checkpointId }) =>
-      client
+    orderedWrites: async ({ threadId, namespace, checkpointId }) =>
+      (await db
         .query<{ task_id: string; channel: string; type: string | null; value: string | null }>(
           `select task_id, channel, type, convert_from(blob, 'UTF8') as value from checkpoint_writes
            where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3 order by task_id, idx`,
           [threadId, namespace, checkpointId],
-        )
+        ))
         .map((r): StoredWrite => ({ taskId: r.task_id, channel: r.channel, type: r.type, value: r.value })),
 
-    latestMetadata: (threadId) => {
-      const row = client.one<{ metadata: string }>(
+    latestMetadata: async (threadId) => {
+      const row = await db.one<{ metadata: string }>(
         `select metadata::text as metadata from checkpoints where thread_id = $1 and checkpoint_ns = '' order by checkpoint_id desc limit 1`,
         [threadId],
       );
       return row ? { type: "json", value: row.metadata } : undefined;
     },
 
-    parentLinks: (threadId) => {
-      if (!tablesExist()) return new Map();
-      const rows = client.query<{ id: string; parentId: string | null }>(
+    parentLinks: async (threadId) => {
+      if (!(await tablesExist())) return new Map();
+      const rows = await db.query<{ id: string; parentId: string | null }>(
         `select checkpoint_id as id, parent_checkpoint_id as "parentId" from checkpoints where thread_id = $1 and checkpoint_ns = $2`,
         [threadId, ROOT_NS],
       );
       return new Map(rows.map((r) => [r.id, r.parentId]));
     },
 
-    pathBreak: (threadId, fromId): PathBreak | null => {
-      if (!tablesExist()) return null;
-      const end = client.one<{ id: string; parentId: string | null; depth: number; cap: number }>(PATH_END_SQL, [threadId, ROOT_NS, fromId ?? null]);
+    pathBreak: async (threadId, fromId): Promise<PathBreak | null> => {
+      if (!(await tablesExist())) return null;
+      const end = await db.one<{ id: string; parentId: string | null; depth: number; cap: number }>(PATH_END_SQL, [threadId, ROOT_NS, fromId ?? null]);
       if (!end || end.parentId === null) return null;
       if (Number(end.depth) >= Number(end.cap)) return { kind: "cycle", checkpointId: end.id };
       return { kind: "missing_parent", checkpointId: end.id, parentId: end.parentId };
     },
 
-    listThreadCheckpoints: (threadId) => client.query<CheckpointRow>(THREAD_ROWS_SQL, [threadId, ROOT_NS]),
+    listThreadCheckpoints: async (threadId) => await db.query<CheckpointRow>(THREAD_ROWS_SQL, [threadId, ROOT_NS]),
 
-    listCheckpointOrigins: (threadId) =>
-      client
+    listCheckpointOrigins: async (threadId) =>
+      (await db
         .query<{ id: string; source: string | null; step: string | null }>(
           `select c.checkpoint_id as id,
              case when jsonb_typeof(c.metadata->'source') = 'string' then c.metadata->>'source' end as source,
              case when jsonb_typeof(c.metadata->'step') = 'number' then c.metadata->>'step' end as step
            from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2 order by c.checkpoint_id`,
           [threadId, ROOT_NS],
-        )
+        ))
         .map((r): CheckpointOrigin => ({ id: r.id, source: r.source, step: r.step === null ? null : Number(r.step) })),
 
-    foreignNamespaceRows: (threadId) =>
+    foreignNamespaceRows: async (threadId) =>
       count(
         `select (select count(*) from checkpoints where thread_id = $1 and checkpoint_ns <> $2)
               + (select count(*) from checkpoint_writes where thread_id = $1 and checkpoint_ns <> $2) as n`,
         [threadId, ROOT_NS],
       ),
 
-    admissionHead: (threadId): AdmissionHead | undefined => {
-      const row = client.one<AdmissionHeadRow>(HEAD_SQL, [threadId, ROOT_NS]);
+    admissionHead: async (threadId): Promise<AdmissionHead | undefined> => {
+      const row = await db.one<AdmissionHeadRow>(HEAD_SQL, [threadId, ROOT_NS]);
       return row ? admissionHeadFrom(row) : undefined;
     },
 
-    checkpointExists: (threadId, checkpointId) =>
-      client.one(`select 1 from checkpoints where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3`, [threadId, ROOT_NS, checkpointId]) !== null,
+    checkpointExists: async (threadId, checkpointId) =>
+      await db.one(`select 1 from checkpoints where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3`, [threadId, ROOT_NS, checkpointId]) !== null,
 
-    channelVersions: (threadId, checkpointId) =>
-      client.one<{ versions: string | null }>(`select ${ADMISSION_VERSIONS} as versions from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2 and c.checkpoint_id = $3`, [
+    channelVersions: async (threadId, checkpointId) =>
+      await db.one<{ versions: string | null }>(`select ${ADMISSION_VERSIONS} as versions from checkpoints c where c.thread_id = $1 and c.checkpoint_ns = $2 and c.checkpoint_id = $3`, [
         threadId,
         ROOT_NS,
         checkpointId,
       ]) ?? undefined,
 
-    hasPendingWrites: (threadId, checkpointId) =>
-      client.one(`select 1 from checkpoint_writes where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3 limit 1`, [threadId, ROOT_NS, checkpointId]) !== null,
+    hasPendingWrites: async (threadId, checkpointId) =>
+      await db.one(`select 1 from checkpoint_writes where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3 limit 1`, [threadId, ROOT_NS, checkpointId]) !== null,
 
-    compareWithParent: (threadId, childId, parentId): PairProof | null => {
-      const child = client.one<CompareRow>(COMPARE_SQL, [threadId, ROOT_NS, childId]);
-      const parent = client.one<CompareRow>(COMPARE_SQL, [threadId, ROOT_NS, parentId]);
+    compareWithParent: async (threadId, childId, parentId): Promise<PairProof | null> => {
+      const child = await db.one<CompareRow>(COMPARE_SQL, [threadId, ROOT_NS, childId]);
+      const parent = await db.one<CompareRow>(COMPARE_SQL, [threadId, ROOT_NS, parentId]);
       if (!child?.versions || !parent?.versions) return null;
       const versionsEqual = child.versions === parent.versions;
-      const parentTasks = client.one(
+      const parentTasks = await db.one(
         `select 1 from checkpoint_writes where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3 and channel = $4 limit 1`,
         [threadId, ROOT_NS, parentId, TASKS],
       );
@@ -228,39 +231,41 @@ export function createPgCheckpointStore(client: SqlClient): CheckpointStore {
       };
     },
 
-    deleteTrailingLeaf: (threadId, leafId) => client.run(DELETE_LEAF_AND_BUMP_SQL, [threadId, ROOT_NS, leafId]) === 1,
+    deleteTrailingLeaf: async (threadId, leafId) => await db.run(DELETE_LEAF_AND_BUMP_SQL, [threadId, ROOT_NS, leafId]) === 1,
 
-    deleteCheckpoints: (threadId, ids) => {
+    deleteCheckpoints: async (threadId, ids) => {
+      if (ids.length === 0) return { checkpoints: 0, writes: 0 };
+      // Rows, blobs and the epoch bump commit together (the callers' transaction, or one of its own).
+      if (!db.inTransaction()) return writerTransaction(db, "checkpoints", () => store.deleteCheckpoints(threadId, ids));
       const out = { checkpoints: 0, writes: 0 };
-      if (ids.length === 0) return out;
       for (const id of ids) {
-        out.writes += client.run(`delete from checkpoint_writes where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3`, [threadId, ROOT_NS, id]);
-        out.checkpoints += client.run(`delete from checkpoints where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3`, [threadId, ROOT_NS, id]);
+        out.writes += await db.run(`delete from checkpoint_writes where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3`, [threadId, ROOT_NS, id]);
+        out.checkpoints += await db.run(`delete from checkpoints where thread_id = $1 and checkpoint_ns = $2 and checkpoint_id = $3`, [threadId, ROOT_NS, id]);
       }
       if (out.checkpoints > 0) {
-        client.run(DELETE_UNREACHABLE_BLOBS_SQL, [threadId, ROOT_NS]);
-        client.run(BUMP_EPOCH_SQL, [threadId]);
+        await db.run(DELETE_UNREACHABLE_BLOBS_SQL, [threadId, ROOT_NS]);
+        await db.run(BUMP_EPOCH_SQL, [threadId]);
       }
       return out;
     },
 
-    retentionEpoch: (threadId) => Number(client.one<{ epoch: number }>(`select epoch from checkpoint_epochs where thread_id = $1`, [threadId])?.epoch ?? 0),
+    retentionEpoch: async (threadId) => Number((await db.one<{ epoch: number }>(`select epoch from checkpoint_epochs where thread_id = $1`, [threadId]))?.epoch ?? 0),
 
-    reparentChildren: (threadId, fromId, toId) => {
-      client.run(`update checkpoints set parent_checkpoint_id = $1 where thread_id = $2 and checkpoint_ns = $3 and parent_checkpoint_id = $4`, [toId, threadId, ROOT_NS, fromId]);
+    reparentChildren: async (threadId, fromId, toId) => {
+      await db.run(`update checkpoints set parent_checkpoint_id = $1 where thread_id = $2 and checkpoint_ns = $3 and parent_checkpoint_id = $4`, [toId, threadId, ROOT_NS, fromId]);
     },
 
-    recordRun: (r) => {
-      client.run(
+    recordRun: async (r) => {
+      await db.run(
         `insert into checkpoint_runs (thread_id, run_id, seq, status, duration_ms, message_ids, handle_id, leaf_id, leaf_digest, handle_digest, issued_at_ms)
          values ($1, $2, ${NEXT_SEQ}, $3, $4, $5, $6, $7, $8, $9, $10)`,
         [r.threadId, r.runId, r.status, r.durationMs, JSON.stringify(r.messageIds), r.handleId, r.leafId, r.leafDigest, r.handleDigest, r.issuedAtMs],
       );
     },
 
-    importLegacyRuns: (threadId, runs, atMs) => {
+    importLegacyRuns: async (threadId, runs, atMs) => {
       for (const r of runs) {
-        client.run(
+        await db.run(
           `insert into checkpoint_runs (thread_id, run_id, seq, status, duration_ms, message_ids, issued_at_ms)
            values ($1, $2, ${NEXT_SEQ}, 'success', $3, $4, $5) on conflict (thread_id, run_id) do nothing`,
           [threadId, r.runId, r.durationMs, JSON.stringify(r.messageIds), atMs],
@@ -268,22 +273,22 @@ export function createPgCheckpointStore(client: SqlClient): CheckpointStore {
       }
     },
 
-    hasRuns: (threadId) => client.one(`select 1 from checkpoint_runs where thread_id = $1 limit 1`, [threadId]) !== null,
+    hasRuns: async (threadId) => await db.one(`select 1 from checkpoint_runs where thread_id = $1 limit 1`, [threadId]) !== null,
 
-    listRuns: (threadId): RunRecord[] =>
-      client.query<RunRow>(`select ${RUN_COLUMNS} from checkpoint_runs where thread_id = $1 order by seq, run_id`, [threadId]).map(runRecordFrom),
+    listRuns: async (threadId): Promise<RunRecord[]> =>
+      (await db.query<RunRow>(`select ${RUN_COLUMNS} from checkpoint_runs where thread_id = $1 order by seq, run_id`, [threadId])).map(runRecordFrom),
 
-    threadHandles: (threadId) =>
-      client
+    threadHandles: async (threadId) =>
+      (await db
         .query<HandleRecord>(
           `select handle_id as "checkpointId", run_id as "runId", issued_at_ms as "issuedAtMs" from checkpoint_runs
            where thread_id = $1 and handle_id is not null order by seq, run_id`,
           [threadId],
-        )
+        ))
         .map((h) => ({ ...h, issuedAtMs: Number(h.issuedAtMs) })),
 
-    handleRecord: (threadId, checkpointId) => {
-      const h = client.one<HandleRecord>(
+    handleRecord: async (threadId, checkpointId) => {
+      const h = await db.one<HandleRecord>(
         `select handle_id as "checkpointId", run_id as "runId", issued_at_ms as "issuedAtMs" from checkpoint_runs
          where thread_id = $1 and handle_id = $2 order by issued_at_ms desc limit 1`,
         [threadId, checkpointId],
@@ -291,39 +296,39 @@ export function createPgCheckpointStore(client: SqlClient): CheckpointStore {
       return h ? { ...h, issuedAtMs: Number(h.issuedAtMs) } : undefined;
     },
 
-    listThreadIds: () => (tablesExist() ? client.query<{ id: string }>(`select distinct thread_id as id from checkpoints order by thread_id`).map((r) => r.id) : []),
+    listThreadIds: async () => ((await tablesExist()) ? (await db.query<{ id: string }>(`select distinct thread_id as id from checkpoints order by thread_id`)).map((r) => r.id) : []),
 
-    threadTotals: (threadId) =>
-      client.one<ThreadTotals>(
+    threadTotals: async (threadId) =>
+      (await db.one<ThreadTotals>(
         `select (select count(*) from checkpoints where thread_id = $1) as checkpoints,
            (select coalesce(sum(${CHECKPOINT_BYTES}), 0)::bigint from checkpoints c where c.thread_id = $1)
              + (select coalesce(sum(octet_length(b.blob)), 0)::bigint from checkpoint_blobs b where b.thread_id = $1) as "checkpointBytes",
            (select count(*) from checkpoint_writes where thread_id = $1) as writes,
            (select coalesce(sum(octet_length(blob)), 0)::bigint from checkpoint_writes where thread_id = $1) as "writesBytes"`,
         [threadId],
-      )!,
+      ))!,
 
-    countOrphanWrites: (threadId) => {
+    countOrphanWrites: async (threadId) => {
       const orphan = `not exists (select 1 from checkpoints c where ${WRITES_OF_C})`;
       return threadId === undefined
         ? count(`select count(*) as n from checkpoint_writes w where ${orphan}`, [])
         : count(`select count(*) as n from checkpoint_writes w where w.thread_id = $1 and ${orphan}`, [threadId]);
     },
 
-    tableUsage: () => {
-      if (!tablesExist()) return { checkpoints: ZERO_USAGE, writes: ZERO_USAGE };
+    tableUsage: async () => {
+      if (!(await tablesExist())) return { checkpoints: ZERO_USAGE, writes: ZERO_USAGE };
       return {
-        checkpoints: client.one<TableUsage>(
+        checkpoints: (await db.one<TableUsage>(
           `select (select count(*) from checkpoints) as rows,
              (select coalesce(sum(${CHECKPOINT_BYTES}), 0)::bigint from checkpoints c) + (select coalesce(sum(octet_length(blob)), 0)::bigint from checkpoint_blobs) as bytes`,
-        )!,
-        writes: client.one<TableUsage>(`select count(*) as rows, coalesce(sum(octet_length(blob)), 0)::bigint as bytes from checkpoint_writes`)!,
+        ))!,
+        writes: (await db.one<TableUsage>(`select count(*) as rows, coalesce(sum(octet_length(blob)), 0)::bigint as bytes from checkpoint_writes`))!,
       };
     },
 
-    largestThreads: (limit) => {
-      if (!tablesExist()) return [];
-      return client.query<ThreadUsage>(
+    largestThreads: async (limit) => {
+      if (!(await tablesExist())) return [];
+      return await db.query<ThreadUsage>(
         `with c as (select thread_id, count(*) as n, sum(${CHECKPOINT_BYTES})::bigint as b from checkpoints c group by thread_id),
               w as (select thread_id, count(*) as n, sum(coalesce(octet_length(blob), 0))::bigint as b from checkpoint_writes group by thread_id)
          select c.thread_id as "threadId", c.n as checkpoints, coalesce(w.n, 0) as writes, (c.b + coalesce(w.b, 0))::bigint as bytes
@@ -332,14 +337,15 @@ export function createPgCheckpointStore(client: SqlClient): CheckpointStore {
       );
     },
 
-    readResultRecord: () => client.one<{ value: string }>(`select value from settings where key = $1`, [CHECKPOINT_RETENTION_SETTINGS_KEY])?.value,
+    readResultRecord: async () => (await db.one<{ value: string }>(`select value from settings where key = $1`, [CHECKPOINT_RETENTION_SETTINGS_KEY]))?.value,
 
-    writeResultRecord: (value, nowMs) => {
-      client.run(
+    writeResultRecord: async (value, nowMs) => {
+      await db.run(
         `insert into settings (key, value, updated_at_ms) values ($1, $2, $3)
          on conflict (key) do update set value = excluded.value, updated_at_ms = excluded.updated_at_ms`,
         [CHECKPOINT_RETENTION_SETTINGS_KEY, value, nowMs],
       );
     },
   };
+  return store;
 }

@@ -26,8 +26,8 @@ function reload(config: ModeConfig): CheckpointAccessor {
   return h!.accessor;
 }
 
-function edges(threadId: string): Map<string, string[]> {
-  const rows = h!.all<{ id: string; parent: string | null }>("select checkpoint_id id, parent_checkpoint_id parent from checkpoints where thread_id = ?", [threadId]);
+async function edges(threadId: string): Promise<Map<string, string[]>> {
+  const rows = await h!.all<{ id: string; parent: string | null }>("select checkpoint_id id, parent_checkpoint_id parent from checkpoints where thread_id = ?", [threadId]);
   const children = new Map<string, string[]>();
   for (const r of rows) if (r.parent) children.set(r.parent, [...(children.get(r.parent) ?? []), r.id]);
   return children;
@@ -76,10 +76,10 @@ describeEachEngine("agent runs", ({ db }) => describe("runs", () => {
     // Stored without values, read with its parent's.
     expect(leaf!.checkpoint.channel_values).toEqual(parent!.checkpoint.channel_values);
     if (h!.engine === "sqlite") {
-      const [row] = h!.all<{ body: string }>("select CAST(checkpoint AS TEXT) AS body from checkpoints where thread_id = ? and checkpoint_id = ?", [threadId, String(leaf!.config.configurable?.checkpoint_id)]);
+      const [row] = await h!.all<{ body: string }>("select CAST(checkpoint AS TEXT) AS body from checkpoints where thread_id = ? and checkpoint_id = ?", [threadId, String(leaf!.config.configurable?.checkpoint_id)]);
       expect((JSON.parse(row!.body) as { channel_values: object }).channel_values).toEqual({});
     }
-    const runs = h!.store.listRuns(threadId);
+    const runs = await h!.store.listRuns(threadId);
     expect(runs.map((r) => [r.runId, r.status, r.handleId])).toEqual(results.map((r) => [r.runId, "success", r.checkpointId]));
     expect(runs[2]!.leafId).toBe(String(leaf!.config.configurable?.checkpoint_id));
     expect(runs[2]!.leafDigest).toBe(runs[2]!.handleDigest);
@@ -108,7 +108,7 @@ describeEachEngine("agent runs", ({ db }) => describe("runs", () => {
       const ids = await messageIds(accessor, threadId);
       expect(ids.slice(0, afterFirst.length)).toEqual(afterFirst);
       expect(ids).toHaveLength(afterFirst.length + 4);
-      const forks = [...edges(threadId).values()].filter((c) => c.length > 1);
+      const forks = [...(await edges(threadId)).values()].filter((c) => c.length > 1);
       if (config.mode === "delta") expect(forks).toEqual([]);
       else expect(forks.length).toBeGreaterThan(0);
       // A reload sees the same conversation.
@@ -128,7 +128,7 @@ describeEachEngine("agent runs", ({ db }) => describe("runs", () => {
       // from its blobs, so a restore that kept the cancelled run's
       // "branch:to:reply" version brought its trigger back (next: ["reply"]).
       expect(after.next).toEqual([]);
-      if (config.mode === "delta") expect([...edges(threadId).values()].filter((c) => c.length > 1)).toEqual([]);
+      if (config.mode === "delta") expect([...(await edges(threadId)).values()].filter((c) => c.length > 1)).toEqual([]);
       // The thread continues normally afterwards.
       expect((await startRun(deps, { threadId, content: "q2" })).status).toBe("success");
     });

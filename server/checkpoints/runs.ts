@@ -105,17 +105,17 @@ async function stateHandleAtHead(accessor: CheckpointAccessor, threadId: string)
  */
 async function importLegacyHistory(deps: RunDeps, threadId: string, carried: AdmittedRunHistory | null): Promise<void> {
   const { store, accessor } = deps;
-  if (!store || store.hasRuns(threadId)) return;
+  if (!store || (await store.hasRuns(threadId))) return;
   const legacy = carried ?? (await readCumulative(accessor, threadId, await accessor.rawTuple(threadId)));
   const runs = runOrderOf(legacy).map((runId) => ({ runId, durationMs: legacy.run_durations[runId]!, messageIds: legacy.run_message_ids[runId] ?? [] }));
-  if (runs.length > 0) store.importLegacyRuns(threadId, runs, deps.clock.now());
+  if (runs.length > 0) await store.importLegacyRuns(threadId, runs, deps.clock.now());
 }
 
 type Finished = { runId: string; status: RunStatus; checkpointId: string | null; messageIds: string[]; durationMs?: number; leaf?: PersistedDuration };
 
 /** Records the run and its handle, then answers the run result. */
-function recordRun(deps: RunDeps, threadId: string, run: Finished): RunResult {
-  deps.store?.recordRun({
+async function recordRun(deps: RunDeps, threadId: string, run: Finished): Promise<RunResult> {
+  await deps.store?.recordRun({
     threadId,
     runId: run.runId,
     status: run.status,
@@ -146,13 +146,13 @@ export async function startRun(deps: RunDeps, request: RunRequest): Promise<RunR
     // A run continues the head's lineage (delta writes even a resume onto the
     // head) or, in full mode, forks the resume target's: a broken one answers
     // 409 before anything is reclaimed or written.
-    accessor.assertIntactPath(threadId, resumeFrom && accessor.config.mode === "full" ? resumeFrom : undefined);
+    await accessor.assertIntactPath(threadId, resumeFrom && accessor.config.mode === "full" ? resumeFrom : undefined);
     // Retention admission: once the request is known valid (a rejected one
     // must not reclaim the leaf), before anything is written; the resume
     // target is a selector and stays protected.
     // A run handle the client sends past its time to live answers 410 (stored or reclaimed alike).
     if (request.checkpointId) {
-      const expired = expiredHandle({ store: deps.store, threadId, checkpointId: request.checkpointId, policy: handlePolicy(deps) });
+      const expired = await expiredHandle({ store: deps.store, threadId, checkpointId: request.checkpointId, policy: handlePolicy(deps) });
       if (expired) throw expired;
     }
     const missing = () => new AppError("not_found", `Checkpoint ${resumeFrom} is not part of thread ${threadId}`);

@@ -25,10 +25,10 @@ function toolPayloadBytes(env: NodeJS.ProcessEnv): number {
 }
 
 function openSaver(rt: OpenRuntime, mode: ChannelMode): { saver: StampingSaver; store: CheckpointStore } {
-  if (rt.handle) return openSqliteCheckpoints({ sqlite: rt.handle.sqlite, mode });
+  if (rt.handle) return openSqliteCheckpoints({ db: rt.handle, mode });
   const handle = rt.checkpoints.pgSaver;
-  if (!rt.pg || !handle) throw new AppError("unsupported_engine", "Agent threads are not available on this database engine");
-  return openPgCheckpoints({ handle, client: rt.pg.main, mode });
+  if (!rt.postgres || !handle) throw new AppError("unsupported_engine", "Agent threads are not available on this database engine");
+  return openPgCheckpoints({ handle, db: rt.postgres, mode });
 }
 
 /**
@@ -39,8 +39,8 @@ function openSaver(rt: OpenRuntime, mode: ChannelMode): { saver: StampingSaver; 
 export function threadService(rt: OpenRuntime, env: NodeJS.ProcessEnv = process.env): RunDeps {
   const { modeFreeze, locks, runHistory } = rt.checkpoints;
   const config = resolveModeConfig({ freeze: modeFreeze, explicit: modeFromEnv(env) });
-  // One saver per connection: SqliteSaver on the workspace file, or PostgresSaver beside the runtime's libpq connection.
-  const key: object | undefined = rt.handle?.sqlite ?? rt.pg?.main;
+  // One saver per database: SqliteSaver on the workspace file, or PostgresSaver on the runtime's pool.
+  const key: object | undefined = rt.handle ?? rt.postgres ?? undefined;
   if (!key) throw new AppError("unsupported_engine", "Agent threads are not available on this database engine");
   let opened = accessors.get(key);
   if (!opened) {

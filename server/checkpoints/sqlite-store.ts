@@ -4,10 +4,14 @@
 // answered with SQLite's JSON functions and length() on the blob columns
 // (length() reads the record header, not the blob): nothing is decoded in JS,
 // and anything that is not valid `json`-typed data answers "unknown".
-// Statements come from the one per-connection cache.
+// Statements come from the one per-connection cache. Every verb runs its
+// statements in one synchronous step: reads on the connection `reading()`
+// names at that moment (the writer inside a transaction of the database, the
+// read connection otherwise), writes through the writer queue (at once inside
+// a transaction), so a write never joins another request's open transaction.
 import { TASKS } from "@langchain/langgraph-checkpoint";
 import { CHECKPOINT_RETENTION_SETTINGS_KEY, type TableUsage, type ThreadUsage } from "@/lib/checkpoints/api";
-import type { Sqlite } from "@/server/db/client";
+import type { SqliteDb } from "@/server/db/sqlite-db";
 import { statement } from "@/server/db/statements";
 import type { AdmissionHead, CheckpointOrigin, CheckpointRow, CheckpointStore, HandleRecord, PairProof, PathBreak, RunRecord, StoredWrite, ThreadTotals } from "./store";
 import {
@@ -59,17 +63,18 @@ function leanCopyOf(childValues: string, parentValues: string, deltaChannels: re
 
 const ZERO_USAGE: TableUsage = { rows: 0, bytes: 0 };
 
-export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
-  const get = <T>(sql: string, ...args: unknown[]) => statement(sqlite, sql).get(...args) as T;
-  const all = <T>(sql: string, ...args: unknown[]) => statement(sqlite, sql).all(...args) as T[];
-  const run = (sql: string, ...args: unknown[]) => statement(sqlite, sql).run(...args).changes;
+export function createSqliteCheckpointStore(db: SqliteDb): CheckpointStore {
+  const get = <T>(sql: string, ...args: unknown[]) => statement(db.reading(), sql).get(...args) as T;
+  const all = <T>(sql: string, ...args: unknown[]) => statement(db.reading(), sql).all(...args) as T[];
+  // Only inside db.write / db.transaction below (the writer's turn).
+  const run = (sql: string, ...args: unknown[]) => statement(db.writer, sql).run(...args).changes;
   // Before the saver's first write its tables do not exist yet (no statement on them can be prepared).
   const tablesExist = () => get<{ n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('checkpoints', 'writes')").n === 2;
 
   return {
-    transaction: (fn) => sqlite.transaction(fn).immediate(),
+    transaction: (fn) => db.transaction(fn),
 
-    orderedWrites: ({ threadId, namespace, checkpointId }) =>
+    orderedWrites: async ({ threadId, namespace, checkpointId }) =>
       all<{ task_id: string; channel: string; type: string | null; value: string | null }>(
         `SELECT task_id, channel, type, CAST(value AS TEXT) AS value FROM writes
          WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?
@@ -79,7 +84,7 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
         checkpointId,
       ).map((r): StoredWrite => ({ taskId: r.task_id, channel: r.channel, type: r.type, value: r.value })),
 
-    latestMetadata: (threadId) => {
+    latestMetadata: async (threadId) => {
       const row = get<{ type: string | null; metadata: Uint8Array | string } | undefined>(
         `SELECT type, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`,
         threadId,
@@ -87,7 +92,7 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
       return row ? { type: row.type, value: row.metadata } : undefined;
     },
 
-    parentLinks: (threadId) => {
+    parentLinks: async (threadId) => {
       if (!tablesExist()) return new Map();
       const rows = all<{ id: string; parentId: string | null }>(
         "SELECT checkpoint_id AS id, parent_checkpoint_id AS parentId FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?",
@@ -97,7 +102,7 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
       return new Map(rows.map((r) => [r.id, r.parentId]));
     },
 
-    pathBreak: (threadId, fromId): PathBreak | null => {
+    pathBreak: async (threadId, fromId): Promise<PathBreak | null> => {
       if (!tablesExist()) return null;
       const end = get<{ id: string; parentId: string | null; depth: number; cap: number } | undefined>(PATH_END_SQL, {
         thread: threadId,
@@ -109,17 +114,17 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
       return { kind: "missing_parent", checkpointId: end.id, parentId: end.parentId };
     },
 
-    listThreadCheckpoints: (threadId) =>
+    listThreadCheckpoints: async (threadId) =>
       all<NodeRow>(THREAD_ROWS_SQL, threadId, ROOT_NS).map((r) => ({ ...r, durationOnly: r.durationOnly === 1 })),
 
-    listCheckpointOrigins: (threadId) =>
+    listCheckpointOrigins: async (threadId) =>
       all<CheckpointOrigin>(ORIGINS_SQL, threadId, ROOT_NS).map((r) => ({
         id: r.id,
         source: typeof r.source === "string" ? r.source : null,
         step: typeof r.step === "number" ? r.step : null,
       })),
 
-    foreignNamespaceRows: (threadId) =>
+    foreignNamespaceRows: async (threadId) =>
       get<{ n: number }>(
         "SELECT (SELECT count(*) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns <> ?) + (SELECT count(*) FROM writes WHERE thread_id = ? AND checkpoint_ns <> ?) AS n",
         threadId,
@@ -128,18 +133,18 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
         ROOT_NS,
       ).n,
 
-    admissionHead: (threadId): AdmissionHead | undefined => {
+    admissionHead: async (threadId): Promise<AdmissionHead | undefined> => {
       const row = get<AdmissionHeadRow | undefined>(ADMISSION_HEAD_SQL, threadId, ROOT_NS);
       return row ? admissionHeadFrom(row) : undefined;
     },
 
-    checkpointExists: (threadId, checkpointId) => get<{ ok: number } | undefined>(ADMISSION_PARENT_SQL, threadId, ROOT_NS, checkpointId) !== undefined,
+    checkpointExists: async (threadId, checkpointId) => get<{ ok: number } | undefined>(ADMISSION_PARENT_SQL, threadId, ROOT_NS, checkpointId) !== undefined,
 
-    channelVersions: (threadId, checkpointId) => get<{ versions: string | null } | undefined>(ADMISSION_VERSIONS_SQL, threadId, ROOT_NS, checkpointId),
+    channelVersions: async (threadId, checkpointId) => get<{ versions: string | null } | undefined>(ADMISSION_VERSIONS_SQL, threadId, ROOT_NS, checkpointId),
 
-    hasPendingWrites: (threadId, checkpointId) => get<{ busy: number }>(ADMISSION_PROBE_SQL, threadId, ROOT_NS, checkpointId).busy === 1,
+    hasPendingWrites: async (threadId, checkpointId) => get<{ busy: number }>(ADMISSION_PROBE_SQL, threadId, ROOT_NS, checkpointId).busy === 1,
 
-    compareWithParent: (threadId, childId, parentId, deltaChannels = []): PairProof | null => {
+    compareWithParent: async (threadId, childId, parentId, deltaChannels = []): Promise<PairProof | null> => {
       const row = get<CompareRow>(COMPARE_SQL, { thread: threadId, child: childId, ns: ROOT_NS, parent: parentId, tasks: TASKS });
       if (row.childVersions === null || row.parentVersions === null) return null;
       const { childValues, parentValues } = row;
@@ -156,52 +161,54 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
     },
 
     deleteTrailingLeaf: (threadId, leafId) =>
-      sqlite
-        .transaction(() => {
-          const gone = run(ADMISSION_DELETE_SQL, { thread: threadId, ns: ROOT_NS, leaf: leafId }) === 1;
-          if (gone) run(BUMP_EPOCH_SQL, threadId);
-          return gone;
-        })
-        .immediate(),
+      db.transaction(() => {
+        const gone = run(ADMISSION_DELETE_SQL, { thread: threadId, ns: ROOT_NS, leaf: leafId }) === 1;
+        if (gone) run(BUMP_EPOCH_SQL, threadId);
+        return gone;
+      }),
 
-    deleteCheckpoints: (threadId, ids) => {
-      const out = { checkpoints: 0, writes: 0 };
-      for (const id of ids) {
-        out.writes += run("DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?", threadId, ROOT_NS, id);
-        out.checkpoints += run("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?", threadId, ROOT_NS, id);
-      }
-      if (out.checkpoints > 0) run(BUMP_EPOCH_SQL, threadId);
-      return out;
-    },
+    deleteCheckpoints: (threadId, ids) =>
+      db.transaction(() => {
+        const out = { checkpoints: 0, writes: 0 };
+        for (const id of ids) {
+          out.writes += run("DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?", threadId, ROOT_NS, id);
+          out.checkpoints += run("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?", threadId, ROOT_NS, id);
+        }
+        if (out.checkpoints > 0) run(BUMP_EPOCH_SQL, threadId);
+        return out;
+      }),
 
-    retentionEpoch: (threadId) => get<{ epoch: number } | undefined>("SELECT epoch FROM checkpoint_epochs WHERE thread_id = ?", threadId)?.epoch ?? 0,
+    retentionEpoch: async (threadId) => get<{ epoch: number } | undefined>("SELECT epoch FROM checkpoint_epochs WHERE thread_id = ?", threadId)?.epoch ?? 0,
 
-    reparentChildren: (threadId, fromId, toId) => {
-      run("UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_ns = ? AND parent_checkpoint_id = ?", toId, threadId, ROOT_NS, fromId);
-    },
+    reparentChildren: (threadId, fromId, toId) =>
+      db.write(() => {
+        run("UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_ns = ? AND parent_checkpoint_id = ?", toId, threadId, ROOT_NS, fromId);
+      }),
 
-    recordRun: (r) => {
-      run(RECORD_RUN_SQL, { ...r, messageIds: JSON.stringify(r.messageIds) });
-    },
+    recordRun: (r) =>
+      db.write(() => {
+        run(RECORD_RUN_SQL, { ...r, messageIds: JSON.stringify(r.messageIds) });
+      }),
 
-    importLegacyRuns: (threadId, runs, atMs) => {
-      for (const r of runs) run(IMPORT_RUN_SQL, { threadId, runId: r.runId, durationMs: r.durationMs, messageIds: JSON.stringify(r.messageIds), atMs });
-    },
+    importLegacyRuns: (threadId, runs, atMs) =>
+      db.transaction(() => {
+        for (const r of runs) run(IMPORT_RUN_SQL, { threadId, runId: r.runId, durationMs: r.durationMs, messageIds: JSON.stringify(r.messageIds), atMs });
+      }),
 
-    hasRuns: (threadId) => get<{ any: number }>(HAS_RUNS_SQL, threadId).any === 1,
+    hasRuns: async (threadId) => get<{ any: number }>(HAS_RUNS_SQL, threadId).any === 1,
 
-    listRuns: (threadId): RunRecord[] => all<RunRow>(LIST_RUNS_SQL, threadId).map(runRecordFrom),
+    listRuns: async (threadId): Promise<RunRecord[]> => all<RunRow>(LIST_RUNS_SQL, threadId).map(runRecordFrom),
 
-    threadHandles: (threadId) => all<HandleRecord>(THREAD_HANDLES_SQL, threadId).map((h) => ({ ...h, issuedAtMs: Number(h.issuedAtMs) })),
+    threadHandles: async (threadId) => all<HandleRecord>(THREAD_HANDLES_SQL, threadId).map((h) => ({ ...h, issuedAtMs: Number(h.issuedAtMs) })),
 
-    handleRecord: (threadId, checkpointId) => {
+    handleRecord: async (threadId, checkpointId) => {
       const h = get<HandleRecord | undefined>(HANDLE_RECORD_SQL, threadId, checkpointId);
       return h ? { ...h, issuedAtMs: Number(h.issuedAtMs) } : undefined;
     },
 
-    listThreadIds: () => (tablesExist() ? all<{ id: string }>("SELECT DISTINCT thread_id AS id FROM checkpoints ORDER BY thread_id").map((r) => r.id) : []),
+    listThreadIds: async () => (tablesExist() ? all<{ id: string }>("SELECT DISTINCT thread_id AS id FROM checkpoints ORDER BY thread_id").map((r) => r.id) : []),
 
-    threadTotals: (threadId) =>
+    threadTotals: async (threadId) =>
       get<ThreadTotals>(
         `SELECT
            (SELECT count(*) FROM checkpoints WHERE thread_id = @thread) AS checkpoints,
@@ -211,7 +218,7 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
         { thread: threadId },
       ),
 
-    countOrphanWrites: (threadId) => {
+    countOrphanWrites: async (threadId) => {
       const orphan = `NOT EXISTS (
          SELECT 1 FROM checkpoints c WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)`;
       return threadId === undefined
@@ -219,7 +226,7 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
         : get<{ n: number }>(`SELECT count(*) AS n FROM writes w WHERE w.thread_id = ? AND ${orphan}`, threadId).n;
     },
 
-    tableUsage: () => {
+    tableUsage: async () => {
       if (!tablesExist()) return { checkpoints: ZERO_USAGE, writes: ZERO_USAGE };
       return {
         checkpoints: get<TableUsage>("SELECT count(*) AS rows, coalesce(sum(coalesce(length(checkpoint), 0) + coalesce(length(metadata), 0)), 0) AS bytes FROM checkpoints"),
@@ -227,7 +234,7 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
       };
     },
 
-    largestThreads: (limit) => {
+    largestThreads: async (limit) => {
       if (!tablesExist()) return [];
       return all<ThreadUsage>(
         `WITH c AS (SELECT thread_id, count(*) AS n, sum(coalesce(length(checkpoint), 0) + coalesce(length(metadata), 0)) AS b FROM checkpoints GROUP BY thread_id),
@@ -238,15 +245,16 @@ export function createSqliteCheckpointStore(sqlite: Sqlite): CheckpointStore {
       );
     },
 
-    readResultRecord: () => get<{ value: string } | undefined>("SELECT value FROM settings WHERE key = ?", CHECKPOINT_RETENTION_SETTINGS_KEY)?.value,
+    readResultRecord: async () => get<{ value: string } | undefined>("SELECT value FROM settings WHERE key = ?", CHECKPOINT_RETENTION_SETTINGS_KEY)?.value,
 
-    writeResultRecord: (value, nowMs) => {
-      run(
+    writeResultRecord: (value, nowMs) =>
+      db.write(() => {
+        run(
         "INSERT INTO settings (key, value, updated_at_ms) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at_ms = excluded.updated_at_ms",
         CHECKPOINT_RETENTION_SETTINGS_KEY,
         value,
         nowMs,
       );
-    },
+      }),
   };
 }

@@ -5,6 +5,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { agentGraph, SCRIPT_KEY } from "./agent";
 import { checkpointMode } from "./detect";
 import { openSqliteCheckpoints } from "./sqlite-saver";
+import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import { MODE_MARKER_KEY } from "./stamping-saver";
 import { createCheckpointTestEnv, sequentialIds, type CheckpointTestEnv } from "./test-support";
 
@@ -71,7 +72,7 @@ describe("stamping saver", () => {
       // json_group_array then follows insertion order.
       sqlite.exec(`CREATE TABLE writes (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', checkpoint_id TEXT NOT NULL,
         task_id TEXT NOT NULL, idx INTEGER NOT NULL, channel TEXT NOT NULL, type TEXT, value BLOB)`);
-      const { saver } = openSqliteCheckpoints({ sqlite, mode: "delta" });
+      const { saver } = openSqliteCheckpoints({ db: wrapSqliteDb({ sqlite, file: sqlite.name }, { reader: false }), mode: "delta" });
       const raw = new SqliteSaver(sqlite);
       const cp = { v: 4, id: "1f000000-0000-6000-8000-000000000001", ts: "2026-01-01T00:00:00.000Z", channel_values: {}, channel_versions: {}, versions_seen: {} };
       const config = await saver.put({ configurable: { thread_id: "w", checkpoint_ns: "" } }, cp, { source: "loop", step: 0, parents: {} }, {});

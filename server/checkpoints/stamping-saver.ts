@@ -106,7 +106,7 @@ export class StampingSaver extends BaseCheckpointSaver {
     const writes = tuple.pendingWrites;
     if (!writes || writes.length < 2) return tuple;
     const c = tuple.config.configurable ?? {};
-    const rows = this.store.orderedWrites({ threadId: String(c.thread_id), namespace: String(c.checkpoint_ns ?? ""), checkpointId: String(c.checkpoint_id) });
+    const rows = await this.store.orderedWrites({ threadId: String(c.thread_id), namespace: String(c.checkpoint_ns ?? ""), checkpointId: String(c.checkpoint_id) });
     const ordered: CheckpointPendingWrite[] = await Promise.all(
       rows.map(async (row) => [row.taskId, row.channel, await this.serde.loadsTyped(row.type ?? "json", row.value ?? "")] as CheckpointPendingWrite),
     );
@@ -120,19 +120,21 @@ export class StampingSaver extends BaseCheckpointSaver {
   async latestMetadata(threadId: string): Promise<CheckpointMetadata | undefined> {
     await this.tablesReady();
     this.setup();
-    const row = this.store.latestMetadata(threadId);
+    const row = await this.store.latestMetadata(threadId);
     if (!row) return undefined;
     return (await this.serde.loadsTyped(row.type ?? "json", row.value ?? "")) as CheckpointMetadata;
   }
 
   /** Parent link of every root-namespace checkpoint of the thread, nothing decoded (lineage walks). */
-  parentLinks(threadId: string): Map<string, string | null> {
+  async parentLinks(threadId: string): Promise<Map<string, string | null>> {
+    await this.tablesReady();
     this.setup();
     return this.store.parentLinks(threadId);
   }
 
   /** Where the parent chain from the checkpoint (default: newest) breaks; null when intact (ids only). */
-  pathBreak(threadId: string, fromId?: string): PathBreak | null {
+  async pathBreak(threadId: string, fromId?: string): Promise<PathBreak | null> {
+    await this.tablesReady();
     this.setup();
     return this.store.pathBreak(threadId, fromId);
   }

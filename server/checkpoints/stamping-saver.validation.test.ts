@@ -18,6 +18,7 @@ import path from "node:path";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { ChannelVersions, Checkpoint, CheckpointListOptions, CheckpointMetadata, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { openSqliteCheckpoints } from "./sqlite-saver";
+import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import { MODE_MARKER_KEY, StampingSaver } from "./stamping-saver";
 import type { ChannelMode } from "./mode";
 import { VERSIONS_DIGEST_KEY } from "./versions-digest";
@@ -65,7 +66,7 @@ for (const mode of ["full", "delta"] as ChannelMode[]) {
       createCheckpointer(): StampingSaver {
         // A fresh database file per instance keeps instances isolated.
         const sqlite = new Database(path.join(dir, `v${++n}.db`));
-        const { saver, store } = openSqliteCheckpoints({ sqlite, mode });
+        const { saver, store } = openSqliteCheckpoints({ db: wrapSqliteDb({ sqlite, file: sqlite.name }, { reader: false }), mode });
         const wrapped = mode === "delta" ? new DeltaProcessSaver({ inner: saver.inner, setup: () => saver.setup(), store, mode }) : saver;
         open.set(wrapped, sqlite);
         return wrapped;

@@ -6,10 +6,13 @@
 // Only the root checkpoint namespace is ours; verbs address it unless they
 // take a namespace.
 //
-// The interface is synchronous on purpose: the SQLite driver is synchronous, the
-// deletion paths judge and delete inside one writer transaction with a
-// synchronous callback, and a later PostgreSQL implementation satisfies it
-// through a synchronous libpq binding. The LangGraph saver API stays async.
+// Every verb returns a Promise (the asynchronous store boundary, #27):
+// `transaction(async () => ...)` holds one connection for its whole callback
+// (SQLite: the writer queue around BEGIN IMMEDIATE; PostgreSQL: one pooled
+// session under the checkpoints writer lock), so the deletion paths' judge
+// and delete steps stay one atomic check-then-write across awaits, and nested
+// calls of any store join it. Reads outside a transaction see committed rows
+// only (SQLite: the read connection; PostgreSQL: any pooled session).
 import type { TableUsage, ThreadUsage } from "@/lib/checkpoints/api";
 
 /** A serialized value as the saver's serde stores it. */
@@ -91,40 +94,40 @@ export type Deleted = { checkpoints: number; writes: number };
 
 export type CheckpointStore = {
   /** Runs fn in one writer transaction (taken before the first read); a throw rolls back. */
-  transaction<T>(fn: () => T): T;
+  transaction<T>(fn: () => Promise<T> | T): Promise<T>;
 
   /** Pending writes of one checkpoint in (task, index) order. */
-  orderedWrites(ref: { threadId: string; namespace: string; checkpointId: string }): StoredWrite[];
+  orderedWrites(ref: { threadId: string; namespace: string; checkpointId: string }): Promise<StoredWrite[]>;
   /** Serialized metadata of the thread's newest checkpoint. */
-  latestMetadata(threadId: string): SerializedValue | undefined;
+  latestMetadata(threadId: string): Promise<SerializedValue | undefined>;
 
   /** Parent link of every root-namespace checkpoint of the thread (ids only, nothing decoded). */
-  parentLinks(threadId: string): Map<string, string | null>;
+  parentLinks(threadId: string): Promise<Map<string, string | null>>;
   /**
    * Where the parent chain from `fromId` (default: the newest checkpoint)
    * breaks: a parent link pointing at a missing checkpoint, or a cycle; null
    * when it reaches a root (or the start does not exist). Reads ids only.
    */
-  pathBreak(threadId: string, fromId?: string): PathBreak | null;
+  pathBreak(threadId: string, fromId?: string): Promise<PathBreak | null>;
   /** Every checkpoint of the thread, oldest first. */
-  listThreadCheckpoints(threadId: string): CheckpointRow[];
+  listThreadCheckpoints(threadId: string): Promise<CheckpointRow[]>;
   /** Source and step of every checkpoint of the thread, oldest first (metadata only, never state). */
-  listCheckpointOrigins(threadId: string): CheckpointOrigin[];
+  listCheckpointOrigins(threadId: string): Promise<CheckpointOrigin[]>;
   /** Checkpoint and writes rows of the thread outside the root namespace. */
-  foreignNamespaceRows(threadId: string): number;
+  foreignNamespaceRows(threadId: string): Promise<number>;
   /** The newest checkpoint of the thread. */
-  admissionHead(threadId: string): AdmissionHead | undefined;
+  admissionHead(threadId: string): Promise<AdmissionHead | undefined>;
   /** Whether the checkpoint exists (its key only: no metadata, no body). */
-  checkpointExists(threadId: string, checkpointId: string): boolean;
+  checkpointExists(threadId: string, checkpointId: string): Promise<boolean>;
   /** Legacy admission: the checkpoint's channel_versions text (or stamped digest); undefined when the checkpoint is missing. */
-  channelVersions(threadId: string, checkpointId: string): { versions: string | null } | undefined;
-  hasPendingWrites(threadId: string, checkpointId: string): boolean;
+  channelVersions(threadId: string, checkpointId: string): Promise<{ versions: string | null } | undefined>;
+  hasPendingWrites(threadId: string, checkpointId: string): Promise<boolean>;
   /**
    * Compares child and parent state without decoding them; null when either
    * is unreadable. A delta-stamped child with the parent's channel_versions
    * may leave out the values of `deltaChannels` (a lean duration leaf).
    */
-  compareWithParent(threadId: string, childId: string, parentId: string, deltaChannels?: readonly string[]): PairProof | null;
+  compareWithParent(threadId: string, childId: string, parentId: string, deltaChannels?: readonly string[]): Promise<PairProof | null>;
 
   /**
    * Deletes the leaf only while it still has no writes, is still the
@@ -132,40 +135,40 @@ export type CheckpointStore = {
    * the leaf's channel versions); answers whether it went. A deletion bumps the
    * thread's retention epoch in the same transaction.
    */
-  deleteTrailingLeaf(threadId: string, leafId: string): boolean;
+  deleteTrailingLeaf(threadId: string, leafId: string): Promise<boolean>;
   /** Deletes checkpoints and their writes together (inside a transaction), bumping the retention epoch when any went. */
-  deleteCheckpoints(threadId: string, ids: readonly string[]): Deleted;
+  deleteCheckpoints(threadId: string, ids: readonly string[]): Promise<Deleted>;
   /**
    * The thread's retention epoch: how many deletions of its checkpoints have
    * committed, in any process on this database (0 before the first).
    */
-  retentionEpoch(threadId: string): number;
+  retentionEpoch(threadId: string): Promise<number>;
   /** Re-parents every child of one checkpoint onto another. */
-  reparentChildren(threadId: string, fromId: string, toId: string): void;
+  reparentChildren(threadId: string, fromId: string, toId: string): Promise<void>;
 
   /** Appends a run (its order follows the thread's last run). */
-  recordRun(run: RunRecord): void;
+  recordRun(run: RunRecord): Promise<void>;
   /** Records runs of a leaf written before checkpoint_runs (their maps), oldest first; runs already recorded are kept. */
-  importLegacyRuns(threadId: string, runs: ReadonlyArray<{ runId: string; durationMs: number; messageIds: string[] }>, atMs: number): void;
+  importLegacyRuns(threadId: string, runs: ReadonlyArray<{ runId: string; durationMs: number; messageIds: string[] }>, atMs: number): Promise<void>;
   /** Whether the thread has any recorded run. */
-  hasRuns(threadId: string): boolean;
+  hasRuns(threadId: string): Promise<boolean>;
   /** Every recorded run of the thread, oldest first. */
-  listRuns(threadId: string): RunRecord[];
+  listRuns(threadId: string): Promise<RunRecord[]>;
   /** Every handle the thread's runs handed out. */
-  threadHandles(threadId: string): HandleRecord[];
+  threadHandles(threadId: string): Promise<HandleRecord[]>;
   /** The newest issue of a handle for one checkpoint id. */
-  handleRecord(threadId: string, checkpointId: string): HandleRecord | undefined;
+  handleRecord(threadId: string, checkpointId: string): Promise<HandleRecord | undefined>;
 
   /** Threads with checkpoints, sorted. */
-  listThreadIds(): string[];
+  listThreadIds(): Promise<string[]>;
   /** Rows and payload bytes of one thread (every namespace, orphans included). */
-  threadTotals(threadId: string): ThreadTotals;
+  threadTotals(threadId: string): Promise<ThreadTotals>;
   /** Writes whose checkpoint no longer exists (one thread, or everywhere). */
-  countOrphanWrites(threadId?: string): number;
-  tableUsage(): { checkpoints: TableUsage; writes: TableUsage };
-  largestThreads(limit: number): ThreadUsage[];
+  countOrphanWrites(threadId?: string): Promise<number>;
+  tableUsage(): Promise<{ checkpoints: TableUsage; writes: TableUsage }>;
+  largestThreads(limit: number): Promise<ThreadUsage[]>;
 
   /** The stored analysis/cleanup result record, as stored. */
-  readResultRecord(): string | undefined;
-  writeResultRecord(value: string, nowMs: number): void;
+  readResultRecord(): Promise<string | undefined>;
+  writeResultRecord(value: string, nowMs: number): Promise<void>;
 };

@@ -3,6 +3,7 @@
 import Database from "better-sqlite3";
 import { afterEach, beforeEach } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
+import { wrapSqliteDb, type SqliteDb } from "@/server/db/sqlite-db";
 import { createCheckpointAccessor, type CheckpointAccessor } from "./accessor";
 import type { ModeConfig } from "./mode";
 import { openSqliteCheckpoints } from "./sqlite-saver";
@@ -23,8 +24,10 @@ export function sequentialIds(prefix = "id"): () => string {
 export type OpenedCheckpoints = {
   saver: StampingSaver;
   store: CheckpointStore;
-  /** The connection, for tests that reshape rows by hand. */
+  /** The writer connection, for tests that reshape rows by hand (autocommit). */
   sqlite: Database.Database;
+  /** The same file behind the asynchronous boundary (writer queue on `sqlite`, its own read connection). */
+  db: SqliteDb;
   accessor: CheckpointAccessor;
   close(): void;
 };
@@ -38,18 +41,19 @@ export type CheckpointTestEnv = {
 
 export function createCheckpointTestEnv(): CheckpointTestEnv {
   const db = createTestDb("ckpt-test-");
-  const extra: Database.Database[] = [];
+  const extra: SqliteDb[] = [];
   return {
     db,
     open(config) {
       const sqlite = new Database(db.file);
       sqlite.pragma("busy_timeout = 5000");
-      extra.push(sqlite);
-      const { saver, store } = openSqliteCheckpoints({ sqlite, mode: config.mode });
-      return { saver, store, sqlite, accessor: createCheckpointAccessor({ saver, config }), close: () => sqlite.close() };
+      const opened = wrapSqliteDb({ sqlite, file: db.file }, { busyTimeoutMs: 5000 });
+      extra.push(opened);
+      const { saver, store } = openSqliteCheckpoints({ db: opened, mode: config.mode });
+      return { saver, store, sqlite, db: opened, accessor: createCheckpointAccessor({ saver, config }), close: () => opened.closeNow() };
     },
     close() {
-      for (const s of extra) if (s.open) s.close();
+      for (const s of extra) s.closeNow();
       db.close();
     },
   };

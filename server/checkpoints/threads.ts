@@ -42,7 +42,7 @@ export async function readThreadHistory(deps: RunDeps, threadId: string, limit: 
 function mintedIn(deps: RunDeps, threadId: string): ((messageId: string) => Promise<string | null>) | undefined {
   const store = deps.store;
   if (!store) return undefined;
-  return async (messageId) => store.listRuns(threadId).find((run) => run.handleId !== null && run.messageIds.includes(messageId))?.handleId ?? null;
+  return async (messageId) => (await store.listRuns(threadId)).find((run) => run.handleId !== null && run.messageIds.includes(messageId))?.handleId ?? null;
 }
 
 /** The lineage walk starts from the snapshot just read (no second head read). */

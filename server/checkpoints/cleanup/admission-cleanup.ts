@@ -46,9 +46,9 @@ export type AdmissionOptions = {
   log?: Logger;
 };
 
-function judge(options: AdmissionOptions & { threadId: string; selectors: readonly string[] }): AdmissionOutcome {
+async function judge(options: AdmissionOptions & { threadId: string; selectors: readonly string[] }): Promise<AdmissionOutcome> {
   const { store, threadId, selectors, cache } = options;
-  const row = store.admissionHead(threadId);
+  const row = await store.admissionHead(threadId);
   if (!row) return { action: "noop", reason: "no_thread" };
   const { recorded } = row;
   const digest = (value: string | null | undefined) => (value ? `digest:${value}` : null);
@@ -61,13 +61,13 @@ function judge(options: AdmissionOptions & { threadId: string; selectors: readon
   let reason = judgeAdmission(facts);
   if (reason === "missing_parent" && head.parentId) {
     // The recorded digest is the parent's only while the leaf still hangs off the parent it was written on.
-    facts.parent = recorded ? { versions: recorded.parentId === head.parentId ? digest(recorded.parentDigest) : null } : store.channelVersions(threadId, head.parentId);
+    facts.parent = recorded ? { versions: recorded.parentId === head.parentId ? digest(recorded.parentDigest) : null } : await store.channelVersions(threadId, head.parentId);
     reason = judgeAdmission(facts);
     // A missing parent answers before differing versions, as if it had been looked up first.
-    if (recorded && reason === "versions_differ" && !store.checkpointExists(threadId, head.parentId)) reason = "missing_parent";
+    if (recorded && reason === "versions_differ" && !(await store.checkpointExists(threadId, head.parentId))) reason = "missing_parent";
   }
   if (reason === "pending_writes") {
-    facts.headHasWrites = recorded ? false : store.hasPendingWrites(threadId, head.id);
+    facts.headHasWrites = recorded ? false : await store.hasPendingWrites(threadId, head.id);
     reason = judgeAdmission(facts);
   }
   if (reason) return { action: "noop", reason };
@@ -79,21 +79,21 @@ function judge(options: AdmissionOptions & { threadId: string; selectors: readon
     return { action: "noop", reason: "invalidation_failed" };
   }
   // The deletion bumps the thread's retention epoch, so concurrent reads retry.
-  if (!store.deleteTrailingLeaf(threadId, head.id)) return { action: "noop", reason: refusal(store, threadId, head) };
+  if (!(await store.deleteTrailingLeaf(threadId, head.id))) return { action: "noop", reason: await refusal(store, threadId, head) };
   return { action: "deleted", leafId: head.id, parentId: head.parentId!, runHistory };
 }
 
 /** Why the guarded deletion kept the leaf: its parent went, it got writes, or something else changed meanwhile. */
-function refusal(store: CheckpointStore, threadId: string, head: { id: string; parentId: string | null }): AdmissionNoop {
-  if (!head.parentId || !store.checkpointExists(threadId, head.parentId)) return "missing_parent";
-  if (store.hasPendingWrites(threadId, head.id)) return "pending_writes";
+async function refusal(store: CheckpointStore, threadId: string, head: { id: string; parentId: string | null }): Promise<AdmissionNoop> {
+  if (!head.parentId || !(await store.checkpointExists(threadId, head.parentId))) return "missing_parent";
+  if (await store.hasPendingWrites(threadId, head.id)) return "pending_writes";
   return "raced";
 }
 
 /** Runs the bounded cleanup for an admitted run; never throws. */
-export function cleanupAtAdmission(options: AdmissionOptions & { threadId: string; selectors: readonly string[] }): AdmissionOutcome {
+export async function cleanupAtAdmission(options: AdmissionOptions & { threadId: string; selectors: readonly string[] }): Promise<AdmissionOutcome> {
   try {
-    const outcome = judge(options);
+    const outcome = await judge(options);
     if (outcome.action === "deleted") options.log?.info({ threadId: options.threadId, checkpointId: outcome.leafId }, "admission cleanup reclaimed duration leaf");
     return outcome;
   } catch (error) {
@@ -105,7 +105,7 @@ export function cleanupAtAdmission(options: AdmissionOptions & { threadId: strin
 /** The RunDeps.admit hook: hands the reclaimed leaf's run-history cache to the admitted run. */
 export function admissionHook(options: AdmissionOptions) {
   return async (request: { threadId: string; selectors: string[] }): Promise<RunHistory | null> => {
-    const outcome = cleanupAtAdmission({ ...options, ...request });
+    const outcome = await cleanupAtAdmission({ ...options, ...request });
     return outcome.action === "deleted" ? outcome.runHistory : null;
   };
 }

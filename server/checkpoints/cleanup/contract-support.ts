@@ -3,7 +3,6 @@
 // deletion shape must pass: latest resume, explicit checkpointId resume,
 // branch from an older visible turn, orphan writes.
 import type Database from "better-sqlite3";
-import pg from "pg";
 import type { EngineDb, EngineName } from "@/server/engines-test-support";
 import { isAppError } from "@/server/errors";
 import { createCheckpointAccessor } from "../accessor";
@@ -31,9 +30,9 @@ export type Harness = {
   /** The saver's writes table: `writes` (SqliteSaver) or `checkpoint_writes` (PostgresSaver). */
   writesTable: "writes" | "checkpoint_writes";
   /** Runs one statement written for both engines (`?` placeholders) on the harness's database. */
-  run(sql: string, params?: readonly unknown[]): void;
+  run(sql: string, params?: readonly unknown[]): Promise<void>;
   /** Rows of one read written for both engines (`?` placeholders) on the harness's database. */
-  all<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): T[];
+  all<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
   store: CheckpointStore;
   accessor: CheckpointAccessor;
   deps: RunDeps;
@@ -53,10 +52,10 @@ export function openHarness(config: ModeConfig): Harness {
     config,
     sqlite: first.sqlite,
     writesTable: "writes",
-    run: (sql, params = []) => {
+    run: async (sql, params = []) => {
       h.sqlite.prepare(sql).run(...params);
     },
-    all: <T>(sql: string, params: readonly unknown[] = []) => h.sqlite.prepare(sql).all(...params) as T[],
+    all: async <T>(sql: string, params: readonly unknown[] = []) => h.sqlite.prepare(sql).all(...params) as T[],
     store: first.store,
     accessor: first.accessor,
     deps: { ...testRunDeps(first.accessor, newId), store: first.store },
@@ -76,20 +75,17 @@ export function openHarness(config: ModeConfig): Harness {
 
 /**
  * A harness on the engine of `db` (describeEachEngine): SQLite as
- * openHarness, PostgreSQL through PostgresSaver on a pool of its own over
- * the test database (its tables set up first), the store on the test
- * database's connection.
+ * openHarness, PostgreSQL through PostgresSaver and the store on the test
+ * database's one pool (the saver's tables set up first), as the runtime
+ * wires them.
  */
 export async function openEngineHarness(db: EngineDb, config: ModeConfig): Promise<Harness> {
   if (!db.pg) return openHarness(config);
-  const { client, url } = db.pg;
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  // The test database is dropped with (force) after the file: idle sessions end then.
-  pool.on("error", () => undefined);
-  const handle = startPgSaver({ pool });
+  const pool = db.pg.db;
+  const handle = startPgSaver({ pool: pool.pool });
   await handle.ready();
   const open = (c: ModeConfig) => {
-    const { saver, store } = openPgCheckpoints({ handle, client, mode: c.mode });
+    const { saver, store } = openPgCheckpoints({ handle, db: pool, mode: c.mode });
     return { store, accessor: createCheckpointAccessor({ saver, config: c }) };
   };
   const newId = sequentialIds();
@@ -101,16 +97,16 @@ export async function openEngineHarness(db: EngineDb, config: ModeConfig): Promi
       throw new Error("this harness runs on PostgreSQL");
     },
     writesTable: "checkpoint_writes",
-    run: (sql, params = []) => {
+    run: async (sql, params = []) => {
       let n = 0;
-      client.run(
+      await pool.run(
         sql.replace(/\?/g, () => `$${++n}`),
         params,
       );
     },
     all: <T>(sql: string, params: readonly unknown[] = []) => {
       let n = 0;
-      return client.query<T>(
+      return pool.query<T>(
         sql.replace(/\?/g, () => `$${++n}`),
         params,
       );
@@ -126,9 +122,8 @@ export async function openEngineHarness(db: EngineDb, config: ModeConfig): Promi
       h.accessor = o.accessor;
       h.deps = { ...testRunDeps(o.accessor, newId), locks: h.deps.locks, clock: h.deps.clock, store: o.store };
     },
-    close: () => {
-      void pool.end();
-    },
+    // The pool belongs to the test database (closed with it).
+    close: () => undefined,
   };
   return h;
 }
@@ -201,9 +196,9 @@ export type Outcome = "ok" | string;
 export type FourWays = { latest: Outcome; explicit: Outcome; branch: Outcome; orphans: number; blobs: { missing: number; unreachable: number } };
 
 /** Blob reachability of one thread on the harness's database (see FourWays). */
-export function harnessBlobs(h: Harness, threadId: string): { missing: number; unreachable: number } {
+export async function harnessBlobs(h: Harness, threadId: string): Promise<{ missing: number; unreachable: number }> {
   if (h.engine !== "postgres") return { missing: 0, unreachable: 0 };
-  const [row] = h.all<{ missing: number; unreachable: number }>(
+  const [row] = await h.all<{ missing: number; unreachable: number }>(
     `with named as (
        select distinct c.checkpoint_ns as ns, e.key as channel, e.value as version
        from checkpoints c, jsonb_each_text(c.checkpoint->'channel_versions') e where c.thread_id = ?)
@@ -251,8 +246,8 @@ export async function captureExpect(h: Harness, threadId: string, explicitId: st
  */
 export async function verifyFourWays(h: Harness, threadId: string, expect: Expect): Promise<FourWays> {
   const { explicitId, conversation, olderReplyId } = expect;
-  const orphans = h.store.countOrphanWrites(threadId);
-  const blobs = harnessBlobs(h, threadId);
+  const orphans = await h.store.countOrphanWrites(threadId);
+  const blobs = await harnessBlobs(h, threadId);
   const branchOutcome = await outcome(async () => {
     const humanAfter = conversation[conversation.indexOf(olderReplyId) + 1];
     if (humanAfter) await findCheckpointBeforeMessage({ accessor: h.accessor, threadId, messageId: humanAfter });

@@ -19,39 +19,39 @@ describeEachEngine("retention epoch", ({ db }) => describe.each(MODES)("%s mode"
     h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 4);
     const epoch = () => h!.store.retentionEpoch(shape.threadId);
-    expect(epoch()).toBe(0);
+    expect(await epoch()).toBe(0);
     // Not the newest checkpoint: refused, no bump.
-    expect(h.store.deleteTrailingLeaf(shape.threadId, shape.leaves[0]!)).toBe(false);
-    expect(epoch()).toBe(0);
-    expect(cleanupAtAdmission({ store: h.store, threadId: shape.threadId, selectors: [] }).action).toBe("deleted");
-    expect(epoch()).toBe(1);
+    expect(await h.store.deleteTrailingLeaf(shape.threadId, shape.leaves[0]!)).toBe(false);
+    expect(await epoch()).toBe(0);
+    expect((await cleanupAtAdmission({ store: h.store, threadId: shape.threadId, selectors: [] })).action).toBe("deleted");
+    expect(await epoch()).toBe(1);
     // Nothing left to reclaim at the head: no bump.
-    expect(cleanupAtAdmission({ store: h.store, threadId: shape.threadId, selectors: [] }).action).toBe("noop");
-    expect(epoch()).toBe(1);
-    expect(graftAndDelete({ store: h.store, threadId: shape.threadId, checkpointId: shape.leaves[1]! }).deleted).toBe(true);
-    expect(epoch()).toBe(2);
+    expect((await cleanupAtAdmission({ store: h.store, threadId: shape.threadId, selectors: [] })).action).toBe("noop");
+    expect(await epoch()).toBe(1);
+    expect((await graftAndDelete({ store: h.store, threadId: shape.threadId, checkpointId: shape.leaves[1]! })).deleted).toBe(true);
+    expect(await epoch()).toBe(2);
     // An analysis computes the same deletions and rolls them back, bump included.
-    const analysis = maintainThread({ store: h.store, dryRun: true, graftLinks: true }, shape.threadId);
+    const analysis = await maintainThread({ store: h.store, dryRun: true, graftLinks: true }, shape.threadId);
     expect(analysis.after.checkpoints).toBeLessThan(analysis.before.checkpoints);
-    expect(epoch()).toBe(2);
-    const cleanUp = maintainThread({ store: h.store, dryRun: false, graftLinks: true }, shape.threadId);
+    expect(await epoch()).toBe(2);
+    const cleanUp = await maintainThread({ store: h.store, dryRun: false, graftLinks: true }, shape.threadId);
     expect(cleanUp.after.checkpoints).toBe(analysis.after.checkpoints);
-    expect(epoch()).toBeGreaterThan(2);
+    expect(await epoch()).toBeGreaterThan(2);
     // Another thread's epoch is its own.
-    expect(h.store.retentionEpoch("no-such-thread")).toBe(0);
+    expect(await h.store.retentionEpoch("no-such-thread")).toBe(0);
   });
 
   it("a deletion rolled back with its transaction leaves the epoch as it was", async () => {
     h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 2);
-    expect(() =>
-      h!.store.transaction(() => {
-        expect(h!.store.deleteCheckpoints(shape.threadId, [shape.leaves[0]!]).checkpoints).toBe(1);
-        expect(h!.store.retentionEpoch(shape.threadId)).toBe(1);
+    await expect(
+      h.store.transaction(async () => {
+        expect((await h!.store.deleteCheckpoints(shape.threadId, [shape.leaves[0]!])).checkpoints).toBe(1);
+        expect(await h!.store.retentionEpoch(shape.threadId)).toBe(1);
         throw new Error("roll back");
       }),
-    ).toThrow("roll back");
-    expect(h.store.retentionEpoch(shape.threadId)).toBe(0);
-    expect(h.store.checkpointExists(shape.threadId, shape.leaves[0]!)).toBe(true);
+    ).rejects.toThrow("roll back");
+    expect(await h.store.retentionEpoch(shape.threadId)).toBe(0);
+    expect(await h.store.checkpointExists(shape.threadId, shape.leaves[0]!)).toBe(true);
   });
 }));

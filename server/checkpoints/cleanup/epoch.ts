@@ -8,7 +8,7 @@
 // after it. A caller that passes no epochs gets no retry.
 import type { CheckpointStore } from "../store";
 
-export type RetentionEpochs = { current(threadId: string): number };
+export type RetentionEpochs = { current(threadId: string): Promise<number> };
 
 /** The thread's epoch as the store reads it (one primary-key lookup). */
 export function storeRetentionEpochs(store: Pick<CheckpointStore, "retentionEpoch">): RetentionEpochs {
@@ -25,13 +25,13 @@ export function storeRetentionEpochs(store: Pick<CheckpointStore, "retentionEpoc
  */
 export async function readRetryingOnce<T>(epochs: RetentionEpochs | undefined, threadId: string, read: () => Promise<T>): Promise<T> {
   if (!epochs) return read();
-  const before = epochs.current(threadId);
+  const before = await epochs.current(threadId);
   let first: T;
   try {
     first = await read();
   } catch (error) {
-    if (epochs.current(threadId) === before) throw error;
+    if ((await epochs.current(threadId)) === before) throw error;
     return read();
   }
-  return epochs.current(threadId) === before ? first : read();
+  return (await epochs.current(threadId)) === before ? first : read();
 }

@@ -12,9 +12,9 @@ afterEach(() => {
   h = null;
 });
 
-function snapshotRows(harness: Harness): string {
-  const c = harness.all("SELECT thread_id, checkpoint_id, parent_checkpoint_id FROM checkpoints ORDER BY 1, 2");
-  const w = harness.all(`SELECT thread_id, checkpoint_id, task_id, idx FROM ${harness.writesTable} ORDER BY 1, 2, 3, 4`);
+async function snapshotRows(harness: Harness): Promise<string> {
+  const c = await harness.all("SELECT thread_id, checkpoint_id, parent_checkpoint_id FROM checkpoints ORDER BY 1, 2");
+  const w = await harness.all(`SELECT thread_id, checkpoint_id, task_id, idx FROM ${harness.writesTable} ORDER BY 1, 2, 3, 4`);
   return JSON.stringify([c, w]);
 }
 
@@ -23,14 +23,14 @@ describeEachEngine("maintenance engine", ({ db }) => describe.each(MODES)("%s mo
     h = await openEngineHarness(db(), config);
     const a = await buildLeafSibling(h);
     const b = await buildLinear(h, 2);
-    const rows = snapshotRows(h);
+    const rows = (await snapshotRows(h));
     const locks = createThreadLocks();
     const analysis = await runEngine({ store: h.store, locks, dryRun: true, graftLinks: true });
-    expect(snapshotRows(h)).toBe(rows);
+    expect((await snapshotRows(h))).toBe(rows);
     const run = await runEngine({ store: h.store, locks, dryRun: false, graftLinks: true });
     expect(run).toEqual(analysis);
     for (const t of run.threads) {
-      expect(t.after).toEqual(h.store.threadTotals(t.threadId));
+      expect(t.after).toEqual(await h.store.threadTotals(t.threadId));
       expect(t.after.checkpoints).toBeLessThan(t.before.checkpoints);
       expect(t.after.checkpointBytes).toBeLessThan(t.before.checkpointBytes);
     }
@@ -51,10 +51,10 @@ describeEachEngine("maintenance engine", ({ db }) => describe.each(MODES)("%s mo
     // nothing protects it (it did before handles were recorded): the client still holds it.
     const explicit = shape.runs[2]!;
     const expectAfter = await captureExpect(h, shape.threadId, explicit);
-    const report = maintainThread({ store: h.store, dryRun: false, graftLinks: true, handles: handlePolicy(h.deps) }, shape.threadId);
+    const report = await maintainThread({ store: h.store, dryRun: false, graftLinks: true, handles: handlePolicy(h.deps) }, shape.threadId);
     // The pass took the abandoned tip's leaf and kept the handle under it.
     expect(report.deleted.leafSiblings).toBeGreaterThan(0);
-    expect(loadThreadGraph(h.store, shape.threadId).nodes.has(explicit)).toBe(true);
+    expect((await loadThreadGraph(h.store, shape.threadId)).nodes.has(explicit)).toBe(true);
     expect(report.skipped).toBeNull();
     expect(report.orphanWritesAfter).toBe(0);
     expect(report.after.writes).toBe(report.before.writes - report.deleted.writes);
@@ -65,19 +65,19 @@ describeEachEngine("maintenance engine", ({ db }) => describe.each(MODES)("%s mo
     h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 2);
     await h.accessor.saver.putWrites(h.accessor.runConfig(shape.threadId, "ghost-checkpoint"), [["notes", "x"]], "task-ghost");
-    const report = maintainThread({ store: h.store, dryRun: false }, shape.threadId);
+    const report = await maintainThread({ store: h.store, dryRun: false }, shape.threadId);
     expect(report.orphanWritesBefore).toBe(1);
     expect(report.orphanWritesAfter).toBe(1);
     expect(report.deleted.trailingLeaves).toBe(1);
 
     const broken = await buildLeafSibling(h);
-    const g = loadThreadGraph(h.store, broken.threadId);
+    const g = await loadThreadGraph(h.store, broken.threadId);
     const ancestor = g.nodes.get(g.nodes.get(g.headId!)!.parentId!)!.parentId!;
-    h.store.transaction(() => h!.store.deleteCheckpoints(broken.threadId, [ancestor]));
-    const before = snapshotRows(h);
-    const skipped = maintainThread({ store: h.store, dryRun: false, graftLinks: true }, broken.threadId);
+    await h.store.transaction(() => h!.store.deleteCheckpoints(broken.threadId, [ancestor]));
+    const before = (await snapshotRows(h));
+    const skipped = await maintainThread({ store: h.store, dryRun: false, graftLinks: true }, broken.threadId);
     expect(skipped.skipped).toBe("broken_lineage");
     expect(skipped.after).toEqual(skipped.before);
-    expect(snapshotRows(h)).toBe(before);
+    expect((await snapshotRows(h))).toBe(before);
   });
 }));

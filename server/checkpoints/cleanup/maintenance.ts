@@ -49,10 +49,10 @@ class Rollback extends Error {}
 
 const MAX_ROUNDS = 1000;
 
-function prune(options: EngineOptions, threadId: string, report: ThreadReport): void {
+async function prune(options: EngineOptions, threadId: string, report: ThreadReport): Promise<void> {
   const { store, pins, handles } = options;
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
-    const graph = loadThreadGraph(store, threadId);
+    const graph = await loadThreadGraph(store, threadId);
     const chain = headChain(graph);
     if (graph.foreignNamespaceRows > 0 || !chain) {
       report.skipped = graph.foreignNamespaceRows > 0 ? "unknown_namespace" : "broken_lineage";
@@ -61,7 +61,7 @@ function prune(options: EngineOptions, threadId: string, report: ThreadReport): 
     const leaves: string[] = [];
     const grafts: Array<[string, string]> = [];
     for (const id of graph.nodes.keys()) {
-      const verdict = judgeDeletion({ store, graph, checkpointId: id, pins, handles, chain });
+      const verdict = await judgeDeletion({ store, graph, checkpointId: id, pins, handles, chain });
       if (verdict.deletable && verdict.form === "trailing_duration_leaf" && options.keepRunHistoryCarrier) {
         report.keptCarrier = true;
         continue;
@@ -73,36 +73,36 @@ function prune(options: EngineOptions, threadId: string, report: ThreadReport): 
         continue;
       }
       if (!options.graftLinks || !verdict.reasons.includes("duration_chain_link")) continue;
-      const graft = judgeGraft({ store, graph, checkpointId: id, pins, handles, chain });
+      const graft = await judgeGraft({ store, graph, checkpointId: id, pins, handles, chain });
       if (graft.graftable) grafts.push([id, graft.parentId]);
     }
     if (leaves.length === 0 && grafts.length === 0) return;
-    report.deleted.writes += store.deleteCheckpoints(threadId, leaves).writes;
-    for (const [link, parent] of grafts) report.deleted.writes += graftJointly(store, threadId, link, parent).writes;
+    if (leaves.length > 0) report.deleted.writes += (await store.deleteCheckpoints(threadId, leaves)).writes;
+    for (const [link, parent] of grafts) report.deleted.writes += (await graftJointly(store, threadId, link, parent)).writes;
     report.deleted.graftedLinks += grafts.length;
   }
 }
 
 /** One thread, one transaction (the caller holds the thread lock). */
-export function maintainThread(options: EngineOptions, threadId: string): ThreadReport {
+export async function maintainThread(options: EngineOptions, threadId: string): Promise<ThreadReport> {
   const { store } = options;
   let report: ThreadReport | null = null;
   try {
-    store.transaction(() => {
-      const before = store.threadTotals(threadId);
+    await store.transaction(async () => {
+      const before = await store.threadTotals(threadId);
       const r: ThreadReport = {
         threadId,
         before,
         after: before,
         deleted: { trailingLeaves: 0, leafSiblings: 0, graftedLinks: 0, writes: 0 },
-        orphanWritesBefore: store.countOrphanWrites(threadId),
+        orphanWritesBefore: await store.countOrphanWrites(threadId),
         orphanWritesAfter: 0,
         keptCarrier: false,
         skipped: null,
       };
-      prune(options, threadId, r);
-      r.after = store.threadTotals(threadId);
-      r.orphanWritesAfter = store.countOrphanWrites(threadId);
+      await prune(options, threadId, r);
+      r.after = await store.threadTotals(threadId);
+      r.orphanWritesAfter = await store.countOrphanWrites(threadId);
       report = r;
       if (options.dryRun) throw new Rollback();
     });
@@ -139,7 +139,7 @@ const ZERO: ThreadTotals = { checkpoints: 0, writes: 0, checkpointBytes: 0, writ
 
 /** Every thread in turn, each under its thread lock, yielding between threads. */
 export async function runEngine(options: EngineRun): Promise<EngineReport> {
-  const ids = options.threadIds ?? options.store.listThreadIds();
+  const ids = options.threadIds ?? (await options.store.listThreadIds());
   const out: EngineReport = { threads: [], before: ZERO, after: ZERO, stopped: false };
   const around = options.around ?? (<T>(fn: () => Promise<T>) => fn());
   for (const threadId of ids) {

@@ -53,11 +53,11 @@ it("a held maintenance guard defers the cleanup until it is free; the admin pass
   startOperation(d, "cleanup");
   await jobs.queue.idle();
   expect(waits).toBe(3);
-  const stored = readResult(h.store).result!;
+  const stored = (await readResult(h.store)).result!;
   expect(stored).toMatchObject({ kind: "cleanup", state: "succeeded", threadsScanned: 1, threadsChanged: 1 });
   expect(stored.after.checkpoints).toBeLessThan(stored.before.checkpoints);
   // The idle thread's trailing leaf stays: admission reclaims it.
-  const head = h.all<{ id: string }>("SELECT max(checkpoint_id) AS id FROM checkpoints WHERE thread_id = ?", [shape.threadId])[0]!;
+  const head = (await h.all<{ id: string }>("SELECT max(checkpoint_id) AS id FROM checkpoints WHERE thread_id = ?", [shape.threadId]))[0]!;
   expect(head.id).toBe(shape.headId);
   expect(await guard.holder()).toBeNull();
 });
@@ -67,8 +67,8 @@ it("stopping while waiting for the guard cancels the operation and changes nothi
   await buildLeafSibling(h);
   const guard = createMaintenanceGuard();
   await guard.tryAcquire({ owner: "vacuum", kind: "vacuum" });
-  const count = () => Number(h!.all<{ n: number | string }>("SELECT count(*) AS n FROM checkpoints")[0]!.n);
-  const before = count();
+  const count = async () => Number((await h!.all<{ n: number | string }>("SELECT count(*) AS n FROM checkpoints"))[0]!.n);
+  const before = await count();
   let id = "";
   const d = deps(h, {
     guard,
@@ -78,7 +78,7 @@ it("stopping while waiting for the guard cancels the operation and changes nothi
   });
   id = startOperation(d, "cleanup").operationId;
   await jobs.queue.idle();
-  expect(readResult(h.store).result).toMatchObject({ operationId: id, state: "cancelled" });
-  expect(count()).toBe(before);
+  expect((await readResult(h.store)).result).toMatchObject({ operationId: id, state: "cancelled" });
+  expect(await count()).toBe(before);
 });
 });

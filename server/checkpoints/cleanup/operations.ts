@@ -101,9 +101,9 @@ function sameTables(a: Tables, b: Tables): boolean {
 }
 
 /** The tables' size now, or null when it cannot be read (the analysis then cannot vouch for the current state). */
-function readTables(deps: OperationDeps): Tables | null {
+async function readTables(deps: OperationDeps): Promise<Tables | null> {
   try {
-    return deps.store.tableUsage();
+    return await deps.store.tableUsage();
   } catch {
     return null;
   }
@@ -164,14 +164,14 @@ async function runJob(deps: OperationDeps, id: string, kind: CheckpointOperation
   const startedAtMs = deps.clock.now();
   // What the analysis describes: the tables as it found them (the status
   // compares them with the current ones before Clean up may rely on it).
-  const tablesAtStart = readTables(deps);
+  const tablesAtStart = await readTables(deps);
   let report: EngineReport | null = null;
   let state: RetentionResult["state"] = "succeeded";
   let errorCode: string | null = null;
   let lastThreadId: string | null = run.afterThreadId ?? null;
   const after = run.afterThreadId ?? null;
   try {
-    const threadIds = after === null ? undefined : deps.store.listThreadIds().filter((threadId) => threadId > after);
+    const threadIds = after === null ? undefined : (await deps.store.listThreadIds()).filter((threadId) => threadId > after);
     report = await runEngine({
       threadIds,
       store: deps.store,
@@ -203,10 +203,10 @@ async function runJob(deps: OperationDeps, id: string, kind: CheckpointOperation
     state = "partial";
     errorCode = "shutdown";
   }
-  const tables = { start: tablesAtStart, end: readTables(deps) };
+  const tables = { start: tablesAtStart, end: await readTables(deps) };
   const result = toResult(id, kind, startedAtMs, deps.clock.now(), report, state, errorCode, run.trigger, tables);
   try {
-    writeResult(deps.store, result, deps.clock.now());
+    await writeResult(deps.store, result, deps.clock.now());
   } finally {
     active.delete(id);
     publish(deps, id, kind, state, report ?? undefined, report?.threads.length);

@@ -86,7 +86,7 @@ function isLiveHandle(options: JudgeOptions): boolean {
 }
 
 /** Why a checkpoint may not be deleted by a plain joint delete, or which safe form it is. */
-export function judgeDeletion(options: JudgeOptions): Verdict {
+export async function judgeDeletion(options: JudgeOptions): Promise<Verdict> {
   const { store, graph, checkpointId: id, pins } = options;
   const start = threadReasons(options);
   if (!start) return { deletable: false, reasons: ["not_found"] };
@@ -98,7 +98,7 @@ export function judgeDeletion(options: JudgeOptions): Verdict {
   if (kids.length > 0) reasons.push(node.durationOnly ? "duration_chain_link" : "has_children");
   if (id === graph.headId) {
     const parent = node.parentId ? graph.nodes.get(node.parentId) : undefined;
-    const proof = parent && node.durationOnly ? store.compareWithParent(graph.threadId, id, parent.id) : null;
+    const proof = parent && node.durationOnly ? await store.compareWithParent(graph.threadId, id, parent.id) : null;
     if (!proof?.versionsEqual) reasons.push("newest");
     if (reasons.length === 0) return { deletable: true, form: "trailing_duration_leaf" };
     return { deletable: false, reasons };
@@ -109,11 +109,11 @@ export function judgeDeletion(options: JudgeOptions): Verdict {
 }
 
 /** Every checkpoint of the thread with its protection reasons (deletable ones absent). */
-export function protectedSet(options: Omit<JudgeOptions, "checkpointId">): Map<string, ProtectionReason[]> {
+export async function protectedSet(options: Omit<JudgeOptions, "checkpointId">): Promise<Map<string, ProtectionReason[]>> {
   const out = new Map<string, ProtectionReason[]>();
   const chain = headChain(options.graph);
   for (const id of options.graph.nodes.keys()) {
-    const v = judgeDeletion({ ...options, chain, checkpointId: id });
+    const v = await judgeDeletion({ ...options, chain, checkpointId: id });
     if (!v.deletable) out.set(id, v.reasons);
   }
   return out;
@@ -159,7 +159,7 @@ export type GraftVerdict = { graftable: true; parentId: string } | { graftable: 
  * (those would become the children's pending sends). Then every walk through
  * the link (lineage, delta history) sees exactly what it saw before.
  */
-export function judgeGraft(options: JudgeOptions): GraftVerdict {
+export async function judgeGraft(options: JudgeOptions): Promise<GraftVerdict> {
   const { store, graph, checkpointId: id, pins } = options;
   const start = threadReasons(options);
   if (!start) return { graftable: false, reasons: ["not_found"] };
@@ -172,7 +172,7 @@ export function judgeGraft(options: JudgeOptions): GraftVerdict {
   const parent = node.parentId ? graph.nodes.get(node.parentId) : undefined;
   if (!parent) reasons.push("broken_lineage");
   if (reasons.length === 0 && parent) {
-    const proof = store.compareWithParent(graph.threadId, id, parent.id, DELTA_CHANNELS);
+    const proof = await store.compareWithParent(graph.threadId, id, parent.id, DELTA_CHANNELS);
     if (!proof || !proof.versionsEqual || !proof.valuesEqual) reasons.push("state_differs");
     else if (proof.parentHasTaskWrites) reasons.push("parent_has_task_writes");
   }
@@ -181,8 +181,8 @@ export function judgeGraft(options: JudgeOptions): GraftVerdict {
 }
 
 /** Re-parents the link's children onto its parent and deletes the link (call inside a transaction). */
-export function graftJointly(store: CheckpointStore, threadId: string, linkId: string, parentId: string): Deleted {
-  store.reparentChildren(threadId, linkId, parentId);
+export async function graftJointly(store: CheckpointStore, threadId: string, linkId: string, parentId: string): Promise<Deleted> {
+  await store.reparentChildren(threadId, linkId, parentId);
   return store.deleteCheckpoints(threadId, [linkId]);
 }
 
@@ -196,30 +196,34 @@ export type SafeDeleteOptions = {
   handles?: HandlePolicy;
 };
 
-/** Judges on a fresh graph and acts in one writer transaction; a refusal changes nothing. */
-function judgeThenAct<V extends Verdict | GraftVerdict>(options: SafeDeleteOptions, judge: (o: JudgeOptions) => V, act: (verdict: V) => boolean): SafeDeleteResult {
+/** Judges on a fresh graph and acts in one writer transaction (held across the awaits); a refusal changes nothing. */
+function judgeThenAct<V extends Verdict | GraftVerdict>(
+  options: SafeDeleteOptions,
+  judge: (o: JudgeOptions) => Promise<V>,
+  act: (verdict: V) => Promise<boolean>,
+): Promise<SafeDeleteResult> {
   const { store, threadId } = options;
-  return store.transaction((): SafeDeleteResult => {
-    const verdict = judge({ ...options, graph: loadThreadGraph(store, threadId) });
-    if (!act(verdict)) return { deleted: false, verdict };
+  return store.transaction(async (): Promise<SafeDeleteResult> => {
+    const verdict = await judge({ ...options, graph: await loadThreadGraph(store, threadId) });
+    if (!(await act(verdict))) return { deleted: false, verdict };
     return { deleted: true, verdict };
   });
 }
 
 /** Judges and deletes one checkpoint in one writer transaction; protected ones are left alone. */
-export function deleteCheckpointSafely(options: SafeDeleteOptions): SafeDeleteResult {
-  return judgeThenAct(options, judgeDeletion, (verdict) => {
+export function deleteCheckpointSafely(options: SafeDeleteOptions): Promise<SafeDeleteResult> {
+  return judgeThenAct(options, judgeDeletion, async (verdict) => {
     if (!verdict.deletable) return false;
-    options.store.deleteCheckpoints(options.threadId, [options.checkpointId]);
+    await options.store.deleteCheckpoints(options.threadId, [options.checkpointId]);
     return true;
   });
 }
 
 /** Proves and grafts one duration chain link in one writer transaction; refuses otherwise. */
-export function graftAndDelete(options: SafeDeleteOptions): SafeDeleteResult {
-  return judgeThenAct(options, judgeGraft, (verdict) => {
+export function graftAndDelete(options: SafeDeleteOptions): Promise<SafeDeleteResult> {
+  return judgeThenAct(options, judgeGraft, async (verdict) => {
     if (!verdict.graftable) return false;
-    graftJointly(options.store, options.threadId, options.checkpointId, verdict.parentId);
+    await graftJointly(options.store, options.threadId, options.checkpointId, verdict.parentId);
     return true;
   });
 }

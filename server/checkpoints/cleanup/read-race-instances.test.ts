@@ -3,7 +3,7 @@
 // A's read retries after instance B grafted a link out of the chain A was
 // walking, or reclaimed the leaf A had resolved, exactly as it does after a
 // deletion of its own process. Two runtimes in one test process, each with its
-// own connections and saver pool (server/db/pg/multi-instance.test.ts).
+// own pool, shared by its saver and its store (server/db/pg/multi-instance.test.ts).
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { afterEach, describe, expect, it } from "vitest";
 import { TEST_POSTGRES_URL } from "@/server/db/pg/test-db";
@@ -28,7 +28,7 @@ const ENV: NodeJS.ProcessEnv = { ...process.env, CHECKPOINT_CHANNEL_MODE: "delta
 
 /** Instances A and B on one fresh database, each with its thread service. */
 async function twoInstances(): Promise<{ a: RunDeps; b: RunDeps }> {
-  const db = newDatabase(cleanups);
+  const db = await newDatabase(cleanups);
   const a = threadService(await newInstance(cleanups, db), ENV);
   const b = threadService(await newInstance(cleanups, db), ENV);
   expect(a.store).not.toBe(b.store);
@@ -50,14 +50,14 @@ async function linkedThread(a: RunDeps): Promise<{ threadId: string; links: stri
 }
 
 /** A's saver, with a hook that runs once when A fetches `checkpointId` (before the fetch). */
-function onFetch(a: RunDeps, checkpointId: string, hook: () => void): { fired: () => number } {
+function onFetch(a: RunDeps, checkpointId: string, hook: () => Promise<void> | void): { fired: () => number } {
   const inner = (a.accessor.saver as StampingSaver).inner;
   const getTuple = inner.getTuple.bind(inner);
   let fired = 0;
   inner.getTuple = async (cfg: RunnableConfig) => {
     if (fired === 0 && cfg.configurable?.checkpoint_id === checkpointId) {
       fired += 1;
-      hook();
+      await hook();
     }
     return getTuple(cfg);
   };
@@ -70,12 +70,12 @@ describe.skipIf(!TEST_POSTGRES_URL)("reads racing a deletion by another instance
     const { a, b } = await twoInstances();
     const thread = await linkedThread(a);
     const link = thread.links[1]!;
-    expect(judgeGraft({ store: b.store!, graph: loadThreadGraph(b.store!, thread.threadId), checkpointId: link })).toMatchObject({ graftable: true });
-    const before = a.store!.retentionEpoch(thread.threadId);
-    const hook = onFetch(a, link, () => {
-      expect(graftAndDelete({ store: b.store!, threadId: thread.threadId, checkpointId: link }).deleted).toBe(true);
+    expect(await judgeGraft({ store: b.store!, graph: await loadThreadGraph(b.store!, thread.threadId), checkpointId: link })).toMatchObject({ graftable: true });
+    const before = await a.store!.retentionEpoch(thread.threadId);
+    const hook = onFetch(a, link, async () => {
+      expect((await graftAndDelete({ store: b.store!, threadId: thread.threadId, checkpointId: link })).deleted).toBe(true);
     });
-    return { read: () => accessorOf(a).getState(thread.threadId), thread, hook, epochMoved: () => a.store!.retentionEpoch(thread.threadId) - before };
+    return { read: () => accessorOf(a).getState(thread.threadId), thread, hook, epochMoved: async () => (await a.store!.retentionEpoch(thread.threadId)) - before };
   }
 
   it("a delta read on instance A whose walk meets a link instance B just grafted out reads once more instead of answering checkpoint_lineage_integrity", async () => {
@@ -83,7 +83,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("reads racing a deletion by another instance
     const state = await race.read();
     expect(race.hook.fired()).toBe(1);
     // A sees B's deletion through the database, not through anything B's process holds.
-    expect(race.epochMoved()).toBe(1);
+    expect(await race.epochMoved()).toBe(1);
     expect(state!.values.messages.map((m) => String(m.id))).toEqual(race.thread.messages);
     expect(state!.checkpointId).toBe(race.thread.links[3]);
   });
@@ -106,13 +106,13 @@ describe.skipIf(!TEST_POSTGRES_URL)("reads racing a deletion by another instance
       const tuple = await getTuple(cfg);
       if (reclaimed === 0 && tuple?.config.configurable?.checkpoint_id === leaf) {
         reclaimed += 1;
-        expect(cleanupAtAdmission({ store: b.store!, threadId: thread.threadId, selectors: [] }).action).toBe("deleted");
+        expect((await cleanupAtAdmission({ store: b.store!, threadId: thread.threadId, selectors: [] })).action).toBe("deleted");
       }
       return tuple;
     };
     const state = await accessorOf(a).getState(thread.threadId, leaf);
     expect(reclaimed).toBe(1);
-    expect(a.store!.retentionEpoch(thread.threadId)).toBe(1);
+    expect(await a.store!.retentionEpoch(thread.threadId)).toBe(1);
     return { a, thread, leaf, state };
   }
 

@@ -40,7 +40,7 @@ describeEachEngine("reads racing a reclaim", ({ db }) => describe.each(MODES)("%
             const tuple = await target.getTuple(cfg);
             if (armed && tuple && tuple.config.configurable?.checkpoint_id === shape.headId && (pinned || !cfg.configurable?.checkpoint_id)) {
               armed = false;
-              expect(cleanupAtAdmission({ store, threadId: shape.threadId, selectors: [] }).action).toBe("deleted");
+              expect((await cleanupAtAdmission({ store, threadId: shape.threadId, selectors: [] })).action).toBe("deleted");
             }
             return tuple;
           };
@@ -70,7 +70,7 @@ describeEachEngine("reads racing a graft", ({ db }) => {
     const shape = await buildLinear(h, 4);
     const expected = (await h.accessor.getState(shape.threadId))!.values.messages.map((m) => String(m.id));
     const link = shape.leaves[1]!;
-    expect(judgeGraft({ store: h.store, graph: loadThreadGraph(h.store, shape.threadId), checkpointId: link })).toMatchObject({ graftable: true });
+    expect(await judgeGraft({ store: h.store, graph: await loadThreadGraph(h.store, shape.threadId), checkpointId: link })).toMatchObject({ graftable: true });
     const saver = h.accessor.saver as StampingSaver;
     const inner = saver.inner;
     const getTuple = inner.getTuple.bind(inner);
@@ -79,7 +79,7 @@ describeEachEngine("reads racing a graft", ({ db }) => {
     inner.getTuple = async (cfg: RunnableConfig) => {
       if (grafted === 0 && cfg.configurable?.checkpoint_id === link) {
         grafted += 1;
-        expect(graftAndDelete({ store: h!.store, threadId: shape.threadId, checkpointId: link }).deleted).toBe(true);
+        expect((await graftAndDelete({ store: h!.store, threadId: shape.threadId, checkpointId: link })).deleted).toBe(true);
       }
       return getTuple(cfg);
     };

@@ -11,8 +11,8 @@ function safeNumber(value: string): number {
   return n;
 }
 
-export function readResult(store: CheckpointStore): StoredResult {
-  const value = store.readResultRecord();
+export async function readResult(store: CheckpointStore): Promise<StoredResult> {
+  const value = await store.readResultRecord();
   if (value === undefined) return { result: null, malformed: false };
   try {
     const parsed = retentionResult.safeParse(parse(value, null, safeNumber));
@@ -22,6 +22,6 @@ export function readResult(store: CheckpointStore): StoredResult {
   }
 }
 
-export function writeResult(store: CheckpointStore, result: RetentionResult, nowMs: number): void {
-  store.writeResultRecord(JSON.stringify(retentionResult.parse(result)), nowMs);
+export async function writeResult(store: CheckpointStore, result: RetentionResult, nowMs: number): Promise<void> {
+  await store.writeResultRecord(JSON.stringify(retentionResult.parse(result)), nowMs);
 }

@@ -31,7 +31,7 @@ it("[CRC-13] [CRC-15] over HTTP, admission reclaims each earlier leaf and GET /t
     runIds.push(((await res.json()) as { runId: string }).runId);
   }
   // The thread service wires admission cleanup: only the newest duration leaf is left.
-  const durationLeaves = [...loadThreadGraph(env.rt.stores.checkpoints, id).nodes.values()].filter((n) => n.durationOnly);
+  const durationLeaves = [...(await loadThreadGraph(env.rt.stores.checkpoints, id)).nodes.values()].filter((n) => n.durationOnly);
   expect(durationLeaves).toHaveLength(1);
   const rows = () => Number(env.sql.all<{ n: number }>("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ?", [id])[0]!.n);
   const before = rows();

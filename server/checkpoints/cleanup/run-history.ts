@@ -85,9 +85,9 @@ export const SCAN_LIMIT = 400;
 export type ReadRunHistoryOptions = { accessor: CheckpointAccessor; threadId: string; cache?: RunHistoryCache; store?: CheckpointStore };
 
 /** The successful runs checkpoint_runs holds, oldest first. */
-function fromRuns(store: CheckpointStore, threadId: string): RunHistory {
+async function fromRuns(store: CheckpointStore, threadId: string): Promise<RunHistory> {
   const history: RunHistory = { run_durations: {}, run_message_ids: {}, run_order: [] };
-  for (const run of store.listRuns(threadId)) {
+  for (const run of await store.listRuns(threadId)) {
     if (run.status !== "success" || run.durationMs === null) continue;
     history.run_durations[run.runId] = run.durationMs;
     history.run_message_ids[run.runId] = run.messageIds;
@@ -98,10 +98,10 @@ function fromRuns(store: CheckpointStore, threadId: string): RunHistory {
 
 export async function readRunHistory(options: ReadRunHistoryOptions): Promise<RunHistoryRead | null> {
   const { accessor, threadId, cache, store } = options;
-  if (store?.hasRuns(threadId)) {
+  if (store && (await store.hasRuns(threadId))) {
     // The gate still runs first: a delta thread read by a full process is refused.
     if (!(await accessor.gate(threadId))) return null;
-    return { history: fromRuns(store, threadId), source: "runs" };
+    return { history: await fromRuns(store, threadId), source: "runs" };
   }
   const head = await accessor.rawTuple(threadId);
   if (!head) return null;

@@ -36,18 +36,18 @@ export function unsupportedCheckpointStorage(rt: Runtime): CheckpointStorageStat
   };
 }
 
-export function getCheckpointStorage(rt: OpenRuntime, env: NodeJS.ProcessEnv = process.env): CheckpointStorageStatus {
+export async function getCheckpointStorage(rt: OpenRuntime, env: NodeJS.ProcessEnv = process.env): Promise<CheckpointStorageStatus> {
   const store = rt.stores.checkpoints;
   const mode = displayedMode(rt, env);
-  const stored = readResult(store);
-  const tables = store.tableUsage();
+  const stored = await readResult(store);
+  const tables = await store.tableUsage();
   const operation = activeCheckpointOperation(rt.checkpoints.jobs);
   return {
     supported: true,
     mode: mode?.mode ?? null,
     snapshotFrequency: mode?.snapshotFrequency ?? null,
     tables,
-    largestThreads: store.largestThreads(LARGEST_THREADS),
+    largestThreads: await store.largestThreads(LARGEST_THREADS),
     operation,
     lastResult: stored.result,
     lastResultMalformed: stored.malformed,
@@ -76,10 +76,10 @@ export function operationDeps(rt: OpenRuntime): OperationDeps {
  * on (the console's confirmation) starts only while that analysis still
  * describes the current state: 409 analysis_outdated otherwise.
  */
-export function startCheckpointOperation(rt: OpenRuntime, kind: CheckpointOperationKind, options: { analysisId?: string } = {}): OperationAccepted {
+export async function startCheckpointOperation(rt: OpenRuntime, kind: CheckpointOperationKind, options: { analysisId?: string } = {}): Promise<OperationAccepted> {
   if (kind === "cleanup" && options.analysisId !== undefined) {
     const store = rt.stores.checkpoints;
-    const readiness = cleanupReadiness({ result: readResult(store).result, tables: store.tableUsage(), active: activeCheckpointOperation(rt.checkpoints.jobs) });
+    const readiness = cleanupReadiness({ result: (await readResult(store)).result, tables: await store.tableUsage(), active: activeCheckpointOperation(rt.checkpoints.jobs) });
     if (readiness.reason === "running") throw new AppError("operation_active", "A checkpoint operation is already queued or running");
     if (readiness.analysisId !== options.analysisId) {
       throw new AppError("analysis_outdated", `Analysis ${options.analysisId} no longer describes the stored checkpoints (${readiness.reason}); analyze again`);

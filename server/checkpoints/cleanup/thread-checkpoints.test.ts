@@ -31,12 +31,12 @@ describeEachEngine("thread checkpoints view", ({ db }) => describe.each(MODES)("
     h = await openEngineHarness(db(), config);
     // The harness runs without the admission hook, so each run's duration leaf stays as a chain link.
     const shape = await buildLinear(h, 3);
-    const view = threadCheckpointsResponse.parse(readThreadCheckpoints({ store: h.store, threadId: shape.threadId }));
+    const view = threadCheckpointsResponse.parse(await readThreadCheckpoints({ store: h.store, threadId: shape.threadId }));
     // The thread's empty starting checkpoint opens the first run's turn.
     expect(view.turns.map((t) => t.kind)).toEqual(["run", "run", "run"]);
     expect(view.turns[0]!.checkpoints[0]!.kind).toBe("rewrite");
     expect(view.turns.every((t) => t.current)).toBe(true);
-    expect(view.checkpoints).toBe(loadThreadGraph(h.store, shape.threadId).nodes.size);
+    expect(view.checkpoints).toBe((await loadThreadGraph(h.store, shape.threadId)).nodes.size);
     // Every run: input, loop steps, then its duration leaf.
     for (const turn of view.turns) {
       expect(turn.checkpoints.find((c) => c.kind !== "rewrite")!.kind).toBe("input");
@@ -64,9 +64,9 @@ describeEachEngine("thread checkpoints view", ({ db }) => describe.each(MODES)("
   it("[CRC-01] a pinned resume target is protected with its reason", async () => {
     h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 2);
-    const firstLeaf = all(readThreadCheckpoints({ store: h.store, threadId: shape.threadId })).find((c) => c.kind === "duration")!;
+    const firstLeaf = all(await readThreadCheckpoints({ store: h.store, threadId: shape.threadId })).find((c) => c.kind === "duration")!;
     const pinned = firstLeaf.checkpointId;
-    const view = readThreadCheckpoints({ store: h.store, threadId: shape.threadId, pins: new Set([pinned]) });
+    const view = await readThreadCheckpoints({ store: h.store, threadId: shape.threadId, pins: new Set([pinned]) });
     const verdict = byId(view, pinned).verdict;
     expect(verdict.status === "protected" ? verdict.reasons : []).toEqual(expect.arrayContaining(["explicit_resume_target", "duration_chain_link"]));
   });
@@ -74,7 +74,7 @@ describeEachEngine("thread checkpoints view", ({ db }) => describe.each(MODES)("
   it("[CRC-06] a regenerated answer leaves an abandoned branch whose tip is reclaimable, and a real cleanup removes exactly what the view called reclaimable", async () => {
     h = await openEngineHarness(db(), config);
     const shape = await buildLeafSibling(h);
-    const view = readThreadCheckpoints({ store: h.store, threadId: shape.threadId });
+    const view = await readThreadCheckpoints({ store: h.store, threadId: shape.threadId });
     const tips = all(view).filter((c) => c.position === "abandoned_tip");
     expect(tips.length).toBeGreaterThan(0);
     for (const tip of tips) expect(tip.verdict).toEqual({ status: "reclaimable", form: "branch_tip" });
@@ -82,8 +82,8 @@ describeEachEngine("thread checkpoints view", ({ db }) => describe.each(MODES)("
     expect(view.turns.some((t) => !t.current)).toBe(true);
     const goes = all(view).filter((c) => c.verdict.status === "reclaimable" && c.verdict.form !== "next_run").map((c) => c.checkpointId);
     const stays = all(view).filter((c) => !goes.includes(c.checkpointId)).map((c) => c.checkpointId);
-    maintainThread({ store: h.store, dryRun: false, graftLinks: true, keepRunHistoryCarrier: true }, shape.threadId);
-    const left = [...loadThreadGraph(h.store, shape.threadId).nodes.keys()];
+    await maintainThread({ store: h.store, dryRun: false, graftLinks: true, keepRunHistoryCarrier: true }, shape.threadId);
+    const left = [...(await loadThreadGraph(h.store, shape.threadId)).nodes.keys()];
     expect(left.sort()).toEqual(stays.sort());
   });
 
@@ -91,7 +91,7 @@ describeEachEngine("thread checkpoints view", ({ db }) => describe.each(MODES)("
     h = await openEngineHarness(db(), config);
     const shape = await buildLeafSibling(h);
     const read = () => readThreadCheckpoints({ store: h!.store, threadId: shape.threadId, handles: handlePolicy(h!.deps) });
-    const held = read();
+    const held = await read();
     // Every handle a run returned (the regenerate's too) carries a handle state, and none is a duration leaf.
     const handles = all(held).filter((c) => c.handle !== null);
     expect(handles.map((c) => c.checkpointId)).toEqual(expect.arrayContaining(shape.runs));
@@ -103,11 +103,11 @@ describeEachEngine("thread checkpoints view", ({ db }) => describe.each(MODES)("
     // Run 3's handle heads the abandoned branch once its leaf is gone: held, so protected by it.
     expect(byId(held, shape.runs[2]!).verdict).toMatchObject({ status: "protected", reasons: expect.arrayContaining(["run_handle"]) });
     advanceClock(h.deps, DEFAULT_HANDLE_TTL_DAYS * DAY_MS + 1);
-    const expired = read();
+    const expired = await read();
     for (const c of all(expired).filter((c) => c.handle !== null)) expect(c.handle).toMatchObject({ expired: true });
     expect(byId(expired, shape.runs[2]!).verdict).toMatchObject({ status: "reclaimable" });
     // With no time to live (0) a handle is held without an end.
-    const forever = readThreadCheckpoints({ store: h.store, threadId: shape.threadId, handles: { ...handlePolicy(h.deps), ttlDays: 0 } });
+    const forever = await readThreadCheckpoints({ store: h.store, threadId: shape.threadId, handles: { ...handlePolicy(h.deps), ttlDays: 0 } });
     for (const c of all(forever).filter((c) => c.handle !== null)) expect(c.handle).toMatchObject({ expiresAtMs: null, expired: false });
   });
 
@@ -115,7 +115,7 @@ describeEachEngine("thread checkpoints view", ({ db }) => describe.each(MODES)("
     h = await openEngineHarness(db(), config);
     let code: string | null = null;
     try {
-      readThreadCheckpoints({ store: h.store, threadId: "no-such-thread" });
+      await readThreadCheckpoints({ store: h.store, threadId: "no-such-thread" });
     } catch (error) {
       code = isAppError(error) ? error.code : "other";
     }

@@ -44,7 +44,7 @@ function removeNode(graph: ThreadGraph, id: string, newParent: string | null): v
 }
 
 /** Replays the admin pass on a copy: which checkpoints it (or the next run's admission) would reclaim, and how. */
-function replayCleanup(store: CheckpointStore, original: ThreadGraph, pins?: ReadonlySet<string>, handles?: HandlePolicy): Map<string, Reclaim> {
+async function replayCleanup(store: CheckpointStore, original: ThreadGraph, pins?: ReadonlySet<string>, handles?: HandlePolicy): Promise<Map<string, Reclaim>> {
   const out = new Map<string, Reclaim>();
   const graph = copyGraph(original);
   // Every round removes at least one checkpoint, so a thread needs at most its size.
@@ -55,14 +55,14 @@ function replayCleanup(store: CheckpointStore, original: ThreadGraph, pins?: Rea
     const grafts: Array<[string, string]> = [];
     for (const id of graph.nodes.keys()) {
       if (out.has(id)) continue;
-      const verdict = judgeDeletion({ store, graph, checkpointId: id, pins, handles, chain });
+      const verdict = await judgeDeletion({ store, graph, checkpointId: id, pins, handles, chain });
       if (verdict.deletable) {
         if (verdict.form === "trailing_duration_leaf") out.set(id, "next_run");
         else leaves.push(id);
         continue;
       }
       if (!verdict.reasons.includes("duration_chain_link")) continue;
-      const graft = judgeGraft({ store, graph, checkpointId: id, pins, handles, chain });
+      const graft = await judgeGraft({ store, graph, checkpointId: id, pins, handles, chain });
       if (graft.graftable) grafts.push([id, graft.parentId]);
     }
     if (leaves.length === 0 && grafts.length === 0) break;
@@ -127,22 +127,22 @@ function wireReasons(reasons: ProtectionReason[]): ProtectionReasonCode[] {
 }
 
 /** The thread's checkpoints by turn with kind, size, position and retention verdict; 404 when it has none. */
-export function readThreadCheckpoints(options: ReadThreadCheckpointsOptions): ThreadCheckpointsResponse {
+export async function readThreadCheckpoints(options: ReadThreadCheckpointsOptions): Promise<ThreadCheckpointsResponse> {
   const { store, threadId, pins, handles } = options;
   // No writer transaction (a view must not block runs): a checkpoint written
   // between the two reads is simply absent from the origins (kind unknown).
-  const graph = loadThreadGraph(store, threadId);
+  const graph = await loadThreadGraph(store, threadId);
   if (graph.nodes.size === 0) throw new AppError("not_found", `Thread ${threadId} does not exist`);
-  const origins = new Map(store.listCheckpointOrigins(threadId).map((o) => [o.id, o]));
+  const origins = new Map((await store.listCheckpointOrigins(threadId)).map((o) => [o.id, o]));
   const chain = headChain(graph);
-  const reclaim = replayCleanup(store, graph, pins, handles);
+  const reclaim = await replayCleanup(store, graph, pins, handles);
   const rows: ThreadCheckpoint[] = [];
   for (const node of graph.nodes.values()) {
     const form = reclaim.get(node.id);
     let verdict: CheckpointVerdict;
     if (form) verdict = { status: "reclaimable", form };
     else {
-      const judged = judgeDeletion({ store, graph, checkpointId: node.id, pins, handles, chain });
+      const judged = await judgeDeletion({ store, graph, checkpointId: node.id, pins, handles, chain });
       const reasons = judged.deletable ? [] : wireReasons(judged.reasons);
       // Deletable in form but not reclaimed by the replay cannot happen; stay closed if it does.
       verdict = { status: "protected", reasons: reasons.length > 0 ? reasons : ["broken_lineage"] };

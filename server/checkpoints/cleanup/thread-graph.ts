@@ -18,8 +18,8 @@ export type ThreadGraph = {
 };
 
 /** Every root-namespace checkpoint of a thread with its writes tally. */
-export function loadThreadGraph(store: CheckpointStore, threadId: string): ThreadGraph {
-  const rows = store.listThreadCheckpoints(threadId);
+export async function loadThreadGraph(store: CheckpointStore, threadId: string): Promise<ThreadGraph> {
+  const rows = await store.listThreadCheckpoints(threadId);
   const nodes = new Map<string, CheckpointNode>();
   const children = new Map<string, string[]>();
   for (const r of rows) {
@@ -27,6 +27,6 @@ export function loadThreadGraph(store: CheckpointStore, threadId: string): Threa
     if (r.parentId) children.set(r.parentId, [...(children.get(r.parentId) ?? []), r.id]);
   }
   const handles = new Map<string, HandleRecord>();
-  for (const h of store.threadHandles(threadId)) if ((handles.get(h.checkpointId)?.issuedAtMs ?? -Infinity) <= h.issuedAtMs) handles.set(h.checkpointId, h);
-  return { threadId, nodes, children, headId: rows.length ? rows[rows.length - 1]!.id : null, foreignNamespaceRows: store.foreignNamespaceRows(threadId), handles };
+  for (const h of await store.threadHandles(threadId)) if ((handles.get(h.checkpointId)?.issuedAtMs ?? -Infinity) <= h.issuedAtMs) handles.set(h.checkpointId, h);
+  return { threadId, nodes, children, headId: rows.length ? rows[rows.length - 1]!.id : null, foreignNamespaceRows: await store.foreignNamespaceRows(threadId), handles };
 }

@@ -58,14 +58,14 @@ for (const { engine, skip } of [
       expect(enabled.maintenanceWindow).toMatchObject({ open: false, start: "01:00", end: "05:00" });
       env.time.advance(13 * HOUR_MS - MINUTE_MS);
       expect((await getCleanupScheduleStatus(env.rt)).latestRun).toBeNull();
-      expect(getCheckpointStorage(env.rt).lastResult).toBeNull();
+      expect((await getCheckpointStorage(env.rt)).lastResult).toBeNull();
       env.time.advance(2 * MINUTE_MS);
       const run = await waitFor(async () => (await getCleanupScheduleStatus(env!.rt)).latestRun, { what: "the scheduled cleanup" });
       expect(run).toMatchObject({ kind: "checkpoint_cleanup", trigger: "scheduled", state: "succeeded", threadsScanned: 1 });
       const finished = Date.parse(run.finishedAt!);
       expect(finished).toBeGreaterThanOrEqual(tomorrowAt(start, 1));
       expect(finished).toBeLessThan(tomorrowAt(start, 5));
-      expect(getCheckpointStorage(env.rt).lastResult).toMatchObject({ kind: "cleanup", trigger: "scheduled", state: "succeeded" });
+      expect((await getCheckpointStorage(env.rt)).lastResult).toMatchObject({ kind: "cleanup", trigger: "scheduled", state: "succeeded" });
       // Progress and the end as events (counts only), the end audited as the server's.
       expect(events.filter((e) => e.type === "operation" && e.operationId === run.id).map((e) => e.type === "operation" && e.state)).toEqual(expect.arrayContaining(["running", "succeeded"]));
       expect(events.find((e) => e.type === "maintenance_finished")).toMatchObject({ operationId: run.id, kind: "checkpoint_cleanup", trigger: "scheduled", state: "succeeded", threads: run.threads, removedBytes: run.bytes });
@@ -88,7 +88,7 @@ for (const { engine, skip } of [
         return op?.state === "partial" ? op : null;
       }, { what: "the deferred cleanup" });
       expect(waiting).toMatchObject({ errorCode: "maintenance_busy", threadsScanned: 0, checkpoints: 0 });
-      expect(getCheckpointStorage(env.rt).lastResult).toMatchObject({ state: "partial", errorCode: "maintenance_busy", threadsScanned: 0 });
+      expect((await getCheckpointStorage(env.rt)).lastResult).toMatchObject({ state: "partial", errorCode: "maintenance_busy", threadsScanned: 0 });
       // Still held a minute later: it waits again.
       env.time.advance(MINUTE_MS + 1);
       await waitFor(async () => env!.rt.checkpoints.jobs.active.size === 0 && env!.rt.checkpoints.schedule.nextTimers().cleanup !== null);

@@ -17,7 +17,7 @@ export async function checkpointsCommand(env: CommandEnv, kind: CheckpointOperat
       ? await audited(rt, { actor: "cli", kind: "checkpoints.cleanup", detail: (started) => ({ operationId: started.operationId }), failureDetail: {} }, () =>
           startCheckpointOperation(rt, kind),
         )
-      : startCheckpointOperation(rt, kind);
+      : await startCheckpointOperation(rt, kind);
   const progress = showProgress({ bus: rt.bus, enabled: env.tty && !env.out.json, label: `checkpoint ${kind}`, operationId: () => operationId });
   const onAbort = () => rt.checkpoints.jobs.queue.cancel(operationId);
   env.signal.addEventListener("abort", onAbort, { once: true });
@@ -27,7 +27,7 @@ export async function checkpointsCommand(env: CommandEnv, kind: CheckpointOperat
     env.signal.removeEventListener("abort", onAbort);
     progress.stop();
   }
-  const storage = getCheckpointStorage(rt);
+  const storage = await getCheckpointStorage(rt);
   const result = storage.lastResult?.operationId === operationId ? storage.lastResult : null;
   env.out.result(checkpointStorageStatus, storage, (s) => {
     const r = s.lastResult;

@@ -19,7 +19,9 @@ import type { StampingSaver } from "@/server/checkpoints/stamping-saver";
 import { TEST_POSTGRES_URL } from "@/server/db/pg/test-db";
 import { engineSql } from "@/server/http/route-test-support";
 import { createEngineTestRuntime, type EngineTestRuntime } from "@/server/runtime-test-support";
-import pg from "pg";
+import { createPgDb } from "@/server/db/pg/pg-db";
+import { readPgConfig } from "@/server/db/pg/config";
+import { wrapSqliteDb } from "@/server/db/sqlite-db";
 
 const BASE = "http://localhost:3000";
 type Handler = (request: Request, context?: { params?: Promise<Record<string, string>> }) => Promise<Response>;
@@ -48,15 +50,14 @@ async function call(handler: Handler, options: { cookie: string; id?: string; bo
 /** Another process's saver in delta mode on the same database (SqliteSaver on the file, or PostgresSaver on a pool of its own, once the runtime's setup is done). */
 async function openDeltaWriter(): Promise<{ saver: StampingSaver; close(): Promise<void> }> {
   if (rt.handle) {
-    const sqlite = new Database(rt.handle.file);
-    return { saver: openSqliteCheckpoints({ sqlite, mode: "delta" }).saver, close: async () => void sqlite.close() };
+    const db = wrapSqliteDb({ sqlite: new Database(rt.handle.file), file: rt.handle.file });
+    return { saver: openSqliteCheckpoints({ db, mode: "delta" }).saver, close: async () => db.closeNow() };
   }
   await rt.checkpoints.pgSaver!.ready();
-  const pool = new pg.Pool({ connectionString: rt.target.engine === "postgres" ? rt.target.url : "", max: 2 });
-  pool.on("error", () => undefined);
-  const handle = startPgSaver({ pool });
+  const db = createPgDb(readPgConfig(rt.target.engine === "postgres" ? rt.target.url : "", { PG_POOL_MAX: "2" }));
+  const handle = startPgSaver({ pool: db.pool });
   await handle.ready();
-  return { saver: openPgCheckpoints({ handle, client: rt.pg!.main, mode: "delta" }).saver, close: () => pool.end() };
+  return { saver: openPgCheckpoints({ handle, db, mode: "delta" }).saver, close: () => db.close() };
 }
 
 async function newThreadWithTurns(turns: number): Promise<string> {
