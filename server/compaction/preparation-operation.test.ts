@@ -2,7 +2,7 @@
 // backup runs, GET shows it as the active operation (kind preparation) with
 // the copy's progress by bytes, the event stream carries the same, and
 // POST /cancel with its id answers 200 and stops it.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { GET, PUT } from "@/app/api/v1/system/database/tool-payload-retention/route";
 import { POST as cancel } from "@/app/api/v1/system/database/tool-payload-retention/cancel/route";
 import { AS_ADMIN, apiRequest, setUpRouteTestEnv, type RouteTestEnv } from "@/server/http/route-test-support";
@@ -52,8 +52,12 @@ describe("preparation as the active operation", () => {
     expect(saved.status).toBe(200);
     await backup.halfway;
 
-    const status = await (await GET(apiRequest("GET", BASE, AS_ADMIN))).json();
-    expect(status.activeOperation).toMatchObject({ kind: "preparation", state: "running", backupBytes: { doneBytes: 2048, totalBytes: 4096 } });
+    // The record's copy of the progress is saved behind the report (a writer transaction): GET shows it once saved.
+    const status = await vi.waitFor(async () => {
+      const read = await (await GET(apiRequest("GET", BASE, AS_ADMIN))).json();
+      expect(read.activeOperation).toMatchObject({ kind: "preparation", state: "running", backupBytes: { doneBytes: 2048, totalBytes: 4096 } });
+      return read;
+    });
     const id: string = status.activeOperation.id;
     expect(events).toContainEqual(
       expect.objectContaining({

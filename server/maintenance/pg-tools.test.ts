@@ -128,8 +128,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("the PostgreSQL maintenance store's children
 describe.skipIf(!TEST_POSTGRES_URL)("the real pg_dump, vacuumdb and pg_restore", () => {
   let db: PgTestDb;
   let calls: string;
-  beforeEach(() => {
-    db = createPgTestDb();
+  beforeEach(async () => {
+    db = await createPgTestDb();
     calls = path.join(dir, "real-calls");
     fs.mkdirSync(calls);
     const bin = path.join(dir, "real-bin");

@@ -29,11 +29,11 @@ describe("held tasks", () => {
     seedOldTask(t.sqlite, "t1");
     hold("t1");
     const check = () => checkTaskEligibility({ store: storeOf(t.sqlite), taskId: "t1", cutoffMs: CUTOFF_MS, clock: manualClock(0) });
-    expect(check()).toEqual({ eligible: false, reason: "held" });
+    expect(await check()).toEqual({ eligible: false, reason: "held" });
     t.sqlite.prepare("update tasks set state = 'IN_PROGRESS' where id = 't1'").run();
-    expect(check()).toEqual({ eligible: false, reason: "held" });
+    expect(await check()).toEqual({ eligible: false, reason: "held" });
     t.sqlite.prepare("delete from task_holds").run();
-    expect(check()).toEqual({ eligible: false, reason: "live_task" });
+    expect(await check()).toEqual({ eligible: false, reason: "live_task" });
   });
 
   it("a pass leaves the held task byte-identical, compacts the others and counts the hold apart", async () => {

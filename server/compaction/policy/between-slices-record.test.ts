@@ -9,7 +9,6 @@ import { armPolicy, NOW_MS, storeOf, readRecordSync } from "../test-support";
 import { acceptAnalysis, acceptCancel, acceptCleanup, type CommandContext } from "./commands";
 import { markActiveRunning, resumeWaitingCleanup } from "./operations";
 import { markBetweenSlices } from "./between-slices";
-import { readRetentionRecord } from "./record";
 import type { RetentionRecord } from "./policy-schema";
 
 let t: TestDb;
@@ -46,11 +45,11 @@ describe("between slices, as recorded for other instances", () => {
     await expect(relayed()).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
 
     await markBetweenSlices(storeOf(t.sqlite), { operationId: passId, nowMs: NOW_MS });
-    expect(relayed()).toEqual({ operationId: "manual" });
+    expect(await relayed()).toEqual({ operationId: "manual" });
     expect(runtime()).toMatchObject({ activeOperation: { id: "manual", state: "queued" }, waitingCleanup: { id: passId }, betweenSlices: null });
     // The stepped-aside pass cannot start a slice until it is back in the slot.
     expect(await markActiveRunning(storeOf(t.sqlite), { operationId: passId, nowMs: NOW_MS })).toBeNull();
-    expect(() => acceptAnalysis(ctx(), { age: { value: 1, unit: "weeks" }, waitingFromRecord: true })).toThrow(expect.objectContaining({ code: "operation_active" }));
+    await expect(acceptAnalysis(ctx(), { age: { value: 1, unit: "weeks" }, waitingFromRecord: true })).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
   });
 
   it("a relayed analysis steps a recorded between-slices pass aside too; it returns to the slot afterwards", async () => {

@@ -20,6 +20,8 @@ export type PgBytesDb = {
   readonly db: PgDb;
   /** The database's URL (for pg_dump, or a pool of its own). */
   url: string;
+  /** Empties every table, so a test starts from no record and no rows (a failed one leaves no operation behind). */
+  reset(): void;
   close(): Promise<void>;
 };
 
@@ -44,6 +46,10 @@ export function createPgBytesDb(serverUrl: string | undefined = TEST_POSTGRES_UR
       return db;
     },
     url,
+    reset() {
+      const { tables } = client.one<{ tables: string }>(`select string_agg(quote_ident(tablename), ', ') as tables from pg_tables where schemaname = 'public'`)!;
+      client.exec(`truncate ${tables} restart identity cascade`);
+    },
     async close() {
       client.close();
       await db?.close();

@@ -3,7 +3,7 @@
 // but NUL, and a table without NOT NULL holds NULL. On such a database the
 // same rule as on SQLite applies: rows are reduced on their bytes and written
 // back byte-exact, NULL is `not_text`, and a refused rewrite is skipped.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { manualClock } from "@/server/clock";
 import { TEST_POSTGRES_URL } from "@/server/db/pg/test-db";
 import { runCleanupPass } from "../cleanup/pass";
@@ -35,6 +35,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction on any stored bytes",
       db = createPgBytesDb();
     });
     afterAll(() => db?.close());
+    // Each pass on its own: a test that fails mid-pass must not leave its operation in the slot for the next one.
+    beforeEach(() => db.reset());
 
     it("[TPR-RED-10][TPR-BAT-05] ends succeeded over hostile rows, compacts the ordinary rows beside them and keeps every byte outside the payloads", async () => {
       const store = createPgCompactionStore(db.db);

@@ -22,8 +22,8 @@ function walIndex(file: string): { frames: number; backfilled: number } {
 }
 
 /** A few small commits on the pass's store (far below any automatic checkpoint threshold). */
-function commitSome(store: PassStore["store"], count: number): void {
-  for (let i = 0; i < count; i++) store.writeTransaction((tx) => tx.writeRecordText({ text: JSON.stringify({ i, pad: "x".repeat(5000) }), nowMs: i }));
+async function commitSome(store: PassStore["store"], count: number): Promise<void> {
+  for (let i = 0; i < count; i++) await store.writeTransaction((tx) => tx.writeRecordText({ text: JSON.stringify({ i, pad: "x".repeat(5000) }), nowMs: i }));
 }
 
 /** An app root whose SQLite driver throws when loaded. */
@@ -44,7 +44,7 @@ describe("the pass's checkpoints on their own thread", () => {
     pass = openPassStore(t.file, { checkpointThread: { root: process.cwd() } });
     expect(pass.checkpoints()).toBe("thread");
     expect(pass.handle.sqlite.pragma("wal_autocheckpoint", { simple: true })).toBe(PASS_AUTOCHECKPOINT_PAGES);
-    commitSome(pass.store, 5);
+    await commitSome(pass.store, 5);
     await pass.close();
     // A commit after a complete checkpoint restarts the WAL: the frames since then.
     const wal = walIndex(t.file);
@@ -56,7 +56,7 @@ describe("the pass's checkpoints on their own thread", () => {
     t = createTestDb("ws-ckpt-");
     pass = openPassStore(t.file);
     expect(pass.checkpoints()).toBe("inline");
-    commitSome(pass.store, 5);
+    await commitSome(pass.store, 5);
     await pass.close();
     const wal = walIndex(t.file);
     expect(wal.frames).toBeGreaterThan(5);
@@ -69,8 +69,8 @@ describe("the pass's checkpoints on their own thread", () => {
     pass = openPassStore(t.file, { checkpointThread: { root: brokenDriverRoot() }, log: { warn } });
     const store = pass.store;
     // The thread fails on its own time; each commit looks again.
-    await vi.waitFor(() => {
-      commitSome(store, 1);
+    await vi.waitFor(async () => {
+      await commitSome(store, 1);
       expect(pass!.checkpoints()).toBe("inline");
     });
     expect(warn).toHaveBeenCalledWith({}, "checkpoint thread failed: the pass checkpoints inline");
@@ -78,7 +78,7 @@ describe("the pass's checkpoints on their own thread", () => {
     // What the thread never copied was copied by the switch.
     const wal = walIndex(t.file);
     expect(wal.backfilled).toBe(wal.frames);
-    commitSome(store, 2);
+    await commitSome(store, 2);
     expect(warn).toHaveBeenCalledTimes(1);
   });
 
@@ -90,8 +90,8 @@ describe("the pass's checkpoints on their own thread", () => {
     pass = openPassStore(t.file, { checkpointThread: { root }, log: { warn } });
     expect(pass.checkpoints()).toBe("inline");
     expect(warn).toHaveBeenCalledWith({ code: "MODULE_NOT_FOUND" }, "checkpoint thread unavailable: the pass checkpoints inline");
-    commitSome(pass.store, 1);
-    expect(pass.store.readRecordText()).toContain('"i":0');
+    await commitSome(pass.store, 1);
+    expect(await pass.store.readRecordText()).toContain('"i":0');
   });
 
   it("closes without a commit, and closing twice waits for the same exit", async () => {

@@ -20,12 +20,12 @@ describe("the pass's own connection", () => {
     }
   });
 
-  it("gives the pass its store on that connection", () => {
+  it("gives the pass its store on that connection", async () => {
     t = createTestDb();
     const { handle, store } = openPassStore(t.file);
     try {
       expect(handle.sqlite.pragma("cache_size", { simple: true })).toBe(-PASS_CACHE_KIB);
-      expect(store.captureBounds()).toEqual({ upperTaskId: null, upperMessageRowid: null });
+      expect(await store.captureBounds()).toEqual({ upperTaskId: null, upperMessageRowid: null });
     } finally {
       handle.sqlite.close();
     }

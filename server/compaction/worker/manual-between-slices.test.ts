@@ -61,9 +61,9 @@ describe("manual jobs between slices of a waiting cleanup", () => {
     slicing.on = false;
     const revision = record().policy.revision;
     // Status can tell the card the pass is between slices.
-    expect(worker.betweenSlices?.()).toBe(pass.id);
+    expect(await worker.betweenSlices?.()).toBe(pass.id);
     const { operationId } = await worker.requestRun(revision);
-    expect(worker.betweenSlices?.()).toBeNull();
+    expect(await worker.betweenSlices?.()).toBeNull();
     expect(record().runtime.activeOperation).toMatchObject({ id: operationId, kind: "cleanup", state: "queued" });
     expect(record().runtime.waitingCleanup).toMatchObject({ id: pass.id });
     await expect(worker.requestRun(revision)).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));

@@ -56,6 +56,7 @@ describe("retention worker: changes made by another process", () => {
     await armPolicy(t.sqlite, { value: 1, unit: "weeks" }, NOW_MS);
     expect(worker.nextTimerAt()).toBeNull();
     fire(WATCH_MS);
+    await worker.idle();
     expect(worker.nextTimerAt()).toBe(NOW_MS + MINUTE_MS);
     await worker.stop();
   });

@@ -49,17 +49,22 @@ export function createRecordWatch(core: WorkerCore, jobs: WorkerJobs, schedule: 
   const watchRecord = () => {
     const every = deps.watchRecordMs;
     if (!every || !state.running || !state.scheduling) return;
-    watchHandle = timers.setTimeout(async () => {
-      watchHandle = null;
-      if (!state.running) return;
-      try {
-        if (deps.relay) await pickUpQueued({ secondLook: true });
-        if (!queue.running() && !slot.waiting() && !state.suspended && !state.initialCleanupPending) await schedule.scheduleNextPass();
-      } catch (error) {
-        log.warn({ code: errorCode(error) }, "retention record watch failed");
-      }
-      watchRecord();
-    }, every);
+    // Tracked: the look reads the record (a round trip), and idle() waits for it.
+    watchHandle = timers.setTimeout(
+      () =>
+        core.track(async () => {
+          watchHandle = null;
+          if (!state.running) return;
+          try {
+            if (deps.relay) await pickUpQueued({ secondLook: true });
+            if (!queue.running() && !slot.waiting() && !state.suspended && !state.initialCleanupPending) await schedule.scheduleNextPass();
+          } catch (error) {
+            log.warn({ code: errorCode(error) }, "retention record watch failed");
+          }
+          watchRecord();
+        }),
+      every,
+    );
   };
 
   return {

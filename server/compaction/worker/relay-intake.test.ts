@@ -8,9 +8,10 @@ import type { RelayedCommand } from "./command-relay";
 import { watchRequestedCancels } from "./relay-intake";
 
 function setUp() {
-  const fired: Array<() => void> = [];
+  // A fired body may be asynchronous (it reads the record): tick() waits for it.
+  const fired: Array<() => unknown> = [];
   const timers = {
-    setTimeout: (fn: () => void) => {
+    setTimeout: (fn: () => unknown) => {
       fired.push(fn);
       return fired.length;
     },
@@ -31,7 +32,9 @@ function setUp() {
     deliver: (command) => void delivered.push(command),
     log: createLogger({ level: "silent" }),
   });
-  const tick = () => fired.shift()?.();
+  const tick = async () => {
+    await fired.shift()?.();
+  };
   const batch = async (operationId: string) => {
     bus.publish({ type: "operation", operationId, kind: "cleanup", state: "running", progress: { scannedRows: 0, eligibleMessages: 0, changedMessages: 0, payloadBytes: 0, fraction: null } });
     await Promise.resolve();
@@ -50,15 +53,15 @@ describe("requested cancels found in the record", () => {
     expect(delivered).toEqual([{ kind: "cancel", operationId: "pass" }]);
   });
 
-  it("finds it on its timer while nothing runs (a pass between slices), and only while holding the lease", () => {
+  it("finds it on its timer while nothing runs (a pass between slices), and only while holding the lease", async () => {
     const { state, delivered, tick } = setUp();
     state.requested = "waiting-pass";
     state.holds = false;
-    tick();
+    await tick();
     expect(delivered).toEqual([]);
     expect(state.reads).toBe(0);
     state.holds = true;
-    tick();
+    await tick();
     expect(delivered).toEqual([{ kind: "cancel", operationId: "waiting-pass" }]);
   });
 
@@ -67,7 +70,7 @@ describe("requested cancels found in the record", () => {
     watch.stop();
     state.requested = "pass";
     await batch("pass");
-    tick();
+    await tick();
     expect(state.reads).toBe(0);
     expect(bus.size()).toBe(0);
   });

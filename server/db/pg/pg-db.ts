@@ -15,6 +15,8 @@
 //   maintenance lock, the thread locks.
 // Result columns come back as ours.types says (text stays text, integers
 // are numbers); the saver's own queries keep node-postgres' parsers.
+// - On a SQL_ASCII database every session talks SQL_ASCII too (see
+//   keepDatabaseEncoding).
 import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
 import type { PgConfig } from "./config";
@@ -115,9 +117,44 @@ export function sessionConfig(config: PgConfig, suffix = ""): pg.ClientConfig {
 
 const int = (ms: number) => Math.max(0, Math.trunc(ms));
 
+/**
+ * node-postgres always asks for client_encoding UTF8 at startup. A SQL_ASCII
+ * database holds any bytes, and the server refuses to send a UTF8 client a
+ * value that is not UTF-8 ("invalid byte sequence"), so one such row would
+ * fail every read of it. SQL_ASCII on the client side converts and checks
+ * nothing: the bytes arrive as stored (decoded with U+FFFD where they are
+ * not UTF-8, which the compaction store then re-reads as hex) and ours are
+ * stored as sent. The server's encoding comes with the startup reply, so a
+ * UTF8 database costs no extra round trip.
+ */
+class OurClient extends pg.Client {
+  private serverEncoding: string | undefined;
+  constructor(config?: pg.ClientConfig) {
+    super(config);
+    this.connection.on("parameterStatus", (message: { parameterName: string; parameterValue: string }) => {
+      if (message.parameterName === "server_encoding") this.serverEncoding = message.parameterValue;
+    });
+  }
+
+  // The pool connects with a callback, a session awaits: both see a connection that already talks SQL_ASCII.
+  override connect(): Promise<pg.Client>;
+  override connect(callback: (error: Error | null, client?: pg.Client) => void): void;
+  override connect(callback?: (error: Error | null, client?: pg.Client) => void): Promise<pg.Client> | void {
+    const connected = super.connect().then(async () => {
+      if (this.serverEncoding === "SQL_ASCII") await this.query(`set client_encoding = 'SQL_ASCII'`);
+      return this as pg.Client;
+    });
+    if (!callback) return connected;
+    connected.then(
+      (client) => callback(null, client),
+      (error: Error) => callback(error),
+    );
+  }
+}
+
 /** Creates the pool (it connects on first use). */
 export function createPgDb(config: PgConfig, options: { onIdleError?: (error: Error) => void } = {}): PgDb {
-  const pool = new pg.Pool({ ...sessionConfig(config), max: config.poolMax, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({ ...sessionConfig(config), max: config.poolMax, idleTimeoutMillis: 30_000, Client: OurClient });
   // An idle session the server ends (restart, admin kill) must not crash the process; the next query reconnects.
   pool.on("error", (error) => options.onIdleError?.(error));
   const scopes = new AsyncLocalStorage<Scope>();
@@ -216,7 +253,7 @@ export function createPgDb(config: PgConfig, options: { onIdleError?: (error: Er
 
 /** A dedicated connection with our session settings. */
 export async function openSession(config: PgConfig, purpose: string): Promise<PgSession> {
-  const client = new pg.Client(sessionConfig(config, ` ${purpose}`));
+  const client = new OurClient(sessionConfig(config, ` ${purpose}`));
   let alive = false;
   let closing = false;
   const lost: Array<(error: Error) => void> = [];
@@ -232,6 +269,7 @@ export async function openSession(config: PgConfig, purpose: string): Promise<Pg
     await client.connect();
   } catch (error) {
     client.removeAllListeners("error");
+    void client.end().catch(() => undefined);
     // The driver's message names host and user, never the password.
     throw new PgError(`cannot connect to PostgreSQL: ${(error as Error).message.trim()}`, (error as { code?: string }).code);
   }
