@@ -76,6 +76,9 @@ export type VersionedWrite = { rowid: number; updatedAt: string; bytes: number; 
 /** A reduced row to write back only if its stored bytes still equal `observed` (both in `encoding`, default utf8). */
 export type GuardedWrite = { rowid: number; observed: string; next: string; encoding?: StoredEncoding };
 
+/** One row of a batch's rewrite: guarded by `observed` when set (GuardedWrite), else by its version (VersionedWrite). */
+export type BatchWrite = { rowid: number; observed: string | null; updatedAt: string; bytes: number; next: string; encoding?: StoredEncoding };
+
 export type TaskActivityRow = {
   state: string;
   createdAt: string;
@@ -154,6 +157,15 @@ export type CompactionVerbs = {
   readToolRowFacts(options: { sessionId: string; rows: readonly RowHeader[] }): RowFacts[];
   /** Writes `row.next` when the row's updated_at and byte length are unchanged; false when they are not. Throws WriteRefusedError as above. */
   replaceMetadataIfVersion(row: VersionedWrite): boolean;
+  /**
+   * A whole batch's rewrites at once, each row guarded as by the two verbs
+   * above; returns the rowids written (the others no longer matched).
+   * Throws WriteRefusedError naming the refused row, as they do. Optional:
+   * PostgreSQL writes a batch in one statement (a round trip per row is what
+   * a networked database cannot afford); SQLite's in-process statements
+   * write row by row.
+   */
+  replaceMetadataBatch?(rows: readonly BatchWrite[]): Set<number>;
 
   readTaskActivity(taskId: string): TaskActivityRow | null;
   /** Whether an administrator put the task on hold (a row in task_holds). */

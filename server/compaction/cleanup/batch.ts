@@ -5,7 +5,8 @@
 //     version, then re-check each task of the batch once, from indexed facts
 //     only (constant time: eligibility/recheck.ts); a task that turned
 //     ineligible falls out of the batch before any write, the others go on;
-//  2. update each row only when its metadata still equals what was read:
+//  2. update each row (PostgreSQL: all of them in one statement) only when
+//     its metadata still equals what was read:
 //     the whole text for rows the JS reducer judged, the version read with
 //     the text (updated_at and byte length) for rows SQL judged and huge
 //     rows (prepare-page.ts); a foreground write in between wins and the row
@@ -178,11 +179,16 @@ export async function runBatch(input: BatchInput): Promise<BatchOutcome> {
       const changedIds: string[] = [];
       let rows = 0;
       let bytes = 0;
-      for (const row of kept.flatMap((group) => group.rows)) {
+      const writes = kept.flatMap((group) => group.rows);
+      // One statement for the whole batch where the engine has it (PostgreSQL), else one per row.
+      const writtenAtOnce = tx.replaceMetadataBatch && writes.length > 0 ? await tx.replaceMetadataBatch(writes) : null;
+      if (writtenAtOnce) deadline.check();
+      for (const row of writes) {
         rows += 1;
         bytes += row.bytes;
-        const written =
-          row.observed !== null
+        const written = writtenAtOnce
+          ? writtenAtOnce.has(row.rowid)
+          : row.observed !== null
             ? await tx.replaceMetadataIfUnchanged({ rowid: row.rowid, observed: row.observed, next: row.next, encoding: row.encoding })
             : await tx.replaceMetadataIfVersion({ rowid: row.rowid, updatedAt: row.updatedAt, bytes: row.bytes, next: row.next, encoding: row.encoding });
         if (written) {
@@ -195,7 +201,7 @@ export async function runBatch(input: BatchInput): Promise<BatchOutcome> {
         } else {
           batch.skipped.conflict = (batch.skipped.conflict ?? 0) + 1;
         }
-        deadline.check();
+        if (!writtenAtOnce) deadline.check();
       }
       const committed = createTally();
       addTally(committed, input.committed);

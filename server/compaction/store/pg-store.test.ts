@@ -141,6 +141,64 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
     expect(typeof (await store.readSchemaVersion())).toBe("number");
   });
 
+  it("[TPR-TX-02] writes a batch in one statement: each row under its own guard (text or version), a row changed meanwhile left as it is", async () => {
+    db.client.exec(`insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at) values
+        ('m2', 's', 'agent', 'tool_read', '', '{"b": "it''s \\ \"q\""}', 'x', 'v2'),
+        ('m3', 's', 'agent', 'tool_execute', '', '{"c":3}', 'x', 'v3'),
+        ('m4', 's', 'agent', 'tool_execute', '', '{"d":4}', 'x', 'v4')`);
+    const rows = db.client.query<{ rowid: number; id: string; metadata: string; updatedAt: string; bytes: number }>(
+      `select rowid, id, metadata, updated_at as "updatedAt", octet_length(metadata) as bytes from messages order by rowid`,
+    );
+    const [m1, m2, m3, m4] = rows;
+    // A foreground write to m3 after it was read, and one to m4 that changes its version.
+    db.client.exec(`update messages set metadata = '{"c":"edited"}' where id = 'm3'; update messages set updated_at = 'later' where id = 'm4'`);
+    let statements = 0;
+    const counted = new Proxy(db.db, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver) as unknown;
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (key === "query" || key === "one" || key === "run") statements += 1;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const store = createPgCompactionStore(counted);
+    const written = await store.writeTransaction(async (tx) =>
+      tx.replaceMetadataBatch!([
+        { rowid: m1!.rowid, observed: m1!.metadata, updatedAt: m1!.updatedAt, bytes: m1!.bytes, next: '{"a":"new"}' },
+        { rowid: m2!.rowid, observed: null, updatedAt: m2!.updatedAt, bytes: m2!.bytes, next: '{"b": "still it\'s \\"}' },
+        { rowid: m3!.rowid, observed: m3!.metadata, updatedAt: m3!.updatedAt, bytes: m3!.bytes, next: '{"c":"lost"}' },
+        { rowid: m4!.rowid, observed: null, updatedAt: m4!.updatedAt, bytes: m4!.bytes, next: '{"d":"lost"}' },
+      ]),
+    );
+    expect(statements).toBe(1);
+    expect([...written].sort()).toEqual([m1!.rowid, m2!.rowid].sort());
+    expect(db.client.query(`select id, metadata from messages order by rowid`)).toEqual([
+      { id: "m1", metadata: '{"a":"new"}' },
+      { id: "m2", metadata: '{"b": "still it\'s \\"}' },
+      { id: "m3", metadata: '{"c":"edited"}' },
+      { id: "m4", metadata: '{"d":4}' },
+    ]);
+  });
+
+  it("[TPR-RED-10] a batch the server refuses names the refused row, and the rows before it are not kept", async () => {
+    db.client.exec(`insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at) values ('m2', 's', 'agent', 'tool_read', '', '{"b":2}', 'x', 'x');
+      create function refuse_m2() returns trigger language plpgsql as $$ begin raise exception 'kept by policy'; end $$;
+      create trigger refuse_m2 before update of metadata on messages for each row when (old.id = 'm2') execute function refuse_m2()`);
+    try {
+      const rows = db.client.query<{ rowid: number; metadata: string }>(`select rowid, metadata from messages order by rowid`);
+      const store = createPgCompactionStore(db.db);
+      const attempt = store.writeTransaction(async (tx) =>
+        tx.replaceMetadataBatch!(rows.map((row) => ({ rowid: row.rowid, observed: row.metadata, updatedAt: "x", bytes: 0, next: "{}" }))),
+      );
+      await expect(attempt).rejects.toMatchObject({ name: "WriteRefusedError", rowid: rows[1]!.rowid });
+      expect(db.client.query(`select metadata from messages order by rowid`)).toEqual([{ metadata: '{"a": 1.50}' }, { metadata: '{"b":2}' }]);
+    } finally {
+      db.client.exec(`drop trigger refuse_m2 on messages; drop function refuse_m2()`);
+    }
+  });
+
   it("reads a page's versions and bodies in one statement each, in the caller's order, without rows deleted meanwhile or of another session", async () => {
     db.client.exec(`insert into task_sessions (id, task_id, state, updated_at) values ('s2', 't', 'COMPLETED', 'x');
       insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at) values

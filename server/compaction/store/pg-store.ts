@@ -20,8 +20,11 @@
 //   'SQL_ASCII' converts nothing) and, when they are not UTF-8, reduced and
 //   written back as bytes (convert_from ... 'SQL_ASCII'); a NULL value (a
 //   table without the NOT NULL constraint) is `not_text`;
-// - a rewrite the server refuses (a constraint, a trigger that raises, a
-//   value it rejects) becomes WriteRefusedError naming the row.
+// - a batch is written in one UPDATE over unnest() of its rows (each row
+//   guarded as alone); a rewrite the server refuses (a constraint, a
+//   trigger that raises, a value it rejects) undoes that statement's
+//   savepoint, and the rows written one by one name the refused row
+//   (WriteRefusedError).
 import "server-only";
 import { PgError, SQLSTATE } from "@/server/db/pg/errors";
 import type { PgDb } from "@/server/db/pg/pg-db";
@@ -30,7 +33,7 @@ import { isUtf8 } from "node:buffer";
 import { StatementDeadlineError } from "../cleanup/statement-deadline";
 import { WriteRefusedError } from "../cleanup/write-refused";
 import { RETENTION_SETTINGS_KEY } from "../policy/policy-schema";
-import { TOOL_MESSAGE_TYPES, type CompactionStore, type PassBounds, type RowBody, type RowFacts, type RowHeader } from "../store";
+import { TOOL_MESSAGE_TYPES, type BatchWrite, type CompactionStore, type PassBounds, type RowBody, type RowFacts, type RowHeader } from "../store";
 import { pgEligibilityVerbs } from "./pg-eligibility";
 
 /** A PostgreSQL bigint[] literal of the rows' ids. */
@@ -63,6 +66,16 @@ export const PG_CANDIDATE_SQL = {
   // No JSON judging here (jsonb would reorder keys): every row goes to the JS reducer.
   versionedUpdate: `update messages set metadata = $1 where rowid = $2 and updated_at = $3 and octet_length(metadata) = $4`,
   versionedUpdateBytes: `update messages set metadata = convert_from(decode($1, 'hex'), 'SQL_ASCII') where rowid = $2 and updated_at = $3 and octet_length(metadata) = $4`,
+  // A batch's rewrites in one statement, each row guarded as the two above (its text, or its version); the
+  // rows were locked in rowid order first. Rows stored as bytes travel as hex (`hex` true).
+  batchUpdate: `update messages m
+      set metadata = case when u.hex then convert_from(decode(u.next, 'hex'), 'SQL_ASCII') else u.next end
+    from unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bool[]) as u(rowid, next, observed, updated_at, bytes, hex)
+    where m.rowid = u.rowid
+      and case when u.observed is not null
+            then m.metadata = case when u.hex then convert_from(decode(u.observed, 'hex'), 'SQL_ASCII') else u.observed end
+            else m.updated_at = u.updated_at and octet_length(m.metadata) = u.bytes end
+    returning m.rowid`,
   toolCallRows: `select m.metadata from task_sessions s
       join task_sessions peer on peer.task_id = s.task_id
       join messages m on m.session_id = peer.id and m.tool_call_id = $1
@@ -158,6 +171,34 @@ export function createPgCompactionStore(db: PgDb): CompactionStore {
           ? db.run(PG_CANDIDATE_SQL.versionedUpdateBytes, [hex(next), rowid, updatedAt, bytes])
           : db.run(PG_CANDIDATE_SQL.versionedUpdate, [next, rowid, updatedAt, bytes]),
       ),
+
+    async replaceMetadataBatch(rows) {
+      const asBytes = (row: BatchWrite) => row.encoding === "bytes";
+      const params = [
+        rows.map((row) => Math.trunc(row.rowid)),
+        rows.map((row) => (asBytes(row) ? hex(row.next) : row.next)),
+        rows.map((row) => (row.observed === null ? null : asBytes(row) ? hex(row.observed) : row.observed)),
+        rows.map((row) => row.updatedAt),
+        rows.map((row) => row.bytes),
+        rows.map(asBytes),
+      ];
+      try {
+        // A savepoint: a refusal undoes this statement only, and the rows are tried one by one to name the refused one.
+        const written = await db.transaction(() => db.query<{ rowid: number }>(PG_CANDIDATE_SQL.batchUpdate, params));
+        return new Set(written.map((row) => Number(row.rowid)));
+      } catch (error) {
+        if (!(error instanceof PgError && error.code !== undefined && REFUSAL.test(error.code))) throw error;
+      }
+      const written = new Set<number>();
+      for (const row of rows) {
+        const done =
+          row.observed !== null
+            ? await store.replaceMetadataIfUnchanged({ rowid: row.rowid, observed: row.observed, next: row.next, encoding: row.encoding })
+            : await store.replaceMetadataIfVersion({ rowid: row.rowid, updatedAt: row.updatedAt, bytes: row.bytes, next: row.next, encoding: row.encoding });
+        if (done) written.add(row.rowid);
+      }
+      return written;
+    },
 
     ...pgEligibilityVerbs(db),
 
