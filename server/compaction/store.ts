@@ -186,6 +186,15 @@ export type CompactionVerbs = {
   findUnfinishedRunState(sessionId: string): string | null;
   /** Newest message and turn rowids of the session (two index seeks; see SessionWatermark). */
   readSessionWatermark(sessionId: string): SessionWatermark;
+  /**
+   * Every probe above for one task and its sessions, read at once (one
+   * snapshot) and answered from memory. Optional: PostgreSQL reads them in
+   * one statement (a round trip per probe is what a networked database
+   * cannot afford); SQLite's in-process probes run one by one, each stopping
+   * the check as early as it can. Only the full probe outside the writer
+   * uses it: the in-batch re-check stays on its indexed probes.
+   */
+  taskProbes?(taskId: string): EligibilityVerbs;
 
   /** Metadata of the task's rows (any session of it) for `toolCallId` whose text contains `containing`. */
   listToolCallMetadata(options: { sessionId: string; toolCallId: string; containing: string }): string[];

@@ -85,6 +85,7 @@ async function walkTask(options: {
   // Resuming inside a session (rowid set) continues that session first.
   let resumeSession = afterSessionId !== null && resumeRowid !== null;
   for (;;) {
+    const listed = !resumeSession;
     const sessionIds = resumeSession
       ? [afterSessionId as string]
       : await store.listSessionIds({ taskId, afterSessionId, limit: SESSION_PAGE });
@@ -113,5 +114,7 @@ async function walkTask(options: {
       afterSessionId = sessionId;
       handlers.moved({ afterTaskId: taskId, afterSessionId: sessionId, afterMessageRowid: null });
     }
+    // A short page was the last one: asking again would only answer none (a round trip per task on PostgreSQL).
+    if (listed && sessionIds.length < SESSION_PAGE) return { finished: true, position: { afterTaskId: taskId, afterSessionId, afterMessageRowid: null } };
   }
 }

@@ -14,7 +14,7 @@ import "server-only";
 import type { Clock } from "@/server/clock";
 import { isRetained } from "./cutoff";
 import { laterOf, sessionRowActivity, taskRowActivity } from "./activity";
-import type { CompactionStore } from "../store";
+import type { CompactionStore, EligibilityVerbs } from "../store";
 
 export const ELIGIBILITY_BUDGET_MS = 200;
 
@@ -68,16 +68,18 @@ async function probeTask({ store, taskId, cutoffMs, clock, budgetMs = ELIGIBILIT
     return activity;
   };
 
-  const task = await run(() => store.readTaskActivity(taskId));
+  // Where the engine reads a task's probes at once, they are answered from that one read.
+  const probes = store.taskProbes ? await run(() => store.taskProbes!(taskId)) : store;
+  const task = await run(() => probes.readTaskActivity(taskId));
   if (!task) throw new Ineligible("task_missing");
   // A hold is the administrator's word: it wins over every other reason.
-  if (await run(() => store.isTaskHeld(taskId))) throw new Ineligible("held");
+  if (await run(() => probes.isTaskHeld(taskId))) throw new Ineligible("held");
   if (LIVE_TASK_STATES.has(task.state)) throw new Ineligible("live_task");
   if (!IDLE_TASK_STATES.has(task.state)) throw new Ineligible("unknown_state");
   if (task.queuedForStep) throw new Ineligible("queued_admission");
   let activity = guardActivity(taskRowActivity(task));
 
-  const sessions = await run(() => store.listSessionActivity(taskId));
+  const sessions = await run(() => probes.listSessionActivity(taskId));
   // Cheap row checks for every session first, so a live sibling session
   // rejects the task before any message index is touched.
   for (const session of sessions) {
@@ -85,13 +87,13 @@ async function probeTask({ store, taskId, cutoffMs, clock, budgetMs = ELIGIBILIT
     if (!TERMINAL_SESSION_STATES.has(session.state)) throw new Ineligible("unknown_state");
     activity = guardActivity(sessionRowActivity(session, activity));
   }
-  for (const session of sessions) activity = await probeSession({ run, store, sessionId: session.id, activity, guardActivity });
+  for (const session of sessions) activity = await probeSession({ run, store: probes, sessionId: session.id, activity, guardActivity });
   return activity;
 }
 
 type ProbeContext = {
   run: <T>(query: () => Promise<T>) => Promise<T>;
-  store: CompactionStore;
+  store: EligibilityVerbs;
   sessionId: string;
   activity: number;
   guardActivity: (activity: number | null) => number;

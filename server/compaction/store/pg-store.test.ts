@@ -12,6 +12,7 @@ import { StatementDeadlineError } from "../cleanup/statement-deadline";
 import { PROBE_SQL } from "./sqlite-eligibility";
 import { isPendingRequest } from "./pg-eligibility";
 import { createPgCompactionStore } from "./pg-store";
+import type { TurnSummary } from "../store";
 
 describe("pending input on PostgreSQL", () => {
   it("judges request metadata exactly as SQLite's probe does (unreadable counts as pending)", async () => {
@@ -187,16 +188,61 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
       create function refuse_m2() returns trigger language plpgsql as $$ begin raise exception 'kept by policy'; end $$;
       create trigger refuse_m2 before update of metadata on messages for each row when (old.id = 'm2') execute function refuse_m2()`);
     try {
-      const rows = db.client.query<{ rowid: number; metadata: string }>(`select rowid, metadata from messages order by rowid`);
+      const rows = db.client.query<{ rowid: number; metadata: string; bytes: number }>(`select rowid, metadata, octet_length(metadata) as bytes from messages order by rowid`);
       const store = createPgCompactionStore(db.db);
       const attempt = store.writeTransaction(async (tx) =>
-        tx.replaceMetadataBatch!(rows.map((row) => ({ rowid: row.rowid, observed: row.metadata, updatedAt: "x", bytes: 0, next: "{}" }))),
+        tx.replaceMetadataBatch!(rows.map((row) => ({ rowid: row.rowid, observed: row.metadata, updatedAt: "x", bytes: row.bytes, next: "{}" }))),
       );
       await expect(attempt).rejects.toMatchObject({ name: "WriteRefusedError", rowid: rows[1]!.rowid });
       expect(db.client.query(`select metadata from messages order by rowid`)).toEqual([{ metadata: '{"a": 1.50}' }, { metadata: '{"b":2}' }]);
     } finally {
       db.client.exec(`drop trigger refuse_m2 on messages; drop function refuse_m2()`);
     }
+  });
+
+  it("[TPR-ELIG-12] reads a task's probes in one statement and answers each exactly as the probes one by one", async () => {
+    db.client.exec(`update tasks set created_at_ms = 1, updated_at_ms = 2;
+      insert into task_holds (task_id, held_at, held_at_ms, held_by) values ('t', 'x', 1, 'u');
+      insert into task_sessions (id, task_id, state, updated_at, updated_at_ms, started_at, started_at_ms) values ('s2', 't', 'FAILED', 'y', 5, 'z', 3);
+      insert into turns (id, session_id, started_at, started_at_ms, completed_at, completed_at_ms) values ('u1', 's', 'a', 10, 'b', 20), ('u2', 's', 'c', null, null, null), ('u3', 's2', 'd', 7, null, null);
+      insert into messages (id, session_id, turn_id, author_type, type, content, metadata, created_at, created_at_ms, updated_at, updated_at_ms) values
+        ('r1', 's2', 'u1', 'agent', 'permission_request', '', '{"status":"approved"}', 'x', 30, 'y', 40),
+        ('r2', 's2', null, 'agent', 'clarification_request', '', '{"status":"pending"}', 'x', null, 'y', 50);
+      insert into queued_messages (id, session_id, content, queued_at) values ('q1', 's2', 'hi', 'x');
+      insert into runs (id, session_id, state) values ('run1', 's', 'SUCCEEDED'), ('run2', 's2', 'RUNNING')`);
+    const store = createPgCompactionStore(db.db);
+    const probes = await store.taskProbes!("t");
+    for (const verb of ["readTaskActivity", "isTaskHeld", "listSessionActivity"] as const) expect(await probes[verb]("t"), verb).toEqual(await store[verb]("t"));
+    const perSession = [
+      "summarizeTurns",
+      "latestMessageUpdate",
+      "latestMessageCreation",
+      "hasUnparsedMessageUpdate",
+      "hasUnparsedMessageCreation",
+      "hasPendingInput",
+      "hasForeignTurnMessage",
+      "hasQueuedMessage",
+      "findUnfinishedRunState",
+      "readSessionWatermark",
+    ] as const;
+    for (const sessionId of ["s", "s2"]) {
+      for (const verb of perSession) {
+        const direct = await store[verb](sessionId);
+        // The one-by-one turn summary also carries its row count, which no caller reads.
+        const expected = verb === "summarizeTurns" ? (({ open, invalid, maxStarted, maxCompleted }) => ({ open, invalid, maxStarted, maxCompleted }))(direct as TurnSummary) : direct;
+        expect(await probes[verb](sessionId), `${verb}(${sessionId})`).toEqual(expected);
+      }
+    }
+    // The two sessions differ on every fact, so the comparison above compares something.
+    expect(await probes.hasQueuedMessage("s2")).toBe(true);
+    expect(await probes.hasPendingInput("s2")).toBe(true);
+    expect(await probes.findUnfinishedRunState("s2")).toBe("RUNNING");
+    expect(await probes.hasForeignTurnMessage("s2")).toBe(true);
+    expect(await probes.summarizeTurns("s")).toMatchObject({ open: 1, invalid: 1, maxStarted: 10, maxCompleted: 20 });
+    // A task that does not exist: no task, no sessions.
+    const none = await store.taskProbes!("missing");
+    expect(await none.readTaskActivity("missing")).toBeNull();
+    expect(await none.listSessionActivity("missing")).toEqual([]);
   });
 
   it("reads a page's versions and bodies in one statement each, in the caller's order, without rows deleted meanwhile or of another session", async () => {

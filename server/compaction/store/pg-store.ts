@@ -30,11 +30,12 @@ import { PgError, SQLSTATE } from "@/server/db/pg/errors";
 import type { PgDb } from "@/server/db/pg/pg-db";
 import { writerTransaction } from "@/server/db/pg/writer-lock";
 import { isUtf8 } from "node:buffer";
+import { createHash } from "node:crypto";
 import { StatementDeadlineError } from "../cleanup/statement-deadline";
 import { WriteRefusedError } from "../cleanup/write-refused";
 import { RETENTION_SETTINGS_KEY } from "../policy/policy-schema";
 import { TOOL_MESSAGE_TYPES, type BatchWrite, type CompactionStore, type PassBounds, type RowBody, type RowFacts, type RowHeader } from "../store";
-import { pgEligibilityVerbs } from "./pg-eligibility";
+import { pgEligibilityVerbs, readPgTaskProbes } from "./pg-eligibility";
 
 /** A PostgreSQL bigint[] literal of the rows' ids. */
 const rowidArray = (rows: ReadonlyArray<{ rowid: number }>) => `{${rows.map((row) => Math.trunc(Number(row.rowid))).join(",")}}`;
@@ -66,15 +67,17 @@ export const PG_CANDIDATE_SQL = {
   // No JSON judging here (jsonb would reorder keys): every row goes to the JS reducer.
   versionedUpdate: `update messages set metadata = $1 where rowid = $2 and updated_at = $3 and octet_length(metadata) = $4`,
   versionedUpdateBytes: `update messages set metadata = convert_from(decode($1, 'hex'), 'SQL_ASCII') where rowid = $2 and updated_at = $3 and octet_length(metadata) = $4`,
-  // A batch's rewrites in one statement, each row guarded as the two above (its text, or its version); the
-  // rows were locked in rowid order first. Rows stored as bytes travel as hex (`hex` true).
+  // A batch's rewrites in one statement, each row guarded as the two above: its stored bytes (their length and
+  // SHA-256, computed here from the text read: sending the texts back would double the batch's traffic and
+  // make the server parse them as array elements), or its version. The rows were locked in rowid order first;
+  // rows stored as bytes travel as hex (`hex` true).
   batchUpdate: `update messages m
       set metadata = case when u.hex then convert_from(decode(u.next, 'hex'), 'SQL_ASCII') else u.next end
-    from unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bool[]) as u(rowid, next, observed, updated_at, bytes, hex)
-    where m.rowid = u.rowid
-      and case when u.observed is not null
-            then m.metadata = case when u.hex then convert_from(decode(u.observed, 'hex'), 'SQL_ASCII') else u.observed end
-            else m.updated_at = u.updated_at and octet_length(m.metadata) = u.bytes end
+    from unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bool[]) as u(rowid, next, digest, updated_at, bytes, hex)
+    where m.rowid = any($1::bigint[]) and m.rowid = u.rowid and octet_length(m.metadata) = u.bytes
+      and case when u.digest is not null
+            then sha256(convert_to(m.metadata, 'SQL_ASCII')) = decode(u.digest, 'hex')
+            else m.updated_at = u.updated_at end
     returning m.rowid`,
   toolCallRows: `select m.metadata from task_sessions s
       join task_sessions peer on peer.task_id = s.task_id
@@ -177,7 +180,7 @@ export function createPgCompactionStore(db: PgDb): CompactionStore {
       const params = [
         rows.map((row) => Math.trunc(row.rowid)),
         rows.map((row) => (asBytes(row) ? hex(row.next) : row.next)),
-        rows.map((row) => (row.observed === null ? null : asBytes(row) ? hex(row.observed) : row.observed)),
+        rows.map((row) => (row.observed === null ? null : createHash("sha256").update(Buffer.from(row.observed, asBytes(row) ? "latin1" : "utf8")).digest("hex"))),
         rows.map((row) => row.updatedAt),
         rows.map((row) => row.bytes),
         rows.map(asBytes),
@@ -201,6 +204,7 @@ export function createPgCompactionStore(db: PgDb): CompactionStore {
     },
 
     ...pgEligibilityVerbs(db),
+    taskProbes: (taskId) => readPgTaskProbes(db, taskId),
 
     listToolCallMetadata: async ({ sessionId, toolCallId, containing }) =>
       (await db.query<{ metadata: string }>(PG_CANDIDATE_SQL.toolCallRows, [toolCallId, sessionId, containing])).map((row) => row.metadata),
