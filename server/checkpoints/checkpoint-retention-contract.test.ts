@@ -59,7 +59,7 @@ async function forceDelete(harness: Harness, threadId: string, ids: string[]): P
 
 describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MODES)("%s mode", (_name, config) => {
   /** PostgreSQL: every survivor's blobs are there and no blob is unreachable (SQLite has no blob table). */
-  const expectBlobsConsistent = (threadId: string) => expect(blobReachability(db(), threadId)).toEqual({ missing: 0, unreachable: 0 });
+  const expectBlobsConsistent = async (threadId: string) => expect(await blobReachability(db(), threadId)).toEqual({ missing: 0, unreachable: 0 });
   const messageIdsOf = async (threadId: string) => ((await h!.accessor.getState(threadId))?.values.messages ?? []).map((m) => String(m.id));
 
   it("[CRC-01] deleting an explicit resume target breaks resume: a run handle off the path is protected until its time to live", async () => {
@@ -84,7 +84,7 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     const otherExpect = await captureExpect(h, other.threadId, other.runs[2]!);
     // The naive policy deletes it anyway: the explicit resume breaks.
     await forceDelete(h, other.threadId, [other.runs[2]!]);
-    expectBlobsConsistent(other.threadId);
+    await expectBlobsConsistent(other.threadId);
     expect(await verifyFourWays(h, other.threadId, otherExpect)).toEqual({ ...ALL_OK, explicit: "not_found" });
     // Past the time to live the protection ends: retention may reclaim an expired handle, which then answers 410.
     const third = await buildLeafSibling(h);
@@ -95,7 +95,7 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
       deleted: true,
       verdict: { deletable: true, form: "leaf_sibling" },
     });
-    expectBlobsConsistent(third.threadId);
+    await expectBlobsConsistent(third.threadId);
     expect(await verifyFourWays(h, third.threadId, thirdExpect)).toEqual({ ...ALL_OK, explicit: "checkpoint_handle_expired" });
   });
 
@@ -108,7 +108,7 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     expect(verdict.deletable ? [] : verdict.reasons).toContain("branch_ancestor");
     const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
     await forceDelete(h, shape.threadId, [ancestor]);
-    expectBlobsConsistent(shape.threadId);
+    await expectBlobsConsistent(shape.threadId);
     const result = await verifyFourWays(h, shape.threadId, expectAfter);
     // The ancestor lies below the delta snapshot window of the head, so a
     // delta read would still see the whole conversation: the path check
@@ -205,7 +205,7 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     const after = await h.accessor.graph().getState(config0);
     expect(after.tasks[0]?.error).toBeUndefined();
     // The conversation itself reads on: the failure record is what was lost.
-    expectBlobsConsistent(shape.threadId);
+    await expectBlobsConsistent(shape.threadId);
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
   });
 
@@ -223,14 +223,14 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     const otherExpect = await captureExpect(h, other.threadId, other.runs[1]!);
     // The naive delete leaves run 2's input pointing at a missing parent: every path through it is cut, run 2's handle's too.
     await forceDelete(h, other.threadId, [other.leaves[0]!]);
-    expectBlobsConsistent(other.threadId);
+    await expectBlobsConsistent(other.threadId);
     const broken = "checkpoint_lineage_integrity";
     expect(await verifyFourWays(h, other.threadId, otherExpect)).toEqual({ ...ALL_OK, latest: broken, branch: broken, explicit: broken });
     // The graft re-parents the link's child onto the link's parent in the same transaction.
     const child = [...graph.nodes.values()].find((n) => n.parentId === link)!.id;
     expect(await graftAndDelete({ store: h.store, threadId: shape.threadId, checkpointId: link })).toMatchObject({ deleted: true });
     expect((await loadThreadGraph(h.store, shape.threadId)).nodes.get(child)!.parentId).toBe(shape.runs[0]);
-    expectBlobsConsistent(shape.threadId);
+    await expectBlobsConsistent(shape.threadId);
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
   });
 
@@ -246,7 +246,7 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     expect((await deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: headId })).deleted).toBe(false);
     const expectAfter = await captureExpect(h, shape.threadId, headId);
     await forceDelete(h, shape.threadId, [headId]);
-    expectBlobsConsistent(shape.threadId);
+    await expectBlobsConsistent(shape.threadId);
     // The thread now continues from a mid-run step: run 2's answer is gone, and so is its handle.
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual({ ...ALL_OK, latest: "wrong_state", explicit: "not_found" });
   });
@@ -259,7 +259,7 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     const expectAfter = await captureExpect(h, shape.threadId, shape.runs[2]!);
     const result = await deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.siblingLeafId });
     expect(result).toEqual({ deleted: true, verdict: { deletable: true, form: "leaf_sibling" } });
-    expectBlobsConsistent(shape.threadId);
+    await expectBlobsConsistent(shape.threadId);
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
   });
 
@@ -269,7 +269,7 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
     const result = await deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.headId });
     expect(result).toEqual({ deleted: true, verdict: { deletable: true, form: "trailing_duration_leaf" } });
-    expectBlobsConsistent(shape.threadId);
+    await expectBlobsConsistent(shape.threadId);
     expect(await h.accessor.getState(shape.threadId, shape.headId)).toBeNull();
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
   });
@@ -278,19 +278,19 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     h = await openEngineHarness(db(), config);
     // Admission's path (the trailing leaf, no sweep) on one thread ...
     const shape = await buildLinear(h, 3);
-    const before = blobCount(db(), shape.threadId);
+    const before = await blobCount(db(), shape.threadId);
     if (h.engine === "postgres") expect(before).toBeGreaterThan(0);
     const expectAfter = await captureExpect(h, shape.threadId, shape.runs[0]!);
     expect((await deleteCheckpointSafely({ store: h.store, threadId: shape.threadId, checkpointId: shape.headId })).deleted).toBe(true);
-    expect(blobCount(db(), shape.threadId)).toBe(before);
-    expectBlobsConsistent(shape.threadId);
+    expect(await blobCount(db(), shape.threadId)).toBe(before);
+    await expectBlobsConsistent(shape.threadId);
     // ... general retention's (a whole-thread sweep from the survivors) on another.
     const other = await buildLinear(h, 2);
-    const otherBlobs = blobCount(db(), other.threadId);
+    const otherBlobs = await blobCount(db(), other.threadId);
     const state = await messageIdsOf(other.threadId);
     await forceDelete(h, other.threadId, [other.headId]);
-    expect(blobCount(db(), other.threadId)).toBe(otherBlobs);
-    expectBlobsConsistent(other.threadId);
+    expect(await blobCount(db(), other.threadId)).toBe(otherBlobs);
+    await expectBlobsConsistent(other.threadId);
     expect(await messageIdsOf(other.threadId)).toEqual(state);
     expect(await verifyFourWays(h, shape.threadId, expectAfter)).toEqual(ALL_OK);
   });
@@ -330,7 +330,7 @@ describeEachEngine("checkpoint retention contract", ({ db }) => describe.each(MO
     // Full mode leaves the abandoned branch's leaf behind: the scheduled path reclaims it.
     if (config.mode === "full") expect(reclaimed).toBeGreaterThan(0);
     for (const { shape, expected } of shapes) {
-      expectBlobsConsistent(shape.threadId);
+      await expectBlobsConsistent(shape.threadId);
       expect(await verifyFourWays(h, shape.threadId, expected)).toEqual(ALL_OK);
       for (const handle of shape.runs) expect(await h.accessor.getState(shape.threadId, handle)).not.toBeNull();
     }

@@ -92,7 +92,7 @@ describeEachEngine("admission cleanup", ({ engine, db }) => describe.each(MODES)
     const leaf = await h.accessor.getState(shape.threadId, shape.headId);
     const parentId = (await loadThreadGraph(h.store, shape.threadId)).nodes.get(shape.headId)!.parentId!;
     const writesBefore = (await h.store.threadTotals(shape.threadId)).writes;
-    const blobsBefore = blobCount(db(), shape.threadId);
+    const blobsBefore = await blobCount(db(), shape.threadId);
     if (h.engine === "postgres") expect(blobsBefore).toBeGreaterThan(0);
     // The proof: the leaf's digest equals the one recorded for its parent.
     const row = (await h.store.admissionHead(shape.threadId))!;
@@ -102,8 +102,8 @@ describeEachEngine("admission cleanup", ({ engine, db }) => describe.each(MODES)
     const before = await h.store.threadTotals(shape.threadId);
     expect(await cleanupAtAdmission({ store: h.store, threadId: shape.threadId, selectors: [] })).toMatchObject({ action: "deleted", leafId: shape.headId, parentId });
     expect(await h.store.threadTotals(shape.threadId)).toMatchObject({ checkpoints: before.checkpoints - 1, writes: before.writes });
-    expect(blobCount(db(), shape.threadId)).toBe(blobsBefore);
-    expect(blobReachability(db(), shape.threadId)).toEqual({ missing: 0, unreachable: 0 });
+    expect(await blobCount(db(), shape.threadId)).toBe(blobsBefore);
+    expect(await blobReachability(db(), shape.threadId)).toEqual({ missing: 0, unreachable: 0 });
     withAdmission(h);
     const run = await startRun(h.deps, { threadId: shape.threadId, content: "four" });
     const graph = await loadThreadGraph(h.store, shape.threadId);
@@ -196,11 +196,11 @@ describeEachEngine("admission cleanup", ({ engine, db }) => describe.each(MODES)
     h = await openEngineHarness(db(), config);
     const shape = await buildLinear(h, 2);
     await h.run(edits(engine).changeNotesVersion, [shape.threadId, shape.headId]);
-    const blobs = blobCount(db(), shape.threadId);
+    const blobs = await blobCount(db(), shape.threadId);
     // The recorded digests agree, the stored versions do not: the guarded delete keeps the leaf.
     expect(await cleanupAtAdmission({ store: h.store, threadId: shape.threadId, selectors: [] })).toEqual({ action: "noop", reason: "raced" });
     expect((await loadThreadGraph(h.store, shape.threadId)).nodes.has(shape.headId)).toBe(true);
-    expect(blobCount(db(), shape.threadId)).toBe(blobs);
+    expect(await blobCount(db(), shape.threadId)).toBe(blobs);
   });
 
   it("[CRC-14] cost is flat: a 1-run and a real 40-run thread take the same two statements on keys (the head lookup, one delete guarded by the parent lookup and the write probe), and no checkpoint metadata is read (on SQLite no body either)", { timeout: 240_000 }, async () => {
