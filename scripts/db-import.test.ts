@@ -70,10 +70,10 @@ describe("npm run db:import", () => {
 
 describe.skipIf(!TEST_POSTGRES_URL)("npm run db:import on PostgreSQL", () => {
   it("imports into a fresh database (migrating it), byte-exact; a bad file and a clash halfway change nothing", async () => {
-    const database = createEmptyPgDatabase();
+    const database = await createEmptyPgDatabase();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "db-import-pg-"));
-    cleanups.push(() => {
-      database.drop();
+    cleanups.push(async () => {
+      await database.drop();
       fs.rmSync(dir, { recursive: true, force: true });
     });
     const db = createPgDb(readPgConfig(database.url, { PG_POOL_MAX: "1" }));

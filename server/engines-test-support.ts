@@ -22,9 +22,14 @@ export type EngineDb = {
   auth(): AuthStore;
   workspace(): WorkspaceStore;
   /** Rows of a read-only SQL statement written for both engines (`?` placeholders become $n on PostgreSQL). */
-  rows<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): T[];
-  /** PostgreSQL only: the connections and URL, for suites that open their own clients; `db` is the pool the checkpoint saver shares. */
-  pg?: { client: SqlClient; db: PgDb; url: string };
+  rows<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** PostgreSQL only: the database and its URL, for suites that open their own clients; `db` is the pool the checkpoint saver shares. */
+  pg?: {
+    db: PgDb;
+    url: string;
+    /** @deprecated The synchronous pg-native connection (opened on first use), only until the checkpoint and compaction suites are converted. */
+    readonly client: SqlClient;
+  };
 };
 
 function sqliteDb(db: TestDb): EngineDb {
@@ -32,7 +37,7 @@ function sqliteDb(db: TestDb): EngineDb {
     engine: "sqlite",
     auth: () => createSqliteAuthStore(db.db),
     workspace: () => createSqliteWorkspaceStore(db.db),
-    rows: <T>(sql: string, params: readonly unknown[] = []) => db.sqlite.prepare(sql).all(...params) as T[],
+    rows: async <T>(sql: string, params: readonly unknown[] = []) => db.sqlite.prepare(sql).all(...params) as T[],
   };
 }
 
@@ -41,10 +46,16 @@ function pgDb(db: PgTestDb): EngineDb {
     engine: "postgres",
     auth: () => createPgAuthStore(db.db),
     workspace: () => createPgWorkspaceStore(db.db),
-    pg: { client: db.client, db: db.db, url: db.url },
+    pg: {
+      db: db.db,
+      url: db.url,
+      get client() {
+        return db.client;
+      },
+    },
     rows: <T>(sql: string, params: readonly unknown[] = []) => {
       let n = 0;
-      return db.client.query<T>(sql.replace(/\?/g, () => `$${++n}`), params);
+      return db.db.query<T>(sql.replace(/\?/g, () => `$${++n}`), params);
     },
   };
 }
@@ -54,7 +65,7 @@ function pgDb(db: PgTestDb): EngineDb {
  * `db()` is the current test's fresh database; `open()` a second, separate
  * one (e.g. the target of export -> import), closed after the test.
  */
-export function describeEachEngine(title: string, body: (ctx: { engine: EngineName; db: () => EngineDb; open: () => EngineDb }) => void): void {
+export function describeEachEngine(title: string, body: (ctx: { engine: EngineName; db: () => EngineDb; open: () => Promise<EngineDb> }) => void): void {
   describe(`${title} [sqlite]`, () => {
     let current: TestDb | undefined;
     const extra: TestDb[] = [];
@@ -68,7 +79,7 @@ export function describeEachEngine(title: string, body: (ctx: { engine: EngineNa
     body({
       engine: "sqlite",
       db: () => sqliteDb(current!),
-      open: () => {
+      open: async () => {
         const db = createTestDb();
         extra.push(db);
         return sqliteDb(db);
@@ -79,8 +90,8 @@ export function describeEachEngine(title: string, body: (ctx: { engine: EngineNa
   describe.skipIf(!TEST_POSTGRES_URL)(`${title} [postgres]`, () => {
     let main: PgTestDb | undefined;
     let second: PgTestDb | undefined;
-    beforeAll(() => {
-      main = createPgTestDb();
+    beforeAll(async () => {
+      main = await createPgTestDb();
     });
     beforeEach(() => main!.reset());
     afterAll(async () => {
@@ -90,9 +101,9 @@ export function describeEachEngine(title: string, body: (ctx: { engine: EngineNa
     body({
       engine: "postgres",
       db: () => pgDb(main!),
-      open: () => {
-        second ??= createPgTestDb();
-        second.reset();
+      open: async () => {
+        second ??= await createPgTestDb();
+        await second.reset();
         return pgDb(second);
       },
     });

@@ -82,7 +82,7 @@ export type EngineTestRuntime = OpenRuntime & { dir: string; dispose(): Promise<
 export async function createPgTestRuntime(options: TestRuntimeOptions = {}): Promise<EngineTestRuntime> {
   const { prefix = "runtime-pg-", start = false, install = false, env = {}, ...rest } = options;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  const db = createEmptyPgDatabase();
+  const db = await createEmptyPgDatabase();
   const rt = openRuntime(
     await createMigratedRuntime({
       log: createLogger({ level: "silent" }),
@@ -91,7 +91,7 @@ export async function createPgTestRuntime(options: TestRuntimeOptions = {}): Pro
     }),
   );
   if (!rt?.pg) {
-    db.drop();
+    await db.drop();
     throw new Error("the PostgreSQL test runtime did not open its database");
   }
   if (install) installProcessRuntime(rt);
@@ -101,7 +101,7 @@ export async function createPgTestRuntime(options: TestRuntimeOptions = {}): Pro
     async dispose() {
       uninstallProcessRuntime(rt);
       await rt.stop();
-      db.drop();
+      await db.drop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   });

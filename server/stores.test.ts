@@ -5,7 +5,7 @@ import { openPgStores } from "./stores";
 describe.skipIf(!TEST_POSTGRES_URL)("openPgStores", () => {
   let db: PgTestDb;
   beforeAll(async () => {
-    db = createPgTestDb();
+    db = await createPgTestDb();
   });
   afterAll(async () => db?.close());
 

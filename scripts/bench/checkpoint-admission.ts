@@ -199,7 +199,7 @@ type Row = {
 
 async function measureEngine(engine: Engine, runs: number, points: number[], mode: string, background: number, backgroundRuns: number): Promise<Row[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ckpt-admission-bench-"));
-  const pgDb = engine === "postgres" ? createEmptyPgDatabase() : null;
+  const pgDb = engine === "postgres" ? await createEmptyPgDatabase() : null;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: pgDb ? pgDb.url : `file:${path.join(dir, "bench.db")}`,
@@ -270,7 +270,7 @@ async function measureEngine(engine: Engine, runs: number, points: number[], mod
     return rows;
   } finally {
     await rt.stop();
-    pgDb?.drop();
+    await pgDb?.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -171,8 +171,8 @@ async function phaseNaive(url: string, ids: string[]) {
 async function main() {
   const messages = Number(arg("messages", "20000"));
   const stdoutBytes = Number(arg("stdout-kib", "16")) * 1024;
-  const ours = createEmptyPgDatabase();
-  const naive = createEmptyPgDatabase();
+  const ours = await createEmptyPgDatabase();
+  const naive = await createEmptyPgDatabase();
   try {
     for (const db of [ours, naive]) {
       const client = connectPg({ url: db.url, timeouts: { statementTimeoutMs: 0, lockTimeoutMs: 0 } });
@@ -190,8 +190,8 @@ async function main() {
       `postgres: ours ${(oursReport.bytesPerWorkSecond / MIB).toFixed(1)} MiB/s of work (writer p99 ${oursReport.writer.p99Ms} ms, max ${oursReport.writer.maxMs} ms) vs naive single UPDATE ${(naiveReport.bytesPerWorkSecond / MIB).toFixed(1)} MiB/s (writer p99 ${naiveReport.writer.p99Ms} ms, max ${naiveReport.writer.maxMs} ms); reclaimed ${(oursReport.reclaimedBytes / MIB).toFixed(1)} vs ${(naiveReport.reclaimedBytes / MIB).toFixed(1)} MiB`,
     );
   } finally {
-    ours.drop();
-    naive.drop();
+    await ours.drop();
+    await naive.drop();
   }
 }
 

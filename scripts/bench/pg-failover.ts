@@ -81,7 +81,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 type RunRecord = { runtime: { activeOperation: { changedMessages?: number } | null; latestRun: { state: string; changedMessages: number; payloadBytes: number } | null } };
 
 async function oneRun(serverKills: { left: number }, tasks: number) {
-  const db = createEmptyPgDatabase();
+  const db = await createEmptyPgDatabase();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pg-failover-"));
   const client = connectPg({ url: db.url, timeouts: { statementTimeoutMs: 0, lockTimeoutMs: 0 } });
   const instances: Instance[] = [];
@@ -131,7 +131,7 @@ async function oneRun(serverKills: { left: number }, tasks: number) {
     for (const instance of instances) kill(instance);
     client.close();
     await sleep(200);
-    db.drop();
+    await db.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -182,7 +182,7 @@ async function benchPostgres() {
   const { readPgConfig } = await import("@/server/db/pg/config");
   const { applyPgMigrations } = await import("@/server/db/pg/migrate");
   const mib = Number(arg("pg-mib", "2048"));
-  const scratch = createEmptyPgDatabase();
+  const scratch = await createEmptyPgDatabase();
   const db = createPgDb(readPgConfig(scratch.url, {}));
   try {
     await applyPgMigrations(db);
@@ -245,7 +245,7 @@ async function benchPostgres() {
     console.log(`storage-history postgres ${(size / 1e9).toFixed(2)} GB: ours holds its insert transaction ${result.oursWriterMsMax} ms at most vs naive scan inside the write ${round(result.naiveWriterMsMedian)} ms`);
   } finally {
     await db.close();
-    scratch.drop();
+    await scratch.drop();
   }
 }
 

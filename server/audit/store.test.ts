@@ -57,7 +57,7 @@ describe("audit store [sqlite]", () => {
 describe.skipIf(!TEST_POSTGRES_URL)("audit store [postgres]", () => {
   let db: PgTestDb;
   beforeAll(async () => {
-    db = createPgTestDb();
+    db = await createPgTestDb();
   });
   beforeEach(async () => db.reset());
   afterAll(async () => db?.close());

@@ -21,13 +21,13 @@ const SAVER_TABLES = `
 
 describe.skipIf(!TEST_POSTGRES_URL)("checkpoint store on PostgresSaver's tables", () => {
   let db: PgTestDb;
-  beforeAll(() => {
-    db = createPgTestDb();
+  beforeAll(async () => {
+    db = await createPgTestDb();
   });
   afterAll(() => db?.close());
   beforeEach(async () => {
     await db.db.exec(`drop table if exists checkpoints, checkpoint_blobs, checkpoint_writes`);
-    db.reset();
+    await db.reset();
   });
 
   const checkpoint = (id: string, parent: string | null, versions: Record<string, string>, metadata: object = { source: "loop", step: 1 }) =>

@@ -33,7 +33,7 @@ const ENV: NodeJS.ProcessEnv = { ...process.env, CHECKPOINT_CHANNEL_MODE: "full"
 type Instance = { rt: OpenRuntime; deps: RunDeps };
 
 async function twoInstances(): Promise<{ a: Instance; b: Instance }> {
-  const db = newDatabase(cleanups);
+  const db = await newDatabase(cleanups);
   const open = async (): Promise<Instance> => {
     const rt = await newInstance(cleanups, db);
     return { rt, deps: threadService(rt, ENV) };

@@ -211,8 +211,8 @@ describe("SQLite", () => {
 describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL", () => {
   let t: PgTestDb;
   let db: PgDb;
-  beforeAll(() => {
-    t = createPgTestDb();
+  beforeAll(async () => {
+    t = await createPgTestDb();
     db = createPgDb(readPgConfig(t.url, { PG_POOL_MAX: "4" }));
   });
   beforeEach(() => t.reset());

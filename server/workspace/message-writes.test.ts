@@ -39,22 +39,22 @@ describeEachEngine("workspace writes", ({ db }) => {
   it("[TPR-ELIG-06] fills every _ms companion from the RFC 3339 parser, NULL for invalid text", async () => {
     await seedSession(db());
     await appendMessage(db().workspace(), base);
-    const task = db().rows("select created_at_ms, updated_at_ms, updated_at from tasks")[0];
+    const task = (await db().rows("select created_at_ms, updated_at_ms, updated_at from tasks"))[0];
     expect(task).toEqual({
       created_at_ms: Date.UTC(2026, 0, 2, 10),
       updated_at_ms: Date.UTC(2026, 0, 2, 11),
       updated_at: "2026-01-02T12:00:00+01:00",
     });
-    const session = db().rows("select updated_at, updated_at_ms, completed_at_ms from task_sessions")[0];
+    const session = (await db().rows("select updated_at, updated_at_ms, completed_at_ms from task_sessions"))[0];
     expect(session).toEqual({ updated_at: "not a time", updated_at_ms: null, completed_at_ms: null });
-    const message = db().rows("select created_at_ms from messages")[0];
+    const message = (await db().rows("select created_at_ms from messages"))[0];
     expect(message).toEqual({ created_at_ms: Date.UTC(2026, 0, 2, 13, 35) });
   });
 
   it("[TPR-RED-10] stores metadata byte-for-byte and mirrors tool_call_id", async () => {
     await seedSession(db());
     await appendMessage(db().workspace(), base);
-    const row = db().rows("select metadata, tool_call_id from messages where id = 'm1'")[0];
+    const row = (await db().rows("select metadata, tool_call_id from messages where id = 'm1'"))[0];
     expect(row).toEqual({ metadata: base.metadata, tool_call_id: "c1" });
   });
 
@@ -62,7 +62,7 @@ describeEachEngine("workspace writes", ({ db }) => {
     await seedSession(db());
     await appendMessage(db().workspace(), base);
     await replaceMessageMetadata(db().workspace(), { messageId: "m1", metadata: '{"tool_call_id":"c2","x":1e-7}', updatedAt: "2026-02-01T00:00:00Z" });
-    const row = db().rows("select metadata, tool_call_id, updated_at, updated_at_ms from messages")[0];
+    const row = (await db().rows("select metadata, tool_call_id, updated_at, updated_at_ms from messages"))[0];
     expect(row).toEqual({
       metadata: '{"tool_call_id":"c2","x":1e-7}',
       tool_call_id: "c2",
@@ -88,7 +88,7 @@ describeEachEngine("workspace writes", ({ db }) => {
     await appendMessage(db().workspace(), base);
     expect(await code(() => appendMessage(db().workspace(), base))).toBe("conflict");
     expect(await code(() => replaceMessageMetadata(db().workspace(), { messageId: "x", metadata: "{}", updatedAt: "" }))).toBe("not_found");
-    expect(db().rows("select count(*) as n from messages")[0]).toEqual({ n: 1 });
+    expect((await db().rows("select count(*) as n from messages"))[0]).toEqual({ n: 1 });
   });
 
   it("upsert replaces an existing message in place and appends a new one", async () => {
@@ -97,7 +97,7 @@ describeEachEngine("workspace writes", ({ db }) => {
     const again = await upsertMessage(db().workspace(), { ...base, content: "Run tests again", metadata: '{"a":[]}' });
     expect(again.rowid).toBe(first.rowid);
     await upsertMessage(db().workspace(), { ...base, id: "m2" });
-    const rows = db().rows("select id, content, metadata, tool_call_id from messages order by rowid");
+    const rows = await db().rows("select id, content, metadata, tool_call_id from messages order by rowid");
     expect(rows).toEqual([
       { id: "m1", content: "Run tests again", metadata: '{"a":[]}', tool_call_id: null },
       { id: "m2", content: "Run tests", metadata: base.metadata, tool_call_id: "c1" },

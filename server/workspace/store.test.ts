@@ -36,7 +36,7 @@ describeEachEngine("WorkspaceStore", ({ engine, db, open }) => {
     const reference = await sqliteReference([sampleFixture()]);
     for (const taskId of ["t1", "t2"]) expect(await exportTask(store, taskId)).toBe(await exportTask(reference, taskId));
     expect(await exportTask(store, "t1")).toContain(TRICKY_METADATA);
-    expect(db().rows<{ metadata: string }>("select metadata from messages where id = ?", ["m2"])).toEqual([{ metadata: TRICKY_METADATA }]);
+    expect(await db().rows<{ metadata: string }>("select metadata from messages where id = ?", ["m2"])).toEqual([{ metadata: TRICKY_METADATA }]);
   });
 
   // Seeding is the slow part; on SQLite this would compare SQLite with itself.
@@ -56,7 +56,7 @@ describeEachEngine("WorkspaceStore", ({ engine, db, open }) => {
   it("[TPR-TX-09] export -> import into an empty database -> export is byte-identical", async () => {
     const store = db().workspace();
     await importFixture(store, { file: "in.json", text: sampleFixture({ metadata: SUMMARY_METADATA }) });
-    const target = open().workspace();
+    const target = (await open()).workspace();
     for (const taskId of ["t1", "t2"]) {
       const first = await exportTask(store, taskId);
       await importFixture(target, { file: `${taskId}.json`, text: first });

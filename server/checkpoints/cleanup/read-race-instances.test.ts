@@ -28,7 +28,7 @@ const ENV: NodeJS.ProcessEnv = { ...process.env, CHECKPOINT_CHANNEL_MODE: "delta
 
 /** Instances A and B on one fresh database, each with its thread service. */
 async function twoInstances(): Promise<{ a: RunDeps; b: RunDeps }> {
-  const db = newDatabase(cleanups);
+  const db = await newDatabase(cleanups);
   const a = threadService(await newInstance(cleanups, db), ENV);
   const b = threadService(await newInstance(cleanups, db), ENV);
   expect(a.store).not.toBe(b.store);

@@ -16,7 +16,7 @@ afterEach(async () => {
 
 describe.skipIf(!TEST_POSTGRES_URL)("scheduled checkpoint maintenance across instances [postgres]", () => {
   it("runs only in the instance holding the worker lease; a save on the other is picked up, and the survivor of the holder keeps its due time", { timeout: 180_000 }, async () => {
-    const db = newDatabase(cleanups);
+    const db = await newDatabase(cleanups);
     // Minute-long delays (readiness, the record watch, lease polls) compressed; the daily due time stays parked.
     const timers = minuteTimers().timers;
     const a = await newInstance(cleanups, db, { timers });

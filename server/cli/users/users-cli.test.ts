@@ -45,14 +45,14 @@ for (const { engine, skip } of [
 ]) {
   describe.skipIf(skip)(`npm run users [${engine}]`, () => {
     let env: Record<string, string>;
-    let cleanUp: () => void;
+    let cleanUp: () => Promise<void> | void;
     beforeEach(async () => {
       if (engine === "sqlite") {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "users-cli-"));
         env = { DATABASE_URL: `file:${path.join(dir, "workspace.db")}` };
         cleanUp = () => fs.rmSync(dir, { recursive: true, force: true });
       } else {
-        const db = createEmptyPgDatabase();
+        const db = await createEmptyPgDatabase();
         env = { DATABASE_URL: db.url };
         cleanUp = () => db.drop();
       }

@@ -52,16 +52,16 @@ describe("pending input on PostgreSQL", () => {
 describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
   let db: PgTestDb;
   let other: SqlClient;
-  beforeAll(() => {
-    db = createPgTestDb();
+  beforeAll(async () => {
+    db = await createPgTestDb();
     other = connectPg({ url: db.url });
   });
   afterAll(async () => {
     other?.close();
     await db?.close();
   });
-  beforeEach(() => {
-    db.reset();
+  beforeEach(async () => {
+    await db.reset();
     db.client.exec(`insert into tasks (id, title, state, created_at, updated_at) values ('t', 't', 'COMPLETED', 'x', 'x');
       insert into task_sessions (id, task_id, state, updated_at) values ('s', 't', 'COMPLETED', 'x');
       insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at)

@@ -14,8 +14,8 @@ describe("withDatabase", () => {
 
 describe.skipIf(!TEST_POSTGRES_URL)("synchronous PostgreSQL client", () => {
   let db: PgTestDb;
-  beforeAll(() => {
-    db = createPgTestDb();
+  beforeAll(async () => {
+    db = await createPgTestDb();
   });
   afterAll(() => db?.close());
 
@@ -24,8 +24,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("synchronous PostgreSQL client", () => {
     expect(row).toEqual({ ms: 1700000000000, j: '{"b":1, "a":1.50}', b: true, n: null });
   });
 
-  it("commits a synchronous transaction, rolls back a throwing one and a failed savepoint only", () => {
-    db.reset();
+  it("commits a synchronous transaction, rolls back a throwing one and a failed savepoint only", async () => {
+    await db.reset();
     const insert = (id: string) => db.client.run(`insert into settings (key, value, updated_at_ms) values ($1, '{}', 0)`, [id]);
     db.client.transaction((tx) => {
       insert("a");
@@ -46,8 +46,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("synchronous PostgreSQL client", () => {
     expect(db.client.inTransaction).toBe(false);
   });
 
-  it("refuses an async transaction callback and rolls it back", () => {
-    db.reset();
+  it("refuses an async transaction callback and rolls it back", async () => {
+    await db.reset();
     expect(() =>
       db.client.transaction(async () => {
         db.client.run(`insert into settings (key, value, updated_at_ms) values ('x', '{}', 0)`);
@@ -56,8 +56,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("synchronous PostgreSQL client", () => {
     expect(db.client.query(`select key from settings`)).toEqual([]);
   });
 
-  it("reports SQLSTATE codes and affected row counts", () => {
-    db.reset();
+  it("reports SQLSTATE codes and affected row counts", async () => {
+    await db.reset();
     expect(db.client.run(`insert into settings (key, value, updated_at_ms) values ('k', '{}', 0), ('l', '{}', 0)`)).toBe(2);
     let caught: unknown;
     try {
@@ -69,7 +69,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("synchronous PostgreSQL client", () => {
     expect((caught as PgError).code).toBe(SQLSTATE.uniqueViolation);
   });
 
-  it("applies a transaction's statement_timeout and lock_timeout to it only", () => {
+  it("applies a transaction's statement_timeout and lock_timeout to it only", async () => {
     let caught: unknown;
     try {
       db.client.transaction(() => db.client.one(`select pg_sleep(1)`), { statementTimeoutMs: 20 });
@@ -79,7 +79,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("synchronous PostgreSQL client", () => {
     expect((caught as PgError).code).toBe(SQLSTATE.queryCanceled);
     expect(db.client.one(`select current_setting('statement_timeout') as v`)).toEqual({ v: "30s" });
 
-    db.reset();
+    await db.reset();
     db.client.run(`insert into settings (key, value, updated_at_ms) values ('row', '{}', 0)`);
     const other = connectPg({ url: db.url });
     try {

@@ -41,7 +41,7 @@ async function armForManualRuns(rt: OpenRuntime): Promise<number> {
 async function twoIdleInstances(options: { logA?: string[] } = {}) {
   const clock = minuteTimers();
   cleanups.push(() => clock.release());
-  const db = database(cleanups);
+  const db = await database(cleanups);
   const pass = { workBudgetMs: 100, yieldMs: 1 };
   const logA = options.logA;
   const a = await instance(cleanups, db, {

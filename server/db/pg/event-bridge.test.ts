@@ -64,8 +64,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("the event bridge on PostgreSQL", () => {
   };
   const notify = (payload: string) => db.db.query("select pg_notify($1, $2)", [EVENTS_CHANNEL, payload]);
 
-  beforeEach(() => {
-    db = createPgTestDb();
+  beforeEach(async () => {
+    db = await createPgTestDb();
     pending = new Map();
     delays = [];
   });

@@ -20,8 +20,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function emptyDatabase(): string {
-  const db = createEmptyPgDatabase();
+async function emptyDatabase(): Promise<string> {
+  const db = await createEmptyPgDatabase();
   cleanups.push(() => db.drop());
   return db.url;
 }
@@ -34,7 +34,7 @@ function pool(url: string): PgDb {
 
 describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL migrations on node-postgres", () => {
   it("instances migrating one empty database at once apply each migration once; a later run applies nothing", async () => {
-    const url = emptyDatabase();
+    const url = await emptyDatabase();
     const results = await Promise.all([pool(url), pool(url), pool(url)].map((db) => applyPgMigrations(db)));
     // The advisory lock serializes them: the first applies everything, the others find it done.
     expect(results.map((tags) => tags.length).sort()).toEqual([0, 0, ALL_TAGS.length]);
@@ -45,7 +45,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL migrations on node-postgres", ()
   });
 
   it("a failing migration leaves the database as it was (one transaction)", async () => {
-    const url = emptyDatabase();
+    const url = await emptyDatabase();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pg-migrations-"));
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
     fs.mkdirSync(path.join(dir, "meta"));
@@ -61,7 +61,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL migrations on node-postgres", ()
   });
 
   it("createMigratedRuntime returns only once the schema is there; createRuntime refuses a PostgreSQL URL without an opened database", async () => {
-    const url = emptyDatabase();
+    const url = await emptyDatabase();
     const log = createLogger({ level: "silent" });
     expect(() => createRuntime({ env: { DATABASE_URL: url }, log })).toThrow(/createMigratedRuntime/);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "pg-migrated-runtime-"));

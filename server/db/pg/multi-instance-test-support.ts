@@ -62,11 +62,11 @@ export function minuteTimers() {
   };
 }
 
-export function database(cleanups: Cleanups) {
-  const db = createEmptyPgDatabase();
+export async function database(cleanups: Cleanups): Promise<{ url: string; dir: string }> {
+  const db = await createEmptyPgDatabase();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pg-multi-"));
-  cleanups.push(() => {
-    db.drop();
+  cleanups.push(async () => {
+    await db.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   });
   return { url: db.url, dir };

@@ -32,7 +32,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
   it("exactly one instance runs the worker; a killed holder's pass is finished by the other with an uninterrupted run's counts", async () => {
     // The uninterrupted run, on a database of its own with the same data.
     // Armed before start: the scheduled pass starts after readiness (compressed timers).
-    const alone = await instance(database());
+    const alone = await instance(await database());
     await seed(alone);
     alone.start();
     await until(() => latestRun(alone)?.state === "succeeded", "the uninterrupted pass");
@@ -41,7 +41,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
     // Its part is done: left running, its compressed timers keep polling on this process's event loop beside A and B.
     await alone.stop();
 
-    const db = database();
+    const db = await database();
     const a = await instance(db);
     const b = await instance(db);
     await seed(a);
@@ -71,7 +71,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
   }, 60_000);
 
   it("the policy compare-and-set holds across instances: a stale revision from the other instance is refused", async () => {
-    const db = database();
+    const db = await database();
     const a = await instance(db);
     const b = await instance(db);
     const update = (rt: OpenRuntime, expectedRevision: number) =>

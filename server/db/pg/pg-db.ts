@@ -168,6 +168,13 @@ export function createPgDb(config: PgConfig, options: { onIdleError?: (error: Er
       const client = await pool.connect();
       const scope: Scope = { db, client, open: true, nested: Promise.resolve() };
       let broken: Error | undefined;
+      // A checked-out session has no listener of the pool's: a server that ends it between two statements
+      // (restart, pg_terminate_backend) would otherwise raise an unhandled 'error' and end the process. The next
+      // statement fails with it, and the session is destroyed instead of returned.
+      const onError = (error: Error) => {
+        broken ??= error;
+      };
+      client.on("error", onError);
       try {
         // One round trip: begin, this transaction's timeouts, its lock.
         const head = [txOptions.snapshot ? "begin isolation level repeatable read read only" : "begin"];
@@ -191,6 +198,7 @@ export function createPgDb(config: PgConfig, options: { onIdleError?: (error: Er
           throw toPgError(error);
         }
       } finally {
+        client.removeListener("error", onError);
         client.release(broken);
       }
     },

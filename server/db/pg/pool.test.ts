@@ -20,7 +20,7 @@ describe("readPgConfig", () => {
 
 describe.skipIf(!TEST_POSTGRES_URL)("createPgPool", () => {
   it("opens at most PG_POOL_MAX sessions, reuses released ones and applies the session timeouts", async () => {
-    const db = createPgTestDb();
+    const db = await createPgTestDb();
     const pool = createPgPool(readPgConfig(db.url, { PG_POOL_MAX: "2", PG_LOCK_TIMEOUT_MS: "1234", PG_APPLICATION_NAME: "pool-test" }));
     try {
       const worker = pool.acquire();

@@ -1,10 +1,11 @@
 // Test helper: a fresh PostgreSQL database per test file on the server that
 // TEST_POSTGRES_URL names (.ci/run starts a throwaway cluster and sets it),
-// migrated, and dropped afterwards. Without TEST_POSTGRES_URL the
-// PostgreSQL variants of the suites are skipped.
+// migrated, and dropped afterwards, all on node-postgres. Without
+// TEST_POSTGRES_URL the PostgreSQL variants of the suites are skipped.
 import crypto from "node:crypto";
+import pg from "pg";
 import { connectPg, type SqlClient } from "./client";
-import { migratePg } from "./migrate";
+import { applyPgMigrations } from "./migrate";
 import { readPgConfig } from "./config";
 import { createPgDb, type PgDb } from "./pg-db";
 import { withDatabase } from "./url";
@@ -12,74 +13,70 @@ import { withDatabase } from "./url";
 export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL?.trim() || undefined;
 
 export type PgTestDb = {
-  client: SqlClient;
-  /** The same database behind the asynchronous boundary (a node-postgres pool), opened on first use. */
+  /** The database behind the asynchronous boundary (a node-postgres pool). */
   readonly db: PgDb;
+  /**
+   * @deprecated A synchronous pg-native connection to the same database,
+   * opened on first use: only for the checkpoint and compaction suites until
+   * their stores are converted; then it goes with pg-native.
+   */
+  readonly client: SqlClient;
   url: string;
   name: string;
-  reset(): void;
+  /** Between tests: empties every table and restarts the identity counters, so each test sees a new database. */
+  reset(): Promise<void>;
   close(): Promise<void>;
 };
 
-export function createPgTestDb(serverUrl: string | undefined = TEST_POSTGRES_URL): PgTestDb {
-  if (!serverUrl) throw new Error("TEST_POSTGRES_URL is not set");
-  const name = `test_${process.pid}_${crypto.randomBytes(4).toString("hex")}`;
-  const admin = connectPg({ url: serverUrl });
+/** One statement on the server's maintenance database (create / drop database cannot run in a transaction). */
+async function onServer(serverUrl: string, sql: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
   try {
-    admin.exec(`create database ${name}`);
+    await admin.query(sql);
   } finally {
-    admin.close();
+    await admin.end();
   }
+}
+
+const newName = () => `test_${process.pid}_${crypto.randomBytes(4).toString("hex")}`;
+
+export async function createPgTestDb(serverUrl: string | undefined = TEST_POSTGRES_URL): Promise<PgTestDb> {
+  if (!serverUrl) throw new Error("TEST_POSTGRES_URL is not set");
+  const name = newName();
+  await onServer(serverUrl, `create database ${name}`);
   const url = withDatabase(serverUrl, name);
-  const client = connectPg({ url });
-  migratePg(client);
-  let db: PgDb | undefined;
+  const db = createPgDb(readPgConfig(url, { PG_POOL_MAX: "4" }));
+  await applyPgMigrations(db);
+  let client: SqlClient | undefined;
   return {
-    client,
-    get db() {
-      db ??= createPgDb(readPgConfig(url, { PG_POOL_MAX: "4" }));
-      return db;
+    db,
+    get client() {
+      client ??= connectPg({ url });
+      return client;
     },
     url,
     name,
-    // Between tests: empty every table and restart the identity counters, so each test sees a new database.
-    reset() {
-      const { tables } = client.one<{ tables: string }>(`select string_agg(quote_ident(tablename), ', ') as tables from pg_tables where schemaname = 'public'`)!;
-      client.exec(`truncate ${tables} restart identity cascade`);
+    async reset() {
+      const row = await db.one<{ tables: string }>(`select string_agg(quote_ident(tablename), ', ') as tables from pg_tables where schemaname = 'public'`);
+      await db.exec(`truncate ${row!.tables} restart identity cascade`);
     },
     async close() {
-      client.close();
-      await db?.close();
-      const dropper = connectPg({ url: serverUrl });
-      try {
-        dropper.exec(`drop database if exists ${name} with (force)`);
-      } finally {
-        dropper.close();
-      }
+      client?.close();
+      await db.close();
+      await onServer(serverUrl, `drop database if exists ${name} with (force)`);
     },
   };
 }
 
 /** An empty database (not migrated: whoever opens it migrates) on the TEST_POSTGRES_URL server. */
-export function createEmptyPgDatabase(serverUrl: string | undefined = TEST_POSTGRES_URL): { url: string; name: string; drop(): void } {
+export async function createEmptyPgDatabase(serverUrl: string | undefined = TEST_POSTGRES_URL): Promise<{ url: string; name: string; drop(): Promise<void> }> {
   if (!serverUrl) throw new Error("TEST_POSTGRES_URL is not set");
-  const name = `test_${process.pid}_${crypto.randomBytes(4).toString("hex")}`;
-  const admin = connectPg({ url: serverUrl });
-  try {
-    admin.exec(`create database ${name}`);
-  } finally {
-    admin.close();
-  }
+  const name = newName();
+  await onServer(serverUrl, `create database ${name}`);
   return {
     url: withDatabase(serverUrl, name),
     name,
-    drop() {
-      const dropper = connectPg({ url: serverUrl });
-      try {
-        dropper.exec(`drop database if exists ${name} with (force)`);
-      } finally {
-        dropper.close();
-      }
-    },
+    drop: () => onServer(serverUrl, `drop database if exists ${name} with (force)`),
   };
 }

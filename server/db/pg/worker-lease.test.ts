@@ -28,8 +28,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("the worker lease on its own session", () =>
     for (const fn of due) fn();
   };
 
-  beforeEach(() => {
-    db = createPgTestDb();
+  beforeEach(async () => {
+    db = await createPgTestDb();
     pending = [];
   });
   afterEach(async () => {
@@ -93,7 +93,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("a runtime losing its worker lease", () => {
   });
 
   it("stops its worker and schedule when the lease's session is lost, and runs fresh ones once it holds the lease again", async () => {
-    const rt = await instance(cleanups, database(cleanups));
+    const rt = await instance(cleanups, await database(cleanups));
     rt.start();
     await vi.waitFor(() => expect(rt.compaction.isRunning()).toBe(true), { timeout: 20_000, interval: 5 });
     const before = rt.compaction;

@@ -11,8 +11,8 @@ import { openReadConnection } from "./connection";
 
 describe.skipIf(!TEST_POSTGRES_URL)("a read connection the server ends", () => {
   let db: PgTestDb;
-  beforeEach(() => {
-    db = createPgTestDb();
+  beforeEach(async () => {
+    db = await createPgTestDb();
   });
   afterEach(async () => {
     await db.close();
