@@ -4,11 +4,14 @@
 // 500,000-message task), runs each load from a niced child process, probes GET /api/v1/auth/me at a fixed rate from a thread of its own
 // (latency counted from each request's scheduled time, so a held event loop
 // is charged in full), and measures its p95:
-//   idle                  the baseline, in the same run
+//   idle                  the baseline, in the same run (after a warm-up),
+//                         and again right before each load below
 //   refused sign-ins      5,000 wrong-password sign-ins from one address
 //                         (audit rows before and after: the bound)
 //   short paths           20 parallel loops of GET /a/b: what such a flood
 //                         costs by itself (the baseline of the next one)
+//   long paths            20 parallel loops of GET /a<15,000 x>/b: what the
+//                         path's length costs, without a dot
 //   dotted paths          20 parallel loops of GET /a<15,000 dots>/b
 //   shell output          3 parallel loops of GET .../shell-output of the 32 MiB row
 //   conversation          3 parallel loops of GET /api/v1/tasks/{id} of the
@@ -152,11 +155,17 @@ function attack(job: Attack): Promise<AttackResult> {
   });
 }
 
-/** The attack and the probe at once: the probe runs at least SECONDS and until the attack ends. */
-async function probeDuring(job: Attack): Promise<Probe & { attack: AttackResult }> {
+/**
+ * The attack and the probe at once: the probe runs at least SECONDS and until
+ * the attack ends. Before it, SECONDS of idle probing: other sessions' load
+ * on this shared machine changes from minute to minute, so each load is also
+ * read against the idle p95 measured right before it.
+ */
+async function probeDuring(job: Attack): Promise<Probe & { idleBefore: { p50: number; p95: number; load1: number }; attack: AttackResult }> {
+  const idle = await probeWhile();
   const running = attack(job);
   const probe = await probeWhile(running);
-  return { ...probe, attack: await running };
+  return { ...probe, idleBefore: { p50: idle.p50, p95: idle.p95, load1: idle.load1 }, attack: await running };
 }
 
 function shellRow(): string {
@@ -286,6 +295,8 @@ async function main(): Promise<void> {
     await waitUntilUp();
     const results: Record<string, unknown> = {};
     const viewer = { cookie: `wsr_session=${VIEWER_TOKEN}` };
+    // Warm-up, not counted: the first requests load route modules and warm the JIT.
+    await probeWhile();
     results.idle = { ...(await probeWhile()), serverRssMiB: treeRssBytes(server.pid!) / 2 ** 20 };
 
     // 5,000 refused sign-ins from one address, 20 at a time, probed until the last one is answered.
@@ -305,6 +316,7 @@ async function main(): Promise<void> {
     // The same flood of page paths, short ones first: what any 20 parallel clients cost, against what the dots add.
     const dotted = `/a${".".repeat(15_000)}/b`;
     results.shortPaths = await probeDuring({ url: `${BASE}/a/b`, parallel: 20, seconds: SECONDS });
+    results.longPaths = await probeDuring({ url: `${BASE}/a${"x".repeat(15_000)}/b`, parallel: 20, seconds: SECONDS });
     results.dottedPaths = await probeDuring({ url: `${BASE}${dotted}`, parallel: 20, seconds: SECONDS });
 
     const rssAtStart = treeRssBytes(server.pid!);
@@ -359,9 +371,11 @@ async function main(): Promise<void> {
     const idle = results.idle as { p95: number };
     const worst = Math.max(...["refusedSignIns", "dottedPaths", "shellOutput", "conversation", "taskExport"].map((k) => (results[k] as { p95: number }).p95));
     console.log(JSON.stringify({ benchmark: "anonymous-flood", engine: POSTGRES ? "postgres" : "sqlite", rate: RATE, seconds: SECONDS, host: { cpus: os.cpus().length, load: os.loadavg() }, results }, null, 2));
-    const r = results as Record<string, { p95: number; auditRowsAdded?: number }>;
+    const r = results as Record<string, { p95: number; auditRowsAdded?: number; idleBefore?: { p95: number } }>;
+    // Each load's p95, with the idle p95 measured right before it in brackets.
+    const at = (k: string) => `${r[k]!.p95.toFixed(1)} ms [idle ${r[k]!.idleBefore!.p95.toFixed(1)}]`;
     console.log(
-      `anonymous-flood (${POSTGRES ? "postgres" : "sqlite"}, load ${os.loadavg()[0]!.toFixed(1)}): /auth/me p95 idle ${idle.p95.toFixed(1)} ms; 5,000 refused sign-ins ${r.refusedSignIns!.p95.toFixed(1)} ms (+${r.refusedSignIns!.auditRowsAdded} audit rows, was 5,000); 20x short paths ${r.shortPaths!.p95.toFixed(1)} ms, 20x15,000-dot paths ${r.dottedPaths!.p95.toFixed(1)} ms (old regex ${oldRegexMs.toFixed(0)} ms a path); 3x32 MiB shell output ${r.shellOutput!.p95.toFixed(1)} ms (old parse ${losslessMs.toFixed(0)} ms a read); 3x its conversation ${r.conversation!.p95.toFixed(1)} ms${conversationInlineMs === null ? "" : ` (on the server's thread ${conversationInlineMs.toFixed(0)} ms a read)`}; 500k-message export ${r.taskExport!.p95.toFixed(1)} ms, server RSS peak ${(results.taskExport as { serverRssPeakMiB: number }).serverRssPeakMiB.toFixed(0)} MiB${onePiece ? ` (one-piece export ${onePiece.ms.toFixed(0)} ms on one thread)` : ""}; worst ${worst.toFixed(1)} ms (target < 50)`,
+      `anonymous-flood (${POSTGRES ? "postgres" : "sqlite"}, load ${os.loadavg()[0]!.toFixed(1)}): /auth/me p95 idle ${idle.p95.toFixed(1)} ms; 5,000 refused sign-ins ${at("refusedSignIns")} (+${r.refusedSignIns!.auditRowsAdded} audit rows, was 5,000); 20x short paths ${at("shortPaths")}, 20x15,000-x paths ${at("longPaths")}, 20x15,000-dot paths ${at("dottedPaths")} (old regex ${oldRegexMs.toFixed(0)} ms a path); 3x32 MiB shell output ${at("shellOutput")} (old parse ${losslessMs.toFixed(0)} ms a read); 3x its conversation ${at("conversation")}${conversationInlineMs === null ? "" : ` (on the server's thread ${conversationInlineMs.toFixed(0)} ms a read)`}; 500k-message export ${at("taskExport")}, server RSS peak ${(results.taskExport as { serverRssPeakMiB: number }).serverRssPeakMiB.toFixed(0)} MiB${onePiece ? ` (one-piece export ${onePiece.ms.toFixed(0)} ms on one thread)` : ""}; worst ${worst.toFixed(1)} ms (target < 50)`,
     );
   } finally {
     server.kill("SIGTERM");

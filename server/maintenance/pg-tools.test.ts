@@ -118,3 +118,76 @@ describe.skipIf(!TEST_POSTGRES_URL)("the PostgreSQL maintenance store's children
     for (const call of recorded) expect(call.passfile).toContain("s3cr\\:et");
   });
 });
+
+// The same on the real programs against the real server: each stand-in on
+// PATH only records the command line it was started with (what ps and
+// /proc/PID/cmdline show) and the passfile it was handed, then execs the
+// installed program with that same command line, so the dump, the per-table
+// VACUUM and the restore really run. (The test cluster may trust its socket
+// and so never ask for the password; what reached argv is the point.)
+describe.skipIf(!TEST_POSTGRES_URL)("the real pg_dump, vacuumdb and pg_restore", () => {
+  let db: PgTestDb;
+  let calls: string;
+  beforeEach(() => {
+    db = createPgTestDb();
+    calls = path.join(dir, "real-calls");
+    fs.mkdirSync(calls);
+    const bin = path.join(dir, "real-bin");
+    fs.mkdirSync(bin);
+    for (const tool of ["pg_dump", "pg_restore", "vacuumdb"]) {
+      const real = savedPath!
+        .split(":")
+        .map((folder) => path.join(folder, tool))
+        .find((file) => fs.existsSync(file));
+      if (!real) throw new Error(`${tool} is not installed`);
+      // argv NUL-separated, then a copy of the passfile and its mode, per call (named by the pid that execs on).
+      fs.writeFileSync(
+        path.join(bin, tool),
+        `#!/bin/sh
+printf '%s\\0' "$0" "$@" > ${JSON.stringify(calls)}/$$.argv
+if [ -n "$PGPASSFILE" ]; then cat "$PGPASSFILE" > ${JSON.stringify(calls)}/$$.pass; stat -c %a "$PGPASSFILE" > ${JSON.stringify(calls)}/$$.mode; echo "$PGPASSFILE" > ${JSON.stringify(calls)}/$$.file; fi
+exec ${JSON.stringify(real)} "$@"
+`,
+        { mode: 0o755 },
+      );
+    }
+    process.env.PATH = `${bin}:${savedPath}`;
+  });
+  afterEach(() => db.close());
+
+  /** The test database's URL with a password in it (or the one it already carries). */
+  function urlWithPassword(): { url: string; secret: string } {
+    const parts = /^(postgres(?:ql)?:\/\/)([^:@/?#]+)(?::([^@/?#]*))?@/.exec(db.url);
+    if (!parts) throw new Error("TEST_POSTGRES_URL names no user");
+    if (parts[3]) return { url: db.url, secret: decodeURIComponent(parts[3]) };
+    return { url: db.url.replace(parts[0], `${parts[1]}${parts[2]}:${encodeURIComponent(SECRET)}@`), secret: SECRET };
+  }
+
+  it("[#26-6] a real backup, per-table VACUUM and restore: no child's command line holds the password, each got it in a 0600 passfile removed afterwards", async () => {
+    const { url, secret } = urlWithPassword();
+    db.client.exec(`create table canary (v text); insert into canary values ('before')`);
+    const store = createPgMaintenanceStore({ db: db.db, url, env: { PG_BACKUP_VERIFY_RESTORE: "0" } });
+    const file = path.join(dir, "backup.dump");
+    await store.snapshotInto(file);
+    expect(fs.readFileSync(file).subarray(0, 5).toString("latin1")).toBe("PGDMP");
+    expect(await store.vacuum({ busyTimeoutMs: 5000 })).toBe("done");
+    db.client.exec(`update canary set v = 'after'`);
+    await store.restoreInPlace!(file);
+    expect(db.client.query<{ v: string }>(`select v from canary`)).toEqual([{ v: "before" }]);
+
+    const pids = fs.readdirSync(calls).filter((name) => name.endsWith(".argv")).map((name) => name.slice(0, -".argv".length));
+    const tools = pids.map((pid) => path.basename(fs.readFileSync(path.join(calls, `${pid}.argv`), "utf8").split("\0")[0]!));
+    expect(new Set(tools)).toEqual(new Set(["pg_dump", "vacuumdb", "pg_restore"]));
+    expect(tools.filter((tool) => tool === "vacuumdb").length).toBeGreaterThan(3);
+    for (const pid of pids) {
+      const argv = fs.readFileSync(path.join(calls, `${pid}.argv`), "utf8");
+      expect(argv).not.toContain(secret);
+      expect(argv).not.toContain(encodeURIComponent(secret));
+      // pg_restore --list reads a file and connects nowhere: no connection, no passfile.
+      if (!argv.includes("--dbname=")) continue;
+      expect(fs.readFileSync(path.join(calls, `${pid}.pass`), "utf8")).toContain(secret.replace(/\\/g, "\\\\").replace(/:/g, "\\:"));
+      expect(fs.readFileSync(path.join(calls, `${pid}.mode`), "utf8").trim()).toBe("600");
+      expect(fs.existsSync(fs.readFileSync(path.join(calls, `${pid}.file`), "utf8").trim())).toBe(false);
+    }
+  });
+});

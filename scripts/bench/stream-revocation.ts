@@ -1,0 +1,199 @@
+// #26's acceptance on the real clock: a disabled user's open event stream
+// closes within a second and their cookie answers 401. Starts the production
+// server (`next start` on the built app, a fresh temp SQLite database, or a
+// fresh database on `--postgres URL`), opens an event stream per victim, and
+// times from the disable to the stream's end:
+//   api          an admin's POST /api/v1/users/{id}/disable (ends the
+//                stream inside the request: the server's own change)
+//   cli          `npm run users disable` (its runUsersCommand, in this
+//                process, on a connection of its own): a change another
+//                process made, seen at the server's next re-check (500 ms)
+// then asks GET /api/v1/auth/me with the victim's cookie (401 expected).
+// Baseline in the same run: the round trip of GET /api/v1/auth/me, the
+// floor of any answer "at once".
+// Needs `npm run build` first.
+//   npx tsx --conditions=react-server scripts/bench/stream-revocation.ts [--port 3232] [--rounds 10] [--postgres URL]
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { PassThrough } from "node:stream";
+import Database from "better-sqlite3";
+import { hashSessionToken } from "@/server/auth/current-user";
+import { runUsersCommand } from "@/server/cli/users/main";
+import { systemClock } from "@/server/clock";
+import { openDatabase } from "@/server/db/client";
+import { createPgTestDb } from "@/server/db/pg/test-db";
+import { createLogger } from "@/server/log";
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+}
+
+const PORT = Number(arg("port", "3232"));
+const ROUNDS = Number(arg("rounds", "10"));
+const BASE = `http://127.0.0.1:${PORT}`;
+const POSTGRES = process.argv.includes("--postgres") ? arg("postgres", "") : null;
+const ADMIN_TOKEN = "bench-admin-token";
+
+type BenchDb = { url: string; run(sql: string, params: unknown[]): void; close(): Promise<void> };
+
+function openBenchDb(dir: string): BenchDb {
+  if (POSTGRES) {
+    const pg = createPgTestDb(POSTGRES);
+    const numbered = (sql: string) => {
+      let n = 0;
+      return sql.replace(/\?/g, () => `$${++n}`);
+    };
+    return { url: pg.url, run: (sql, params) => void pg.client.run(numbered(sql), params), close: () => pg.close() };
+  }
+  const file = path.join(dir, "workspace.db");
+  openDatabase({ file }).sqlite.close();
+  return {
+    url: `file:${file}`,
+    run: (sql, params) => {
+      const db = new Database(file);
+      try {
+        db.prepare(sql).run(...params);
+      } finally {
+        db.close();
+      }
+    },
+    close: async () => {},
+  };
+}
+
+/** An account with one live session; returns its cookie. */
+function account(db: BenchDb, id: string, role: "admin" | "viewer", token: string): string {
+  const now = Date.now();
+  db.run(`insert into users (id, email, role, password_hash, created_at) values (?, ?, ?, 'x', '2026-01-01T00:00:00Z')`, [id, `${id}@example.com`, role]);
+  db.run(`insert into auth_sessions (id, token_hash, user_id, created_at_ms, expires_at_ms) values (?, ?, ?, ?, ?)`, [`s-${id}`, hashSessionToken(token), id, now, now + 86_400_000]);
+  return `wsr_session=${token}`;
+}
+
+async function waitUntilUp(): Promise<void> {
+  for (let i = 0; i < 480; i++) {
+    try {
+      if ((await fetch(`${BASE}/api/v1/auth/me`)).status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error("server did not come up");
+}
+
+/** Opens the victim's event stream; resolves once it is connected, with a promise of the time it ends. */
+async function openStream(cookie: string): Promise<{ ended: Promise<number> }> {
+  const res = await fetch(`${BASE}/api/v1/system/events`, { headers: { cookie } });
+  if (res.status !== 200) throw new Error(`events answered ${res.status}`);
+  const reader = res.body!.getReader();
+  let text = "";
+  while (!text.includes(": connected")) {
+    const part = await reader.read();
+    if (part.done) throw new Error("stream ended before it connected");
+    text += new TextDecoder().decode(part.value);
+  }
+  const ended = (async () => {
+    for (let part = await reader.read(); !part.done; part = await reader.read()) {
+      // heartbeats until the end
+    }
+    return performance.now();
+  })();
+  return { ended };
+}
+
+async function meStatus(cookie: string): Promise<number> {
+  const res = await fetch(`${BASE}/api/v1/auth/me`, { headers: { cookie } });
+  await res.text();
+  return res.status;
+}
+
+function stats(values: number[]): { median: number; max: number; min: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { median: sorted[Math.floor((sorted.length - 1) / 2)]!, max: sorted.at(-1)!, min: sorted[0]! };
+}
+
+/** `npm run users disable --email EMAIL` as the script runs it, on its own connection. */
+async function cliDisable(databaseUrl: string, email: string): Promise<void> {
+  const sink = new PassThrough();
+  sink.resume();
+  const code = await runUsersCommand({
+    argv: ["disable", "--email", email],
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdin: process.stdin,
+    stdout: sink as never,
+    stderr: sink as never,
+    clock: systemClock,
+    log: createLogger({ level: "silent" }),
+  });
+  if (code !== 0) throw new Error(`users disable exited ${code}`);
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-revocation-"));
+  const db = openBenchDb(dir);
+  const admin = account(db, "u-admin", "admin", ADMIN_TOKEN);
+  const victims = Array.from({ length: 2 * ROUNDS }, (_, i) => ({ id: `u-victim-${i}`, cookie: account(db, `u-victim-${i}`, "viewer", `bench-victim-token-${i}`) }));
+  const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+  const server = spawn(process.execPath, [nextBin, "start", "-p", String(PORT), "-H", "127.0.0.1"], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, DATABASE_URL: db.url, DATA_DIR: dir, LOG_LEVEL: "warn", NODE_ENV: "production" },
+  });
+  try {
+    await waitUntilUp();
+    // Warm-up, not counted: route modules load on their first request.
+    for (let i = 0; i < 20; i++) await meStatus(admin);
+    const roundTrips: number[] = [];
+    for (let i = 0; i < 4 * ROUNDS; i++) {
+      const t0 = performance.now();
+      if ((await meStatus(admin)) !== 200) throw new Error("admin session refused");
+      roundTrips.push(performance.now() - t0);
+    }
+
+    const api = { closeMs: [] as number[], answerMs: [] as number[], cookie401: 0 };
+    const cli = { closeMs: [] as number[], cookie401: 0 };
+    for (let round = 0; round < ROUNDS; round++) {
+      const byApi = victims[2 * round]!;
+      const stream = await openStream(byApi.cookie);
+      const t0 = performance.now();
+      const res = await fetch(`${BASE}/api/v1/users/${byApi.id}/disable`, { method: "POST", headers: { cookie: admin, origin: BASE } });
+      await res.text();
+      if (res.status !== 200) throw new Error(`disable answered ${res.status}`);
+      api.answerMs.push(performance.now() - t0);
+      api.closeMs.push((await stream.ended) - t0);
+      if ((await meStatus(byApi.cookie)) === 401) api.cookie401 += 1;
+
+      const byCli = victims[2 * round + 1]!;
+      const other = await openStream(byCli.cookie);
+      await cliDisable(db.url, `${byCli.id}@example.com`);
+      const t1 = performance.now();
+      cli.closeMs.push((await other.ended) - t1);
+      if ((await meStatus(byCli.cookie)) === 401) cli.cookie401 += 1;
+    }
+
+    const results = {
+      authMeRoundTripMs: stats(roundTrips),
+      api: { closeMs: stats(api.closeMs), answerMs: stats(api.answerMs), cookie401: `${api.cookie401}/${ROUNDS}` },
+      cli: { closeMs: stats(cli.closeMs), cookie401: `${cli.cookie401}/${ROUNDS}` },
+    };
+    console.log(JSON.stringify({ benchmark: "stream-revocation", engine: POSTGRES ? "postgres" : "sqlite", rounds: ROUNDS, host: { cpus: os.cpus().length, load: os.loadavg() }, results }, null, 2));
+    const ms = (n: number) => n.toFixed(1);
+    console.log(
+      `stream-revocation (${POSTGRES ? "postgres" : "sqlite"}, load ${os.loadavg()[0]!.toFixed(1)}, ${ROUNDS} rounds): a disabled user's open stream closed ${ms(results.api.closeMs.median)} ms after the admin's disable (max ${ms(results.api.closeMs.max)}), ${ms(results.cli.closeMs.median)} ms after npm run users disable committed (max ${ms(results.cli.closeMs.max)}; re-check every 500 ms); their cookie answered 401 in ${results.api.cookie401} and ${results.cli.cookie401}; GET /auth/me round trip median ${ms(results.authMeRoundTripMs.median)} ms (target: closed < 1000 ms)`,
+    );
+  } finally {
+    server.kill("SIGTERM");
+    await new Promise((resolve) => server.once("exit", resolve));
+    await db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
