@@ -41,9 +41,9 @@ const ADMIN_TOKEN = "bench-admin-token";
 
 type BenchDb = { url: string; run(sql: string, params: unknown[]): void; close(): Promise<void> };
 
-function openBenchDb(dir: string): BenchDb {
+async function openBenchDb(dir: string): Promise<BenchDb> {
   if (POSTGRES) {
-    const pg = createPgTestDb(POSTGRES);
+    const pg = await createPgTestDb(POSTGRES);
     const numbered = (sql: string) => {
       let n = 0;
       return sql.replace(/\?/g, () => `$${++n}`);
@@ -135,7 +135,7 @@ async function cliDisable(databaseUrl: string, email: string): Promise<void> {
 
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-revocation-"));
-  const db = openBenchDb(dir);
+  const db = await openBenchDb(dir);
   const admin = account(db, "u-admin", "admin", ADMIN_TOKEN);
   const victims = Array.from({ length: 2 * ROUNDS }, (_, i) => ({ id: `u-victim-${i}`, cookie: account(db, `u-victim-${i}`, "viewer", `bench-victim-token-${i}`) }));
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
