@@ -20,7 +20,8 @@ test("[TPR-UI-16] an admin signs in, reaches the Database page and sees email an
     "page",
   );
   for (const name of ["Storage", "Retention", "Backups", "Logs"]) {
-    await expect(page.getByRole("region", { name })).toBeVisible();
+    // Exact: the storage card holds a region of its own ("Storage over time").
+    await expect(page.getByRole("region", { name, exact: true })).toBeVisible();
   }
 });
 

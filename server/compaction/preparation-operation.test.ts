@@ -86,7 +86,7 @@ describe("preparation as the active operation", () => {
     const backup = gatedBackup(clock);
     env = await setUpRouteTestEnv("prep-queued-", { clock, worker: { createBackupFn: backup.fn } });
     // An analysis holds the worker; the preparation waits in the queue (pending).
-    env.rt.compaction.requestAnalysis({ value: 1, unit: "weeks" });
+    await env.rt.compaction.requestAnalysis({ value: 1, unit: "weeks" });
     await PUT(apiRequest("PUT", BASE, AS_ADMIN, { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 0, preparation: "backup" }));
     const status = await (await GET(apiRequest("GET", BASE, AS_ADMIN))).json();
     const prepId: string = status.preparation.operationId ?? "";

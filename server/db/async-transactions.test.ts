@@ -2,11 +2,11 @@
 // transactions of one process never interleave, a concurrent read never sees
 // an open transaction's uncommitted rows, nested calls join the open
 // transaction as savepoints, and statements outside it stay outside it.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { readPgConfig } from "./pg/config";
 import { createPgDb, type PgDb } from "./pg/pg-db";
 import { createPgTestDb, TEST_POSTGRES_URL, type PgTestDb } from "./pg/test-db";
-import { writerTransaction } from "./pg/writer-lock";
+import { WRITER_LOCK_KEYS, writerTransaction } from "./pg/writer-lock";
 import { createTestDb, type TestDb } from "./test-db";
 import { wrapSqliteDb, type SqliteDb } from "./sqlite-db";
 
@@ -242,6 +242,41 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL", () => {
     held.open();
     await Promise.all([holder, blocked]);
     expect(await db.one(`select value from settings where key = 'row'`)).toEqual({ value: "[]" });
+  });
+
+  it("a writer transaction nested in another domain's takes its own domain's lock: the other instance's writer of that domain waits for the outer commit", async () => {
+    const other = createPgDb(readPgConfig(t.url, { PG_POOL_MAX: "2" }));
+    try {
+      const log: string[] = [];
+      const held = gate();
+      const entered = gate();
+      const outer = writerTransaction(db, "auth", async () => {
+        await writerTransaction(db, "compaction", async () => {
+          await db.run(`insert into settings (key, value, updated_at_ms) values ('nested', '{}', 0)`);
+        });
+        entered.open();
+        await held.promise;
+        log.push("outer commits");
+      });
+      await entered.promise;
+      const second = writerTransaction(other, "compaction", async () => {
+        log.push("other instance's compaction writer");
+        return (await other.query<{ key: string }>(`select key from settings`)).map((r) => r.key);
+      });
+      // Its session waits on the compaction lock the savepoint took (a granted lock there would let it run now).
+      await vi.waitFor(
+        async () =>
+          expect(await db.one(`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted and objid::text::bigint = $1`, [WRITER_LOCK_KEYS.compaction])).toEqual({ n: 1 }),
+        { timeout: 10_000, interval: 20 },
+      );
+      expect(log).toEqual([]);
+      held.open();
+      expect(await second).toEqual(["nested"]);
+      await outer;
+      expect(log).toEqual(["outer commits", "other instance's compaction writer"]);
+    } finally {
+      await other.close();
+    }
   });
 
   it("a transaction's own timeouts apply to it only, and server errors keep their SQLSTATE", async () => {

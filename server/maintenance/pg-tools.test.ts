@@ -165,15 +165,15 @@ exec ${JSON.stringify(real)} "$@"
 
   it("[#26-6] a real backup, per-table VACUUM and restore: no child's command line holds the password, each got it in a 0600 passfile removed afterwards", async () => {
     const { url, secret } = urlWithPassword();
-    db.client.exec(`create table canary (v text); insert into canary values ('before')`);
+    await db.db.exec(`create table canary (v text); insert into canary values ('before')`);
     const store = createPgMaintenanceStore({ db: db.db, url, env: { PG_BACKUP_VERIFY_RESTORE: "0" } });
     const file = path.join(dir, "backup.dump");
     await store.snapshotInto(file);
     expect(fs.readFileSync(file).subarray(0, 5).toString("latin1")).toBe("PGDMP");
     expect(await store.vacuum({ busyTimeoutMs: 5000 })).toBe("done");
-    db.client.exec(`update canary set v = 'after'`);
+    await db.db.exec(`update canary set v = 'after'`);
     await store.restoreInPlace!(file);
-    expect(db.client.query<{ v: string }>(`select v from canary`)).toEqual([{ v: "before" }]);
+    expect(await db.db.query<{ v: string }>(`select v from canary`)).toEqual([{ v: "before" }]);
 
     const pids = fs.readdirSync(calls).filter((name) => name.endsWith(".argv")).map((name) => name.slice(0, -".argv".length));
     const tools = pids.map((pid) => path.basename(fs.readFileSync(path.join(calls, `${pid}.argv`), "utf8").split("\0")[0]!));

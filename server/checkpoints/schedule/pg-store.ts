@@ -5,7 +5,7 @@
 // thread. Writer transactions take the checkpoints domain's writer lock.
 import "server-only";
 import type { PgDb } from "@/server/db/pg/pg-db";
-import { WRITER_LOCK_KEYS } from "@/server/db/pg/writer-lock";
+import { writerTransaction } from "@/server/db/pg/writer-lock";
 import type { CheckpointScheduleStore, DeletedRows, ThreadActivity, ThreadSize, TombstoneRow } from "./store";
 
 const TOMBSTONE_COLUMNS = `thread_id as "threadId", state, expired_at_ms as "expiredAtMs", last_activity_ms as "lastActivityMs", cutoff_ms as "cutoffMs",
@@ -45,15 +45,8 @@ export const PG_SCHEDULE_SQL = {
 } as const;
 
 export function createPgScheduleStore(db: PgDb): CheckpointScheduleStore {
-  const lock = () => db.one(`select pg_advisory_xact_lock($1)`, [WRITER_LOCK_KEYS.checkpoints]);
-  // The lock is taken inside, not as a transaction option: nested under
-  // another store's transaction (an audit entry's), an option would be
-  // dropped with the savepoint, the lock statement is not.
-  const inWriter = <T>(fn: () => Promise<T>): Promise<T> =>
-    db.transaction(async () => {
-      await lock();
-      return fn();
-    });
+  // Nested under another store's transaction (an audit entry's), the savepoint takes the lock too.
+  const inWriter = <T>(fn: () => Promise<T>): Promise<T> => writerTransaction(db, "checkpoints", fn);
   let tablesSeen = false;
   const tablesExist = async () => {
     if (!tablesSeen) tablesSeen = (await db.one<{ n: number }>(PG_SCHEDULE_SQL.tables))?.n === 3;

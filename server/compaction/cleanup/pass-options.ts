@@ -33,8 +33,8 @@ export type CleanupPassOptions = {
   admitBatch?: () => BatchLease | null | Promise<BatchLease | null>;
   /** Called after each commit with the changed message ids (never bodies). */
   onBatch?: (event: BatchCommitted) => unknown;
-  /** Runs after rows are read and reduced, before the writer transaction opens. */
-  beforeBatch?: (rows: PreparedRow[]) => void;
+  /** Runs after rows are read and reduced, before the writer transaction opens (awaited: a test may write the record there). */
+  beforeBatch?: (rows: PreparedRow[]) => unknown;
   log?: Logger;
   workBudgetMs?: number;
   yieldMs?: number;

@@ -133,10 +133,10 @@ describe("cleanup pass", () => {
     seedOldTask(t.sqlite, "a", 150);
     let batches = 0;
     const result = await run({
-      beforeBatch: () => {
+      beforeBatch: async () => {
         batches += 1;
         // Disabled by an administrator after the rows were read.
-        if (batches === 2) updateRetentionRecord(storeOf(t.sqlite), { nowMs: NOW_MS, mutate: (r) => ({ ...r, policy: { ...r.policy, enabled: false } }) });
+        if (batches === 2) await updateRetentionRecord(storeOf(t.sqlite), { nowMs: NOW_MS, mutate: (r) => ({ ...r, policy: { ...r.policy, enabled: false } }) });
       },
     });
     expect(result).toMatchObject({ state: "partial", reason: "disabled" });

@@ -79,7 +79,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
   const flush = async (): Promise<"ok" | "stop" | "failed"> => {
     if (open.rows === 0) return "ok";
     const rows = open.groups.flatMap((group) => group.rows);
-    options.beforeBatch?.(rows);
+    await options.beforeBatch?.(rows);
     const admitted = options.admitBatch ? options.admitBatch() : { release() {} };
     // The maintenance guard answers asynchronously (another process or instance may be asked); a test seam may answer at once.
     const lease = admitted instanceof Promise ? await admitted : admitted;

@@ -2,7 +2,7 @@
 // Its writer transaction takes the compaction writer lock (see store.ts).
 import "server-only";
 import type { PgDb } from "@/server/db/pg/pg-db";
-import { WRITER_LOCK_KEYS } from "@/server/db/pg/writer-lock";
+import { writerTransaction } from "@/server/db/pg/writer-lock";
 import type { HoldStore, TaskHoldRow } from "./store";
 
 export const PG_HOLD_SQL = {
@@ -15,14 +15,8 @@ export const PG_HOLD_SQL = {
 
 export function createPgHoldStore(db: PgDb): HoldStore {
   return {
-    // The lock is taken inside, not as a transaction option: nested under
-    // another store's transaction (an audit entry's), an option would be
-    // dropped with the savepoint, the lock statement is not.
-    writeTransaction: (fn) =>
-      db.transaction(async () => {
-        await db.one(`select pg_advisory_xact_lock($1)`, [WRITER_LOCK_KEYS.compaction]);
-        return fn();
-      }),
+    // Nested under another store's transaction (an audit entry's), the savepoint takes the lock too.
+    writeTransaction: (fn) => writerTransaction(db, "compaction", fn),
     taskExists: async (taskId) => (await db.one(PG_HOLD_SQL.taskExists, [taskId])) !== null,
     readHold: (taskId) => db.one<TaskHoldRow>(PG_HOLD_SQL.read, [taskId]),
     insertHold: async (hold) => (await db.run(PG_HOLD_SQL.insert, [hold.taskId, hold.heldAt, hold.heldAtMs, hold.heldBy, hold.restoreId])) === 1,

@@ -11,7 +11,7 @@
 // rows naming the marker, within plan.ts's byte budget per statement.
 import "server-only";
 import type { PgDb } from "@/server/db/pg/pg-db";
-import { WRITER_LOCK_KEYS } from "@/server/db/pg/writer-lock";
+import { writerTransaction } from "@/server/db/pg/writer-lock";
 import { TOOL_MESSAGE_TYPES } from "../store";
 import { storedText } from "./backup-reader";
 import { storedBytes } from "./proof";
@@ -57,12 +57,8 @@ export function createPgRestoreStore(db: PgDb): RestoreStore {
   };
   const record = async (where: string, params: unknown[]) => db.one<RestoreRecord>(`${PG_RESTORE_SQL.record} ${where}`, params);
   return {
-    // The lock as a statement, so the transaction takes it nested or not (see hold/pg-store.ts).
-    writeTransaction: (fn) =>
-      db.transaction(async () => {
-        await db.one(`select pg_advisory_xact_lock($1)`, [WRITER_LOCK_KEYS.compaction]);
-        return fn();
-      }),
+    // Nested or not, the transaction takes the compaction writer lock (see hold/pg-store.ts).
+    writeTransaction: (fn) => writerTransaction(db, "compaction", fn),
     taskExists: async (taskId) => (await db.one(PG_RESTORE_SQL.taskExists, [taskId])) !== null,
     listSessionIds: async (taskId) => (await db.query<{ id: string }>(PG_RESTORE_SQL.sessions, [taskId])).map((row) => row.id),
     listToolRowHeaders: async ({ sessionId, afterRowid, limit }) =>

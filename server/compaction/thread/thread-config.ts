@@ -1,8 +1,9 @@
 // Where a cleanup slice runs: COMPACTION_THREAD=auto (default) runs it on a
 // worker thread when the SQLite server runs on the system clock and the
 // thread bundle was built (`npm run build`); `off` keeps it on the main event
-// loop. PostgreSQL passes stay inline: the pass reads through pg-native's
-// synchronous libpq binding, which is not verified inside worker threads.
+// loop. PostgreSQL passes stay inline: their statements go through the
+// node-postgres pool and are awaited, so the loop is free while the server
+// works (a thread would only need a pool of its own).
 import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "@/server/log";

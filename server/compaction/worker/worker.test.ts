@@ -159,16 +159,16 @@ describe("retention worker", () => {
         return real(options);
       },
     });
-    w2.start();
+    await w2.start();
     const saved = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
-    w2.policySaved(saved.effects);
+    await w2.policySaved(saved.effects);
     await w2.idle();
     expect(record().runtime.preparation).toMatchObject({ state: "failed", errorCode: "backup_failed" });
     expect((await readRetentionStatus(storeOf(t.sqlite), NOW_MS)).armed).toBe(false);
     fail = false;
     const retry = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 1, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("retry") });
     expect(retry.effects.startPreparation).toBe("retry-1");
-    w2.policySaved(retry.effects);
+    await w2.policySaved(retry.effects);
     await w2.idle();
     expect(record().runtime.preparation).toMatchObject({ state: "ready", operationId: "retry-1" });
     expect(countMarkedRows(t.sqlite)).toBe(1);

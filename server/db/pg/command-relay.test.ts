@@ -145,7 +145,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     b.start();
     // Its first slice runs; its continuation then waits.
     clock.hold();
-    await until(() => Boolean(a.compaction.betweenSlices?.()), "the scheduled pass between slices");
+    await until(async () => Boolean(await a.compaction.betweenSlices?.()), "the scheduled pass between slices");
     const scheduled = (await a.compaction.betweenSlices!())!;
     expect(b.compaction.isRunning()).toBe(false);
     // The non-holder's status offers "compact now" as the holder's does.

@@ -12,9 +12,9 @@ export type WriterDomain = "auth" | "workspace" | "compaction" | "checkpoints";
 export const WRITER_LOCK_KEYS: Record<WriterDomain, number> = { auth: 0x61757468, workspace: 0x776f726b, compaction: 0x636f6d70, checkpoints: 0x63686b70 };
 
 /**
- * @deprecated The synchronous client's form, kept only while the checkpoint
- * and compaction stores are still on SqlClient; converted stores use
- * writerTransaction (PgDb.transaction with `lock`).
+ * @deprecated The synchronous client's form, kept only while the compaction
+ * store is still on SqlClient; converted stores use writerTransaction
+ * (PgDb.transaction with `lock`).
  *
  * Runs `fn` in a transaction that first takes the domain's writer lock;
  * nested calls join the outer transaction (as a savepoint). `options` set a
@@ -33,7 +33,8 @@ export function inWriterTransaction<T>(client: SqlClient, domain: WriterDomain, 
 /**
  * The same on the asynchronous database: `fn` runs in a transaction of `db`
  * that first takes the domain's writer lock, holding one pooled session for
- * the whole callback; inside an open transaction it joins it (a savepoint).
+ * the whole callback; inside an open transaction it joins it (a savepoint
+ * that takes this domain's lock too: the outer one may be another domain's).
  */
 export function writerTransaction<T>(db: PgDb, domain: WriterDomain, fn: () => Promise<T> | T, options?: Omit<PgTransactionOptions, "lock" | "snapshot">): Promise<T> {
   return db.transaction(fn, { ...options, lock: WRITER_LOCK_KEYS[domain] });

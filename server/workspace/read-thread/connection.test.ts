@@ -5,7 +5,6 @@
 // vitest reports the driver's "terminating connection" as an unhandled error.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import pg from "pg";
-import { connectPg } from "@/server/db/pg/client";
 import { TEST_POSTGRES_URL, createPgTestDb, type PgTestDb } from "@/server/db/pg/test-db";
 import { openReadConnection } from "./connection";
 
@@ -21,20 +20,15 @@ describe.skipIf(!TEST_POSTGRES_URL)("a read connection the server ends", () => {
   it("is not an uncaught exception; the next read rejects", async () => {
     const connection = await openReadConnection({ engine: "postgres", url: db.url }, { sqlite: () => { throw new Error("not used"); }, pg: () => pg });
     expect(await connection.readMessage("none")).toBeNull();
-    const admin = connectPg({ url: db.url });
-    try {
-      const ended = admin.query<{ ended: boolean }>(
-        "select pg_terminate_backend(pid) as ended from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state = 'idle' and query like 'select type, metadata from messages%'",
-      );
-      expect(ended.map((row) => row.ended)).toEqual([true]);
-      // Wait for the state: the backend is gone.
-      for (;;) {
-        const left = admin.query("select 1 from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like 'select type, metadata from messages%'");
-        if (left.length === 0) break;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    } finally {
-      admin.close();
+    const ended = await db.db.query<{ ended: boolean }>(
+      "select pg_terminate_backend(pid) as ended from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state = 'idle' and query like 'select type, metadata from messages%'",
+    );
+    expect(ended.map((row) => row.ended)).toEqual([true]);
+    // Wait for the state: the backend is gone.
+    for (;;) {
+      const left = await db.db.query("select 1 from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like 'select type, metadata from messages%'");
+      if (left.length === 0) break;
+      await new Promise((resolve) => setImmediate(resolve));
     }
     await expect(connection.readMessage("none")).rejects.toThrow();
     await connection.close().catch(() => {});
