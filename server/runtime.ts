@@ -288,8 +288,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       if (started || stopped) return;
       started = true;
       // One lease across instances: the compaction worker and the checkpoint schedule run where it is held.
-      const startWorkers = () => {
-        void rt.compaction?.start();
+      const startWorkers = (options: { takeover?: boolean } = {}) => {
+        void rt.compaction?.start(options);
         rt.checkpoints.schedule.start();
       };
       if (multi) {
@@ -297,7 +297,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         // so a fresh one waits for the next acquisition.
         let stopping: Promise<void> = Promise.resolve();
         multi.lease.start({
-          acquired: () => void stopping.then(() => !stopped && multi.lease.held() && startWorkers()),
+          acquired: ({ takeover }) => void stopping.then(() => !stopped && multi.lease.held() && startWorkers({ takeover })),
           lost: () => {
             stopping = (async () => {
               await rt.checkpoints.schedule.stop();

@@ -197,6 +197,17 @@ describe("Messages compaction card", () => {
     expect(within(running.card).queryByRole("button", { name: "Compact messages now" })).toBeNull();
   });
 
+  it("[#27] an operation whose instance stopped says it waits for a worker, until an instance holds the lease again", async () => {
+    const pass = operation({ id: "c1", kind: "cleanup", state: "running", finishedAt: null, fingerprint: undefined, byKind: undefined, revision: 1 });
+    const base = { policy: { enabled: true, age: { value: 3, unit: "months" as const }, revision: 1 }, armed: true, activeOperation: pass };
+    const { card } = await renderCard({ status: statusBody({ ...base, waitingForWorker: true }) });
+    expect((await within(card).findByTestId("retention-waiting-for-worker")).textContent).toMatch(/^Waiting for a worker/);
+    cleanup();
+    const running = await renderCard({ status: statusBody(base) });
+    await within(running.card).findByTestId("retention-run");
+    expect(within(running.card).queryByTestId("retention-waiting-for-worker")).toBeNull();
+  });
+
   it("[TPR-UI-07] registers system:tool-payload-retention with the save bar; enabling asks for the inline backup choice, then confirms the consequence", async () => {
     const { card, store, server } = await renderCard({ status: statusBody({ latestAnalysis: operation({}) }) });
     fireEvent.click(await within(card).findByRole("switch", { name: "Automatic compaction" }));

@@ -34,6 +34,11 @@ export function RunPanel(props: { status: CompactionStatusBody; live: OperationE
       </dl>
       {status.maintenanceWindow && <WindowNote window={status.maintenanceWindow} />}
       {showLastError(status) && <p className={styles.warning}>{t("lastError", { reason: format.operationError(status.lastErrorCode ?? "other") })}</p>}
+      {active && status.waitingForWorker && (
+        <p className={styles.warning} role="status" data-testid="retention-waiting-for-worker">
+          {t("waitingForWorker")}
+        </p>
+      )}
       {running && (
         <OperationProgress
           operation={running}

@@ -67,6 +67,12 @@ export const compactionStatusBodySchema = z.strictObject({
    * now" takes the slot meanwhile and the pass resumes afterwards.
    */
   betweenSlices: z.boolean().optional(),
+  /**
+   * The active operation has no worker: the instance that ran it stopped
+   * and no instance holds the worker lease yet (PostgreSQL; another takes
+   * over within seconds and resumes it).
+   */
+  waitingForWorker: z.boolean().optional(),
   /** Absent or null: no window (cleanup may run at any time). */
   maintenanceWindow: maintenanceWindowSchema.nullable().optional(),
 });

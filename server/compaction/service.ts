@@ -10,12 +10,16 @@ import { readRetentionRecord } from "./policy/record";
 import { readRetentionStatus, type RetentionStatus } from "./status";
 import { describeWindow } from "./window-status";
 import { refuseOutsideWindow } from "@/server/jobs/window-gate";
+import { workerLeaseHeld } from "@/server/db/pg/worker-lease";
 
 export async function getRetentionStatus(rt: OpenRuntime): Promise<RetentionStatus> {
   const nowMs = rt.clock.now();
   const status = { ...(await readRetentionStatus(rt.stores.compaction, nowMs)), maintenanceWindow: describeWindow(rt.maintenanceWindow, nowMs) };
   const waiting = (await rt.compaction.betweenSlices?.()) ?? null;
-  return waiting !== null && status.activeOperation?.id === waiting ? { ...status, betweenSlices: true } : status;
+  if (waiting !== null && status.activeOperation?.id === waiting) return { ...status, betweenSlices: true };
+  // On PostgreSQL the worker runs where the lease is held: with no holder, the recorded operation is frozen until a takeover.
+  if (status.activeOperation && rt.postgres && !(await workerLeaseHeld(rt.postgres))) return { ...status, waitingForWorker: true };
+  return status;
 }
 
 /**

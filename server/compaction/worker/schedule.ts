@@ -85,7 +85,7 @@ export function createSchedule(core: WorkerCore, jobs: WorkerJobs): Schedule {
   return {
     async recover() {
       const { readyAtMs } = state;
-      const { resumeCleanup, pendingPreparation } = await recoverInterrupted(store, readyAtMs);
+      const { resumeCleanup, pendingPreparation } = await recoverInterrupted(store, clock.now());
       if (pendingPreparation) jobs.preparation(pendingPreparation);
       if (resumeCleanup) {
         // An ordinary restart resumes the stored cursor after readiness.

@@ -56,9 +56,12 @@ export type RetentionWorker = {
   /**
    * Recovers interrupted work from the record, then arms the schedule and
    * the record watch; resolves when that is done (never rejects: a failure
-   * is logged). idle() and stop() wait for it.
+   * is logged). idle() and stop() wait for it. `takeover`: this instance
+   * took the worker lease from a holder that stopped (PostgreSQL): it has
+   * been serving all along, so the start's one-minute readiness delay does
+   * not apply and an interrupted pass resumes at once.
    */
-  start(): Promise<void>;
+  start(options?: { takeover?: boolean }): Promise<void>;
   /**
    * Runs the jobs this process asks for and their continuations, without
    * recovering the record or arming the daily schedule: for a process that

@@ -7,6 +7,7 @@
 // job bodies (jobs.ts, cleanup-job.ts; a cleanup slice's batches may run on a
 // worker thread, cleanup-slice.ts).
 import "server-only";
+import { MINUTE_MS } from "@/server/jobs/schedule";
 import { betweenSlicesInRecord } from "../policy/between-slices";
 import { createCleanupJob } from "./cleanup-job";
 import { createWorkerCommands } from "./commands";
@@ -52,10 +53,11 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
   let starting: Promise<void> = Promise.resolve();
 
   return {
-    start() {
+    start(options = {}) {
       if (state.running) return starting;
       state.running = true;
-      state.readyAtMs = clock.now();
+      // Readiness delays a start's first pass by a minute; a takeover's instance was ready long before.
+      state.readyAtMs = options.takeover ? clock.now() - MINUTE_MS : clock.now();
       starting = (async () => {
         try {
           const recovered = await schedule.recover();

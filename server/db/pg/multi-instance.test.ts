@@ -5,8 +5,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { SystemEvent } from "@/lib/events/api";
 import { updateRetentionRecord } from "@/server/compaction/policy/record";
+import type { Timers } from "@/server/clock";
+import { getRetentionStatus } from "@/server/compaction/service";
 import type { OpenRuntime } from "@/server/runtime";
 import { TEST_POSTGRES_URL } from "./test-db";
+import { LEASE_POLL_MS } from "./worker-lease";
 import { database as newDatabase, instance as newInstance, killInstance, latestRun, PER_TASK, seed, TASKS, until, type Cleanups } from "./multi-instance-test-support";
 
 const cleanups: Cleanups = [];
@@ -15,7 +18,39 @@ afterEach(async () => {
 });
 
 const database = () => newDatabase(cleanups);
-const instance = (db: { url: string; dir: string }) => newInstance(cleanups, db);
+const instance = (db: { url: string; dir: string }, timers?: Timers) => newInstance(cleanups, db, { timers });
+
+/**
+ * Delays up to the lease poll are compressed, except the lease poll itself,
+ * which waits for `release()`; anything longer never fires. A pass that
+ * finishes under these timers resumed without any wait longer than 15 s.
+ */
+function takeoverTimers() {
+  const held: Array<() => void> = [];
+  let released = false;
+  const timers: Timers = {
+    setTimeout(fn, ms) {
+      if (ms > LEASE_POLL_MS) return { parked: true };
+      if (ms === LEASE_POLL_MS && !released) {
+        const entry = { cancelled: false };
+        held.push(() => void (entry.cancelled || fn()));
+        return entry;
+      }
+      return setTimeout(fn, Math.min(ms, 10));
+    },
+    clearTimeout(handle) {
+      if (handle && typeof handle === "object" && "cancelled" in handle) (handle as { cancelled: boolean }).cancelled = true;
+      else if (handle && typeof handle === "object" && !("parked" in handle)) clearTimeout(handle as NodeJS.Timeout);
+    },
+  };
+  return {
+    timers,
+    release() {
+      released = true;
+      for (const fire of held.splice(0)) setTimeout(fire, 0);
+    },
+  };
+}
 
 function storedRows(rt: OpenRuntime): Promise<Array<{ id: string; metadata: string }>> {
   return rt.stores.workspace.writeTransaction(async () => {
@@ -68,6 +103,35 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
     const rows = await storedRows(b);
     expect(rows).toHaveLength(TASKS * PER_TASK);
     for (const row of rows) expect((JSON.parse(row.metadata) as { payload_retention?: unknown }).payload_retention, row.id).toBeDefined();
+  }, 60_000);
+
+  it("[#27] a takeover resumes the killed holder's pass at once (no readiness minute), and until then the status says it waits for a worker", async () => {
+    const db = await database();
+    const a = await instance(db);
+    const poll = takeoverTimers();
+    const b = await instance(db, poll.timers);
+    await seed(a);
+    let batches = 0;
+    a.bus.subscribe((event) => {
+      if (event.type === "messages_changed" && ++batches === 1) void killInstance(a);
+    });
+    a.start();
+    await until(() => a.compaction.isRunning(), "A holding the lease");
+    // B asks for the lease once (refused: A holds it), then polls on its timer.
+    b.start();
+    expect(b.compaction.isRunning()).toBe(false);
+    await until(() => batches === 1, "A's first batch");
+    // A is gone and nobody holds the lease: B's status says the pass waits for a worker.
+    await until(async () => (await getRetentionStatus(b)).waitingForWorker === true, "B's status: waiting for a worker");
+    expect((await getRetentionStatus(b)).activeOperation).toMatchObject({ kind: "cleanup" });
+    poll.release();
+    await until(() => b.compaction.isRunning(), "B taking over the lease");
+    await until(() => latestRun(b)?.state === "succeeded", "B finishing the pass with no wait beyond the lease poll");
+    expect(latestRun(b)!.changedMessages).toBe(TASKS * PER_TASK);
+    expect(batches).toBe(1);
+    const after = await getRetentionStatus(b);
+    expect(after.activeOperation).toBeNull();
+    expect(after.waitingForWorker).toBeUndefined();
   }, 60_000);
 
   it("the policy compare-and-set holds across instances: a stale revision from the other instance is refused", async () => {

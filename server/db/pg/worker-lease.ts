@@ -10,7 +10,7 @@
 // instance may take the lease now) and polls again on a new session.
 import type { Timers } from "@/server/clock";
 import type { Logger } from "@/server/log";
-import type { PgSession } from "./pg-db";
+import type { PgQueryable, PgSession } from "./pg-db";
 import type { SessionSlot } from "./session-slot";
 
 // "retentio" in ASCII: shared by every instance of this product.
@@ -18,8 +18,13 @@ export const WORKER_LOCK_KEY = 0x726574656e74;
 export const LEASE_POLL_MS = 15_000;
 
 export type LeaseCallbacks = {
-  /** Runs once per acquisition. */
-  acquired(): void;
+  /**
+   * Runs once per acquisition. `takeover`: the lock was held elsewhere (or
+   * lost here) since this lease started, so another holder stopped and its
+   * work waits: the new holder resumes it at once instead of after a start's
+   * readiness delay.
+   */
+  acquired(info: { takeover: boolean }): void;
   /** Runs when a held lease's session is lost (the server released the lock with it). */
   lost(): void;
 };
@@ -40,6 +45,8 @@ export function createWorkerLease(options: { slot: SessionSlot; timers: Timers; 
   let stopped = false;
   let timer: unknown = null;
   let trying: Promise<void> | null = null;
+  // Refused once, or lost: the next acquisition takes over from a holder that stopped.
+  let heldElsewhere = false;
 
   const schedule = () => {
     if (stopped || holder || timer) return;
@@ -56,15 +63,17 @@ export function createWorkerLease(options: { slot: SessionSlot; timers: Timers; 
       let ok = false;
       try {
         session = await slot.get();
-        ok = (await session.one<{ ok: boolean }>(`select pg_try_advisory_lock($1) as ok`, [WORKER_LOCK_KEY]))?.ok === true;
+        const answer = (await session.one<{ ok: boolean }>(`select pg_try_advisory_lock($1) as ok`, [WORKER_LOCK_KEY]))?.ok;
+        ok = answer === true;
+        if (answer === false) heldElsewhere = true;
       } catch (error) {
         log.warn({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "worker lease check failed");
       }
       trying = null;
       if (ok && session?.alive && !stopped) {
         holder = session;
-        log.info("this instance holds the retention worker lease");
-        callbacks?.acquired();
+        log.info({ takeover: heldElsewhere }, "this instance holds the retention worker lease");
+        callbacks?.acquired({ takeover: heldElsewhere });
         return;
       }
       schedule();
@@ -74,6 +83,7 @@ export function createWorkerLease(options: { slot: SessionSlot; timers: Timers; 
   slot.onLost((lost) => {
     if (holder !== lost) return;
     holder = null;
+    heldElsewhere = true;
     // Reported, never silent: until this instance polls the lock again, another instance may start its worker.
     log.error({ event: "worker_lease_lost" }, "the retention worker lease's session was lost; its worker stops");
     callbacks?.lost();
@@ -106,4 +116,19 @@ export function createWorkerLease(options: { slot: SessionSlot; timers: Timers; 
       await slot.close();
     },
   };
+}
+
+/**
+ * Whether any instance's session holds the worker lease on this database
+ * (a bigint advisory key shows in pg_locks as its high and low halves,
+ * objsubid 1). False between a holder's death and the next holder's
+ * acquisition: what the status calls waiting for a worker.
+ */
+export async function workerLeaseHeld(db: PgQueryable): Promise<boolean> {
+  const row = await db.one<{ held: boolean }>(
+    `select exists (select 1 from pg_locks where locktype = 'advisory' and granted and objsubid = 1
+       and classid = $1 and objid = $2 and database = (select oid from pg_database where datname = current_database())) as held`,
+    [Math.floor(WORKER_LOCK_KEY / 2 ** 32), WORKER_LOCK_KEY % 2 ** 32],
+  );
+  return row?.held === true;
 }
