@@ -167,7 +167,7 @@ async function backUpAndCompact(rt: OpenRuntime, options: { backup: boolean }): 
   }
   const [newest] = await listBackups({ dbFile: rt.dbFile });
   if (!newest) throw new Error("no backup");
-  armPolicyOn(rt.stores.compaction, { value: 1, unit: "weeks" }, Date.now());
+  await armPolicyOn(rt.stores.compaction, { value: 1, unit: "weeks" }, Date.now());
   for (;;) {
     const pass = await runCleanupPass({ store: rt.stores.compaction, clock: systemClock, operationId: `bench-${Date.now()}`, wait: async () => {} });
     if (pass.reason === "complete") break;

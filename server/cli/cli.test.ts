@@ -10,7 +10,7 @@ import { checkpointStorageStatus } from "@/lib/checkpoints/api";
 import { auditPage, auditTrail } from "./test-support/audit-trail";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { acceptCleanup } from "@/server/compaction/policy/commands";
-import { readRetentionRecord, updateRetentionRecord } from "@/server/compaction/policy/record";
+import { updateRetentionRecord } from "@/server/compaction/policy/record";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { DAY_MS } from "@/server/jobs/schedule";
 import { armPolicy, countMarkedRows, seedOldTask, storeOf, readRecordSync } from "@/server/compaction/test-support";

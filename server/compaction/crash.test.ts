@@ -15,7 +15,6 @@ import { sequentialIds } from "@/server/ids";
 import { createLogger } from "@/server/log";
 import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { sweepStaleStaging } from "@/server/maintenance/backups/create";
-import { readRetentionRecord } from "./policy/record";
 import { reduceToolPayload } from "./reducer/reducer";
 import { insertMessage, insertSession, insertTask, insertTurn, shellMetadata, storeOf, readRecordSync } from "./test-support";
 import { createRetentionWorker } from "./worker/worker";

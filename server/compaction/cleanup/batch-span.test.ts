@@ -8,7 +8,6 @@ import { manualClock } from "@/server/clock";
 import { openDatabase } from "@/server/db/client";
 import type { Sqlite } from "@/server/db/client";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
-import { readRetentionRecord } from "../policy/record";
 import { runCleanupPass, type CleanupPassOptions } from "./pass";
 import { NOW_MS, armPolicy, countMarkedRows, insertMessage, insertSession, insertTurn, seedOldTask, shellMetadata, storeOf, readRecordSync } from "../test-support";
 

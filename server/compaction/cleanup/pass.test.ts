@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { manualClock } from "@/server/clock";
 import { openDatabase } from "@/server/db/client";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
-import { readRetentionRecord, updateRetentionRecord } from "../policy/record";
+import { updateRetentionRecord } from "../policy/record";
 import { runCleanupPass, yieldAfter, type CleanupPassOptions } from "./pass";
 import { NOW_MS, armPolicy, countMarkedRows, insertMessage, seedOldTask, shellMetadata, steppingClock, storeOf, readRecordSync } from "../test-support";
 

@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { sequentialIds } from "@/server/ids";
 import { savePolicy } from "./policy-update";
-import { readRetentionRecord } from "./record";
 import { readRetentionStatus } from "../status";
 import { storeOf, readRecordSync } from "../test-support";
 

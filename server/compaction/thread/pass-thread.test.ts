@@ -7,7 +7,6 @@ import { openDatabase, type DbHandle } from "@/server/db/client";
 import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { GEN_NOW_MS, generateWorkspace } from "@/scripts/gen-large-workspace";
 import { runCleanupPass, type BatchCommitted } from "../cleanup/pass";
-import { readRetentionRecord } from "../policy/record";
 import { NOW_MS, armPolicy, countMarkedRows, seedOldTask, storeOf, readRecordSync } from "../test-support";
 import type { Logger } from "@/server/log";
 import { backgroundNice } from "./background-priority";

@@ -14,7 +14,6 @@ import { createBackup } from "@/server/maintenance/backups/create";
 import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 import type { MaintenanceStore } from "@/server/maintenance/store";
 import { savePolicy } from "../policy/policy-update";
-import { readRetentionRecord } from "../policy/record";
 import { readRetentionStatus } from "../status";
 import { NOW_MS, countMarkedRows, seedOldTask, storeOf, readRecordSync } from "../test-support";
 import { createRetentionWorker, type RetentionWorkerDeps } from "./worker";

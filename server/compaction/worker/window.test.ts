@@ -8,7 +8,6 @@ import { createEventBus } from "@/server/events/bus";
 import { sequentialIds } from "@/server/ids";
 import { parseMaintenanceWindow, type MaintenanceWindow } from "@/server/jobs/maintenance-window";
 import { savePolicy } from "../policy/policy-update";
-import { readRetentionRecord } from "../policy/record";
 import { NOW_MS, countMarkedRows, seedOldTask, storeOf, readRecordSync } from "../test-support";
 import { createRetentionWorker } from "./worker";
 import { baseWorkerDeps } from "./worker-test-support";
