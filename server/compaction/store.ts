@@ -191,10 +191,11 @@ export type CompactionVerbs = {
    * snapshot) and answered from memory. Optional: PostgreSQL reads them in
    * one statement (a round trip per probe is what a networked database
    * cannot afford); SQLite's in-process probes run one by one, each stopping
-   * the check as early as it can. Only the full probe outside the writer
-   * uses it: the in-batch re-check stays on its indexed probes.
+   * the check as early as it can. `indexedOnly`: only the probes the
+   * in-batch re-check asks (index seeks; no whole-session scan inside the
+   * writer); the others are then asked one by one.
    */
-  taskProbes?(taskId: string): EligibilityVerbs;
+  taskProbes?(taskId: string, options?: { indexedOnly?: boolean }): EligibilityVerbs;
 
   /** Metadata of the task's rows (any session of it) for `toolCallId` whose text contains `containing`. */
   listToolCallMetadata(options: { sessionId: string; toolCallId: string; containing: string }): string[];

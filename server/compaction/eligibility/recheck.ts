@@ -33,7 +33,8 @@ export type TaskSnapshot = { taskId: string; sessions: ReadonlyMap<string, Sessi
 /** Reads the watermarks of every session of the task (call it BEFORE the full probe). */
 export async function captureTaskSnapshot(store: CompactionStore, taskId: string): Promise<TaskSnapshot> {
   const sessions = new Map<string, SessionWatermark>();
-  for (const session of await store.listSessionActivity(taskId)) sessions.set(session.id, await store.readSessionWatermark(session.id));
+  const probes = store.taskProbes ? await store.taskProbes(taskId, { indexedOnly: true }) : store;
+  for (const session of await probes.listSessionActivity(taskId)) sessions.set(session.id, await probes.readSessionWatermark(session.id));
   return { taskId, sessions };
 }
 
@@ -64,15 +65,17 @@ async function recheck({ store, snapshot, cutoffMs, clock, budgetMs = ELIGIBILIT
     if (isRetained(activity, cutoffMs)) throw new Ineligible("recent_activity");
     return activity;
   };
-  const task = await run(() => store.readTaskActivity(snapshot.taskId));
+  // Where the engine reads them at once: the indexed probes of the task and its sessions in one read.
+  const probes = store.taskProbes ? await run(() => store.taskProbes!(snapshot.taskId, { indexedOnly: true })) : store;
+  const task = await run(() => probes.readTaskActivity(snapshot.taskId));
   if (!task) throw new Ineligible("task_missing");
   // Read inside the batch's writer transaction: a hold committed since the probe drops the task here.
-  if (await run(() => store.isTaskHeld(snapshot.taskId))) throw new Ineligible("held");
+  if (await run(() => probes.isTaskHeld(snapshot.taskId))) throw new Ineligible("held");
   if (LIVE_TASK_STATES.has(task.state)) throw new Ineligible("live_task");
   if (!IDLE_TASK_STATES.has(task.state)) throw new Ineligible("unknown_state");
   if (task.queuedForStep) throw new Ineligible("queued_admission");
   let activity = guard(taskRowActivity(task));
-  const sessions = await run(() => store.listSessionActivity(snapshot.taskId));
+  const sessions = await run(() => probes.listSessionActivity(snapshot.taskId));
   // A session added since the probe is new activity.
   if (sessions.length !== snapshot.sessions.size) throw new Ineligible("recent_activity");
   for (const session of sessions) {
@@ -82,12 +85,12 @@ async function recheck({ store, snapshot, cutoffMs, clock, budgetMs = ELIGIBILIT
   }
   for (const session of sessions) {
     const id = session.id;
-    if (!sameMark(await run(() => store.readSessionWatermark(id)), snapshot.sessions.get(id))) throw new Ineligible("recent_activity");
-    if (await run(() => store.hasQueuedMessage(id))) throw new Ineligible("queued_message");
-    const unfinished = await run(() => store.findUnfinishedRunState(id));
+    if (!sameMark(await run(() => probes.readSessionWatermark(id)), snapshot.sessions.get(id))) throw new Ineligible("recent_activity");
+    if (await run(() => probes.hasQueuedMessage(id))) throw new Ineligible("queued_message");
+    const unfinished = await run(() => probes.findUnfinishedRunState(id));
     if (unfinished !== null) throw new Ineligible(LIVE_RUN_STATES.has(unfinished) ? "live_run" : "unknown_state");
-    if (await run(() => store.hasUnparsedMessageUpdate(id))) throw new Ineligible("invalid_timestamp");
-    activity = guard(laterOf(activity, await run(() => store.latestMessageUpdate(id))));
+    if (await run(() => probes.hasUnparsedMessageUpdate(id))) throw new Ineligible("invalid_timestamp");
+    activity = guard(laterOf(activity, await run(() => probes.latestMessageUpdate(id))));
   }
   return activity;
 }

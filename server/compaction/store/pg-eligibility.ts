@@ -41,31 +41,52 @@ export const PG_PROBE_SQL = {
 
 // Every probe of one task in one statement (one snapshot, one round trip
 // instead of a dozen per session): the same subqueries as above, per session.
-const TASK_PROBES_SQL = `select
+// `indexed` keeps the ones the in-batch re-check asks (index seeks only).
+const SESSION_PROBES = {
+  maxMessageRowid: { indexed: true, sql: `(select max(rowid) from messages where session_id = s.id)` },
+  maxTurnRowid: { indexed: true, sql: `(select max(seq) from turns where session_id = s.id)` },
+  turns: {
+    indexed: false,
+    sql: `(select json_build_object('open', count(*) filter (where completed_at is null),
+        'invalid', count(*) filter (where started_at_ms is null or (completed_at is not null and completed_at_ms is null)),
+        'maxStarted', max(started_at_ms), 'maxCompleted', max(completed_at_ms)) from turns where session_id = s.id)`,
+  },
+  latestUpdate: { indexed: true, sql: `(select max(updated_at_ms) from messages where session_id = s.id)` },
+  latestCreation: { indexed: false, sql: `(select max(created_at_ms) from messages where session_id = s.id)` },
+  unparsedUpdate: { indexed: true, sql: `exists (select 1 from messages where session_id = s.id and updated_at_ms is null)` },
+  unparsedCreation: { indexed: false, sql: `exists (select 1 from messages where session_id = s.id and created_at_ms is null)` },
+  requests: {
+    indexed: false,
+    sql: `(select coalesce(json_agg(metadata), '[]'::json) from messages where session_id = s.id and type in ('permission_request', 'clarification_request'))`,
+  },
+  foreignTurn: {
+    indexed: false,
+    sql: `exists (select 1 from messages m where m.session_id = s.id and m.turn_id is not null
+        and not exists (select 1 from turns t where t.id = m.turn_id and t.session_id = m.session_id))`,
+  },
+  queued: { indexed: true, sql: `exists (select 1 from queued_messages where session_id = s.id)` },
+  unfinished: { indexed: true, sql: `(select state from runs where session_id = s.id and state not in ('SUCCEEDED', 'FAILED', 'CANCELLED') limit 1)` },
+} as const;
+
+function taskProbesSql(indexedOnly: boolean): string {
+  const fields = Object.entries(SESSION_PROBES)
+    .filter(([, probe]) => probe.indexed || !indexedOnly)
+    .map(([name, probe]) => `'${name}', ${probe.sql}`);
+  return `select
   (select json_build_object('state', state, 'createdAt', created_at, 'createdAtMs', created_at_ms, 'updatedAt', updated_at,
      'updatedAtMs', updated_at_ms, 'queuedForStep', queued_for_step::int) from tasks where id = $1)::text as task,
   exists (select 1 from task_holds where task_id = $1) as held,
   (select coalesce(json_agg(json_build_object(
      'id', s.id, 'state', s.state, 'startedAt', s.started_at, 'startedAtMs', s.started_at_ms, 'updatedAt', s.updated_at,
      'updatedAtMs', s.updated_at_ms, 'completedAt', s.completed_at, 'completedAtMs', s.completed_at_ms,
-     'maxMessageRowid', (select max(rowid) from messages where session_id = s.id),
-     'maxTurnRowid', (select max(seq) from turns where session_id = s.id),
-     'turns', (select json_build_object('open', count(*) filter (where completed_at is null),
-        'invalid', count(*) filter (where started_at_ms is null or (completed_at is not null and completed_at_ms is null)),
-        'maxStarted', max(started_at_ms), 'maxCompleted', max(completed_at_ms)) from turns where session_id = s.id),
-     'latestUpdate', (select max(updated_at_ms) from messages where session_id = s.id),
-     'latestCreation', (select max(created_at_ms) from messages where session_id = s.id),
-     'unparsedUpdate', exists (select 1 from messages where session_id = s.id and updated_at_ms is null),
-     'unparsedCreation', exists (select 1 from messages where session_id = s.id and created_at_ms is null),
-     'requests', (select coalesce(json_agg(metadata), '[]'::json) from messages where session_id = s.id and type in ('permission_request', 'clarification_request')),
-     'foreignTurn', exists (select 1 from messages m where m.session_id = s.id and m.turn_id is not null
-        and not exists (select 1 from turns t where t.id = m.turn_id and t.session_id = m.session_id)),
-     'queued', exists (select 1 from queued_messages where session_id = s.id),
-     'unfinished', (select state from runs where session_id = s.id and state not in ('SUCCEEDED', 'FAILED', 'CANCELLED') limit 1)
+     ${fields.join(",\n     ")}
    ) order by s.id), '[]'::json) from task_sessions s where s.task_id = $1)::text as sessions`;
+}
+const TASK_PROBES_SQL = { all: taskProbesSql(false), indexed: taskProbesSql(true) };
 
 type SessionProbes = SessionActivityRow &
-  SessionWatermark & {
+  SessionWatermark &
+  Partial<{
     turns: TurnSummary;
     latestUpdate: number | null;
     latestCreation: number | null;
@@ -75,22 +96,25 @@ type SessionProbes = SessionActivityRow &
     foreignTurn: boolean;
     queued: boolean;
     unfinished: string | null;
-  };
+  }>;
 
 /**
  * One task's probes read at once and answered from memory. A session the
  * statement did not see (none: the callers ask only about the sessions it
  * listed) is asked of the database.
  */
-export async function readPgTaskProbes(db: PgDb, taskId: string): Promise<EligibilityVerbs> {
+export async function readPgTaskProbes(db: PgDb, taskId: string, options: { indexedOnly?: boolean } = {}): Promise<EligibilityVerbs> {
   const direct = pgEligibilityVerbs(db);
-  const row = (await db.one<{ task: string | null; held: boolean; sessions: string }>(TASK_PROBES_SQL, [taskId]))!;
+  const sql = options.indexedOnly ? TASK_PROBES_SQL.indexed : TASK_PROBES_SQL.all;
+  const row = (await db.one<{ task: string | null; held: boolean; sessions: string }>(sql, [taskId]))!;
   const task = row.task === null ? null : (JSON.parse(row.task) as TaskActivityRow);
   const sessions = JSON.parse(row.sessions) as SessionProbes[];
   const byId = new Map(sessions.map((session) => [session.id, session]));
-  const of = <T>(sessionId: string, answer: (session: SessionProbes) => T, fallback: (sessionId: string) => Promise<T>): Promise<T> => {
+  // A probe the statement did not read (indexed only), or a session it did not see, is asked of the database.
+  const of = <T>(sessionId: string, answer: (session: SessionProbes) => T | undefined, fallback: (sessionId: string) => Promise<T>): Promise<T> => {
     const session = byId.get(sessionId);
-    return session ? Promise.resolve(answer(session)) : fallback(sessionId);
+    const answered = session ? answer(session) : undefined;
+    return answered !== undefined ? Promise.resolve(answered) : fallback(sessionId);
   };
   const ownTask = <T>(asked: string, answer: () => T, fallback: (taskId: string) => Promise<T>): Promise<T> =>
     asked === taskId ? Promise.resolve(answer()) : fallback(asked);
@@ -118,7 +142,7 @@ export async function readPgTaskProbes(db: PgDb, taskId: string): Promise<Eligib
     latestMessageCreation: (id) => of(id, (session) => session.latestCreation, direct.latestMessageCreation),
     hasUnparsedMessageUpdate: (id) => of(id, (session) => session.unparsedUpdate, direct.hasUnparsedMessageUpdate),
     hasUnparsedMessageCreation: (id) => of(id, (session) => session.unparsedCreation, direct.hasUnparsedMessageCreation),
-    hasPendingInput: (id) => of(id, (session) => session.requests.some(isPendingRequest), direct.hasPendingInput),
+    hasPendingInput: (id) => of(id, (session) => session.requests?.some(isPendingRequest), direct.hasPendingInput),
     hasForeignTurnMessage: (id) => of(id, (session) => session.foreignTurn, direct.hasForeignTurnMessage),
     hasQueuedMessage: (id) => of(id, (session) => session.queued, direct.hasQueuedMessage),
     findUnfinishedRunState: (id) => of(id, (session) => session.unfinished, direct.findUnfinishedRunState),

@@ -204,7 +204,7 @@ export function createPgCompactionStore(db: PgDb): CompactionStore {
     },
 
     ...pgEligibilityVerbs(db),
-    taskProbes: (taskId) => readPgTaskProbes(db, taskId),
+    taskProbes: (taskId, options) => readPgTaskProbes(db, taskId, options),
 
     listToolCallMetadata: async ({ sessionId, toolCallId, containing }) =>
       (await db.query<{ metadata: string }>(PG_CANDIDATE_SQL.toolCallRows, [toolCallId, sessionId, containing])).map((row) => row.metadata),
