@@ -43,6 +43,9 @@ import { createStorageHistory, type StorageHistory } from "./maintenance/history
 import { createPayloadRestoreJobs, type PayloadRestoreJobs, type RestoreBatchLimits } from "./compaction/restore/jobs";
 import { createCheckpointScheduler, type CheckpointScheduler, type SchedulerDeps } from "./checkpoints/schedule/scheduler";
 
+/** On PostgreSQL a worker that takes the lease on its first try (a holder that died may have left a pass) resumes after this, not after a minute. */
+export const TAKEOVER_READINESS_MS = 10_000;
+
 /** Checkpoint state shared by every request of one runtime. */
 export type CheckpointServices = {
   /** Channel mode and snapshot frequency, frozen on first use. */
@@ -288,7 +291,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       if (started || stopped) return;
       started = true;
       // One lease across instances: the compaction worker and the checkpoint schedule run where it is held.
-      const startWorkers = (options: { takeover?: boolean } = {}) => {
+      const startWorkers = (options: { readinessMs?: number } = {}) => {
         void rt.compaction?.start(options);
         rt.checkpoints.schedule.start();
       };
@@ -297,7 +300,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         // so a fresh one waits for the next acquisition.
         let stopping: Promise<void> = Promise.resolve();
         multi.lease.start({
-          acquired: ({ takeover }) => void stopping.then(() => !stopped && multi.lease.held() && startWorkers({ takeover })),
+          // A holder may have died mid-pass: resume within TAKEOVER_READINESS_MS, at once when another instance held the lease before.
+          acquired: ({ takeover }) => void stopping.then(() => !stopped && multi.lease.held() && startWorkers({ readinessMs: takeover ? 0 : TAKEOVER_READINESS_MS })),
           lost: () => {
             stopping = (async () => {
               await rt.checkpoints.schedule.stop();

@@ -5,7 +5,11 @@
 // when the pass succeeds; then every row must be either untouched or fully
 // compacted (no half-written row) and the pass's counts must equal an
 // uninterrupted run's (every seeded row changed, the same bytes).
-//   TEST_POSTGRES_URL=postgresql://... npx tsx --conditions=react-server scripts/bench/pg-failover.ts [--kills 50] [--tasks 40]
+//   TEST_POSTGRES_URL=postgresql://... npx tsx --conditions=react-server scripts/bench/pg-failover.ts [--kills 50] [--tasks 40] [--real-timers]
+// With --real-timers the instances keep production's timers (15 s lease
+// polls, the one-minute readiness delay of a first start): each kill then
+// reports how long the takeover took (kill to the next "leader") and how
+// long after the takeover the pass committed its next batch (resume).
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -52,16 +56,24 @@ async function seed(client: SqlClient, url: string, tasks: number): Promise<{ ro
   return { rows: tasks * PER_TASK, bytes: client.one<{ b: number }>(`select sum(octet_length(metadata))::bigint as b from messages`)!.b };
 }
 
-type Instance = { child: ChildProcess; leader: boolean; ready: Promise<void> };
+type Instance = { child: ChildProcess; leader: boolean; leaderAt: number | null; ready: Promise<void> };
+const REAL_TIMERS = process.argv.includes("--real-timers");
 
 function startInstance(env: Record<string, string>): Instance {
-  const child = spawn("npx", ["tsx", "--conditions=react-server", "scripts/bench/pg-instance.ts"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"], detached: true });
-  const instance: Instance = { child, leader: false, ready: Promise.resolve() };
+  const child = spawn("npx", ["tsx", "--conditions=react-server", "scripts/bench/pg-instance.ts"], {
+    env: { ...process.env, ...env, ...(REAL_TIMERS ? { BENCH_REAL_TIMERS: "1" } : {}) },
+    stdio: ["ignore", "pipe", "inherit"],
+    detached: true,
+  });
+  const instance: Instance = { child, leader: false, leaderAt: null, ready: Promise.resolve() };
   instance.ready = new Promise((resolve) => {
     child.stdout!.on("data", (chunk: Buffer) => {
       const text = chunk.toString();
       if (text.includes("ready")) resolve();
-      if (text.includes("leader")) instance.leader = true;
+      if (text.includes("leader")) {
+        instance.leader = true;
+        instance.leaderAt = Date.now();
+      }
     });
   });
   return instance;
@@ -94,6 +106,8 @@ async function oneRun(serverKills: { left: number }, tasks: number) {
     let kills = 0;
     let lastChanged = -1;
     const started = Date.now();
+    // Per kill: when it happened, when another instance held the lease, when the pass's counts moved again.
+    const takeovers: Array<{ killAt: number; changedAtKill: number; leaderAt: number | null; resumedAt: number | null }> = [];
     for (;;) {
       const record = JSON.parse(client.one<{ value: string }>(`select value from settings where key = 'tool_payload_retention'`)!.value) as RunRecord;
       const latest = record.runtime.latestRun;
@@ -110,14 +124,27 @@ async function oneRun(serverKills: { left: number }, tasks: number) {
             halfWritten += 1;
           }
         }
-        return { kills, ms: Date.now() - started, seededRows: seeded.rows, changed: latest.changedMessages, compacted, halfWritten, payloadBytes: latest.payloadBytes };
+        // The pass may end with the batch that resumed it.
+        const last = takeovers.at(-1);
+        if (last && last.leaderAt === null) last.leaderAt = instances.find((i) => i.leader)?.leaderAt ?? null;
+        if (last && last.resumedAt === null) last.resumedAt = Date.now();
+        const timings = takeovers.map((t) => ({
+          takeoverMs: t.leaderAt === null ? null : t.leaderAt - t.killAt,
+          resumeAfterTakeoverMs: t.leaderAt === null || t.resumedAt === null ? null : Math.max(0, t.resumedAt - t.leaderAt),
+        }));
+        return { kills, ms: Date.now() - started, seededRows: seeded.rows, changed: latest.changedMessages, compacted, halfWritten, payloadBytes: latest.payloadBytes, takeovers: timings };
       }
       const changed = record.runtime.activeOperation?.changedMessages ?? 0;
       const leader = instances.find((i) => i.leader);
+      const pending = takeovers.at(-1);
+      if (pending && pending.leaderAt === null && leader) pending.leaderAt = leader.leaderAt;
+      // The next committed batch after the kill (a finished pass counts too).
+      if (pending && pending.resumedAt === null && changed > pending.changedAtKill) pending.resumedAt = Date.now();
       // Kill the lease holder once it has committed at least one batch since the last kill.
       if (leader && serverKills.left > 0 && changed > lastChanged && changed > 0) {
         lastChanged = changed;
         kill(leader);
+        takeovers.push({ killAt: Date.now(), changedAtKill: changed, leaderAt: null, resumedAt: null });
         instances.splice(instances.indexOf(leader), 1);
         kills += 1;
         serverKills.left -= 1;
@@ -152,7 +179,10 @@ async function main() {
   const countsEqual = runs.every((run) => run.changed === run.seededRows && run.compacted === run.seededRows);
   const bytes = [...new Set(runs.map((run) => run.payloadBytes))];
   console.log(JSON.stringify({ kills, runs: runs.length, halfWritten, countsEqual, payloadBytesPerRun: bytes, perRun: runs }, null, 2));
-  console.log(`failover: ${kills} kills of the lease holder over ${runs.length} runs; half-written rows ${halfWritten}; final counts equal an uninterrupted run: ${countsEqual && bytes.length === 1}`);
+  const timings = runs.flatMap((run) => run.takeovers);
+  const worst = (key: "takeoverMs" | "resumeAfterTakeoverMs") => Math.max(...timings.map((t) => t[key] ?? Number.POSITIVE_INFINITY));
+  const timing = REAL_TIMERS && timings.length > 0 ? `; real timers: takeover at most ${worst("takeoverMs")} ms after the kill, the pass's next batch at most ${worst("resumeAfterTakeoverMs")} ms after the takeover` : "";
+  console.log(`failover: ${kills} kills of the lease holder over ${runs.length} runs; half-written rows ${halfWritten}; final counts equal an uninterrupted run: ${countsEqual && bytes.length === 1}${timing}`);
   if (halfWritten > 0 || !countsEqual || bytes.length !== 1) process.exitCode = 1;
 }
 

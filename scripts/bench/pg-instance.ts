@@ -1,7 +1,8 @@
 // One app instance for scripts/bench/pg-failover.ts: a runtime on
 // DATABASE_URL with every timer delay capped at 50 ms (lease polls, the
-// one-minute readiness delay, continuations), printing "leader" once its
-// worker holds the lease. Killed with SIGKILL by the parent.
+// one-minute readiness delay, continuations; BENCH_REAL_TIMERS=1: the
+// system's timers, as in production), printing "leader" once its worker
+// holds the lease. Killed with SIGKILL by the parent.
 import type { Timers } from "@/server/clock";
 import { createLogger } from "@/server/log";
 import { createMigratedRuntime, openRuntime } from "@/server/runtime";
@@ -12,7 +13,8 @@ const fastTimers: Timers = {
 };
 
 async function main(): Promise<void> {
-  const rt = openRuntime(await createMigratedRuntime({ env: process.env, timers: fastTimers, log: createLogger({ level: "error", destination: process.stderr }) }));
+  const timers = process.env.BENCH_REAL_TIMERS === "1" ? undefined : fastTimers;
+  const rt = openRuntime(await createMigratedRuntime({ env: process.env, timers, log: createLogger({ level: "error", destination: process.stderr }) }));
   if (!rt) {
     console.error("instance: the database could not be opened");
     process.exit(1);

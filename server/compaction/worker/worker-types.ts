@@ -56,12 +56,13 @@ export type RetentionWorker = {
   /**
    * Recovers interrupted work from the record, then arms the schedule and
    * the record watch; resolves when that is done (never rejects: a failure
-   * is logged). idle() and stop() wait for it. `takeover`: this instance
-   * took the worker lease from a holder that stopped (PostgreSQL): it has
-   * been serving all along, so the start's one-minute readiness delay does
-   * not apply and an interrupted pass resumes at once.
+   * is logged). idle() and stop() wait for it. `readinessMs` (default a
+   * minute): how long after this start the first pass, or an interrupted
+   * one, may begin. On PostgreSQL the worker starts when its instance takes
+   * the lease, and any acquisition may follow a holder that died mid-pass:
+   * there it is shorter (runtime.ts), so the pass resumes within seconds.
    */
-  start(options?: { takeover?: boolean }): Promise<void>;
+  start(options?: { readinessMs?: number }): Promise<void>;
   /**
    * Runs the jobs this process asks for and their continuations, without
    * recovering the record or arming the daily schedule: for a process that

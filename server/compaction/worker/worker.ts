@@ -56,8 +56,8 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
     start(options = {}) {
       if (state.running) return starting;
       state.running = true;
-      // Readiness delays a start's first pass by a minute; a takeover's instance was ready long before.
-      state.readyAtMs = options.takeover ? clock.now() - MINUTE_MS : clock.now();
+      // Readiness delays a start's first pass by a minute (scheduledStartAt); a shorter one counts as begun earlier.
+      state.readyAtMs = clock.now() - (MINUTE_MS - Math.min(MINUTE_MS, Math.max(0, options.readinessMs ?? MINUTE_MS)));
       starting = (async () => {
         try {
           const recovered = await schedule.recover();

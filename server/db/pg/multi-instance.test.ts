@@ -117,7 +117,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
     });
     a.start();
     await until(() => a.compaction.isRunning(), "A holding the lease");
-    // B asks for the lease once (refused: A holds it), then polls on its timer.
+    // B asks for the lease once (refused: A holds it), then polls on its timer; having been refused, it resumes at once.
     b.start();
     expect(b.compaction.isRunning()).toBe(false);
     await until(() => batches === 1, "A's first batch");
@@ -132,6 +132,25 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
     const after = await getRetentionStatus(b);
     expect(after.activeOperation).toBeNull();
     expect(after.waitingForWorker).toBeUndefined();
+  }, 60_000);
+
+  it("[#27] an instance started after the holder died takes the lease on its first try and resumes the pass within 15 s too", async () => {
+    const db = await database();
+    const a = await instance(db);
+    await seed(a);
+    let batches = 0;
+    a.bus.subscribe((event) => {
+      if (event.type === "messages_changed" && ++batches === 1) void killInstance(a);
+    });
+    a.start();
+    await until(() => batches === 1, "A's first batch");
+    const poll = takeoverTimers();
+    poll.release();
+    const c = await instance(db, poll.timers);
+    await until(async () => (await getRetentionStatus(c)).waitingForWorker === true, "C's status before it starts: waiting for a worker");
+    c.start();
+    await until(() => latestRun(c)?.state === "succeeded", "C finishing the pass with no wait beyond 15 s");
+    expect(latestRun(c)!.changedMessages).toBe(TASKS * PER_TASK);
   }, 60_000);
 
   it("the policy compare-and-set holds across instances: a stale revision from the other instance is refused", async () => {
