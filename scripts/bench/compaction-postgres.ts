@@ -17,11 +17,10 @@ import path from "node:path";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { runCleanupPass } from "@/server/compaction/cleanup/pass";
 import { createPgCompactionStore } from "@/server/compaction/store/pg-store";
-import { connectPg, type SqlClient } from "@/server/db/pg/client";
-import { migratePg } from "@/server/db/pg/migrate";
+import { applyPgMigrations } from "@/server/db/pg/migrate";
 import { createEmptyPgDatabase } from "@/server/db/pg/test-db";
 import { createPgWorkspaceStore } from "@/server/workspace/pg-store";
-import { createPgDb } from "@/server/db/pg/pg-db";
+import { createPgDb, type PgDb } from "@/server/db/pg/pg-db";
 import { readPgConfig } from "@/server/db/pg/config";
 import { createLogger } from "@/server/log";
 import { percentile } from "./writer-load";
@@ -47,8 +46,9 @@ function shellMetadata(callId: string, stdout: string): string {
 }
 
 /** Old completed tasks of 50 shell messages each, a live writer session, an approved policy. */
-async function seed(client: SqlClient, url: string, messages: number, stdoutBytes: number): Promise<void> {
-  const pool = createPgDb(readPgConfig(url, {}));
+async function seed(url: string, messages: number, stdoutBytes: number): Promise<void> {
+  const pool = createPgDb(readPgConfig(url, { PG_STATEMENT_TIMEOUT_MS: "0", PG_LOCK_TIMEOUT_MS: "0" }));
+  await applyPgMigrations(pool);
   const store = createPgWorkspaceStore(pool);
   const stdout = "log line 0123456789 abcdefghij\n".repeat(Math.ceil(stdoutBytes / 31)).slice(0, stdoutBytes);
   const perTask = 50;
@@ -70,33 +70,38 @@ async function seed(client: SqlClient, url: string, messages: number, stdoutByte
     await tx.insertSession({ id: WRITER_SESSION, taskId: "bench-writer", state: "RUNNING", startedAt: now, updatedAt: now, completedAt: null });
   });
   await armPolicyOn(createPgCompactionStore(pool), { value: 3, unit: "months" }, NOW_MS);
+  await pool.exec("vacuum analyze");
   await pool.close();
-  client.exec("vacuum analyze");
 }
 
-// The writer runs plain JavaScript in a child process with its own libpq
-// connection (the libpq addon cannot be loaded into a second thread).
+// The writer runs plain JavaScript in a child process with its own
+// node-postgres connection (its own event loop: the pass cannot delay it).
+// Latency runs from each insert's scheduled time, so a wait behind the
+// previous insert counts.
 const WRITER_SOURCE = `
 const workerData = JSON.parse(process.env.BENCH_WRITER);
-const Native = require(workerData.nativePath);
-const client = new Native();
-client.connectSync(workerData.url);
+const { Client } = require(workerData.pgPath);
+const client = new Client({ connectionString: workerData.url });
 const latencies = [];
 let n = 0;
-const timer = setInterval(() => {
-  const t = performance.now();
-  const id = workerData.prefix + (n++);
-  client.querySync("insert into messages (id, session_id, author_type, type, content, metadata, created_at, created_at_ms, updated_at, updated_at_ms) values ($1, $2, 'user', 'message', 'hi', '{}', $3, $4, $3, $4)",
-    [id, workerData.sessionId, workerData.now, String(workerData.nowMs)]);
-  latencies.push(performance.now() - t);
-}, 1000 / workerData.rate);
-process.on("message", () => { clearInterval(timer); process.send(latencies, () => process.exit(0)); });
+let chain = Promise.resolve();
+client.connect().then(() => {
+  const timer = setInterval(() => {
+    const scheduled = performance.now();
+    const id = workerData.prefix + (n++);
+    chain = chain.then(() => client.query("insert into messages (id, session_id, author_type, type, content, metadata, created_at, created_at_ms, updated_at, updated_at_ms) values ($1, $2, 'user', 'message', 'hi', '{}', $3, $4, $3, $4)",
+      [id, workerData.sessionId, workerData.now, String(workerData.nowMs)])).then(() => { latencies.push(performance.now() - scheduled); });
+  }, 1000 / workerData.rate);
+  process.on("message", () => { clearInterval(timer); chain.then(() => client.end()).then(() => process.send(latencies, () => process.exit(0))); });
+  process.send("ready");
+});
 `;
 
-function startWriter(url: string, prefix: string): { stop(): Promise<number[]> } {
-  const nativePath = createRequire(path.join(process.cwd(), "package.json")).resolve("pg-native");
-  const data = { url, nativePath, prefix, sessionId: WRITER_SESSION, rate: 50, now: formatUtc(NOW_MS), nowMs: NOW_MS };
+async function startWriter(url: string, prefix: string): Promise<{ stop(): Promise<number[]> }> {
+  const pgPath = createRequire(path.join(process.cwd(), "package.json")).resolve("pg");
+  const data = { url, pgPath, prefix, sessionId: WRITER_SESSION, rate: 50, now: formatUtc(NOW_MS), nowMs: NOW_MS };
   const child = spawn(process.execPath, ["-e", WRITER_SOURCE], { stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, BENCH_WRITER: JSON.stringify(data) } });
+  await new Promise((resolve) => child.once("message", resolve));
   return {
     stop: () =>
       new Promise((resolve) => {
@@ -106,13 +111,13 @@ function startWriter(url: string, prefix: string): { stop(): Promise<number[]> }
   };
 }
 
-const metadataBytes = (client: SqlClient) => client.one<{ b: number }>(`select coalesce(sum(octet_length(metadata)), 0)::bigint as b from messages`)!.b;
+const metadataBytes = async (db: PgDb) => (await db.one<{ b: number }>(`select coalesce(sum(octet_length(metadata)), 0)::bigint as b from messages`))!.b;
 const writerStats = (latencies: number[]) => ({ inserts: latencies.length, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: percentile(latencies, 100) });
 
 async function phaseOurs(url: string) {
-  const client = connectPg({ url });
-  const before = metadataBytes(client);
-  const writer = startWriter(url, "w-ours-");
+  const client = createPgDb(readPgConfig(url, { PG_POOL_MAX: "1" }));
+  const before = await metadataBytes(client);
+  const writer = await startWriter(url, "w-ours-");
   const offset = NOW_MS - Date.now();
   const clock = { now: () => Date.now() + offset };
   const log = createLogger({ level: "warn", destination: process.stderr });
@@ -146,29 +151,25 @@ async function phaseOurs(url: string) {
   const wallMs = performance.now() - wall;
   await db.close();
   const latencies = await writer.stop();
-  const after = metadataBytes(client);
-  client.close();
+  const after = await metadataBytes(client);
+  await client.close();
   const workMs = wallMs - waitedMs;
   return { state: result.state, passes, batches, changedRows: changed.length, wallMs: Math.round(wallMs), workMs: Math.round(workMs), reclaimedBytes: before - after, bytesPerWorkSecond: Math.round(((before - after) / workMs) * 1000), writer: writerStats(latencies), changed };
 }
 
 async function phaseNaive(url: string, ids: string[]) {
-  const client = connectPg({ url, timeouts: { statementTimeoutMs: 0, lockTimeoutMs: 0 } });
-  const before = metadataBytes(client);
-  const writer = startWriter(url, "w-naive-");
+  const client = createPgDb(readPgConfig(url, { PG_POOL_MAX: "1", PG_STATEMENT_TIMEOUT_MS: "0", PG_LOCK_TIMEOUT_MS: "0" }));
+  const before = await metadataBytes(client);
+  const writer = await startWriter(url, "w-naive-");
   await new Promise((r) => setTimeout(r, 500));
   const t = performance.now();
-  // One statement over exactly the rows ours changed. It blocks this thread
-  // (synchronous client); the writer keeps its own thread and connection.
-  client.run(
-    `update messages set metadata = (metadata::jsonb #- '{normalized,shell_exec,output,stdout}')::text where id = any($1::text[])`,
-    [`{${ids.map((id) => `"${id}"`).join(",")}}`],
-  );
+  // One statement over exactly the rows ours changed; the writer keeps its own process and connection.
+  await client.run(`update messages set metadata = (metadata::jsonb #- '{normalized,shell_exec,output,stdout}')::text where id = any($1::text[])`, [ids]);
   const workMs = performance.now() - t;
   await new Promise((r) => setTimeout(r, 500));
   const latencies = await writer.stop();
-  const after = metadataBytes(client);
-  client.close();
+  const after = await metadataBytes(client);
+  await client.close();
   return { rows: ids.length, workMs: Math.round(workMs), reclaimedBytes: before - after, bytesPerWorkSecond: Math.round(((before - after) / workMs) * 1000), writer: writerStats(latencies) };
 }
 
@@ -179,11 +180,8 @@ async function main() {
   const naive = await createEmptyPgDatabase();
   try {
     for (const db of [ours, naive]) {
-      const client = connectPg({ url: db.url, timeouts: { statementTimeoutMs: 0, lockTimeoutMs: 0 } });
-      migratePg(client);
       process.stderr.write(`seeding ${messages} messages into ${db.name}...\n`);
-      await seed(client, db.url, messages, stdoutBytes);
-      client.close();
+      await seed(db.url, messages, stdoutBytes);
     }
     const oursResult = await phaseOurs(ours.url);
     const { changed, ...oursReport } = oursResult;
