@@ -15,11 +15,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createPgCompactionStore } from "@/server/compaction/store/pg-store";
-import { connectPg, type SqlClient } from "@/server/db/pg/client";
-import { migratePg } from "@/server/db/pg/migrate";
+import { applyPgMigrations } from "@/server/db/pg/migrate";
 import { createEmptyPgDatabase } from "@/server/db/pg/test-db";
 import { createPgWorkspaceStore } from "@/server/workspace/pg-store";
-import { createPgDb } from "@/server/db/pg/pg-db";
+import { createPgDb, type PgDb } from "@/server/db/pg/pg-db";
 import { readPgConfig } from "@/server/db/pg/config";
 import { armPolicyOn } from "@/server/compaction/test-support";
 
@@ -31,8 +30,8 @@ function arg(name: string, fallback: string): string {
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
 }
 
-async function seed(client: SqlClient, url: string, tasks: number): Promise<{ rows: number; bytes: number }> {
-  const pool = createPgDb(readPgConfig(url, {}));
+async function seed(client: PgDb, tasks: number): Promise<{ rows: number; bytes: number }> {
+  const pool = client;
   const store = createPgWorkspaceStore(pool);
   for (let t = 0; t < tasks; t += 1) {
     const id = `t${String(t).padStart(4, "0")}`;
@@ -52,8 +51,7 @@ async function seed(client: SqlClient, url: string, tasks: number): Promise<{ ro
     });
   }
   await armPolicyOn(createPgCompactionStore(pool), { value: 1, unit: "weeks" }, Date.now());
-  await pool.close();
-  return { rows: tasks * PER_TASK, bytes: client.one<{ b: number }>(`select sum(octet_length(metadata))::bigint as b from messages`)!.b };
+  return { rows: tasks * PER_TASK, bytes: (await client.one<{ b: number }>(`select sum(octet_length(metadata))::bigint as b from messages`))!.b };
 }
 
 type Instance = { child: ChildProcess; leader: boolean; leaderAt: number | null; ready: Promise<void> };
@@ -95,11 +93,11 @@ type RunRecord = { runtime: { activeOperation: { changedMessages?: number } | nu
 async function oneRun(serverKills: { left: number }, tasks: number) {
   const db = await createEmptyPgDatabase();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pg-failover-"));
-  const client = connectPg({ url: db.url, timeouts: { statementTimeoutMs: 0, lockTimeoutMs: 0 } });
+  const client = createPgDb(readPgConfig(db.url, { PG_POOL_MAX: "2", PG_STATEMENT_TIMEOUT_MS: "0", PG_LOCK_TIMEOUT_MS: "0" }));
   const instances: Instance[] = [];
   try {
-    migratePg(client);
-    const seeded = await seed(client, db.url, tasks);
+    await applyPgMigrations(client);
+    const seeded = await seed(client, tasks);
     const env = { DATABASE_URL: db.url, DATA_DIR: dir };
     instances.push(startInstance(env), startInstance(env));
     await Promise.all(instances.map((i) => i.ready));
@@ -109,10 +107,10 @@ async function oneRun(serverKills: { left: number }, tasks: number) {
     // Per kill: when it happened, when another instance held the lease, when the pass's counts moved again.
     const takeovers: Array<{ killAt: number; changedAtKill: number; leaderAt: number | null; resumedAt: number | null }> = [];
     for (;;) {
-      const record = JSON.parse(client.one<{ value: string }>(`select value from settings where key = 'tool_payload_retention'`)!.value) as RunRecord;
+      const record = JSON.parse((await client.one<{ value: string }>(`select value from settings where key = 'tool_payload_retention'`))!.value) as RunRecord;
       const latest = record.runtime.latestRun;
       if (latest?.state === "succeeded") {
-        const rows = client.query<{ metadata: string }>(`select metadata from messages`);
+        const rows = await client.query<{ metadata: string }>(`select metadata from messages`);
         let halfWritten = 0;
         let compacted = 0;
         for (const row of rows) {
@@ -156,7 +154,7 @@ async function oneRun(serverKills: { left: number }, tasks: number) {
     }
   } finally {
     for (const instance of instances) kill(instance);
-    client.close();
+    await client.close();
     await sleep(200);
     await db.drop();
     fs.rmSync(dir, { recursive: true, force: true });
