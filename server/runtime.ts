@@ -24,6 +24,7 @@ import { createCheckpointQueue, type CheckpointQueue } from "./checkpoints/clean
 import { createRunHistoryCache, type RunHistoryCache } from "./checkpoints/cleanup/run-history";
 import { handleTtlDaysFromEnv } from "./checkpoints/handles";
 import type { PgSaverHandle } from "./checkpoints/pg-saver";
+import { createAccessorSlot, type AccessorSlot } from "./checkpoints/accessor-slot";
 import { createSignInServices, type SignInServices } from "./auth/sign-in-services";
 import { createRefusalAudit, type RefusalAudit } from "./audit/refusals";
 import { createFloodLog, type FloodLog } from "./logs/rate-limit";
@@ -59,6 +60,8 @@ export type CheckpointServices = {
   pgSaver: PgSaverHandle | null;
   /** Automatic checkpoint cleanup and thread expiry (started with the compaction worker, under the same lease). */
   schedule: CheckpointScheduler;
+  /** The saver and accessor of the open connection, opened by the first thread request (server/checkpoints/service.ts). */
+  accessor: AccessorSlot;
 };
 
 export type Runtime = {
@@ -244,6 +247,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       pgSaver: postgres ? openPgSaver(postgres, log) : null,
       // Replaced just below, once the runtime it reads its database from exists.
       schedule: null as unknown as CheckpointScheduler,
+      accessor: createAccessorSlot(),
     },
     signIn: createSignInServices({ env, log }),
     refusals: createRefusalAudit({
@@ -353,6 +357,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   // Cleanup slices on a worker thread (SQLite, system clock, bundle built);
   // a runtime whose clock or timers a test injects keeps them inline.
   const passThread = passThreadFromEnv({ env, engine: target.engine, injectedClock: Boolean(options.clock || options.timers), log }).settings;
+  const passThreadFallback = { unavailable: false };
   const buildWorker = (dbFile: string, stores: Stores): RetentionWorker =>
     createRetentionWorker({
       ...options.worker,
@@ -371,6 +376,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       window: rt.maintenanceWindow,
       relay: multi?.relay,
       passThread,
+      passThreadFallback,
     });
   if (rt.handle) {
     rt.stores = openSqliteStores(rt.handle);

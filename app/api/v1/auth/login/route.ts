@@ -13,7 +13,7 @@ export const POST = route({
   body: loginBodySchema,
   handler: async ({ request, body, rt, requestId, secure }) => {
     const nowMs = rt.clock.now();
-    const { trusted, gate, logKey } = rt.signIn;
+    const { trusted, gate, logKey, decoyHash } = rt.signIn;
     const peer = clientAddress(request, { trusted, stamped: peerAddressStampInstalled() });
     const address = throttleAddressKey(peer);
     const net = throttleNetKey(peer);
@@ -21,7 +21,7 @@ export const POST = route({
     const client = hashedClientKey(address, logKey);
     try {
       const label = clientLabel(request.headers.get("user-agent"));
-      const { user, session } = await login(rt.stores.auth, { ...body, address, net, nowMs, gate, client: label });
+      const { user, session } = await login(rt.stores.auth, { ...body, address, net, nowMs, gate, decoyHash, client: label });
       const response = Response.json({ user });
       response.headers.append(
         "Set-Cookie",
