@@ -6,7 +6,6 @@
 import { openPgStores, openSqliteStores, type Stores } from "./stores";
 import { openSqliteDb, type SqliteDb } from "./db/sqlite-db";
 import type { PgDb } from "./db/pg/pg-db";
-import type { PgPool } from "./db/pg/pool";
 import { parseDatabaseUrl, postgresDataAnchor, type DatabaseTarget } from "./db/url";
 import { openMultiInstance, openPgSaver, openPostgres, type OpenedPostgres } from "./runtime-postgres";
 import { systemClock, systemTimers, type Clock, type Timers } from "./clock";
@@ -25,6 +24,7 @@ import { createCheckpointQueue, type CheckpointQueue } from "./checkpoints/clean
 import { createRunHistoryCache, type RunHistoryCache } from "./checkpoints/cleanup/run-history";
 import { handleTtlDaysFromEnv } from "./checkpoints/handles";
 import type { PgSaverHandle } from "./checkpoints/pg-saver";
+import { createAccessorSlot, type AccessorSlot } from "./checkpoints/accessor-slot";
 import { createSignInServices, type SignInServices } from "./auth/sign-in-services";
 import { createRefusalAudit, type RefusalAudit } from "./audit/refusals";
 import { createFloodLog, type FloodLog } from "./logs/rate-limit";
@@ -60,6 +60,8 @@ export type CheckpointServices = {
   pgSaver: PgSaverHandle | null;
   /** Automatic checkpoint cleanup and thread expiry (started with the compaction worker, under the same lease). */
   schedule: CheckpointScheduler;
+  /** The saver and accessor of the open connection, opened by the first thread request (server/checkpoints/service.ts). */
+  accessor: AccessorSlot;
 };
 
 export type Runtime = {
@@ -70,9 +72,7 @@ export type Runtime = {
    * new one here.
    */
   handle: SqliteDb | null;
-  /** The synchronous PostgreSQL connections of the stores not yet on `postgres` (null on SQLite, or when the server could not be reached at start). */
-  pg: PgPool | null;
-  /** The PostgreSQL pool (node-postgres) behind the asynchronous stores; null with `pg`. */
+  /** The PostgreSQL pool (node-postgres) behind every store; null on SQLite, or when the server could not be reached at start. */
   postgres: PgDb | null;
   /**
    * The path backups hang off (backups/ beside it): the SQLite file, or
@@ -163,7 +163,7 @@ export function readSourceOf(rt: OpenRuntime): ReadSource {
 
 /** The runtime narrowed to an open database, or null for an unsupported engine. */
 export function openRuntime(rt: Runtime): OpenRuntime | null {
-  return rt.dbFile && rt.stores && rt.compaction && (rt.handle || rt.pg) ? (rt as OpenRuntime) : null;
+  return rt.dbFile && rt.stores && rt.compaction && (rt.handle || rt.postgres) ? (rt as OpenRuntime) : null;
 }
 
 /** How soon a server notices a policy or pass changed by another process (the operator CLI). */
@@ -199,12 +199,11 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   if (target.engine === "postgres" && options.postgres === undefined) {
     throw new Error("a PostgreSQL runtime is created from a migrated database: use createMigratedRuntime");
   }
-  const pg = target.engine === "postgres" ? (options.postgres?.pool ?? null) : null;
   const postgres = target.engine === "postgres" ? (options.postgres?.db ?? null) : null;
   // PostgreSQL: several instances share the database. Events reach every
   // instance (LISTEN/NOTIFY) and one worker runs at a time (advisory lock).
-  const multi = pg && postgres
-    ? openMultiInstance({ pool: pg, db: postgres, timers, log, instanceId: (options.ids ?? randomIds)(), onCommand: (command) => void rt.compaction?.receiveCommand?.(command).catch((error: unknown) => log.warn({ err: { name: (error as Error)?.name } }, "relayed command failed")), started: () => started && !stopped })
+  const multi = postgres
+    ? openMultiInstance({ db: postgres, timers, log, instanceId: (options.ids ?? randomIds)(), onCommand: (command) => void rt.compaction?.receiveCommand?.(command).catch((error: unknown) => log.warn({ err: { name: (error as Error)?.name } }, "relayed command failed")), started: () => started && !stopped })
     : null;
   const bus = multi?.bus ?? createEventBus();
   // The server and the operator CLI on the same file share one guard; on PostgreSQL every instance does.
@@ -215,7 +214,6 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const rt: Runtime = {
     target,
     handle: target.engine === "sqlite" ? openSqliteDb({ file: target.file, log }) : null,
-    pg,
     postgres,
     dbFile: target.engine === "sqlite" ? target.file : target.engine === "postgres" ? postgresDataAnchor(env) : null,
     stores: null,
@@ -230,7 +228,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       log,
       // The stores of the moment (a restore reopens them); no answer while the database is closed.
       check: async (sessionIds) => {
-        if (!rt.stores || !(rt.handle?.sqlite.open || rt.pg)) return null;
+        if (!rt.stores || !(rt.handle?.sqlite.open || rt.postgres)) return null;
         const live = await rt.stores.auth.liveSessionsAmong({ ids: sessionIds, ...liveAt(rt.sessionPolicy, rt.clock.now()) });
         return new Map(live.map((session) => [session.id, session.role]));
       },
@@ -249,10 +247,11 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       pgSaver: postgres ? openPgSaver(postgres, log) : null,
       // Replaced just below, once the runtime it reads its database from exists.
       schedule: null as unknown as CheckpointScheduler,
+      accessor: createAccessorSlot(),
     },
     signIn: createSignInServices({ env, log }),
     refusals: createRefusalAudit({
-      store: () => (rt.handle?.sqlite.open || rt.pg ? (rt.stores?.audit ?? null) : null),
+      store: () => (rt.handle?.sqlite.open || rt.postgres ? (rt.stores?.audit ?? null) : null),
       clock: options.clock ?? systemClock,
       timers,
       log,
@@ -281,7 +280,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       bus,
       clock: options.clock ?? systemClock,
       sources: {
-        stores: () => (rt.handle?.sqlite.open || rt.pg ? rt.stores : null),
+        stores: () => (rt.handle?.sqlite.open || rt.postgres ? rt.stores : null),
         checkpointMode: () => rt.checkpoints.modeFreeze.frozen?.mode ?? configuredCheckpointMode(env),
         workerRunning: () => rt.compaction?.isRunning() ?? false,
       },
@@ -330,8 +329,6 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       await rt.storageHistory.stop();
       await rt.handle?.close();
       await multi?.stop();
-      rt.pg?.close();
-      rt.pg = null;
       await rt.checkpoints.locks.shared?.close();
       await rt.postgres?.close();
       rt.postgres = null;
@@ -341,7 +338,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   rt.checkpoints.schedule = createCheckpointScheduler({
     ...options.schedule,
     // The open database of the moment (a restore reopens the stores).
-    context: () => (rt.stores && rt.dbFile && (rt.handle?.sqlite.open || rt.pg) ? { stores: rt.stores, dbFile: rt.dbFile } : null),
+    context: () => (rt.stores && rt.dbFile && (rt.handle?.sqlite.open || rt.postgres) ? { stores: rt.stores, dbFile: rt.dbFile } : null),
     clock: rt.clock,
     timers: rt.timers,
     log: rt.log.child({ component: "checkpoint-schedule" }),
@@ -360,6 +357,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   // Cleanup slices on a worker thread (SQLite, system clock, bundle built);
   // a runtime whose clock or timers a test injects keeps them inline.
   const passThread = passThreadFromEnv({ env, engine: target.engine, injectedClock: Boolean(options.clock || options.timers), log }).settings;
+  const passThreadFallback = { unavailable: false };
   const buildWorker = (dbFile: string, stores: Stores): RetentionWorker =>
     createRetentionWorker({
       ...options.worker,
@@ -378,12 +376,13 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       window: rt.maintenanceWindow,
       relay: multi?.relay,
       passThread,
+      passThreadFallback,
     });
   if (rt.handle) {
     rt.stores = openSqliteStores(rt.handle);
     rt.compaction = buildWorker(rt.handle.file, rt.stores);
-  } else if (rt.pg && rt.postgres && rt.dbFile && target.engine === "postgres") {
-    rt.stores = openPgStores({ client: rt.pg.main, db: rt.postgres }, { url: target.url, env });
+  } else if (rt.postgres && rt.dbFile && target.engine === "postgres") {
+    rt.stores = openPgStores(rt.postgres, { url: target.url, env });
     rt.compaction = buildWorker(rt.dbFile, rt.stores);
   }
 

@@ -6,7 +6,7 @@ import { createSession, type NewSession } from "./sessions";
 import type { RefusalMemo } from "./refusal-memo";
 import type { AuthStore } from "./store";
 import { beginAttempt, forgiveAttempt, isKnownAddress, throttleKeys } from "./throttle";
-import { decoyPasswordHash, findUserByEmail, normalizeEmail, verifyPassword } from "./users";
+import { findUserByEmail, normalizeEmail, verifyPassword } from "./users";
 
 export type LoginInput = {
   email: string;
@@ -20,6 +20,8 @@ export type LoginInput = {
   gate: WorkGate;
   /** Throttle refusals still running (refusal-memo.ts): answered without a write transaction. */
   memo: RefusalMemo;
+  /** The hash an unknown email is checked against (the runtime's: SignInServices.decoyHash). */
+  decoyHash: () => string;
   /** The browser's label for the session list (client-label.ts). */
   client?: string | null;
 };
@@ -50,7 +52,7 @@ export async function login(store: AuthStore, input: LoginInput): Promise<LoginR
     });
   }
   const user = await findUserByEmail(store, email);
-  const stored = user?.passwordHash ?? decoyPasswordHash();
+  const stored = user?.passwordHash ?? input.decoyHash();
   const ok = await input.gate.run(() => verifyPassword(input.password, stored), ticket);
   if (!user || !ok) throw new AppError("invalid_credentials", INVALID);
   await forgiveAttempt(store, { keys, nowMs: input.nowMs, memo: input.memo });

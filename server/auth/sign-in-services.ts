@@ -7,6 +7,7 @@ import { isSecureRequest } from "@/server/http/request-checks";
 import type { Logger } from "@/server/log";
 import { createPasswordWorkGate, type WorkGate } from "./password/work-gate";
 import { createRefusalMemo, type RefusalMemo } from "./refusal-memo";
+import { decoyPasswordHash } from "./users";
 
 /** Per-process sign-in and request-level state the runtime owns. */
 export type SignInServices = {
@@ -21,6 +22,8 @@ export type SignInServices = {
   logKey: Buffer;
   /** True when the client reached this server over HTTPS (directly, or as a trusted proxy says). */
   isSecure(request: Request): boolean;
+  /** The hash an unknown email's password is verified against (no user enumeration); made on first use. */
+  decoyHash(): string;
 };
 
 export function createSignInServices(options: { env: Record<string, string | undefined>; log: Logger }): SignInServices {
@@ -29,6 +32,7 @@ export function createSignInServices(options: { env: Record<string, string | und
     // Entries that do not parse trust nothing (the safe side), but say so.
     options.log.warn({ event: "trusted_proxies_invalid", invalid: invalid.length }, "TRUSTED_PROXIES has entries that are not addresses or CIDR ranges; they are ignored");
   }
+  let decoy: string | undefined;
   const hosts = parseAllowedHosts(options.env.ALLOWED_HOSTS);
   if (hosts.invalid.length > 0) {
     options.log.warn({ event: "allowed_hosts_invalid", invalid: hosts.invalid.length }, "ALLOWED_HOSTS has entries that are not host names; they are ignored");
@@ -40,5 +44,6 @@ export function createSignInServices(options: { env: Record<string, string | und
     refusals: createRefusalMemo(),
     logKey: randomBytes(32),
     isSecure: (request) => isSecureRequest(request, { trusted, stamped: peerAddressStampInstalled() }),
+    decoyHash: () => (decoy ??= decoyPasswordHash()),
   };
 }

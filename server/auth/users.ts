@@ -78,11 +78,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
 /**
  * A hash of a random password, verified against when the email is unknown so
  * that unknown and known emails take the same time (no user enumeration).
+ * Made once per runtime (its sign-in services hold it), on first use.
  */
-let decoyHash: string | undefined;
 export function decoyPasswordHash(): string {
-  decoyHash ??= hashPassword(randomUUID());
-  return decoyHash;
+  return hashPassword(randomUUID());
 }
 
 /**

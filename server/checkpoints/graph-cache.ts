@@ -1,6 +1,8 @@
 // Compiled graphs are costly to build and a saver serves many requests, so
 // each graph is built once per (saver, mode, snapshot frequency). An object
-// cache, not a statement cache: the saver owns its statements.
+// cache, not a statement cache: the saver owns its statements. Keyed weakly
+// by the saver, which one runtime's accessor owns: a cache lives and dies
+// with its saver and no two runtimes share one.
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { modeKey, type ModeConfig } from "./mode";
 

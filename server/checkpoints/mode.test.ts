@@ -58,12 +58,11 @@ describe("checkpoint channel modes", () => {
     expect(isAppError(error) && error.code).toBe("checkpoint_mode_reconfiguration");
   });
 
-  it("[CCM-04] schema and graph caches key on the resolved snapshot frequency", () => {
+  it("[CCM-04] the graph cache keys on the resolved snapshot frequency; schemas are built per graph, never shared", () => {
     const a = { mode: "delta" as const, snapshotFrequency: 10 };
     const b = { mode: "delta" as const, snapshotFrequency: 20 };
     expect(modeKey(a)).not.toBe(modeKey(b));
-    expect(agentStateSchema(a)).toBe(agentStateSchema({ ...a }));
-    expect(agentStateSchema(a)).not.toBe(agentStateSchema(b));
+    expect(agentStateSchema(a)).not.toBe(agentStateSchema({ ...a }));
     const env = createCheckpointTestEnv();
     try {
       const { saver } = env.open(a);

@@ -1,6 +1,6 @@
 // Thread state schemas per channel mode. `messages` is the only channel whose
 // storage differs: a reducer channel in full mode, a DeltaChannel in delta
-// mode. Every cache here keys on (mode, snapshot frequency).
+// mode.
 import type { BaseMessage } from "@langchain/core/messages";
 import {
   Annotation,
@@ -9,7 +9,7 @@ import {
   messagesStateReducer,
   type AnnotationRoot,
 } from "@langchain/langgraph";
-import { modeKey, type ModeConfig } from "./mode";
+import type { ModeConfig } from "./mode";
 
 function messagesChannel(config: ModeConfig) {
   if (config.mode === "delta") {
@@ -51,26 +51,13 @@ export type AgentSchema = AnnotationRoot<AgentSpec>;
 export type AgentValues = { messages: BaseMessage[]; title: string | null; notes: string[] };
 
 
-const baseCache = new Map<string, AnnotationRoot<ReturnType<typeof buildBaseSpec>>>();
-const agentCache = new Map<string, AgentSchema>();
-
-/** One schema per (mode, frequency), built on first use. */
-function cached<S>(cache: Map<string, S>, config: ModeConfig, build: () => S): S {
-  const key = modeKey(config);
-  let schema = cache.get(key);
-  if (!schema) {
-    schema = build();
-    cache.set(key, schema);
-  }
-  return schema;
-}
-
-export function baseThreadSchema(config: ModeConfig) {
-  return cached(baseCache, config, () => Annotation.Root(buildBaseSpec(config)));
-}
-
+/**
+ * The agent's schema for one (mode, snapshot frequency). Built fresh per
+ * call: each compiled graph is built once per saver (graph-cache.ts), so no
+ * schema outlives, or is shared beyond, the runtime whose saver it serves.
+ */
 export function agentStateSchema(config: ModeConfig): AgentSchema {
-  return cached(agentCache, config, () => Annotation.Root(buildAgentSpec(config)));
+  return Annotation.Root(buildAgentSpec(config));
 }
 
 /** Schema default for every channel: what a head-only channel is reset to. */

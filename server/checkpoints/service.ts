@@ -1,11 +1,11 @@
 import "server-only";
 // Composition for the thread routes: the process-frozen mode from the
 // configured environment, our saver on the engine's database (SqliteSaver on
-// the workspace connection, PostgresSaver on its pool), the one
-// accessor, the runtime clock and the runtime's thread locks.
+// the workspace connection, PostgresSaver on its pool), the runtime's one
+// accessor (rt.checkpoints.accessor), its clock and its thread locks.
 import { AppError } from "@/server/errors";
 import type { OpenRuntime } from "@/server/runtime";
-import { createCheckpointAccessor, type CheckpointAccessor } from "./accessor";
+import { createCheckpointAccessor } from "./accessor";
 import { modeFromEnv, resolveModeConfig, type ChannelMode } from "./mode";
 import { openPgCheckpoints } from "./pg-saver";
 import type { StampingSaver } from "./stamping-saver";
@@ -17,7 +17,6 @@ import type { CheckpointStore } from "./store";
 import { assertThreadNotExpired, expiredThread } from "./schedule/tombstone";
 
 const DEFAULT_TOOL_PAYLOAD_BYTES = 256;
-const accessors = new WeakMap<object, { accessor: CheckpointAccessor; store: CheckpointStore }>();
 
 function toolPayloadBytes(env: NodeJS.ProcessEnv): number {
   const n = Number(env.CHECKPOINT_AGENT_TOOL_PAYLOAD_BYTES ?? DEFAULT_TOOL_PAYLOAD_BYTES);
@@ -42,14 +41,11 @@ export function threadService(rt: OpenRuntime, env: NodeJS.ProcessEnv = process.
   // One saver per database: SqliteSaver on the workspace file, or PostgresSaver on the runtime's pool.
   const key: object | undefined = rt.handle ?? rt.postgres ?? undefined;
   if (!key) throw new AppError("unsupported_engine", "Agent threads are not available on this database engine");
-  let opened = accessors.get(key);
-  if (!opened) {
+  const { accessor, store } = rt.checkpoints.accessor.on(key, () => {
     const { saver, store } = openSaver(rt, config.mode);
     // Reads retry on the thread's retention epoch in the database, bumped by deletions in any process.
-    opened = { accessor: createCheckpointAccessor({ saver, config, epochs: storeRetentionEpochs(store) }), store };
-    accessors.set(key, opened);
-  }
-  const { accessor, store } = opened;
+    return { accessor: createCheckpointAccessor({ saver, config, epochs: storeRetentionEpochs(store) }), store };
+  });
   return {
     accessor,
     clock: rt.clock,

@@ -27,6 +27,7 @@ const MIN_LENGTH_MINUTES = 15;
 const DAY_MINUTES = 24 * 60;
 const TIME = /^([01][0-9]|2[0-3]):([0-5][0-9])$/;
 
+// Immutable formatters, one per time zone: shared by every runtime without effect.
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatterFor(timeZone: string): Intl.DateTimeFormat {

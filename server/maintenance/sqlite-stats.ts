@@ -83,19 +83,7 @@ function assemble(plan: Plan, usage: Map<string, BtreeUsage>, usedBytes: number)
  * read-only connection), so a walk over large indexes does not hold up
  * HTTP handling. The live connection only answers the cheap schema reads.
  */
-// Requests that arrive while a read of the same file runs share its answer:
-// a hundred viewers opening the Database page at once cost one walk.
-const inFlight = new Map<string, Promise<DatabaseStats>>();
-
-export function readDatabaseStats(options: { sqlite: Sqlite; dbFile: string }): Promise<DatabaseStats> {
-  const running = inFlight.get(options.dbFile);
-  if (running) return running;
-  const read = readOnce(options).finally(() => inFlight.delete(options.dbFile));
-  inFlight.set(options.dbFile, read);
-  return read;
-}
-
-async function readOnce(options: { sqlite: Sqlite; dbFile: string }): Promise<DatabaseStats> {
+export async function readDatabaseStats(options: { sqlite: Sqlite; dbFile: string }): Promise<DatabaseStats> {
   const { sqlite, dbFile } = options;
   const dbstat = hasDbstat(sqlite);
   const plan = dbstat ? planWalk(sqlite) : null;

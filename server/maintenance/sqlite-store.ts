@@ -3,6 +3,7 @@ import fs from "node:fs";
 import { openDatabase, type Sqlite } from "@/server/db/client";
 import type { SqliteDb } from "@/server/db/sqlite-db";
 import { statement } from "@/server/db/statements";
+import type { DatabaseStats } from "@/lib/database/api";
 import type { MaintenanceStore, PageCounts } from "./store";
 import { readDatabaseStats } from "./sqlite-stats";
 import { runSqliteThread, SqliteThreadError } from "./sqlite-thread";
@@ -17,8 +18,16 @@ const PAGE_COUNTS_SQL = "select page_size as pageSize, page_count as pageCount, 
  */
 export function createSqliteMaintenanceStore(db: SqliteDb): MaintenanceStore {
   const { file } = db;
+  // Requests that arrive while a read runs share its answer: a hundred
+  // viewers opening the Database page at once cost one walk. The store's
+  // own, so a store opened on a restored file never answers with a walk of
+  // the file it replaced, nor one runtime with another's.
+  let statsInFlight: Promise<DatabaseStats> | null = null;
   return {
-    databaseStats: () => readDatabaseStats({ sqlite: db.reading(), dbFile: file }),
+    databaseStats: () =>
+      (statsInFlight ??= readDatabaseStats({ sqlite: db.reading(), dbFile: file }).finally(() => {
+        statsInFlight = null;
+      })),
 
     async diskBytes() {
       let total = 0;

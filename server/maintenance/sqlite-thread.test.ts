@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TestDb } from "@/server/db/test-db";
 import { seededDb } from "./test-support/fixtures";
+import { createSqliteMaintenanceStore } from "./sqlite-store";
 import { inlineFallbacks, readInThread, runSqliteThread, SqliteThreadError, threadStarts } from "./sqlite-thread";
 
 let t: TestDb | undefined;
@@ -60,13 +61,18 @@ describe("one thread per lane", () => {
     expect(threadStarts.count).toBe(before);
   });
 
-  it("[#26-3] parallel Database-page statistics of one file share one walk", async () => {
+  it("[#26-3] parallel Database-page statistics of one store share one walk; another store of the same file (a restore's, another runtime's) walks for itself", async () => {
     t = seededDb(3, 10);
-    const { readDatabaseStats } = await import("./sqlite-stats");
-    const calls = Array.from({ length: 20 }, () => readDatabaseStats({ sqlite: t!.sqlite, dbFile: t!.file }));
+    const store = createSqliteMaintenanceStore(t.db);
+    const calls = Array.from({ length: 20 }, () => store.databaseStats());
     expect(new Set(calls).size).toBe(1);
+    const other = createSqliteMaintenanceStore(t.db).databaseStats();
+    expect(calls).not.toContain(other);
     const [first] = await Promise.all(calls);
     expect(first!.tables?.some((table) => table.name === "messages")).toBe(true);
+    expect((await other).tables?.some((table) => table.name === "messages")).toBe(true);
+    // Once answered, the next read walks again.
+    expect(store.databaseStats()).not.toBe(calls[0]);
   });
 
   it("a long maintenance statement does not hold reads back (separate lanes)", async () => {

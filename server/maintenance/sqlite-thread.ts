@@ -192,6 +192,9 @@ class Lane {
 }
 
 // Per lane and app root (where the thread resolves the driver from).
+// Process-wide like libuv's pool, not a runtime's: each task names its file
+// and opens its own connection, so a lane holds no runtime's state, and the
+// idle threads are unref'd (they never keep a process alive).
 const lanes = new Map<string, Lane>();
 
 function runThread(task: SqliteThreadTask): Promise<unknown> {

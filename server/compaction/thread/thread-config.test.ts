@@ -27,9 +27,10 @@ describe("COMPACTION_THREAD", () => {
     const choose = (env: Record<string, string>, extra: { engine?: string; injectedClock?: boolean } = {}) =>
       passThreadFromEnv({ env, engine: extra.engine ?? "sqlite", injectedClock: extra.injectedClock ?? false, log, bundlePath, root: t.dir }).reason;
     expect(choose({})).toBe("no_bundle");
-    expect(choose({})).toBe("no_bundle");
-    // Said once per process.
     expect(lines.filter((l) => l.msg.includes("no thread bundle"))).toHaveLength(1);
+    // A second runtime in the process asks for itself and says it too: no flag of the first silences it.
+    expect(choose({})).toBe("no_bundle");
+    expect(lines.filter((l) => l.msg.includes("no thread bundle"))).toHaveLength(2);
     // Built from one source, which is older than the bundle.
     fs.writeFileSync(path.join(t.dir, "source.ts"), "");
     fs.utimesSync(path.join(t.dir, "source.ts"), new Date(NOW_MS - 60_000), new Date(NOW_MS - 60_000));
@@ -47,19 +48,32 @@ describe("COMPACTION_THREAD", () => {
     // A source changed after the build: yesterday's pass must not run.
     fs.utimesSync(path.join(t.dir, "source.ts"), new Date(NOW_MS + 60_000), new Date(NOW_MS + 60_000));
     expect(choose({})).toBe("stale_bundle");
-    expect(lines.filter((l) => l.msg.includes("older than its sources"))).toHaveLength(1);
+    expect(lines.filter((l) => l.msg.includes("older than its sources"))).toHaveLength(2);
   });
 
-  it("a worker whose thread cannot start runs its slices inline and says so once", async () => {
+  it("a worker whose thread cannot start runs its slices inline and says so once; its runtime's next worker stays inline, another runtime still tries its own thread", async () => {
     await armPolicy(t.sqlite);
     seedOldTask(t.sqlite, "a", 5);
     const { log, lines } = captureLog();
-    const runSlice = createSliceRunner({ passThread: { bundlePath: path.join(t.dir, "missing.cjs") }, dbFile: t.file, clock: manualClock(NOW_MS), log });
-    const slice = (operationId: string) =>
-      runSlice({ store: storeOf(t.sqlite), clock: manualClock(NOW_MS), operationId, wait: async () => {}, admitBatch: async () => ({ release() {} }) });
+    const passThread = { bundlePath: path.join(t.dir, "missing.cjs") };
+    const runtimeFallback = { unavailable: false };
+    const runnerOf = (passThreadFallback: { unavailable: boolean }) => {
+      const runSlice = createSliceRunner({ passThread, passThreadFallback, dbFile: t.file, clock: manualClock(NOW_MS), log });
+      return (operationId: string) =>
+        runSlice({ store: storeOf(t.sqlite), clock: manualClock(NOW_MS), operationId, wait: async () => {}, admitBatch: async () => ({ release() {} }) });
+    };
+    const unavailableLines = () => lines.filter((l) => l.msg.includes("cleanup thread unavailable"));
+    const slice = runnerOf(runtimeFallback);
     expect(await slice("run-1")).toMatchObject({ state: "succeeded" });
     expect(countMarkedRows(t.sqlite)).toBe(5);
     expect(await slice("run-2")).toMatchObject({ state: "succeeded" });
-    expect(lines.filter((l) => l.msg.includes("cleanup thread unavailable"))).toEqual([expect.objectContaining({ code: "MODULE_NOT_FOUND" })]);
+    expect(unavailableLines()).toEqual([expect.objectContaining({ code: "MODULE_NOT_FOUND" })]);
+    expect(runtimeFallback.unavailable).toBe(true);
+    // A worker the same runtime rebuilds (a restore, a new lease) does not try again.
+    expect(await runnerOf(runtimeFallback)("run-3")).toMatchObject({ state: "succeeded" });
+    expect(unavailableLines()).toHaveLength(1);
+    // Another runtime's worker tries its thread itself (and falls back on its own).
+    expect(await runnerOf({ unavailable: false })("run-4")).toMatchObject({ state: "succeeded" });
+    expect(unavailableLines()).toHaveLength(2);
   });
 });

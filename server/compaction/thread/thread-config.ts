@@ -20,15 +20,13 @@ export type PassThreadSettings = {
   root?: string;
 };
 
-// Said once per process, not once per runtime (restores rebuild the worker).
-let noBundleLogged = false;
-let staleLogged = false;
-
 export type PassThreadChoice = { settings: PassThreadSettings | null; reason: "thread" | "off" | "engine" | "injected_clock" | "no_bundle" | "stale_bundle" };
 
 /**
- * Picks the thread for this runtime, or null (inline). An injected clock or
- * timers mean a test drives time by hand: those passes stay inline.
+ * Picks the thread for this runtime, or null (inline), and says why not once:
+ * the runtime asks once (a restore rebuilds the worker, not the choice). An
+ * injected clock or timers mean a test drives time by hand: those passes
+ * stay inline.
  */
 export function passThreadFromEnv(options: {
   env: Readonly<Record<string, string | undefined>>;
@@ -47,14 +45,12 @@ export function passThreadFromEnv(options: {
   const bundlePath = options.bundlePath ?? defaultPassThreadBundle();
   // The bundle and its sources are files of the installed app, not server code to trace into the build.
   if (!fs.existsSync(/*turbopackIgnore: true*/ bundlePath)) {
-    if (!noBundleLogged) options.log.info({ setting: "COMPACTION_THREAD" }, "cleanup passes run inline: no thread bundle (npm run build writes it)");
-    noBundleLogged = true;
+    options.log.info({ setting: "COMPACTION_THREAD" }, "cleanup passes run inline: no thread bundle (npm run build writes it)");
     return { settings: null, reason: "no_bundle" };
   }
   // A bundle older than its sources would run yesterday's pass beside today's record code.
   if (isStale(bundlePath, options.root ?? process.cwd())) {
-    if (!staleLogged) options.log.warn({ setting: "COMPACTION_THREAD" }, "cleanup passes run inline: the thread bundle is older than its sources (npm run build rewrites it)");
-    staleLogged = true;
+    options.log.warn({ setting: "COMPACTION_THREAD" }, "cleanup passes run inline: the thread bundle is older than its sources (npm run build rewrites it)");
     return { settings: null, reason: "stale_bundle" };
   }
   return { settings: { bundlePath }, reason: "thread" };

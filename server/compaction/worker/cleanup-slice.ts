@@ -1,7 +1,7 @@
 // Where one cleanup slice runs: on a worker thread with its own connection
 // when the runtime gave the worker a thread bundle, else on this thread (the
 // pass is the same code either way). A thread that cannot start falls back to
-// the inline pass for the rest of the process, logged once.
+// the inline pass for the rest of the runtime, logged once.
 import "server-only";
 import type { Clock } from "@/server/clock";
 import type { Logger } from "@/server/log";
@@ -16,14 +16,12 @@ export type SliceOptions = Omit<CleanupPassOptions, "admitBatch"> & { admitBatch
 
 export type SliceRunner = (options: SliceOptions) => Promise<CleanupPassResult>;
 
-// Once per process: a thread that cannot start stays unavailable.
-let threadUnavailable = false;
-
-export function createSliceRunner(deps: Pick<RetentionWorkerDeps, "passThread" | "dbFile"> & { clock: Clock; log: Logger }): SliceRunner {
+export function createSliceRunner(deps: Pick<RetentionWorkerDeps, "passThread" | "passThreadFallback" | "dbFile"> & { clock: Clock; log: Logger }): SliceRunner {
+  const fallback = deps.passThreadFallback ?? { unavailable: false };
   return async (options) => {
     const thread = deps.passThread;
     // The beforeBatch seam runs test code between reading and writing: inline only.
-    if (!thread || threadUnavailable || options.beforeBatch) return runCleanupPass(options);
+    if (!thread || fallback.unavailable || options.beforeBatch) return runCleanupPass(options);
     try {
       deps.log.debug({ operationId: options.operationId }, "cleanup slice runs on its worker thread");
       return await runPassInThread({
@@ -40,7 +38,7 @@ export function createSliceRunner(deps: Pick<RetentionWorkerDeps, "passThread" |
       });
     } catch (error) {
       if (!(error instanceof PassThreadUnavailableError)) throw error;
-      threadUnavailable = true;
+      fallback.unavailable = true;
       deps.log.warn({ operationId: options.operationId, code: error.code }, "cleanup thread unavailable: passes run inline from now on");
       return runCleanupPass(options);
     }

@@ -15,6 +15,13 @@ import type { CompactionStore } from "../store";
 import type { PassThreadSettings } from "../thread/thread-config";
 import type { CommandRelay, RelayedCommand } from "./command-relay";
 
+/**
+ * A pass thread that could not start stays unavailable: the runtime holds
+ * this, so the workers it rebuilds (a restore, a new lease) keep running
+ * inline and another runtime in the process still tries its own thread.
+ */
+export type PassThreadFallback = { unavailable: boolean };
+
 export type RetentionWorkerDeps = {
   store: CompactionStore;
   maintenance: MaintenanceStore;
@@ -50,6 +57,8 @@ export type RetentionWorkerDeps = {
    * manual clock need). The runtime picks it (COMPACTION_THREAD).
    */
   passThread?: (PassThreadSettings & { fixedClock?: boolean }) | null;
+  /** Set once the thread could not start (the runtime's, so a rebuilt worker keeps to inline); absent: this worker's own. */
+  passThreadFallback?: PassThreadFallback;
 };
 
 export type RetentionWorker = {

@@ -14,7 +14,7 @@ export const POST = route({
   body: loginBodySchema,
   handler: async ({ request, body, rt, requestId, secure }) => {
     const nowMs = rt.clock.now();
-    const { trusted, gate, logKey, refusals } = rt.signIn;
+    const { trusted, gate, logKey, refusals, decoyHash } = rt.signIn;
     const peer = clientAddress(request, { trusted, stamped: peerAddressStampInstalled() });
     const address = throttleAddressKey(peer);
     const net = throttleNetKey(peer);
@@ -22,7 +22,7 @@ export const POST = route({
     const client = hashedClientKey(address, logKey);
     try {
       const label = clientLabel(request.headers.get("user-agent"));
-      const { user, session } = await login(rt.stores.auth, { ...body, address, net, nowMs, gate, memo: refusals, client: label });
+      const { user, session } = await login(rt.stores.auth, { ...body, address, net, nowMs, gate, memo: refusals, decoyHash, client: label });
       const response = jsonResponse({ user });
       response.headers.append(
         "Set-Cookie",
