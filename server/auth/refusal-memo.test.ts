@@ -3,16 +3,15 @@
 // would answer it, and only while the database would.
 import Database from "better-sqlite3";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { POST as loginPost } from "@/app/api/v1/auth/login/route";
 import { manualClock } from "@/server/clock";
-import { PEER_ADDRESS_HEADER, installPeerAddressStamp } from "@/server/http/peer-address";
+import { installPeerAddressStamp } from "@/server/http/peer-address";
 import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
 import { createRefusalMemo } from "./refusal-memo";
 import { createSqliteAuthStore } from "./sqlite-store";
 import { ACCOUNT_FREE_FAILURES, ADDRESS_MAX_FAILURES, ADDRESS_WINDOW_MS, beginAttempt, throttleKeys } from "./throttle";
+import { signInFrom } from "./login-test-support";
 import { createUser } from "./users";
 
-const BASE = "http://localhost:3000";
 const ADMIN = { email: "admin@example.com", password: "admin-password-long" };
 const ATTACKER = "203.0.113.66";
 const OWNER = "198.51.100.20";
@@ -20,15 +19,7 @@ const OWNER = "198.51.100.20";
 let rt: TestRuntime;
 let clock: ReturnType<typeof manualClock>;
 
-function send(body: unknown, peer: string): Promise<Response> {
-  return loginPost(
-    new Request(`${BASE}/api/v1/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: BASE, [PEER_ADDRESS_HEADER]: peer },
-      body: JSON.stringify(body),
-    }),
-  );
-}
+const send = signInFrom;
 
 /** Runs `fn` while another connection holds the database's write lock: anything that needs the writer cannot answer. */
 async function whileWriterHeld<T>(fn: () => Promise<T>): Promise<T> {
