@@ -95,7 +95,10 @@ export async function createPgTestRuntime(options: TestRuntimeOptions = {}): Pro
     throw new Error("the PostgreSQL test runtime did not open its database");
   }
   if (install) installProcessRuntime(rt);
-  if (start) rt.start();
+  if (start) {
+    rt.start();
+    await workerRunning(rt);
+  }
   return Object.assign(rt, {
     dir,
     async dispose() {
@@ -105,6 +108,19 @@ export async function createPgTestRuntime(options: TestRuntimeOptions = {}): Pro
       fs.rmSync(dir, { recursive: true, force: true });
     },
   });
+}
+
+/**
+ * Started on PostgreSQL, the worker runs once the lease's first try answers
+ * (a session to open, slow under load); on SQLite it runs at start. A test
+ * of a started runtime expects it running, as after boot.
+ */
+async function workerRunning(rt: OpenRuntime, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!rt.compaction.isRunning()) {
+    if (Date.now() > deadline) throw new Error("the PostgreSQL test runtime's worker did not start (worker lease)");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 /** A test runtime on `engine` (PostgreSQL needs TEST_POSTGRES_URL). */

@@ -119,15 +119,24 @@ export async function saveActiveProgress(store: CompactionStore, options: { oper
 /**
  * After a restart: an analysis or preparation that was running is marked
  * interrupted (distinguishable from success); a cleanup pass keeps its
- * cursor so it resumes. Returns what the worker should resume.
+ * cursor so it resumes. `ownQueued`: an analysis this process accepted
+ * itself before its worker started; still queued, it stays for this worker
+ * (`keptAnalysis`). Returns what the worker should resume.
  */
-export function recoverInterrupted(store: CompactionStore, nowMs: number): Promise<{ resumeCleanup: string | null; pendingPreparation: string | null }> {
+export function recoverInterrupted(
+  store: CompactionStore,
+  nowMs: number,
+  options: { ownQueued?: string | null } = {},
+): Promise<{ resumeCleanup: string | null; pendingPreparation: string | null; keptAnalysis: boolean }> {
   return editRecord(store, nowMs, (record) => {
     const { runtime } = record;
     let changed = false;
     let resumeCleanup: string | null = null;
+    let keptAnalysis = false;
     const active = runtime.activeOperation;
-    if (active?.kind === "analysis") {
+    if (active?.kind === "analysis" && active.state === "queued" && active.id === options.ownQueued) {
+      keptAnalysis = true;
+    } else if (active?.kind === "analysis") {
       runtime.latestAnalysis = {
         ...active,
         state: active.state === "queued" ? "cancelled" : "partial",
@@ -162,7 +171,7 @@ export function recoverInterrupted(store: CompactionStore, nowMs: number): Promi
     } else if (prep.state === "pending" && prep.operationId) {
       pendingPreparation = prep.operationId;
     }
-    return { next: changed ? record : null, result: { resumeCleanup, pendingPreparation } };
+    return { next: changed ? record : null, result: { resumeCleanup, pendingPreparation, keptAnalysis } };
   });
 }
 

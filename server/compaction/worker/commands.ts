@@ -78,8 +78,9 @@ export function createWorkerCommands(
     queue.cancel(operationId);
     if (isRunningJob) return; // it stops at its next batch boundary and records itself
     // Waiting for a continuation timer, or queued behind another job: end
-    // it now, keeping its committed counts.
-    slot.disarm();
+    // it now, keeping its committed counts. Ended, it no longer waits between
+    // slices (betweenSlices() must not name it while the schedule re-arms).
+    slot.disarm({ forgetWaiting: slot.waiting()?.id === operationId });
     await core.endOrphan(operationId, "cancelled", "cancelled");
     await schedule.scheduleNextPass();
   };
@@ -89,6 +90,7 @@ export function createWorkerCommands(
       const relay = core.relayed();
       if (relay) {
         const accepted = await acceptAnalysis(ctx(), { age, waitingFromRecord: true });
+        state.relayedAnalysis = accepted.operationId;
         relay.send({ kind: "pickup", operationId: accepted.operationId });
         return accepted;
       }

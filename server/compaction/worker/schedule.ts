@@ -14,7 +14,7 @@ import type { WorkerCore, WorkerJobs } from "./worker-core";
 
 export type Schedule = {
   /** Recovers an interrupted operation (on start) and arms what follows; says what it found. */
-  recover(): Promise<{ resumeCleanup: boolean; pendingPreparation: boolean }>;
+  recover(): Promise<{ resumeCleanup: boolean; pendingPreparation: boolean; keptAnalysis: boolean }>;
   /** Arms the next daily pass when the policy is enabled, approved and ready, and the slot is free. */
   scheduleNextPass(): Promise<void>;
   /** Arms the continuation of a pass, which then waits between slices. */
@@ -85,7 +85,9 @@ export function createSchedule(core: WorkerCore, jobs: WorkerJobs): Schedule {
   return {
     async recover() {
       const { readyAtMs } = state;
-      const { resumeCleanup, pendingPreparation } = await recoverInterrupted(store, clock.now());
+      const ownQueued = state.relayedAnalysis;
+      state.relayedAnalysis = null;
+      const { resumeCleanup, pendingPreparation, keptAnalysis } = await recoverInterrupted(store, clock.now(), { ownQueued });
       if (pendingPreparation) jobs.preparation(pendingPreparation);
       if (resumeCleanup) {
         // An ordinary restart resumes the stored cursor after readiness.
@@ -93,7 +95,7 @@ export function createSchedule(core: WorkerCore, jobs: WorkerJobs): Schedule {
       } else {
         await scheduleNextPass();
       }
-      return { resumeCleanup: Boolean(resumeCleanup), pendingPreparation: Boolean(pendingPreparation) };
+      return { resumeCleanup: Boolean(resumeCleanup), pendingPreparation: Boolean(pendingPreparation), keptAnalysis };
     },
     scheduleNextPass,
     setContinuation,

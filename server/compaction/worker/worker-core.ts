@@ -30,6 +30,13 @@ export type WorkerState = {
   initialOutsideWindow: boolean;
   /** The queued operation of another instance that the record watch saw at its previous look. */
   queuedAtLastLook: string | null;
+  /**
+   * The analysis this instance accepted and relayed while its worker was not
+   * started (PostgreSQL: the lease's first answer may still be on its way).
+   * If this worker starts with it still queued, it runs it: no dead process
+   * left it behind.
+   */
+  relayedAnalysis: string | null;
 };
 
 /** Enqueues each kind of job (jobs.ts, cleanup-job.ts). */
@@ -71,6 +78,7 @@ export function createWorkerCore(deps: CompactionWorkerDeps): WorkerCore {
     initialCleanupPending: false,
     initialOutsideWindow: false,
     queuedAtLastLook: null,
+    relayedAnalysis: null,
   };
   const publish = (operation: CompactionOperation) => bus.publish(operationEvent(operation));
   const tracked = new Set<Promise<void>>();

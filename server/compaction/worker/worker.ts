@@ -62,6 +62,8 @@ export function createCompactionWorker(deps: CompactionWorkerDeps): CompactionWo
         try {
           const recovered = await schedule.recover();
           log.info(recovered, "compaction worker started");
+          // This instance's own relayed analysis, still queued: nobody else ran it, so this worker does.
+          if (recovered.keptAnalysis) await watch.pickUpQueued();
         } catch (error) {
           // The record watch re-arms the schedule at its next look.
           log.error({ code: errorCode(error) }, "compaction worker recovery failed");
