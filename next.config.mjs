@@ -12,9 +12,6 @@ const nextConfig = {
   typescript: { ignoreBuildErrors: process.env.NEXT_SKIP_TYPECHECK === "1" },
   serverExternalPackages: [
     "better-sqlite3",
-    // The PostgreSQL engine's synchronous client: a native libpq binding.
-    "pg-native",
-    "libpq",
     "pino",
     "@langchain/langgraph-checkpoint-sqlite",
   ],

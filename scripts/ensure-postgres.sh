@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs what the PostgreSQL engine needs when it is missing: Debian's
-# server (for the throwaway test cluster) and libpq's headers plus a C++
-# toolchain (npm ci builds the libpq binding behind pg-native).
+# Installs what a CI machine needs when it is missing: Debian's PostgreSQL
+# server (the throwaway test cluster, and pg_dump / pg_restore / vacuumdb
+# for backups and maintenance), and a C++ toolchain with python3, which
+# npm ci uses only when better-sqlite3 has no prebuilt binary for the
+# platform. Nothing of PostgreSQL builds: the driver is node-postgres, pure
+# JavaScript, no libpq-dev (scripts/lockfile-native-builds.test.ts keeps it so).
 set -euo pipefail
 missing=()
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
-[ -f /usr/include/postgresql/libpq-fe.h ] || missing+=(libpq-dev)
 command -v make >/dev/null && command -v g++ >/dev/null || missing+=(build-essential)
 command -v python3 >/dev/null || missing+=(python3)
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi

@@ -8,7 +8,6 @@ import { createSqliteAuthStore } from "./auth/sqlite-store";
 import { createPgAuthStore } from "./auth/pg-store";
 import { createTestDb, type TestDb } from "./db/test-db";
 import { createPgTestDb, TEST_POSTGRES_URL, type PgTestDb } from "./db/pg/test-db";
-import type { SqlClient } from "./db/pg/client";
 import type { PgDb } from "./db/pg/pg-db";
 import type { WorkspaceStore } from "./workspace/store";
 import { createSqliteWorkspaceStore } from "./workspace/sqlite-store";
@@ -24,12 +23,7 @@ export type EngineDb = {
   /** Rows of a read-only SQL statement written for both engines (`?` placeholders become $n on PostgreSQL). */
   rows<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
   /** PostgreSQL only: the database and its URL, for suites that open their own clients; `db` is the pool the checkpoint saver shares. */
-  pg?: {
-    db: PgDb;
-    url: string;
-    /** @deprecated The synchronous pg-native connection (opened on first use), only until the checkpoint and compaction suites are converted. */
-    readonly client: SqlClient;
-  };
+  pg?: { db: PgDb; url: string };
 };
 
 function sqliteDb(db: TestDb): EngineDb {
@@ -46,13 +40,7 @@ function pgDb(db: PgTestDb): EngineDb {
     engine: "postgres",
     auth: () => createPgAuthStore(db.db),
     workspace: () => createPgWorkspaceStore(db.db),
-    pg: {
-      db: db.db,
-      url: db.url,
-      get client() {
-        return db.client;
-      },
-    },
+    pg: { db: db.db, url: db.url },
     rows: <T>(sql: string, params: readonly unknown[] = []) => {
       let n = 0;
       return db.db.query<T>(sql.replace(/\?/g, () => `$${++n}`), params);

@@ -5,7 +5,6 @@
 import "server-only";
 import { readPgConfig } from "./db/pg/config";
 import { applyPgMigrations } from "./db/pg/migrate";
-import { createPgPool, type PgPool } from "./db/pg/pool";
 import { createPgDb, type PgDb } from "./db/pg/pg-db";
 import { bridgeEventBus, type EventBridge } from "./db/pg/event-bridge";
 import { createWorkerLease, type WorkerLease } from "./db/pg/worker-lease";
@@ -22,8 +21,8 @@ import { createPgCompactionStore } from "./compaction/store/pg-store";
 import { readCompactionRecord } from "./compaction/policy/record";
 import { requestedCancel, watchRequestedCancels } from "./compaction/worker/relay-intake";
 
-/** An open, migrated PostgreSQL database: the node-postgres pool and the synchronous connections of the stores not yet converted. */
-export type OpenedPostgres = { db: PgDb; pool: PgPool };
+/** An open, migrated PostgreSQL database: the node-postgres pool every store and the checkpoint saver share. */
+export type OpenedPostgres = { db: PgDb };
 
 /**
  * Creates the pool and applies pending migrations on it (under an advisory
@@ -34,17 +33,14 @@ export type OpenedPostgres = { db: PgDb; pool: PgPool };
  */
 export async function openPostgres(url: string, env: Record<string, string | undefined>, log: Logger): Promise<OpenedPostgres | null> {
   let db: PgDb | null = null;
-  let pool: PgPool | null = null;
   try {
     const config = readPgConfig(url, env);
     db = createPgDb(config, {
       onIdleError: (error) => log.warn({ err: { name: error.name, code: (error as { code?: unknown }).code } }, "an idle PostgreSQL session failed"),
     });
     await applyPgMigrations(db);
-    pool = createPgPool(config);
-    return { db, pool };
+    return { db };
   } catch (error) {
-    pool?.close();
     await db?.close().catch(() => undefined);
     log.error({ err: { name: (error as Error)?.name, code: (error as { code?: unknown })?.code } }, "opening the PostgreSQL database failed");
     return null;
@@ -80,7 +76,6 @@ const CANCEL_WATCH_MS = 60_000;
  * NOTIFYs go through the pool.
  */
 export function openMultiInstance(options: {
-  pool: PgPool;
   /** The node-postgres pool: NOTIFYs, and the configuration of the dedicated sessions. */
   db: PgDb;
   timers: Timers;

@@ -90,7 +90,7 @@ export async function createPgTestRuntime(options: TestRuntimeOptions = {}): Pro
       env: { ...NO_IDLE_TIMEOUT, ...env, DATABASE_URL: db.url, DATA_DIR: dir },
     }),
   );
-  if (!rt?.pg) {
+  if (!rt?.postgres) {
     await db.drop();
     throw new Error("the PostgreSQL test runtime did not open its database");
   }

@@ -6,7 +6,6 @@
 import { openPgStores, openSqliteStores, type Stores } from "./stores";
 import { openSqliteDb, type SqliteDb } from "./db/sqlite-db";
 import type { PgDb } from "./db/pg/pg-db";
-import type { PgPool } from "./db/pg/pool";
 import { parseDatabaseUrl, postgresDataAnchor, type DatabaseTarget } from "./db/url";
 import { openMultiInstance, openPgSaver, openPostgres, type OpenedPostgres } from "./runtime-postgres";
 import { systemClock, systemTimers, type Clock, type Timers } from "./clock";
@@ -73,9 +72,7 @@ export type Runtime = {
    * new one here.
    */
   handle: SqliteDb | null;
-  /** The synchronous PostgreSQL connections of the stores not yet on `postgres` (null on SQLite, or when the server could not be reached at start). */
-  pg: PgPool | null;
-  /** The PostgreSQL pool (node-postgres) behind the asynchronous stores; null with `pg`. */
+  /** The PostgreSQL pool (node-postgres) behind every store; null on SQLite, or when the server could not be reached at start. */
   postgres: PgDb | null;
   /**
    * The path backups hang off (backups/ beside it): the SQLite file, or
@@ -166,7 +163,7 @@ export function readSourceOf(rt: OpenRuntime): ReadSource {
 
 /** The runtime narrowed to an open database, or null for an unsupported engine. */
 export function openRuntime(rt: Runtime): OpenRuntime | null {
-  return rt.dbFile && rt.stores && rt.compaction && (rt.handle || rt.pg) ? (rt as OpenRuntime) : null;
+  return rt.dbFile && rt.stores && rt.compaction && (rt.handle || rt.postgres) ? (rt as OpenRuntime) : null;
 }
 
 /** How soon a server notices a policy or pass changed by another process (the operator CLI). */
@@ -202,12 +199,11 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   if (target.engine === "postgres" && options.postgres === undefined) {
     throw new Error("a PostgreSQL runtime is created from a migrated database: use createMigratedRuntime");
   }
-  const pg = target.engine === "postgres" ? (options.postgres?.pool ?? null) : null;
   const postgres = target.engine === "postgres" ? (options.postgres?.db ?? null) : null;
   // PostgreSQL: several instances share the database. Events reach every
   // instance (LISTEN/NOTIFY) and one worker runs at a time (advisory lock).
-  const multi = pg && postgres
-    ? openMultiInstance({ pool: pg, db: postgres, timers, log, instanceId: (options.ids ?? randomIds)(), onCommand: (command) => void rt.compaction?.receiveCommand?.(command).catch((error: unknown) => log.warn({ err: { name: (error as Error)?.name } }, "relayed command failed")), started: () => started && !stopped })
+  const multi = postgres
+    ? openMultiInstance({ db: postgres, timers, log, instanceId: (options.ids ?? randomIds)(), onCommand: (command) => void rt.compaction?.receiveCommand?.(command).catch((error: unknown) => log.warn({ err: { name: (error as Error)?.name } }, "relayed command failed")), started: () => started && !stopped })
     : null;
   const bus = multi?.bus ?? createEventBus();
   // The server and the operator CLI on the same file share one guard; on PostgreSQL every instance does.
@@ -218,7 +214,6 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const rt: Runtime = {
     target,
     handle: target.engine === "sqlite" ? openSqliteDb({ file: target.file, log }) : null,
-    pg,
     postgres,
     dbFile: target.engine === "sqlite" ? target.file : target.engine === "postgres" ? postgresDataAnchor(env) : null,
     stores: null,
@@ -233,7 +228,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       log,
       // The stores of the moment (a restore reopens them); no answer while the database is closed.
       check: async (sessionIds) => {
-        if (!rt.stores || !(rt.handle?.sqlite.open || rt.pg)) return null;
+        if (!rt.stores || !(rt.handle?.sqlite.open || rt.postgres)) return null;
         const live = await rt.stores.auth.liveSessionsAmong({ ids: sessionIds, ...liveAt(rt.sessionPolicy, rt.clock.now()) });
         return new Map(live.map((session) => [session.id, session.role]));
       },
@@ -256,7 +251,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     },
     signIn: createSignInServices({ env, log }),
     refusals: createRefusalAudit({
-      store: () => (rt.handle?.sqlite.open || rt.pg ? (rt.stores?.audit ?? null) : null),
+      store: () => (rt.handle?.sqlite.open || rt.postgres ? (rt.stores?.audit ?? null) : null),
       clock: options.clock ?? systemClock,
       timers,
       log,
@@ -285,7 +280,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       bus,
       clock: options.clock ?? systemClock,
       sources: {
-        stores: () => (rt.handle?.sqlite.open || rt.pg ? rt.stores : null),
+        stores: () => (rt.handle?.sqlite.open || rt.postgres ? rt.stores : null),
         checkpointMode: () => rt.checkpoints.modeFreeze.frozen?.mode ?? configuredCheckpointMode(env),
         workerRunning: () => rt.compaction?.isRunning() ?? false,
       },
@@ -334,8 +329,6 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       await rt.storageHistory.stop();
       await rt.handle?.close();
       await multi?.stop();
-      rt.pg?.close();
-      rt.pg = null;
       await rt.checkpoints.locks.shared?.close();
       await rt.postgres?.close();
       rt.postgres = null;
@@ -345,7 +338,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   rt.checkpoints.schedule = createCheckpointScheduler({
     ...options.schedule,
     // The open database of the moment (a restore reopens the stores).
-    context: () => (rt.stores && rt.dbFile && (rt.handle?.sqlite.open || rt.pg) ? { stores: rt.stores, dbFile: rt.dbFile } : null),
+    context: () => (rt.stores && rt.dbFile && (rt.handle?.sqlite.open || rt.postgres) ? { stores: rt.stores, dbFile: rt.dbFile } : null),
     clock: rt.clock,
     timers: rt.timers,
     log: rt.log.child({ component: "checkpoint-schedule" }),
@@ -388,8 +381,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   if (rt.handle) {
     rt.stores = openSqliteStores(rt.handle);
     rt.compaction = buildWorker(rt.handle.file, rt.stores);
-  } else if (rt.pg && rt.postgres && rt.dbFile && target.engine === "postgres") {
-    rt.stores = openPgStores({ client: rt.pg.main, db: rt.postgres }, { url: target.url, env });
+  } else if (rt.postgres && rt.dbFile && target.engine === "postgres") {
+    rt.stores = openPgStores(rt.postgres, { url: target.url, env });
     rt.compaction = buildWorker(rt.dbFile, rt.stores);
   }
 

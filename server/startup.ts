@@ -63,7 +63,7 @@ async function startOnce(env: NodeJS.ProcessEnv): Promise<Runtime | null> {
   await runStep(rt.log, "prune_sessions", () => pruneSessions(open.stores.auth, { policy: rt.sessionPolicy, nowMs: rt.clock.now() }));
   await runStep(rt.log, "throttle_pruning", () =>
     scheduleThrottlePruning({
-      store: () => (rt.handle?.sqlite.open || rt.pg ? (rt.stores?.auth ?? null) : null),
+      store: () => (rt.handle?.sqlite.open || rt.postgres ? (rt.stores?.auth ?? null) : null),
       clock: rt.clock,
       timers: rt.timers,
       log: rt.log,

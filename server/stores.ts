@@ -14,7 +14,6 @@ import type { CompactionStore } from "./compaction/store";
 import { createPgCompactionStore } from "./compaction/store/pg-store";
 import { createSqliteCompactionStore } from "./compaction/store/sqlite-store";
 import type { SqliteDb } from "./db/sqlite-db";
-import type { SqlClient } from "./db/pg/client";
 import type { PgDb } from "./db/pg/pg-db";
 import type { HoldStore } from "./compaction/hold/store";
 import { createPgHoldStore } from "./compaction/hold/pg-store";
@@ -75,27 +74,24 @@ export function openSqliteStores(handle: SqliteDb): Stores {
 /** The PostgreSQL stores that need no database URL (workspace, auth, audit). */
 export type PgStores = Pick<Stores, "workspace" | "auth" | "audit">;
 
-/** A PostgreSQL database as the stores reach it: the node-postgres pool, and the synchronous connection of the domains not yet converted. */
-export type PgConnections = { db: PgDb; client: SqlClient };
-
 /**
- * The stores of one open PostgreSQL database (see server/db/pg). `url` lets
- * the maintenance store run pg_dump / vacuumdb against the same database.
- * Importing this does not load the libpq binding; connecting does.
+ * The stores of one open PostgreSQL database (its node-postgres pool, see
+ * server/db/pg). `url` lets the maintenance store run pg_dump / vacuumdb
+ * against the same database.
  */
-export function openPgStores(pg: PgConnections, options?: { url: string; env?: Readonly<Record<string, string | undefined>> }): Stores;
-export function openPgStores(pg: PgConnections): PgStores;
-export function openPgStores(pg: PgConnections, options?: { url: string; env?: Readonly<Record<string, string | undefined>> }): Stores | PgStores {
-  const base: PgStores = { workspace: createPgWorkspaceStore(pg.db), auth: createPgAuthStore(pg.db), audit: createPgAuditStore(pg.db) };
+export function openPgStores(db: PgDb, options?: { url: string; env?: Readonly<Record<string, string | undefined>> }): Stores;
+export function openPgStores(db: PgDb): PgStores;
+export function openPgStores(db: PgDb, options?: { url: string; env?: Readonly<Record<string, string | undefined>> }): Stores | PgStores {
+  const base: PgStores = { workspace: createPgWorkspaceStore(db), auth: createPgAuthStore(db), audit: createPgAuditStore(db) };
   if (!options) return base;
   return {
     ...base,
-    maintenance: createPgMaintenanceStore({ db: pg.db, url: options.url, env: options.env }),
-    compaction: createPgCompactionStore(pg.db),
-    checkpoints: createPgCheckpointStore(pg.db),
-    holds: createPgHoldStore(pg.db),
-    restores: createPgRestoreStore(pg.db),
-    history: createPgHistoryStore(pg.db),
-    schedule: createPgScheduleStore(pg.db),
+    maintenance: createPgMaintenanceStore({ db, url: options.url, env: options.env }),
+    compaction: createPgCompactionStore(db),
+    checkpoints: createPgCheckpointStore(db),
+    holds: createPgHoldStore(db),
+    restores: createPgRestoreStore(db),
+    history: createPgHistoryStore(db),
+    schedule: createPgScheduleStore(db),
   };
 }

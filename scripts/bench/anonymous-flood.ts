@@ -175,7 +175,7 @@ function shellRow(): string {
 }
 
 /** The benchmark's database: a SQLite file, or a fresh database on the PostgreSQL server. */
-type BenchDb = { url: string; run(sql: string, params: unknown[]): void; count(sql: string): number; close(): Promise<void> };
+type BenchDb = { url: string; run(sql: string, params: unknown[]): Promise<void>; count(sql: string): Promise<number>; close(): Promise<void> };
 
 async function openBenchDb(dir: string): Promise<BenchDb> {
   if (POSTGRES) {
@@ -186,8 +186,8 @@ async function openBenchDb(dir: string): Promise<BenchDb> {
     };
     return {
       url: pg.url,
-      run: (sql, params) => void pg.client.run(numbered(sql), params),
-      count: (sql) => Number(pg.client.query<{ n: number | string }>(sql)[0]!.n),
+      run: async (sql, params) => void (await pg.db.run(numbered(sql), params)),
+      count: async (sql) => Number((await pg.db.query<{ n: number | string }>(sql))[0]!.n),
       close: () => pg.close(),
     };
   }
@@ -196,7 +196,7 @@ async function openBenchDb(dir: string): Promise<BenchDb> {
   const at = () => new Database(file);
   return {
     url: `file:${file}`,
-    run: (sql, params) => {
+    run: async (sql, params) => {
       const db = at();
       try {
         db.prepare(sql).run(...params);
@@ -204,7 +204,7 @@ async function openBenchDb(dir: string): Promise<BenchDb> {
         db.close();
       }
     },
-    count: (sql) => {
+    count: async (sql) => {
       const db = new Database(file, { readonly: true });
       try {
         return (db.prepare(sql).get() as { n: number }).n;
@@ -247,22 +247,22 @@ function treeRssBytes(pid: number): number {
   return total;
 }
 
-function prepare(db: BenchDb): string {
+async function prepare(db: BenchDb): Promise<string> {
   const row = shellRow();
   const now = Date.now();
-  db.run(`insert into users (id, email, role, password_hash, created_at) values ('u-viewer', 'viewer@example.com', 'viewer', 'x', '2026-01-01T00:00:00Z')`, []);
-  db.run(`insert into auth_sessions (id, token_hash, user_id, created_at_ms, expires_at_ms) values ('bench-session', ?, 'u-viewer', ?, ?)`, [hashSessionToken(VIEWER_TOKEN), now, now + 86_400_000]);
+  await db.run(`insert into users (id, email, role, password_hash, created_at) values ('u-viewer', 'viewer@example.com', 'viewer', 'x', '2026-01-01T00:00:00Z')`, []);
+  await db.run(`insert into auth_sessions (id, token_hash, user_id, created_at_ms, expires_at_ms) values ('bench-session', ?, 'u-viewer', ?, ?)`, [hashSessionToken(VIEWER_TOKEN), now, now + 86_400_000]);
   const T = "2025-01-01T00:00:00Z";
-  db.run(`insert into tasks (id, title, state, created_at, updated_at, queued_for_step) values ('t1', 't', 'COMPLETED', ?, ?, ?)`, [T, T, POSTGRES ? false : 0]);
-  db.run(`insert into task_sessions (id, task_id, state, started_at, updated_at, completed_at) values ('s1', 't1', 'COMPLETED', ?, ?, ?)`, [T, T, T]);
-  db.run(`insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at) values ('big', 's1', 'agent', 'tool_execute', '', ?, ?, ?)`, [row, T, T]);
+  await db.run(`insert into tasks (id, title, state, created_at, updated_at, queued_for_step) values ('t1', 't', 'COMPLETED', ?, ?, ?)`, [T, T, POSTGRES ? false : 0]);
+  await db.run(`insert into task_sessions (id, task_id, state, started_at, updated_at, completed_at) values ('s1', 't1', 'COMPLETED', ?, ?, ?)`, [T, T, T]);
+  await db.run(`insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at) values ('big', 's1', 'agent', 'tool_execute', '', ?, ?, ?)`, [row, T, T]);
   // The export's task: 500,000 short messages in one session.
-  db.run(`insert into tasks (id, title, state, created_at, updated_at, queued_for_step) values ('t2', 't', 'COMPLETED', ?, ?, ?)`, [T, T, POSTGRES ? false : 0]);
-  db.run(`insert into task_sessions (id, task_id, state, started_at, updated_at, completed_at) values ('s2', 't2', 'COMPLETED', ?, ?, ?)`, [T, T, T]);
+  await db.run(`insert into tasks (id, title, state, created_at, updated_at, queued_for_step) values ('t2', 't', 'COMPLETED', ?, ?, ?)`, [T, T, POSTGRES ? false : 0]);
+  await db.run(`insert into task_sessions (id, task_id, state, started_at, updated_at, completed_at) values ('s2', 't2', 'COMPLETED', ?, ?, ?)`, [T, T, T]);
   const series = POSTGRES
     ? `select i from generate_series(1, ${EXPORT_MESSAGES}) as g(i)`
     : `with recursive n(i) as (select 1 union all select i + 1 from n where i < ${EXPORT_MESSAGES}) select i from n`;
-  db.run(
+  await db.run(
     `insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at) select 'm' || i, 's2', 'agent', 'message', ? || i, '{}', ?, ? from (${series}) as s`,
     [FILLER, T, T],
   );
@@ -284,7 +284,7 @@ async function waitUntilUp(): Promise<void> {
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-flood-"));
   const db = await openBenchDb(dir);
-  const rowText = prepare(db);
+  const rowText = await prepare(db);
   const auditRows = () => db.count(`select count(*) as n from audit_events`);
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
   const server = spawn(process.execPath, [nextBin, "start", "-p", String(PORT), "-H", "127.0.0.1"], {
@@ -300,7 +300,7 @@ async function main(): Promise<void> {
     results.idle = { ...(await probeWhile()), serverRssMiB: treeRssBytes(server.pid!) / 2 ** 20 };
 
     // 5,000 refused sign-ins from one address, 20 at a time, probed until the last one is answered.
-    const before = auditRows();
+    const before = await auditRows();
     const refused = await probeDuring({
       url: `${BASE}/api/v1/auth/login`,
       parallel: 20,
@@ -311,7 +311,7 @@ async function main(): Promise<void> {
     });
     // The counted refusals reach their rows within the flush interval (5 s).
     await new Promise((resolve) => setTimeout(resolve, 6000));
-    results.refusedSignIns = { ...refused, auditRowsAdded: auditRows() - before };
+    results.refusedSignIns = { ...refused, auditRowsAdded: (await auditRows()) - before };
 
     // The same flood of page paths, short ones first: what any 20 parallel clients cost, against what the dots add.
     const dotted = `/a${".".repeat(15_000)}/b`;

@@ -25,11 +25,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { systemClock } from "@/server/clock";
 import { runCleanupPass } from "@/server/compaction/cleanup/pass";
 import { startPayloadRestore } from "@/server/compaction/restore/service";
 import { armPolicyOn, shellMetadata } from "@/server/compaction/test-support";
-import { connectPg } from "@/server/db/pg/client";
 import { withDatabase } from "@/server/db/pg/url";
 import { listBackups } from "@/server/maintenance/backups/catalog";
 import { createBackup } from "@/server/maintenance/backups/create";
@@ -84,7 +84,7 @@ function* rowsToWrite(totalRows: number): Generator<{ taskId: string; index: num
 }
 
 /** The workspace: --gb GiB of payloads, the old task and 40 recent ones (a pass leaves those alone). */
-function generate(rt: OpenRuntime, gib: number): { rows: number; seconds: number } {
+async function generate(rt: OpenRuntime, gib: number): Promise<{ rows: number; seconds: number }> {
   const started = performance.now();
   const totalRows = Math.max(TARGET_ROWS * 2, Math.round((gib * 1024 * MIB) / ROW_CHARS));
   const recent = new Date().toISOString();
@@ -132,29 +132,42 @@ function generate(rt: OpenRuntime, gib: number): { rows: number; seconds: number
     flush(batch);
     sqlite.pragma("wal_checkpoint(TRUNCATE)");
   } else {
-    const client = rt.pg!.main;
+    const db = rt.postgres!;
     for (const id of tasks) {
       const at = stamp(id);
       const ms = Date.parse(at);
-      client.run("insert into tasks (id, title, state, created_at, created_at_ms, updated_at, updated_at_ms) values ($1, 't', 'COMPLETED', $2, $3, $2, $3)", [id, at, ms]);
-      client.run(
+      await db.run("insert into tasks (id, title, state, created_at, created_at_ms, updated_at, updated_at_ms) values ($1, 't', 'COMPLETED', $2, $3, $2, $3)", [id, at, ms]);
+      await db.run(
         "insert into task_sessions (id, task_id, state, started_at, started_at_ms, updated_at, updated_at_ms, completed_at, completed_at_ms) values ($1, $2, 'COMPLETED', $3, $4, $3, $4, $3, $4)",
         [`${id}-s`, id, at, ms],
       );
-      client.run("insert into turns (id, session_id, started_at, started_at_ms, completed_at, completed_at_ms) values ($1, $2, $3, $4, $3, $4)", [`${id}-u`, `${id}-s`, at, ms]);
+      await db.run("insert into turns (id, session_id, started_at, started_at_ms, completed_at, completed_at_ms) values ($1, $2, $3, $4, $3, $4)", [`${id}-u`, `${id}-s`, at, ms]);
     }
     let written = 0;
-    for (const { taskId, index } of rowsToWrite(totalRows)) {
-      const at = stamp(taskId);
-      const ms = Date.parse(at);
-      client.run(
-        `insert into messages (id, session_id, turn_id, author_type, type, content, metadata, tool_call_id, created_at, created_at_ms, updated_at, updated_at_ms)
-         values ($1, $2, $3, 'agent', 'tool_execute', 'tool', $4, $5, $6, $7, $6, $7)`,
-        [`${taskId}-m${index}`, `${taskId}-s`, `${taskId}-u`, shellMetadata(`c${index}`, payload()), `c${index}`, at, ms],
-      );
-      written += 1;
-      if (written % 2000 === 0) log(`generated ${written}/${totalRows} rows`);
+    let batch: Array<{ taskId: string; index: number }> = [];
+    // 200 rows per transaction, as on SQLite (one commit per row would make seeding the slow part).
+    const flush = (rows: typeof batch) =>
+      db.transaction(async () => {
+        for (const { taskId, index } of rows) {
+          const at = stamp(taskId);
+          const ms = Date.parse(at);
+          await db.run(
+            `insert into messages (id, session_id, turn_id, author_type, type, content, metadata, tool_call_id, created_at, created_at_ms, updated_at, updated_at_ms)
+             values ($1, $2, $3, 'agent', 'tool_execute', 'tool', $4, $5, $6, $7, $6, $7)`,
+            [`${taskId}-m${index}`, `${taskId}-s`, `${taskId}-u`, shellMetadata(`c${index}`, payload()), `c${index}`, at, ms],
+          );
+        }
+      });
+    for (const row of rowsToWrite(totalRows)) {
+      batch.push(row);
+      if (batch.length === 200) {
+        await flush(batch);
+        written += batch.length;
+        batch = [];
+        if (written % 2000 === 0) log(`generated ${written}/${totalRows} rows`);
+      }
     }
+    await flush(batch);
   }
   return { rows: totalRows, seconds: Number(((performance.now() - started) / 1000).toFixed(1)) };
 }
@@ -280,21 +293,22 @@ function runChild(kind: string, setup: Setup, backupFile: string): Promise<Child
   });
 }
 
-function pgSetup(dir: string, reuse: boolean): { setup: Setup; fresh: boolean } {
+async function pgSetup(dir: string, reuse: boolean): Promise<{ setup: Setup; fresh: boolean }> {
   const server = process.env.TEST_POSTGRES_URL;
   if (!server) throw new Error("--engine postgres needs TEST_POSTGRES_URL");
-  const admin = connectPg({ url: server });
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
   let fresh = true;
   try {
-    const exists = admin.one("select 1 as hit from pg_database where datname = $1", [PG_DB]) !== null;
+    const exists = (await admin.query("select 1 as hit from pg_database where datname = $1", [PG_DB])).rowCount !== 0;
     if (exists && reuse && fs.existsSync(path.join(dir, "backups"))) fresh = false;
     else {
-      admin.exec(`drop database if exists ${PG_DB} with (force)`);
-      admin.exec(`create database ${PG_DB}`);
+      await admin.query(`drop database if exists ${PG_DB} with (force)`);
+      await admin.query(`create database ${PG_DB}`);
       fs.rmSync(dir, { recursive: true, force: true });
     }
   } finally {
-    admin.close();
+    await admin.end();
   }
   fs.mkdirSync(dir, { recursive: true });
   return { setup: { engine: "postgres", env: { DATABASE_URL: withDatabase(server, PG_DB), DATA_DIR: dir } }, fresh };
@@ -311,7 +325,7 @@ async function main(): Promise<void> {
   const reuse = flag("reuse");
   let setup: Setup;
   let fresh: boolean;
-  if (engine === "postgres") ({ setup, fresh } = pgSetup(dir, reuse));
+  if (engine === "postgres") ({ setup, fresh } = await pgSetup(dir, reuse));
   else {
     const file = path.join(dir, "workspace.db");
     fresh = !(reuse && fs.existsSync(file));
@@ -323,7 +337,7 @@ async function main(): Promise<void> {
   let generated = null;
   if (fresh) {
     log(`generating ${gib} GiB...`);
-    generated = generate(rt, gib);
+    generated = await generate(rt, gib);
   }
   const backupFile = await backUpAndCompact(rt, { backup: fresh });
   await rt.stop();

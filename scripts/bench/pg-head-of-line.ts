@@ -43,8 +43,8 @@ function target(url: URL): net.NetConnectOpts {
 
 // A TCP proxy that forwards each chunk after `delayMs`, in order, each way
 // (one timer chain per direction, as on a link with that much latency). It
-// runs on a thread of its own: a client that blocks the event loop for a
-// round trip (libpq's synchronous calls) would otherwise wait on itself.
+// runs on a thread of its own, so the app's work on its event loop never
+// delays a forwarded chunk: the added latency stays the link's.
 const PROXY_SOURCE = `
 const net = require("node:net");
 const { parentPort, workerData } = require("node:worker_threads");

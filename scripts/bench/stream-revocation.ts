@@ -39,7 +39,7 @@ const BASE = `http://127.0.0.1:${PORT}`;
 const POSTGRES = process.argv.includes("--postgres") ? arg("postgres", "") : null;
 const ADMIN_TOKEN = "bench-admin-token";
 
-type BenchDb = { url: string; run(sql: string, params: unknown[]): void; close(): Promise<void> };
+type BenchDb = { url: string; run(sql: string, params: unknown[]): Promise<void>; close(): Promise<void> };
 
 async function openBenchDb(dir: string): Promise<BenchDb> {
   if (POSTGRES) {
@@ -48,13 +48,13 @@ async function openBenchDb(dir: string): Promise<BenchDb> {
       let n = 0;
       return sql.replace(/\?/g, () => `$${++n}`);
     };
-    return { url: pg.url, run: (sql, params) => void pg.client.run(numbered(sql), params), close: () => pg.close() };
+    return { url: pg.url, run: async (sql, params) => void (await pg.db.run(numbered(sql), params)), close: () => pg.close() };
   }
   const file = path.join(dir, "workspace.db");
   openDatabase({ file }).sqlite.close();
   return {
     url: `file:${file}`,
-    run: (sql, params) => {
+    run: async (sql, params) => {
       const db = new Database(file);
       try {
         db.prepare(sql).run(...params);
@@ -67,10 +67,10 @@ async function openBenchDb(dir: string): Promise<BenchDb> {
 }
 
 /** An account with one live session; returns its cookie. */
-function account(db: BenchDb, id: string, role: "admin" | "viewer", token: string): string {
+async function account(db: BenchDb, id: string, role: "admin" | "viewer", token: string): Promise<string> {
   const now = Date.now();
-  db.run(`insert into users (id, email, role, password_hash, created_at) values (?, ?, ?, 'x', '2026-01-01T00:00:00Z')`, [id, `${id}@example.com`, role]);
-  db.run(`insert into auth_sessions (id, token_hash, user_id, created_at_ms, expires_at_ms) values (?, ?, ?, ?, ?)`, [`s-${id}`, hashSessionToken(token), id, now, now + 86_400_000]);
+  await db.run(`insert into users (id, email, role, password_hash, created_at) values (?, ?, ?, 'x', '2026-01-01T00:00:00Z')`, [id, `${id}@example.com`, role]);
+  await db.run(`insert into auth_sessions (id, token_hash, user_id, created_at_ms, expires_at_ms) values (?, ?, ?, ?, ?)`, [`s-${id}`, hashSessionToken(token), id, now, now + 86_400_000]);
   return `wsr_session=${token}`;
 }
 
@@ -136,8 +136,9 @@ async function cliDisable(databaseUrl: string, email: string): Promise<void> {
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-revocation-"));
   const db = await openBenchDb(dir);
-  const admin = account(db, "u-admin", "admin", ADMIN_TOKEN);
-  const victims = Array.from({ length: 2 * ROUNDS }, (_, i) => ({ id: `u-victim-${i}`, cookie: account(db, `u-victim-${i}`, "viewer", `bench-victim-token-${i}`) }));
+  const admin = await account(db, "u-admin", "admin", ADMIN_TOKEN);
+  const victims: Array<{ id: string; cookie: string }> = [];
+  for (let i = 0; i < 2 * ROUNDS; i += 1) victims.push({ id: `u-victim-${i}`, cookie: await account(db, `u-victim-${i}`, "viewer", `bench-victim-token-${i}`) });
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
   const server = spawn(process.execPath, [nextBin, "start", "-p", String(PORT), "-H", "127.0.0.1"], {
     stdio: ["ignore", "ignore", "inherit"],

@@ -55,7 +55,7 @@ for (const { engine, skip } of [
       const res = await auditGet(apiRequest("GET", `/api/v1/system/audit?kind=${kind}`, who as never));
       return auditPageSchema.parse(await res.json()).entries;
     };
-    const userRow = (id: string) => env.sql.all<{ role: string; disabled: number | null }>(`select role, disabled_at_ms as disabled from users where id = ?`, [id])[0];
+    const userRow = async (id: string) => (await env.sql.all<{ role: string; disabled: number | null }>(`select role, disabled_at_ms as disabled from users where id = ?`, [id]))[0];
 
     it("answers a viewer 403 and an anonymous client 401 on every account route, and changes nothing", async () => {
       const target = await member("target@example.com", "viewer");
@@ -77,9 +77,9 @@ for (const { engine, skip } of [
         const anonymous = await call(handler, method, url, null, body, p);
         expect([url, anonymous.status]).toEqual([url, 401]);
       }
-      expect(userRow(target.id)).toEqual({ role: "viewer", disabled: null });
+      expect(await userRow(target.id)).toEqual({ role: "viewer", disabled: null });
       expect((await me(target.cookie)).status).toBe(200);
-      expect(env.sql.all(`select id from users where email = 'new@example.com'`)).toEqual([]);
+      expect(await env.sql.all(`select id from users where email = 'new@example.com'`)).toEqual([]);
     });
 
     it("lists accounts with their state for admins, never a hash", async () => {
@@ -136,7 +136,7 @@ for (const { engine, skip } of [
         expect(res.status).toBe(409);
         expect((await res.json()).error.code).toBe("last_admin");
       }
-      expect(userRow("u-admin")).toEqual({ role: "admin", disabled: null });
+      expect(await userRow("u-admin")).toEqual({ role: "admin", disabled: null });
       // A disabled admin does not count as the other admin.
       const dormant = await member("dormant@example.com", "admin");
       expect((await disable(dormant.id)).status).toBe(200);
@@ -145,7 +145,7 @@ for (const { engine, skip } of [
       const other = await member("other-admin@example.com", "admin");
       expect((await role("u-admin", "viewer", other.cookie)).status).toBe(200);
       expect((await disable(other.id, other.cookie)).status).toBe(409);
-      expect(userRow(other.id)).toEqual({ role: "admin", disabled: null });
+      expect(await userRow(other.id)).toEqual({ role: "admin", disabled: null });
       const refusals = [...(await audit("user.disabled", other.cookie)), ...(await audit("user.role_changed", other.cookie))].filter((e) => e.result === "failed");
       expect(refusals.map((e) => e.errorCode)).toEqual(["last_admin", "last_admin", "last_admin", "last_admin"]);
     });
@@ -207,7 +207,7 @@ for (const { engine, skip } of [
       expect((await call(resetPost, "POST", "/", AS_ADMIN, { temporaryPassword: "" }, { id: user.id })).status).toBe(400);
       expect((await disable("no-such-user")).status).toBe(404);
       expect((await call(disablePost, "POST", "/", AS_ADMIN, undefined, { id: "x".repeat(101) })).status).toBe(400);
-      expect(userRow(user.id)).toEqual({ role: "viewer", disabled: null });
+      expect(await userRow(user.id)).toEqual({ role: "viewer", disabled: null });
     });
 
     it("creates an account whose temporary password must be replaced, refusing weak passwords and taken emails", async () => {

@@ -46,12 +46,12 @@ describe.skipIf(!TEST_POSTGRES_URL)("a flood of refused sign-ins [postgres]", ()
   });
   afterEach(async () => rt.dispose());
 
-  const auditRows = () =>
-    sql
-      .all<{ actor: string; error_code: string | null; repeat_count: number | string; detail: string }>(
+  const auditRows = async () =>
+    (
+      await sql.all<{ actor: string; error_code: string | null; repeat_count: number | string; detail: string }>(
         `select actor, error_code, repeat_count, detail from audit_events where kind = 'auth.sign_in' order by seq`,
       )
-      .map((row) => ({ ...row, repeat_count: Number(row.repeat_count) }));
+    ).map((row) => ({ ...row, repeat_count: Number(row.repeat_count) }));
 
   it("[#26-1] 300 refusals from one address change the audit table by two counted entries; the log ring keeps what came before", async () => {
     rt.log.warn({ event: "backup_failed", code: "backup_failed" }, "earlier evidence");
@@ -59,7 +59,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("a flood of refused sign-ins [postgres]", ()
     for (let i = 0; i < 300; i++) statuses.add((await send({ ...ADMIN, password: `wrong-${i}` }, ATTACKER)).status);
     expect([...statuses].sort()).toEqual([401, 429]);
     await rt.refusals.flush();
-    const rows = auditRows();
+    const rows = await auditRows();
     expect(rows.map((r) => r.error_code).sort()).toEqual(["invalid_credentials", "too_many_requests"]);
     expect(rows.reduce((sum, r) => sum + r.repeat_count, 0)).toBe(300);
     expect(new Set(rows.map((r) => r.actor))).toEqual(new Set([adminId]));
@@ -71,12 +71,12 @@ describe.skipIf(!TEST_POSTGRES_URL)("a flood of refused sign-ins [postgres]", ()
 
   it("[#26-1] login_throttle rows are pruned once their windows have ended", async () => {
     await Promise.all(Array.from({ length: 12 }, (_, i) => send({ email: `u${i}@example.com`, password: "wrong-password" }, `192.0.${i + 1}.1`)));
-    const rows = () => Number(sql.all<{ n: number | string }>("select count(*) as n from login_throttle")[0]!.n);
+    const rows = async () => Number((await sql.all<{ n: number | string }>("select count(*) as n from login_throttle"))[0]!.n);
     // An address, a network and an account row per attempt.
-    expect(rows()).toBe(36);
+    expect(await rows()).toBe(36);
     expect(await pruneThrottle(rt.stores.auth, { nowMs: clock.now() })).toBe(0);
     clock.advance(60 * 60 * 1000 + 1);
     await pruneThrottle(rt.stores.auth, { nowMs: clock.now() });
-    expect(rows()).toBe(0);
+    expect(await rows()).toBe(0);
   });
 });

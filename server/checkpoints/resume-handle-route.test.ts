@@ -51,7 +51,7 @@ describe.skipIf(skip).each(["full", "delta"] as const)(`resume handles over HTTP
     expect(now.length).toBe(afterFirst.length * 2);
     expect(now.filter((m) => m.content.startsWith("question") || m.content.startsWith("again")).map((m) => m.content)).toEqual(["question 1", "again from run 1"]);
     // The thread really was written in the requested mode.
-    const stamped = env.sql.all<{ n: number }>("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ? AND CAST(metadata AS TEXT) LIKE '%checkpoint_channel_mode%'", [id])[0]!;
+    const stamped = (await env.sql.all<{ n: number }>("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ? AND CAST(metadata AS TEXT) LIKE '%checkpoint_channel_mode%'", [id]))[0]!;
     expect(Number(stamped.n) > 0).toBe(mode === "delta");
   });
 

@@ -46,7 +46,7 @@ describe("tool-payload-compaction API", () => {
         lastErrorCode: null,
       });
     }
-    expect(settingsSnapshot()).toEqual([]);
+    expect(await settingsSnapshot()).toEqual([]);
     expect((await GET(apiRequest("GET", BASE, null))).status).toBe(401);
   });
 
@@ -54,7 +54,7 @@ describe("tool-payload-compaction API", () => {
     const res = await put(AS_VIEWER, enableSkip);
     expect(res.status).toBe(403);
     expect(await res.json()).toEqual({ error: { code: "forbidden", message: expect.any(String) } });
-    expect(settingsSnapshot()).toEqual([]);
+    expect(await settingsSnapshot()).toEqual([]);
     const ok = await put(AS_ADMIN, enableSkip);
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ policy: { enabled: true, revision: 1 }, preparation: { state: "ready", choice: "skip" } });
@@ -72,20 +72,20 @@ describe("tool-payload-compaction API", () => {
     const res = await put(AS_ADMIN, body);
     expect(res.status).toBe(400);
     expect((await res.json()).error.code).toBe("invalid_request");
-    expect(settingsSnapshot()).toEqual([]);
+    expect(await settingsSnapshot()).toEqual([]);
   });
 
   it("[TPR-API-08] a body over 1 MiB is 400 and changes nothing", async () => {
     const res = await put(AS_ADMIN, JSON.stringify({ ...enableSkip, pad: "x".repeat(1024 * 1024) }));
     expect(res.status).toBe(400);
-    expect(settingsSnapshot()).toEqual([]);
+    expect(await settingsSnapshot()).toEqual([]);
   });
 
   it("[TPR-API-08] enabling without a backup choice is 400 backup_choice_required", async () => {
     const res = await put(AS_ADMIN, { policy: enableSkip.policy, expectedRevision: 0 });
     expect(res.status).toBe(400);
     expect((await res.json()).error.code).toBe("backup_choice_required");
-    expect(settingsSnapshot()).toEqual([]);
+    expect(await settingsSnapshot()).toEqual([]);
   });
 
   it("[TPR-POL-03] a stale revision is 409 conflict", async () => {
@@ -96,13 +96,13 @@ describe("tool-payload-compaction API", () => {
   });
 
   it("[TPR-POL-05] a malformed record can be replaced with its revision (turn off, defaults), never enabled without a choice, and nothing is deleted", async () => {
-    env.sql.exec(`insert into tasks (id,title,state,created_at,updated_at) values ('t','x','COMPLETED','2020-01-01T00:00:00Z','2020-01-01T00:00:00Z');
+    await env.sql.exec(`insert into tasks (id,title,state,created_at,updated_at) values ('t','x','COMPLETED','2020-01-01T00:00:00Z','2020-01-01T00:00:00Z');
       insert into task_sessions (id,task_id,state,updated_at) values ('s','t','COMPLETED','2020-01-01T00:00:00Z');
       insert into messages (id,session_id,author_type,type,metadata,created_at,updated_at) values ('m','s','agent','tool_execute','{"a":1}','2020-01-01T00:00:00Z','2020-01-01T00:00:00Z');`);
     const messages = () => env.sql.all("select metadata from messages");
-    const before = messages();
+    const before = await messages();
     const damaged = JSON.stringify({ version: 1, policy: { enabled: "yes", age: { value: 3, unit: "months" }, revision: 7 } });
-    env.sql.run("insert into settings (key, value, updated_at_ms) values ('tool_payload_retention', ?, 0)", [damaged]);
+    await env.sql.run("insert into settings (key, value, updated_at_ms) values ('tool_payload_retention', ?, 0)", [damaged]);
     const status = await (await GET(apiRequest("GET", BASE, AS_ADMIN))).json();
     expect(status).toMatchObject({ recordState: "malformed", lastErrorCode: "settings_malformed", policy: { enabled: false, revision: 7 } });
 
@@ -113,20 +113,20 @@ describe("tool-payload-compaction API", () => {
     const stale = await put(AS_ADMIN, { policy: { enabled: false, age: { value: 3, unit: "months" } }, expectedRevision: 6 });
     expect(stale.status).toBe(409);
     expect((await stale.json()).error.code).toBe("conflict");
-    expect(settingsSnapshot()).toEqual([{ key: "tool_payload_retention", value: damaged }]);
+    expect(await settingsSnapshot()).toEqual([{ key: "tool_payload_retention", value: damaged }]);
 
     // "Turn off": the replacement is a valid, disabled, unapproved record.
     const off = await put(AS_ADMIN, { policy: { enabled: false, age: { value: 3, unit: "months" } }, expectedRevision: 7 });
     expect(off.status).toBe(200);
     expect(await off.json()).toMatchObject({ recordState: "ok", policy: { enabled: false, revision: 8 }, armed: false, preparation: { state: "none" } });
-    expect(messages()).toEqual(before);
+    expect(await messages()).toEqual(before);
   });
 
   it("a foreign Origin is 403 on mutations", async () => {
     const res = await put(AS_ADMIN, enableSkip, { origin: "https://evil.example" });
     expect(res.status).toBe(403);
     expect((await res.json()).error.code).toBe("cross_origin");
-    expect(settingsSnapshot()).toEqual([]);
+    expect(await settingsSnapshot()).toEqual([]);
   });
 
   it("[TPR-API-03] [TPR-API-09] analyze is admin-only, 202 with an operation id, duplicate active is 409", async () => {
@@ -139,14 +139,14 @@ describe("tool-payload-compaction API", () => {
     const status = await (await GET(apiRequest("GET", BASE, AS_VIEWER))).json();
     expect(status.latestAnalysis).toMatchObject({ id: operationId, state: "succeeded", fingerprint: "weeks:2" });
     // Another operation holds the active slot (as a running pass would).
-    const stored = JSON.parse(env.sql.all<{ value: string }>("select value from settings")[0]!.value);
+    const stored = JSON.parse((await env.sql.all<{ value: string }>("select value from settings"))[0]!.value);
     stored.runtime.activeOperation = { ...status.latestAnalysis, id: "op-running", kind: "cleanup", state: "running", finishedAt: null };
-    env.sql.run("update settings set value = ?", [JSON.stringify(stored)]);
-    const before = settingsSnapshot();
+    await env.sql.run("update settings set value = ?", [JSON.stringify(stored)]);
+    const before = await settingsSnapshot();
     const second = await analyze(apiRequest("POST", `${BASE}/analyze`, AS_ADMIN, { age: { value: 2, unit: "weeks" } }));
     expect(second.status).toBe(409);
     expect((await second.json()).error.code).toBe("operation_active");
-    expect(settingsSnapshot()).toEqual(before);
+    expect(await settingsSnapshot()).toEqual(before);
   });
 
   it("[TPR-API-04] run needs the enabled, approved revision: 409 otherwise, 202 when armed", async () => {

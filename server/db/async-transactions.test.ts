@@ -4,6 +4,7 @@
 // transaction as savepoints, and statements outside it stay outside it.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { readPgConfig } from "./pg/config";
+import { SQLSTATE } from "./pg/errors";
 import { createPgDb, type PgDb } from "./pg/pg-db";
 import { createPgTestDb, TEST_POSTGRES_URL, type PgTestDb } from "./pg/test-db";
 import { WRITER_LOCK_KEYS, writerTransaction } from "./pg/writer-lock";
@@ -280,10 +281,21 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL", () => {
   });
 
   it("a transaction's own timeouts apply to it only, and server errors keep their SQLSTATE", async () => {
-    await expect(db.transaction(() => db.one(`select pg_sleep(1)`), { statementTimeoutMs: 20 })).rejects.toMatchObject({ name: "PgError", code: "57014" });
+    await expect(db.transaction(() => db.one(`select pg_sleep(1)`), { statementTimeoutMs: 20 })).rejects.toMatchObject({ name: "PgError", code: SQLSTATE.queryCanceled });
     expect(await db.one(`select current_setting('statement_timeout') as v`)).toEqual({ v: "30s" });
-    await db.run(`insert into settings (key, value, updated_at_ms) values ('k', '{}', 0)`);
-    await expect(db.run(`insert into settings (key, value, updated_at_ms) values ('k', '{}', 0)`)).rejects.toMatchObject({ code: "23505" });
+    expect(await db.run(`insert into settings (key, value, updated_at_ms) values ('k', '{}', 0), ('l', '{}', 0)`)).toBe(2);
+    await expect(db.run(`insert into settings (key, value, updated_at_ms) values ('k', '{}', 0)`)).rejects.toMatchObject({ name: "PgError", code: SQLSTATE.uniqueViolation });
+
+    // A row another session holds: this transaction's lock_timeout ends its wait, and the next session has the configured one.
+    const other = await db.session("row holder");
+    try {
+      await other.exec(`begin; select * from settings where key = 'k' for update`);
+      await expect(db.transaction(() => db.run(`update settings set value = '[]' where key = 'k'`), { lockTimeoutMs: 20 })).rejects.toMatchObject({ name: "PgError", code: SQLSTATE.lockNotAvailable });
+      await other.exec(`rollback`);
+    } finally {
+      await other.close();
+    }
+    expect(await db.one(`select current_setting('lock_timeout') as v`)).toEqual({ v: "5s" });
   });
 
   it("returns integers as numbers and json and text exactly as stored", async () => {

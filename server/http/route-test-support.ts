@@ -79,30 +79,30 @@ async function signInTestUsers(rt: OpenRuntime): Promise<void> {
 
 /** Raw SQL for assertions and hand-made rows, written once for both engines (`?` placeholders). */
 export type EngineSql = {
-  all<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): T[];
-  run(sql: string, params?: readonly unknown[]): void;
+  all<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  run(sql: string, params?: readonly unknown[]): Promise<void>;
   /** Several statements without parameters. */
-  exec(sql: string): void;
+  exec(sql: string): Promise<void>;
 };
 
 export function engineSql(rt: OpenRuntime): EngineSql {
   if (rt.handle) {
     const sqlite = rt.handle.sqlite;
     return {
-      all: <T>(sql: string, params: readonly unknown[] = []) => sqlite.prepare(sql).all(...params) as T[],
-      run: (sql, params = []) => void sqlite.prepare(sql).run(...params),
-      exec: (sql) => void sqlite.exec(sql),
+      all: async <T>(sql: string, params: readonly unknown[] = []) => sqlite.prepare(sql).all(...params) as T[],
+      run: async (sql, params = []) => void sqlite.prepare(sql).run(...params),
+      exec: async (sql) => void sqlite.exec(sql),
     };
   }
-  const client = rt.pg!.main;
+  const db = rt.postgres!;
   const numbered = (sql: string) => {
     let n = 0;
     return sql.replace(/\?/g, () => `$${++n}`);
   };
   return {
-    all: <T>(sql: string, params: readonly unknown[] = []) => client.query<T>(numbered(sql), params),
-    run: (sql, params = []) => void client.run(numbered(sql), params),
-    exec: (sql) => client.exec(sql),
+    all: <T>(sql: string, params: readonly unknown[] = []) => db.query<T>(numbered(sql), params),
+    run: async (sql, params = []) => void (await db.run(numbered(sql), params)),
+    exec: (sql) => db.exec(sql),
   };
 }
 

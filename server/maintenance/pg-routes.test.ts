@@ -31,8 +31,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("database maintenance on PostgreSQL", () => 
 
   it("reports table and index sizes and dead tuples from the catalog; VACUUM (ANALYZE) runs per table", async () => {
     for (let i = 0; i < 20; i += 1) await seedTask(`t${i}`);
-    env.rt.pg!.main.run(`delete from tasks where id like 't1%'`);
-    env.rt.pg!.main.exec(`analyze tasks`);
+    await env.rt.postgres!.run(`delete from tasks where id like 't1%'`);
+    await env.rt.postgres!.exec(`analyze tasks`);
     const before = await (await statsGet(apiRequest("GET", "/api/v1/system/database/stats", AS_VIEWER))).json();
     expect(before.capability).toBe("supported");
     const tasks = before.tables.find((table: { name: string }) => table.name === "tasks");
@@ -46,7 +46,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("database maintenance on PostgreSQL", () => 
     expect(vacuum.status).toBe(200);
     expect(await vacuum.json()).toMatchObject({ beforeBytes: expect.any(Number), afterBytes: expect.any(Number) });
     // Every table was vacuumed and analyzed (dead-tuple counts lag: backends flush their statistics about once a second).
-    const notVacuumed = env.rt.pg!.main.query(`select relname from pg_stat_user_tables where schemaname = 'public' and (last_vacuum is null or last_analyze is null)`);
+    const notVacuumed = await env.rt.postgres!.query(`select relname from pg_stat_user_tables where schemaname = 'public' and (last_vacuum is null or last_analyze is null)`);
     expect(notVacuumed).toEqual([]);
     expect((await vacuumPost(apiRequest("POST", "/api/v1/system/database/vacuum", AS_VIEWER, {}))).status).toBe(403);
   });

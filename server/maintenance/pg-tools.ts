@@ -1,6 +1,6 @@
 // PostgreSQL's client programs (pg_dump, pg_restore, vacuumdb), run as child
-// processes so a dump or a VACUUM never blocks the event loop the way a
-// synchronous libpq call would. The connection reaches them as `--dbname`
+// processes: a dump or a VACUUM of a large database runs for minutes,
+// outside the app's process. The connection reaches them as `--dbname`
 // without its password: a process's argv is readable by every user of the
 // machine (ps, /proc/PID/cmdline), so the password goes into a passfile of
 // its own (mode 0600 in a 0700 folder, PGPASSFILE), removed when the child

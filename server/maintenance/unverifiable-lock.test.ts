@@ -71,7 +71,7 @@ for (const { engine, skip } of [
         const again = await clear({ id: "far-lock", confirm: "old-container-7f3a" });
         expect(again.status).toBe(404);
 
-        const audit = lockAudit();
+        const audit = await lockAudit();
         expect(audit.map((row) => [row.result, row.error_code])).toEqual([
           ["failed", "invalid_request"],
           ["failed", "maintenance_lock_changed"],
@@ -107,7 +107,7 @@ for (const { engine, skip } of [
         expect(await stats()).toMatchObject({ capability: "supported", maintenanceBusy: null, unverifiableLock: null });
         expect((await clear({ id: "far-lock", confirm: "old-container-7f3a" })).status).toBe(404);
         expect((await vacuum()).status).toBe(200);
-        expect(lockAudit().map((row) => row.error_code)).toEqual(["not_found"]);
+        expect((await lockAudit()).map((row) => row.error_code)).toEqual(["not_found"]);
       });
     }
   });

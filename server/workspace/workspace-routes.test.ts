@@ -25,7 +25,7 @@ let sql: EngineSql;
 let adminCookie: string;
 let viewerCookie: string;
 
-const one = (text: string) => sql.all(text)[0];
+const one = async (text: string) => (await sql.all(text))[0];
 const fingerprint = () => engineFingerprint(sql);
 
 function call(
@@ -129,7 +129,7 @@ describe("POST /api/v1/sessions/{id}/messages", () => {
         updatedAt: stamp,
       },
     });
-    expect(one("select metadata, tool_call_id, created_at_ms from messages where id = 'm-new'")).toEqual({
+    expect(await one("select metadata, tool_call_id, created_at_ms from messages where id = 'm-new'")).toEqual({
       metadata: '{"tool_call_id":"c9","2":"b","a":9007199254740993,"p":1.10,"s":"\\u00e9"}',
       tool_call_id: "c9",
       created_at_ms: NOW,
@@ -159,11 +159,11 @@ describe("POST /api/v1/sessions/{id}/messages", () => {
     ["turn of another session", body().replace('"u1"', '"u2"'), 400, "invalid_request"],
     ["duplicate id", body().replace('"m-new"', '"m1"'), 409, "conflict"],
   ])("[TPR-API-08] rejects %s and changes nothing", async (_name, text, status, code) => {
-    const before = fingerprint();
+    const before = await fingerprint();
     const res = await call(postMessage, { url: "/api/v1/sessions/s1/messages", id: "s1", method: "POST", cookie: adminCookie, body: text });
     expect(res.status).toBe(status);
     expect((await res.json()).error.code).toBe(code);
-    expect(fingerprint()).toEqual(before);
+    expect(await fingerprint()).toEqual(before);
   });
 
   it("404 for an unknown session, 403 for a viewer and for a foreign Origin", async () => {
@@ -180,7 +180,7 @@ describe("POST /api/v1/sessions/{id}/messages", () => {
       origin: "https://evil.example",
     });
     expect(foreign.status).toBe(403);
-    expect(one("select count(*) as n from messages where id = 'm-new'")).toEqual({ n: 0 });
+    expect(await one("select count(*) as n from messages where id = 'm-new'")).toEqual({ n: 0 });
   });
 });
 
@@ -195,14 +195,14 @@ describe("PUT /api/v1/messages/{id}/metadata", () => {
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ message: { id: "m1", toolCallId: "c5", updatedAt: new Date(NOW).toISOString() } });
-    expect(one("select metadata, updated_at_ms from messages where id = 'm1'")).toEqual({
+    expect(await one("select metadata, updated_at_ms from messages where id = 'm1'")).toEqual({
       metadata: '{"tool_call_id":"c5","10":1,"x":1e-7,"n":-0}',
       updated_at_ms: NOW,
     });
   });
 
   it("[TPR-API-08] 404 unknown message, 400 strict body, 403 viewer; nothing changes", async () => {
-    const before = fingerprint();
+    const before = await fingerprint();
     const put = (id: string, cookie: string, body: string) =>
       call(putMetadata, { url: `/api/v1/messages/${id}/metadata`, id, method: "PUT", cookie, body });
     expect((await put("zz", adminCookie, '{"metadata":{}}')).status).toBe(404);
@@ -210,7 +210,7 @@ describe("PUT /api/v1/messages/{id}/metadata", () => {
     expect((await put("m1", adminCookie, '{"metadata":"{}"}')).status).toBe(400);
     expect((await put("m1", adminCookie, "")).status).toBe(400);
     expect((await put("m1", viewerCookie, '{"metadata":{}}')).status).toBe(403);
-    expect(fingerprint()).toEqual(before);
+    expect(await fingerprint()).toEqual(before);
   });
 });
 });

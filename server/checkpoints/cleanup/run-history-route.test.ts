@@ -33,8 +33,8 @@ it("[CRC-13] [CRC-15] over HTTP, admission reclaims each earlier leaf and GET /t
   // The thread service wires admission cleanup: only the newest duration leaf is left.
   const durationLeaves = [...(await loadThreadGraph(env.rt.stores.checkpoints, id)).nodes.values()].filter((n) => n.durationOnly);
   expect(durationLeaves).toHaveLength(1);
-  const rows = () => Number(env.sql.all<{ n: number }>("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ?", [id])[0]!.n);
-  const before = rows();
+  const rows = async () => Number((await env.sql.all<{ n: number }>("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ?", [id]))[0]!.n);
+  const before = await rows();
   const res = await runsGet(apiRequest("GET", `/api/v1/threads/${id}/runs`, AS_VIEWER), ctx(id));
   expect(res.status).toBe(200);
   const body = runHistoryResponse.parse(await res.json());
@@ -43,7 +43,7 @@ it("[CRC-13] [CRC-15] over HTTP, admission reclaims each earlier leaf and GET /t
   expect(body.runs.map((r) => r.runId)).toEqual(runIds);
   expect(body.runs.every((r) => r.messageIds.length >= 4)).toBe(true);
   await runsGet(apiRequest("GET", `/api/v1/threads/${id}/runs`, AS_VIEWER), ctx(id));
-  expect(rows()).toBe(before);
+  expect(await rows()).toBe(before);
   expect((await runsGet(apiRequest("GET", "/api/v1/threads/nope/runs", AS_VIEWER), ctx("nope"))).status).toBe(404);
   expect((await runsGet(apiRequest("GET", `/api/v1/threads/${id}/runs`, null), ctx(id))).status).toBe(401);
 });

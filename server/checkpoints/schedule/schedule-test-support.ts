@@ -42,7 +42,7 @@ export async function writeThread(rt: OpenRuntime, runs = 2): Promise<TestThread
 }
 
 /** Rows of one thread in every table thread expiry deletes from (PostgreSQL counts its blobs too). */
-export function threadRows(rt: Pick<OpenRuntime, "handle" | "pg">, threadId: string): { checkpoints: number; writes: number; blobs: number; runs: number } {
+export async function threadRows(rt: Pick<OpenRuntime, "handle" | "postgres">, threadId: string): Promise<{ checkpoints: number; writes: number; blobs: number; runs: number }> {
   if (rt.handle) {
     const one = (sql: string) => Number((rt.handle!.sqlite.prepare(sql).get(threadId) as { n: number }).n);
     const hasTables = Number((rt.handle.sqlite.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('checkpoints','writes')").get() as { n: number }).n) === 2;
@@ -53,13 +53,13 @@ export function threadRows(rt: Pick<OpenRuntime, "handle" | "pg">, threadId: str
       runs: one("SELECT count(*) AS n FROM checkpoint_runs WHERE thread_id = ?"),
     };
   }
-  const client = rt.pg!.main;
-  const one = (sql: string) => Number(client.one<{ n: number }>(sql, [threadId])!.n);
+  const db = rt.postgres!;
+  const one = async (sql: string) => Number((await db.one<{ n: number }>(sql, [threadId]))!.n);
   return {
-    checkpoints: one("select count(*) as n from checkpoints where thread_id = $1"),
-    writes: one("select count(*) as n from checkpoint_writes where thread_id = $1"),
-    blobs: one("select count(*) as n from checkpoint_blobs where thread_id = $1"),
-    runs: one("select count(*) as n from checkpoint_runs where thread_id = $1"),
+    checkpoints: await one("select count(*) as n from checkpoints where thread_id = $1"),
+    writes: await one("select count(*) as n from checkpoint_writes where thread_id = $1"),
+    blobs: await one("select count(*) as n from checkpoint_blobs where thread_id = $1"),
+    runs: await one("select count(*) as n from checkpoint_runs where thread_id = $1"),
   };
 }
 

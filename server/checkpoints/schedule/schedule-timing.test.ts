@@ -126,7 +126,7 @@ for (const { engine, skip } of [
       expect(status.activeOperation).toBeNull();
       // Outside the window nothing runs.
       env.time.advance(HOUR_MS);
-      expect(threadRows(env.rt, a.threadId).checkpoints).toBeGreaterThan(0);
+      expect((await threadRows(env.rt, a.threadId)).checkpoints).toBeGreaterThan(0);
       // The guard is held when the window opens: the pass takes its slot and waits.
       held = await env.rt.guard.tryAcquire({ owner: "test-backup", kind: "backup" });
       env.time.advance(tomorrowAt(start + 30 * DAY_MS, 1) - env.time.clock.now() + MINUTE_MS);
@@ -158,7 +158,7 @@ for (const { engine, skip } of [
       env.time.advance(MINUTE_MS + 1);
       const run = await waitFor(async () => (await getExpiryStatus(second!)).latestRun, { what: "the continued pass" });
       expect(run).toMatchObject({ id: waiting.id, state: "succeeded", threads: 1 });
-      for (const thread of [a, b]) expect(threadRows(second, thread.threadId)).toEqual({ checkpoints: 0, writes: 0, blobs: 0, runs: 0 });
+      for (const thread of [a, b]) expect(await threadRows(second, thread.threadId)).toEqual({ checkpoints: 0, writes: 0, blobs: 0, runs: 0 });
       expect(await second.stores.schedule.readTombstone(a.threadId)).toMatchObject({ state: "expired", operationId: waiting.id });
       expect(await second.stores.schedule.readTombstone(b.threadId)).toMatchObject({ state: "expired" });
       expect((await getExpiryStatus(second)).expiredThreads).toBe(2);

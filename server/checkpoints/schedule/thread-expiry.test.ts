@@ -49,7 +49,7 @@ for (const { engine, skip } of [
     it("deletes threads idle longer than the period whole, keeps recent ones, and an expired thread and its handles answer thread_expired (410)", { timeout: 120_000 }, async () => {
       env = await scheduleTestEnv(engine, { start: true });
       const old = await writeThread(env.rt, 3);
-      const before = threadRows(env.rt, old.threadId);
+      const before = await threadRows(env.rt, old.threadId);
       expect(before.checkpoints).toBeGreaterThan(0);
       expect(before.runs).toBe(3);
       env.time.clock.advance(100 * DAY_MS);
@@ -64,13 +64,13 @@ for (const { engine, skip } of [
       expect(analysis).toMatchObject({ state: "succeeded", threadsScanned: 2, threads: 1, skipped: { recent_activity: 1 } });
       expect(analysis.checkpoints).toBe(before.checkpoints);
       expect(analysis.bytes).toBeGreaterThan(0);
-      expect(threadRows(env.rt, old.threadId)).toEqual(before);
+      expect(await threadRows(env.rt, old.threadId)).toEqual(before);
 
       await enable(env);
       const run = await finishedRun(env);
       expect(run).toMatchObject({ state: "succeeded", kind: "thread_expiry", threads: 1, checkpoints: analysis.checkpoints, bytes: analysis.bytes, skipped: { recent_activity: 1 } });
-      expect(threadRows(env.rt, old.threadId)).toEqual({ checkpoints: 0, writes: 0, blobs: 0, runs: 0 });
-      expect(threadRows(env.rt, recent.threadId).checkpoints).toBeGreaterThan(0);
+      expect(await threadRows(env.rt, old.threadId)).toEqual({ checkpoints: 0, writes: 0, blobs: 0, runs: 0 });
+      expect((await threadRows(env.rt, recent.threadId)).checkpoints).toBeGreaterThan(0);
       expect((await getExpiryStatus(env.rt)).expiredThreads).toBe(1);
 
       // The thread and every handle it handed out answer 410, never 404.
@@ -89,7 +89,7 @@ for (const { engine, skip } of [
     it("deletes an expired thread in bounded batches: no deletion takes more than batchRows rows, and the thread answers 410 while rows are still left", { timeout: 120_000 }, async () => {
       env = await scheduleTestEnv(engine, { start: true, schedule: { limits: { batchRows: 3 } } });
       const old = await writeThread(env.rt, 3);
-      const before = threadRows(env.rt, old.threadId);
+      const before = await threadRows(env.rt, old.threadId);
       const rows = before.checkpoints + before.writes + before.blobs + before.runs;
       expect(rows).toBeGreaterThan(6);
       env.time.clock.advance(100 * DAY_MS);
@@ -104,7 +104,8 @@ for (const { engine, skip } of [
         // After the first transaction (tombstone + first batch) committed, with rows still left.
         if (batches.length === 2) {
           const refused = await liveThreadService(env!.rt, threadId).catch((error: unknown) => error);
-          answeredBeforeEnd = isAppError(refused) && refused.code === "thread_expired" && threadRows(env!.rt, threadId).checkpoints + threadRows(env!.rt, threadId).writes > 0;
+          const left = await threadRows(env!.rt, threadId);
+          answeredBeforeEnd = isAppError(refused) && refused.code === "thread_expired" && left.checkpoints + left.writes > 0;
         }
         return deleted;
       };
@@ -115,7 +116,7 @@ for (const { engine, skip } of [
       expect(batches.reduce((a, b) => a + b, 0)).toBe(rows);
       expect(batches.length).toBeGreaterThanOrEqual(Math.ceil(rows / 3));
       expect(answeredBeforeEnd).toBe(true);
-      expect(threadRows(env.rt, old.threadId)).toEqual({ checkpoints: 0, writes: 0, blobs: 0, runs: 0 });
+      expect(await threadRows(env.rt, old.threadId)).toEqual({ checkpoints: 0, writes: 0, blobs: 0, runs: 0 });
       expect(await env.rt.stores.schedule.readTombstone(old.threadId)).toMatchObject({ state: "expired", checkpoints: before.checkpoints, writes: before.writes });
     });
 
@@ -130,7 +131,7 @@ for (const { engine, skip } of [
       await enable(env);
       const first = await finishedRun(env);
       expect(first).toMatchObject({ state: "succeeded", threads: 0, skipped: { run_in_flight: 1 } });
-      expect(threadRows(env.rt, busy.threadId).checkpoints).toBeGreaterThan(0);
+      expect((await threadRows(env.rt, busy.threadId)).checkpoints).toBeGreaterThan(0);
       release();
       await inFlight;
       await startRun(threadService(env.rt), { threadId: busy.threadId, content: "finished later" });

@@ -21,11 +21,8 @@ export async function openAuthStores(env: Record<string, string | undefined>, lo
     const opened = await openPostgres(target.url, env, log);
     if (!opened) throw new AppError("unsupported_engine", "The PostgreSQL server of DATABASE_URL cannot be reached");
     return {
-      stores: openPgStores({ client: opened.pool.main, db: opened.db }),
-      close: async () => {
-        opened.pool.close();
-        await opened.db.close();
-      },
+      stores: openPgStores(opened.db),
+      close: () => opened.db.close(),
     };
   }
   throw new AppError("unsupported_engine", "DATABASE_URL names an unsupported engine");

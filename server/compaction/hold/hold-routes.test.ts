@@ -62,7 +62,7 @@ for (const { engine, skip } of [
       const cross = await put("t1", { held: true }, AS_ADMIN, { origin: "https://evil.example" });
       expect(cross.status).toBe(403);
       expect((await cross.json()).error.code).toBe("cross_origin");
-      expect(env.sql.all("select * from task_holds")).toEqual([]);
+      expect(await env.sql.all("select * from task_holds")).toEqual([]);
     });
 
     it("a bad body is 400 with a code and an unknown task 404, changing nothing", async () => {
@@ -75,7 +75,7 @@ for (const { engine, skip } of [
       expect(missing.status).toBe(404);
       expect((await missing.json()).error.code).toBe("not_found");
       expect((await holdGet(apiRequest("GET", url("nope"), AS_VIEWER), withId("nope"))).status).toBe(404);
-      expect(env.sql.all("select * from task_holds")).toEqual([]);
+      expect(await env.sql.all("select * from task_holds")).toEqual([]);
     });
 
     it("the export carries the hold and imports again with it; a task that is not held exports as before", async () => {

@@ -44,13 +44,13 @@ type Stored = { type: string; bytes: Buffer };
 type Engine = {
   compaction: CompactionStore;
   restores: RestoreStore;
-  insert(id: string, row: { type: string; bytes: Buffer; storage: "text" | "blob" }): void;
-  stored(id: string): Stored;
+  insert(id: string, row: { type: string; bytes: Buffer; storage: "text" | "blob" }): void | Promise<void>;
+  stored(id: string): Stored | Promise<Stored>;
   /** Sets a row's metadata to a value that is not text (SQLite: a BLOB; PostgreSQL: NULL). */
-  wrongType(id: string): void;
-  setBytes(id: string, bytes: Buffer): void;
-  setType(id: string, type: string): void;
-  touch(id: string): void;
+  wrongType(id: string): void | Promise<void>;
+  setBytes(id: string, bytes: Buffer): void | Promise<void>;
+  setType(id: string, type: string): void | Promise<void>;
+  touch(id: string): void | Promise<void>;
   /** Publishes a backup of the database now and opens a reader of it. */
   backup(): Promise<BackupReader>;
 };
@@ -62,48 +62,54 @@ function rowsOf(family: (typeof FAMILIES)[number]): HostileRow[] {
 
 /** The scenario, the same on both engines; returns what a caller checks across them. */
 async function scenario(engine: Engine, rows: HostileRow[]): Promise<{ counts: RestoreCounts }> {
-  rows.forEach((row, i) => engine.insert(`h-${i}`, row));
-  const original = rows.map((_, i) => engine.stored(`h-${i}`));
+  const storedAll = async () => {
+    const all: Stored[] = [];
+    for (let i = 0; i < rows.length; i += 1) all.push(await engine.stored(`h-${i}`));
+    return all;
+  };
+  for (const [i, row] of rows.entries()) await engine.insert(`h-${i}`, row);
+  const original = await storedAll();
   // Wrong values in the backup only (put back before the pass): a value that
   // is not text and a row of another type are not_in_backup; text that does
   // not reduce to what is stored now (a number) is changed_since_compaction.
   const wrong = [0, 1, 2].map((k) => rows.findIndex((row, i) => i % 3 === k && row.expect.outcome === "changed" && i > 2)).filter((i) => i >= 0);
   const wrongAs: Array<keyof RestoreCounts> = [];
-  wrong.forEach((i, k) => {
-    if (k === 0) engine.wrongType(`h-${i}`);
-    else if (k === 1) engine.setBytes(`h-${i}`, Buffer.from("42"));
-    else engine.setType(`h-${i}`, "tool_read_other");
+  for (const [k, i] of wrong.entries()) {
+    if (k === 0) await engine.wrongType(`h-${i}`);
+    else if (k === 1) await engine.setBytes(`h-${i}`, Buffer.from("42"));
+    else await engine.setType(`h-${i}`, "tool_read_other");
     wrongAs.push(k === 1 ? "changed_since_compaction" : "not_in_backup");
-  });
+  }
   const reader = await engine.backup();
-  wrong.forEach((i) => {
-    engine.setBytes(`h-${i}`, original[i]!.bytes);
-    engine.setType(`h-${i}`, rows[i]!.type);
-  });
+  for (const i of wrong) {
+    await engine.setBytes(`h-${i}`, original[i]!.bytes);
+    await engine.setType(`h-${i}`, rows[i]!.type);
+  }
 
   const pass = await runCleanupPass({ store: engine.compaction, clock: manualClock(NOW_MS), operationId: "run-1", wait: async () => {} });
   expect(pass.state).toBe("succeeded");
-  const compacted = rows.map((row, i) => row.expect.outcome === "changed" && !engine.stored(`h-${i}`).bytes.equals(original[i]!.bytes));
+  const afterPass = await storedAll();
+  const compacted = rows.map((row, i) => row.expect.outcome === "changed" && !afterPass[i]!.bytes.equals(original[i]!.bytes));
   expect(compacted.filter(Boolean).length).toBe(rows.filter((row) => row.expect.outcome === "changed").length);
 
   // Edited after compaction: a byte after the document, or only a new updated_at.
   const edited = new Map<number, Stored | "touched">();
-  compacted.forEach((was, i) => {
-    if (!was || wrong.includes(i)) return;
+  for (const [i, was] of compacted.entries()) {
+    if (!was || wrong.includes(i)) continue;
     if (i % 7 === 3) {
-      engine.setBytes(`h-${i}`, Buffer.concat([engine.stored(`h-${i}`).bytes, Buffer.from(" ")]));
-      edited.set(i, engine.stored(`h-${i}`));
+      await engine.setBytes(`h-${i}`, Buffer.concat([(await engine.stored(`h-${i}`)).bytes, Buffer.from(" ")]));
+      edited.set(i, await engine.stored(`h-${i}`));
     } else if (i % 7 === 5) {
-      engine.touch(`h-${i}`);
+      await engine.touch(`h-${i}`);
       edited.set(i, "touched");
     }
-  });
-  const beforeRestore = rows.map((_, i) => engine.stored(`h-${i}`));
+  }
+  const beforeRestore = await storedAll();
 
   const plan = await planTask(engine.restores, "h");
   const dry = await runRestore({ store: engine.restores, reader, plan });
   // Nothing written by the dry run.
-  rows.forEach((_, i) => expect(engine.stored(`h-${i}`).bytes.equals(beforeRestore[i]!.bytes)).toBe(true));
+  (await storedAll()).forEach((now, i) => expect(now.bytes.equals(beforeRestore[i]!.bytes)).toBe(true));
   let commits = 0;
   const done = await runRestore({
     store: engine.restores,
@@ -124,8 +130,7 @@ async function scenario(engine: Engine, rows: HostileRow[]): Promise<{ counts: R
     not_in_backup: wrongAs.filter((as) => as === "not_in_backup").length,
     not_compacted: compacted.filter((was) => !was).length,
   });
-  rows.forEach((_, i) => {
-    const now = engine.stored(`h-${i}`);
+  (await storedAll()).forEach((now, i) => {
     const name = `h-${i} (${rows[i]!.family})`;
     if (compacted[i] && !edited.has(i) && !wrong.includes(i)) expect(now.bytes.equals(original[i]!.bytes), `${name} restored`).toBe(true);
     else expect(now.bytes.equals(beforeRestore[i]!.bytes), `${name} left as stored`).toBe(true);
@@ -149,7 +154,7 @@ describe("per-task restore on hostile stored bytes [sqlite]", () => {
   afterEach(() => t.close());
 
   const engine = (): Engine => {
-    const run = (sql: string, ...params: unknown[]) => t.sqlite.prepare(sql).run(...params);
+    const run = (sql: string, ...params: unknown[]): void => void t.sqlite.prepare(sql).run(...params);
     let backups = 0;
     return {
       compaction: storeOf(t.sqlite),
@@ -191,9 +196,9 @@ describe.skipIf(!TEST_POSTGRES_URL)("per-task restore on hostile stored bytes [p
   let dir: string;
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "restore-bytes-pg-"));
-    db = createPgBytesDb();
+    db = await createPgBytesDb();
     pool = createPgDb(readPgConfig(db.url, { PG_POOL_MAX: "2" }));
-    insertPgTask(db.client, "h");
+    await insertPgTask(db.db, "h");
   });
   afterEach(async () => {
     await pool.close();
@@ -209,12 +214,12 @@ describe.skipIf(!TEST_POSTGRES_URL)("per-task restore on hostile stored bytes [p
       compaction,
       restores: createPgRestoreStore(pool),
       // The turn h-u1 exists; the session is h-s1 (insertPgTask).
-      insert: (id, row) => insertPgBytes(db.client, { id, sessionId: "h-s1", ...row }),
-      stored: (id) => storedPgBytes(db.client, { id }),
-      wrongType: (id) => db.client.run("update messages set metadata = null where id = $1", [id]),
-      setBytes: (id, bytes) => db.client.run("update messages set metadata = convert_from(decode($1, 'hex'), 'SQL_ASCII') where id = $2", [bytes.toString("hex"), id]),
-      setType: (id, type) => db.client.run("update messages set type = $1 where id = $2", [type, id]),
-      touch: (id) => db.client.run("update messages set updated_at = '2025-09-09T09:09:09Z' where id = $1", [id]),
+      insert: (id, row) => insertPgBytes(db.db, { id, sessionId: "h-s1", ...row }),
+      stored: (id) => storedPgBytes(db.db, { id }),
+      wrongType: async (id) => void (await db.db.run("update messages set metadata = null where id = $1", [id])),
+      setBytes: async (id, bytes) => void (await db.db.run("update messages set metadata = convert_from(decode($1, 'hex'), 'SQL_ASCII') where id = $2", [bytes.toString("hex"), id])),
+      setType: async (id, type) => void (await db.db.run("update messages set type = $1 where id = $2", [type, id])),
+      touch: async (id) => void (await db.db.run("update messages set updated_at = '2025-09-09T09:09:09Z' where id = $1", [id])),
       backup: async () => {
         const file = path.join(dir, `backup-${(backups += 1)}.dump`);
         await runPgTool("pg_dump", { connection: db.url, args: ["--format=custom", "--no-owner", "--no-privileges", `--file=${file}`] });

@@ -8,10 +8,10 @@
 // session's transaction and its maintenance guard (a session advisory lock)
 // end with its connection, and pg_restore's pipe with the process.
 import { spawn } from "node:child_process";
+import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PUT as putPolicy } from "@/app/api/v1/system/database/tool-payload-retention/route";
 import { openDatabase } from "@/server/db/client";
-import { connectPg } from "@/server/db/pg/client";
 import { TEST_POSTGRES_URL } from "@/server/db/pg/test-db";
 import { AS_ADMIN, apiRequest, setUpEngineRouteTestEnv, type EngineRouteTestEnv } from "@/server/http/route-test-support";
 import { createLogger } from "@/server/log";
@@ -65,7 +65,7 @@ type Row = { id: string; metadata: string };
 type Seen = { rows: Row[]; records: Array<{ state: string; restored: number }>; held: Array<{ task_id: string }> };
 
 /** What the database holds now, read on a connection of its own (the runtime is stopped). */
-function readBack(engine: "sqlite" | "postgres", url: string): Seen {
+async function readBack(engine: "sqlite" | "postgres", url: string): Promise<Seen> {
   const queries = {
     rows: "select id, metadata from messages",
     records: "select state, restored_messages as restored from payload_restores",
@@ -83,27 +83,29 @@ function readBack(engine: "sqlite" | "postgres", url: string): Seen {
       sqlite.close();
     }
   }
-  const client = connectPg({ url });
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
   try {
     return {
-      rows: client.query<Row>(queries.rows),
-      records: client.query<{ state: string; restored: number | string }>(queries.records).map((r) => ({ state: r.state, restored: Number(r.restored) })),
-      held: client.query<{ task_id: string }>(queries.held),
+      rows: (await client.query<Row>(queries.rows)).rows,
+      records: (await client.query<{ state: string; restored: number | string }>(queries.records)).rows.map((r) => ({ state: r.state, restored: Number(r.restored) })),
+      held: (await client.query<{ task_id: string }>(queries.held)).rows,
     };
   } finally {
-    client.close();
+    await client.end();
   }
 }
 
 /** PostgreSQL: waits for the state where the killed process's sessions have ended (its transaction rolled back, its guard released). */
 async function sessionsEnded(url: string): Promise<void> {
-  const client = connectPg({ url });
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
   try {
-    while (client.query("select 1 from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()").length > 0) {
+    while ((await client.query("select 1 from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()")).rowCount !== 0) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   } finally {
-    client.close();
+    await client.end();
   }
 }
 
@@ -121,7 +123,7 @@ for (const { engine, skip } of [
       const url = target.engine === "sqlite" ? `file:${target.file}` : target.engine === "postgres" ? target.url : "";
       childEnv = { DATABASE_URL: url, ...(engine === "postgres" ? { DATA_DIR: env.dir } : {}) };
       await importFixture(env.rt.stores.workspace, { file: "crash.json", text: fixture() });
-      originals = new Map(env.sql.all<Row>("select id, metadata from messages").map((r) => [r.id, r.metadata]));
+      originals = new Map((await env.sql.all<Row>("select id, metadata from messages")).map((r) => [r.id, r.metadata]));
       // Enable with a preparation backup: the first pass compacts both tasks.
       const put = await putPolicy(
         apiRequest("PUT", "/api/v1/system/database/tool-payload-retention", AS_ADMIN, { policy: { enabled: true, age: { value: 1, unit: "weeks" } }, expectedRevision: 0, preparation: "backup" }),
@@ -134,8 +136,8 @@ for (const { engine, skip } of [
     afterEach(() => env.dispose());
 
     /** Each row: compacted (exactly the reducer's output for its original) or restored (exactly its original). */
-    function inspect() {
-      const seen = readBack(engine, childEnv.DATABASE_URL!);
+    async function inspect() {
+      const seen = await readBack(engine, childEnv.DATABASE_URL!);
       let restored = 0;
       expect(seen.rows).toHaveLength(originals.size);
       for (const row of seen.rows) {
@@ -175,7 +177,7 @@ for (const { engine, skip } of [
         const out = await runChildUntil(childEnv, mode, line);
         if (engine === "postgres") await sessionsEnded(childEnv.DATABASE_URL!);
         const commits = (out.match(/^batch 2$/gm) ?? []).length;
-        const after = inspect();
+        const after = await inspect();
         // The hold committed with the record, before any row.
         expect(after.held).toEqual([{ task_id: "tk" }]);
         expect(after.records).toHaveLength(1);
@@ -188,7 +190,7 @@ for (const { engine, skip } of [
 
         const latest = await rerun();
         expect(latest).toMatchObject({ state: "succeeded", restoredMessages: ROWS - after.restored, skipped: { not_compacted: after.restored } });
-        const final = inspect();
+        const final = await inspect();
         expect(final.restored).toBe(ROWS);
         expect(final.records.map((r) => r.state).sort()).toEqual(["failed", "succeeded"]);
         // A child process boots tsx: generous on two loaded cores.

@@ -92,14 +92,14 @@ for (const { engine, skip } of [
         `select m.id, m.metadata like '%"payload_retention"%' as marked from messages m join task_sessions s on s.id = m.session_id where s.task_id = ? and m.type = 'tool_execute' order by m.rowid`,
         [id],
       );
-    const compactedCount = (id: string) => markers(id).filter((row) => Boolean(Number(row.marked))).length;
+    const compactedCount = async (id: string) => (await markers(id)).filter((row) => Boolean(Number(row.marked))).length;
     /** Enables compaction with a preparation backup and runs the first pass; returns the backup's name. */
     async function compactAll(): Promise<string> {
       await keep(await putPolicy(apiRequest("PUT", BASE, AS_ADMIN, { policy: { enabled: true, age: { value: 1, unit: "weeks" } }, expectedRevision: 0, preparation: "backup" })));
       await env.rt.compaction.idle();
       // Preparation starts the first pass itself.
       await env.rt.compaction.idle();
-      for (const id of ["ta", "tb", "tc", "td"]) expect(compactedCount(id), id).toBe(3);
+      for (const id of ["ta", "tb", "tc", "td"]) expect(await compactedCount(id), id).toBe(3);
       const listed = await summary("ta");
       expect(listed.backups).toHaveLength(1);
       return listed.backups[0]!.name;
@@ -130,9 +130,9 @@ for (const { engine, skip } of [
       expect(viewed.latest).toBeNull();
 
       // tb: one message edited after compaction (through the guarded writer: its marker stays).
-      const edited = env.sql.all<{ metadata: string }>("select metadata from messages where id = 'tb-m1'")[0]!.metadata;
+      const edited = (await env.sql.all<{ metadata: string }>("select metadata from messages where id = 'tb-m1'"))[0]!.metadata;
       await replaceMessageMetadata(env.rt.stores.workspace, { messageId: "tb-m1", metadata: edited.replace('"status":"complete"', '"status":"reviewed"'), updatedAt: "2026-06-01T12:30:00Z" });
-      const editedNow = env.sql.all<{ metadata: string }>("select metadata from messages where id = 'tb-m1'")[0]!.metadata;
+      const editedNow = (await env.sql.all<{ metadata: string }>("select metadata from messages where id = 'tb-m1'"))[0]!.metadata;
       expect(editedNow).toContain('"status":"reviewed"');
 
       // The dry run reports per message and changes nothing.
@@ -150,14 +150,14 @@ for (const { engine, skip } of [
       ]);
       expect(report.restorableBytes).toBe(report.messages.reduce((sum, m) => sum + m.bytes, 0));
       expect(report.hold).toBe(true);
-      expect(compactedCount("tb")).toBe(3);
+      expect(await compactedCount("tb")).toBe(3);
 
       // ta: restore (default: from the newest covering backup, and on hold).
       const started = await restore("ta", {});
       expect(started.status).toBe(202);
       const { operationId } = (await started.json()) as { operationId: string };
       await finished(operationId);
-      expect(compactedCount("ta")).toBe(0);
+      expect(await compactedCount("ta")).toBe(0);
       const afterTa = await exported("ta");
       expect(afterTa).not.toBe(before.ta);
       // The only difference is the hold the restore set.
@@ -174,8 +174,8 @@ for (const { engine, skip } of [
       // tb: the edited message stays exactly as edited.
       const tb = await restore("tb", {});
       await finished(((await tb.json()) as { operationId: string }).operationId);
-      expect(env.sql.all<{ metadata: string }>("select metadata from messages where id = 'tb-m1'")[0]!.metadata).toBe(editedNow);
-      expect(markers("tb").map((row) => Boolean(Number(row.marked)))).toEqual([false, true, false]);
+      expect((await env.sql.all<{ metadata: string }>("select metadata from messages where id = 'tb-m1'"))[0]!.metadata).toBe(editedNow);
+      expect((await markers("tb")).map((row) => Boolean(Number(row.marked)))).toEqual([false, true, false]);
 
       // td: restored without a hold gives exactly the export before compaction.
       const td = await restore("td", { hold: false });
@@ -183,17 +183,17 @@ for (const { engine, skip } of [
       expect(await exported("td")).toBe(before.td);
 
       // The next pass: the held task stays restored, td (not held) is compacted again, tc stayed compacted throughout.
-      env.sql.run("delete from task_holds where task_id = 'tb'");
+      await env.sql.run("delete from task_holds where task_id = 'tb'");
       await runPass();
       // Counted apart: the held task under skipped.held.
       const status = (await (await keep(await getPolicy(apiRequest("GET", BASE, AS_VIEWER)))).json()) as { latestRun: { state: string; skipped: Record<string, number> } };
       expect(status.latestRun).toMatchObject({ state: "succeeded", skipped: { held: 1 } });
       expect(await exported("ta")).toBe(afterTa);
-      expect(compactedCount("ta")).toBe(0);
-      expect(compactedCount("tc")).toBe(3);
-      expect(compactedCount("td")).toBe(3);
+      expect(await compactedCount("ta")).toBe(0);
+      expect(await compactedCount("tc")).toBe(3);
+      expect(await compactedCount("td")).toBe(3);
       // tb's edit is recent activity: the task is not old enough to compact now.
-      expect(compactedCount("tb")).toBe(1);
+      expect(await compactedCount("tb")).toBe(1);
 
       // The audit trail: who restored what from which backup, counts and ids only.
       const entries = ((await (await auditGet(apiRequest("GET", "/api/v1/system/audit", AS_ADMIN))).json()) as { entries: Array<{ kind: string; actor: string; detail: Record<string, unknown> }> }).entries;
@@ -223,9 +223,9 @@ for (const { engine, skip } of [
       const unknown = await restore("ta", { backup: "workspace-2020-01-01T00-00-00Z-00000000.db" });
       expect(unknown.status).toBe(404);
       expect((await restore("nope", {})).status).toBe(404);
-      expect(compactedCount("ta")).toBe(3);
-      expect(env.sql.all("select * from task_holds")).toEqual([]);
-      expect(env.sql.all("select * from payload_restores")).toEqual([]);
+      expect(await compactedCount("ta")).toBe(3);
+      expect(await env.sql.all("select * from task_holds")).toEqual([]);
+      expect(await env.sql.all("select * from payload_restores")).toEqual([]);
     });
 
     it("[TPR-PREP-05] the list says what earlier checks found of each backup without hashing it, and leaves out failed backups and those without the task's ids", async () => {
@@ -286,7 +286,7 @@ for (const { engine, skip } of [
       expect(none.status).toBe(409);
       expect((await none.json()).error.code).toBe("no_restore_backup");
       expect((await summary("ta")).backups).toEqual([]);
-      expect(env.sql.all("select * from payload_restores")).toEqual([]);
+      expect(await env.sql.all("select * from payload_restores")).toEqual([]);
     });
   });
 }

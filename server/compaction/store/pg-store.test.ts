@@ -3,9 +3,9 @@
 // makes the record's compare-and-set hold across instances, and pending-input
 // judgement identical to SQLite's json_extract.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { connectPg, SQLSTATE, type PgError, type SqlClient } from "@/server/db/pg/client";
 import { readPgConfig } from "@/server/db/pg/config";
-import { createPgDb } from "@/server/db/pg/pg-db";
+import { SQLSTATE, type PgError } from "@/server/db/pg/errors";
+import { createPgDb, type PgDb, type PgQueryable } from "@/server/db/pg/pg-db";
 import { createPgTestDb, TEST_POSTGRES_URL, type PgTestDb } from "@/server/db/pg/test-db";
 import { createTestDb } from "@/server/db/test-db";
 import { StatementDeadlineError } from "../cleanup/statement-deadline";
@@ -54,26 +54,27 @@ describe("pending input on PostgreSQL", () => {
 
 describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
   let db: PgTestDb;
-  let other: SqlClient;
+  // Another client of the same database (its own pool): raw statements of the test, never part of a store's transaction.
+  let other: PgDb;
   beforeAll(async () => {
     db = await createPgTestDb();
-    other = connectPg({ url: db.url });
+    other = createPgDb(readPgConfig(db.url, { PG_POOL_MAX: "2" }));
   });
   afterAll(async () => {
-    other?.close();
+    await other?.close();
     await db?.close();
   });
   beforeEach(async () => {
     await db.reset();
-    db.client.exec(`insert into tasks (id, title, state, created_at, updated_at) values ('t', 't', 'COMPLETED', 'x', 'x');
+    await other.exec(`insert into tasks (id, title, state, created_at, updated_at) values ('t', 't', 'COMPLETED', 'x', 'x');
       insert into task_sessions (id, task_id, state, updated_at) values ('s', 't', 'COMPLETED', 'x');
       insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at)
         values ('m1', 's', 'agent', 'tool_execute', '', '{"a": 1.50}', 'x', 'x')`);
   });
 
-  const rowidOf = (client: SqlClient) => client.one<{ rowid: number }>(`select rowid from messages where id = 'm1'`)!.rowid;
-  const versionOf = (client: SqlClient) =>
-    client.one<{ rowid: number; updatedAt: string; bytes: number }>(`select rowid, updated_at as "updatedAt", octet_length(metadata) as bytes from messages where id = 'm1'`)!;
+  const rowidOf = async (client: PgQueryable) => (await client.one<{ rowid: number }>(`select rowid from messages where id = 'm1'`))!.rowid;
+  const versionOf = async (client: PgQueryable) =>
+    (await client.one<{ rowid: number; updatedAt: string; bytes: number }>(`select rowid, updated_at as "updatedAt", octet_length(metadata) as bytes from messages where id = 'm1'`))!;
 
   it("a batch past its deadline is cancelled by the server and rolls back everything it wrote", async () => {
     const store = createPgCompactionStore(db.db);
@@ -82,7 +83,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
       await store.writeTransaction(
         async (tx) => {
           await tx.writeRecordText({ text: '{"written":true}', nowMs: 1 });
-          expect(await tx.replaceMetadataIfVersion({ ...versionOf(db.client), next: "{}" })).toBe(true);
+          expect(await tx.replaceMetadataIfVersion({ ...(await versionOf(other)), next: "{}" })).toBe(true);
           await db.db.one(`select pg_sleep(0.5)`);
         },
         { deadlineMs: 50 },
@@ -92,28 +93,28 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
     }
     expect(caught).toBeInstanceOf(StatementDeadlineError);
     expect(await store.readRecordText()).toBeNull();
-    expect(db.client.one(`select metadata from messages where id = 'm1'`)).toEqual({ metadata: '{"a": 1.50}' });
+    expect(await other.one(`select metadata from messages where id = 'm1'`)).toEqual({ metadata: '{"a": 1.50}' });
     // The timeout was the transaction's own: a pooled session afterwards has the configured one.
     expect(await db.db.one(`select current_setting('statement_timeout') as v`)).toEqual({ v: "30s" });
   });
 
   it("rows locked for a rewrite make a foreground writer wait for the commit, which then sees the new text", async () => {
     const store = createPgCompactionStore(db.db);
-    const rowid = rowidOf(db.client);
+    const rowid = (await rowidOf(other));
     await store.writeTransaction(async (tx) => {
       await tx.lockRowsForRewrite!([rowid]);
       let waited: unknown;
       try {
-        other.transaction(() => other.run(`update messages set metadata = '{"fg":1}' where rowid = $1`, [rowid]), { lockTimeoutMs: 30 });
+        await other.transaction(() => other.run(`update messages set metadata = '{"fg":1}' where rowid = $1`, [rowid]), { lockTimeoutMs: 30 });
       } catch (error) {
         waited = error;
       }
       expect((waited as PgError).code).toBe(SQLSTATE.lockNotAvailable);
-      expect(await tx.replaceMetadataIfVersion({ ...versionOf(db.client), next: '{"a": 1.50, "compacted": true}' })).toBe(true);
+      expect(await tx.replaceMetadataIfVersion({ ...(await versionOf(other)), next: '{"a": 1.50, "compacted": true}' })).toBe(true);
     });
     // The foreground's guarded write compares with what is stored now: the batch's text.
-    expect(other.run(`update messages set metadata = '{"fg":1}' where rowid = $1 and metadata = $2`, [rowid, '{"a": 1.50}'])).toBe(0);
-    expect(db.client.one(`select metadata from messages where id = 'm1'`)).toEqual({ metadata: '{"a": 1.50, "compacted": true}' });
+    expect(await other.run(`update messages set metadata = '{"fg":1}' where rowid = $1 and metadata = $2`, [rowid, '{"a": 1.50}'])).toBe(0);
+    expect(await other.one(`select metadata from messages where id = 'm1'`)).toEqual({ metadata: '{"a": 1.50, "compacted": true}' });
   });
 
   it("writer transactions of two instances serialize: the record's compare-and-set cannot interleave", async () => {
@@ -137,22 +138,22 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
     const bounds = await store.captureBounds();
     expect(bounds.upperTaskId).toBe("t");
     const headers = await store.listToolRowHeaders({ sessionId: "s", afterRowid: null, upperRowid: bounds.upperMessageRowid!, limit: 10 });
-    expect(headers).toEqual([{ rowid: rowidOf(db.client), id: "m1", type: "tool_execute", bytes: 11 }]);
+    expect(headers).toEqual([{ rowid: (await rowidOf(other)), id: "m1", type: "tool_execute", bytes: 11 }]);
     expect((await store.readToolRowBodies({ sessionId: "s", rows: headers }))[0]!.metadata).toBe('{"a": 1.50}');
     expect(typeof (await store.readSchemaVersion())).toBe("number");
   });
 
   it("[TPR-TX-02] writes a batch in one statement: each row under its own guard (text or version), a row changed meanwhile left as it is", async () => {
-    db.client.exec(`insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at) values
+    await other.exec(`insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at) values
         ('m2', 's', 'agent', 'tool_read', '', '{"b": "it''s \\ \"q\""}', 'x', 'v2'),
         ('m3', 's', 'agent', 'tool_execute', '', '{"c":3}', 'x', 'v3'),
         ('m4', 's', 'agent', 'tool_execute', '', '{"d":4}', 'x', 'v4')`);
-    const rows = db.client.query<{ rowid: number; id: string; metadata: string; updatedAt: string; bytes: number }>(
+    const rows = await other.query<{ rowid: number; id: string; metadata: string; updatedAt: string; bytes: number }>(
       `select rowid, id, metadata, updated_at as "updatedAt", octet_length(metadata) as bytes from messages order by rowid`,
     );
     const [m1, m2, m3, m4] = rows;
     // A foreground write to m3 after it was read, and one to m4 that changes its version.
-    db.client.exec(`update messages set metadata = '{"c":"edited"}' where id = 'm3'; update messages set updated_at = 'later' where id = 'm4'`);
+    await other.exec(`update messages set metadata = '{"c":"edited"}' where id = 'm3'; update messages set updated_at = 'later' where id = 'm4'`);
     let statements = 0;
     const counted = new Proxy(db.db, {
       get(target, key, receiver) {
@@ -175,7 +176,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
     );
     expect(statements).toBe(1);
     expect([...written].sort()).toEqual([m1!.rowid, m2!.rowid].sort());
-    expect(db.client.query(`select id, metadata from messages order by rowid`)).toEqual([
+    expect(await other.query(`select id, metadata from messages order by rowid`)).toEqual([
       { id: "m1", metadata: '{"a":"new"}' },
       { id: "m2", metadata: '{"b": "still it\'s \\"}' },
       { id: "m3", metadata: '{"c":"edited"}' },
@@ -184,24 +185,24 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
   });
 
   it("[TPR-RED-10] a batch the server refuses names the refused row, and the rows before it are not kept", async () => {
-    db.client.exec(`insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at) values ('m2', 's', 'agent', 'tool_read', '', '{"b":2}', 'x', 'x');
+    await other.exec(`insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at) values ('m2', 's', 'agent', 'tool_read', '', '{"b":2}', 'x', 'x');
       create function refuse_m2() returns trigger language plpgsql as $$ begin raise exception 'kept by policy'; end $$;
       create trigger refuse_m2 before update of metadata on messages for each row when (old.id = 'm2') execute function refuse_m2()`);
     try {
-      const rows = db.client.query<{ rowid: number; metadata: string; bytes: number }>(`select rowid, metadata, octet_length(metadata) as bytes from messages order by rowid`);
+      const rows = await other.query<{ rowid: number; metadata: string; bytes: number }>(`select rowid, metadata, octet_length(metadata) as bytes from messages order by rowid`);
       const store = createPgCompactionStore(db.db);
       const attempt = store.writeTransaction(async (tx) =>
         tx.replaceMetadataBatch!(rows.map((row) => ({ rowid: row.rowid, observed: row.metadata, updatedAt: "x", bytes: row.bytes, next: "{}" }))),
       );
       await expect(attempt).rejects.toMatchObject({ name: "WriteRefusedError", rowid: rows[1]!.rowid });
-      expect(db.client.query(`select metadata from messages order by rowid`)).toEqual([{ metadata: '{"a": 1.50}' }, { metadata: '{"b":2}' }]);
+      expect(await other.query(`select metadata from messages order by rowid`)).toEqual([{ metadata: '{"a": 1.50}' }, { metadata: '{"b":2}' }]);
     } finally {
-      db.client.exec(`drop trigger refuse_m2 on messages; drop function refuse_m2()`);
+      await other.exec(`drop trigger refuse_m2 on messages; drop function refuse_m2()`);
     }
   });
 
   it("[TPR-ELIG-12] reads a task's probes in one statement and answers each exactly as the probes one by one", async () => {
-    db.client.exec(`update tasks set created_at_ms = 1, updated_at_ms = 2;
+    await other.exec(`update tasks set created_at_ms = 1, updated_at_ms = 2;
       insert into task_holds (task_id, held_at, held_at_ms, held_by) values ('t', 'x', 1, 'u');
       insert into task_sessions (id, task_id, state, updated_at, updated_at_ms, started_at, started_at_ms) values ('s2', 't', 'FAILED', 'y', 5, 'z', 3);
       insert into turns (id, session_id, started_at, started_at_ms, completed_at, completed_at_ms) values ('u1', 's', 'a', 10, 'b', 20), ('u2', 's', 'c', null, null, null), ('u3', 's2', 'd', 7, null, null);
@@ -251,7 +252,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
   });
 
   it("reads a page's versions and bodies in one statement each, in the caller's order, without rows deleted meanwhile or of another session", async () => {
-    db.client.exec(`insert into task_sessions (id, task_id, state, updated_at) values ('s2', 't', 'COMPLETED', 'x');
+    await other.exec(`insert into task_sessions (id, task_id, state, updated_at) values ('s2', 't', 'COMPLETED', 'x');
       insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at) values
         ('m2', 's', 'agent', 'tool_read', '', '{"b":2}', 'x', 'y'),
         ('m3', 's', 'agent', 'tool_execute', '', '{"c":3}', 'x', 'z'),
@@ -268,11 +269,11 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
       },
     });
     const store = createPgCompactionStore(counted);
-    const all = db.client.query<{ rowid: number; id: string; type: string; bytes: number }>(
+    const all = await other.query<{ rowid: number; id: string; type: string; bytes: number }>(
       `select rowid, id, type, octet_length(metadata) as bytes from messages order by rowid`,
     );
     const [m1, m2, m3, m4] = all;
-    db.client.run(`delete from messages where id = 'm2'`);
+    await other.run(`delete from messages where id = 'm2'`);
     // Asked in an order of the caller's own, with a deleted row and another session's row among them.
     const asked = [m3!, m2!, m4!, m1!];
     const bodies = await store.readToolRowBodies({ sessionId: "s", rows: asked });

@@ -74,12 +74,12 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     clock.hold();
     const { operationId } = await b.compaction.requestRun(revision);
     await until(async () => (await a.compaction.betweenSlices?.()) === operationId, "the holder's pass between slices");
-    expect(latestRun(b)?.id).not.toBe(operationId);
+    expect((await latestRun(b))?.id).not.toBe(operationId);
     clock.release();
-    await until(() => latestRun(b)?.id === operationId, "the pass to end");
-    expect(latestRun(b)).toMatchObject({ id: operationId, state: "succeeded", changedMessages: TOTAL });
+    await until(async () => (await latestRun(b))?.id === operationId, "the pass to end");
+    expect(await latestRun(b)).toMatchObject({ id: operationId, state: "succeeded", changedMessages: TOTAL });
     expect(batches()).toBeGreaterThan(1);
-    expect(recordRuntime(a)?.activeOperation).toBeNull();
+    expect((await recordRuntime(a))?.activeOperation).toBeNull();
   }, 90_000);
 
   it("a cancel accepted on the non-holder stops the holder's pass, keeping its committed counts", async () => {
@@ -90,13 +90,13 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     await until(async () => (await a.compaction.betweenSlices?.()) === operationId, "the holder's pass between slices");
     expect(batches()).toBeGreaterThan(0);
     await b.compaction.cancel(operationId);
-    await until(() => latestRun(a)?.id === operationId, "the cancelled pass");
-    const run = latestRun(a)!;
+    await until(async () => (await latestRun(a))?.id === operationId, "the cancelled pass");
+    const run = (await latestRun(a))!;
     expect(run).toMatchObject({ state: "cancelled" });
     expect(run.changedMessages).toBeGreaterThan(0);
     expect(run.changedMessages).toBeLessThan(TOTAL);
     expect(await a.compaction.betweenSlices?.()).toBeNull();
-    expect(recordRuntime(b)?.activeOperation).toBeNull();
+    expect((await recordRuntime(b))?.activeOperation).toBeNull();
   }, 90_000);
 
   it("a cancel whose notification is lost still ends the holder's pass cancelled (the holder finds it in the record)", async () => {
@@ -121,15 +121,15 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     });
     await lossy.cancel(operationId);
     expect(dropped).toEqual([{ kind: "cancel", operationId }]);
-    expect(recordRuntime(b)?.activeOperation).toMatchObject({ id: operationId, state: "running" });
+    expect((await recordRuntime(b))?.activeOperation).toMatchObject({ id: operationId, state: "running" });
     // The pass's next slice (or the holder's timer) finds the request in the record.
     clock.release();
-    await until(() => latestRun(a)?.id === operationId, "the pass to end");
-    const run = latestRun(a)!;
+    await until(async () => (await latestRun(a))?.id === operationId, "the pass to end");
+    const run = (await latestRun(a))!;
     expect(run.state).toBe("cancelled");
     expect(run.changedMessages).toBeGreaterThan(0);
     expect(run.changedMessages).toBeLessThan(TOTAL);
-    expect(recordRuntime(a)?.activeOperation).toBeNull();
+    expect((await recordRuntime(a))?.activeOperation).toBeNull();
   }, 90_000);
 
   it("[TPR-SCH-01] compact now on the non-holder takes the slot from a scheduled pass waiting between slices, which then resumes", async () => {
@@ -152,8 +152,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     expect(await getCompactionStatus(b)).toMatchObject({ activeOperation: { id: scheduled }, betweenSlices: true });
 
     const { operationId } = await b.compaction.requestRun(revision);
-    expect(recordRuntime(b)?.activeOperation).toMatchObject({ id: operationId, kind: "cleanup", state: "queued" });
-    expect(recordRuntime(b)).toMatchObject({ waitingCleanup: { id: scheduled } });
+    expect((await recordRuntime(b))?.activeOperation).toMatchObject({ id: operationId, kind: "cleanup", state: "queued" });
+    expect(await recordRuntime(b)).toMatchObject({ waitingCleanup: { id: scheduled } });
     // A duplicate still meets the manual run in the slot, on either instance.
     await expect(b.compaction.requestRun(revision)).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
     await expect(a.compaction.requestRun(revision)).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
@@ -161,18 +161,18 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     clock.release();
     await until(() => ended.has(operationId) && ended.has(scheduled), "both passes to end");
     expect(ended.get(operationId)).toMatchObject({ state: "succeeded" });
-    expect(latestRun(a)).toMatchObject({ id: scheduled, state: "succeeded" });
+    expect(await latestRun(a)).toMatchObject({ id: scheduled, state: "succeeded" });
     // Together they compacted every row once.
-    expect(latestRun(a)!.changedMessages + ended.get(operationId)!.progress.changedMessages).toBe(TOTAL);
-    expect(recordRuntime(a)).toMatchObject({ activeOperation: null, waitingCleanup: null });
+    expect((await latestRun(a))!.changedMessages + ended.get(operationId)!.progress.changedMessages).toBe(TOTAL);
+    expect(await recordRuntime(a)).toMatchObject({ activeOperation: null, waitingCleanup: null });
   }, 90_000);
 
   it("a run whose notification was lost is picked up by the holder's record watch", async () => {
     const { b, revision } = await twoInstances();
     // Accepted into the shared record with no NOTIFY, as when the notification failed.
     await acceptCleanup({ store: b.stores.compaction, nowMs: Date.now(), newId: () => "lost-notify" }, { expectedRevision: revision, priority: "manual" });
-    await until(() => latestRun(b)?.id === "lost-notify", "the pass to end");
-    expect(latestRun(b)).toMatchObject({ state: "succeeded", changedMessages: TOTAL });
+    await until(async () => (await latestRun(b))?.id === "lost-notify", "the pass to end");
+    expect(await latestRun(b)).toMatchObject({ state: "succeeded", changedMessages: TOTAL });
   }, 90_000);
 
   it("compaction enabled on the non-holder: the holder runs the initial pass through every slice", async () => {
@@ -183,20 +183,23 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     b.start();
     clock.hold();
     await putCompactionPolicy(b, { policy: { enabled: true, age: { value: 1, unit: "weeks" } }, expectedRevision: 0, preparation: "skip" });
-    const initial = recordRuntime(b)?.activeOperation?.id;
+    const initial = (await recordRuntime(b))?.activeOperation?.id;
     expect(initial).toBeDefined();
     await until(async () => (await a.compaction.betweenSlices?.()) === initial, "the holder's initial pass between slices");
     clock.release();
-    await until(() => latestRun(b) !== null && latestRun(b)?.state !== "running", "the initial pass to end");
-    expect(latestRun(b)).toMatchObject({ id: initial, state: "succeeded", changedMessages: TOTAL });
+    await until(async () => {
+      const run = await latestRun(b);
+      return run !== null && run.state !== "running";
+    }, "the initial pass to end");
+    expect(await latestRun(b)).toMatchObject({ id: initial, state: "succeeded", changedMessages: TOTAL });
   }, 90_000);
 
   it("an analysis accepted on the non-holder runs on the holder and completes", async () => {
     const logA: string[] = [];
     const { b } = await twoInstances({ logA });
     const { operationId } = await b.compaction.requestAnalysis({ value: 1, unit: "weeks" });
-    await until(() => recordRuntime(b)?.latestAnalysis?.id === operationId, "the analysis to finish");
-    expect(recordRuntime(b)?.latestAnalysis).toMatchObject({ state: "succeeded", eligibleMessages: TOTAL });
+    await until(async () => (await recordRuntime(b))?.latestAnalysis?.id === operationId, "the analysis to finish");
+    expect((await recordRuntime(b))?.latestAnalysis).toMatchObject({ state: "succeeded", eligibleMessages: TOTAL });
     expect(logA.some((line) => line.includes("analysis finished") && line.includes(operationId))).toBe(true);
   }, 90_000);
 });
@@ -218,13 +221,13 @@ describe.skipIf(!TEST_POSTGRES_URL)("a restore on one instance pauses the others
       return deferrals >= 3;
     }, "the holder's pass to defer");
     expect(batches()).toBe(0);
-    expect(recordRuntime(a)?.activeOperation).toMatchObject({ id: operationId, changedMessages: 0 });
+    expect((await recordRuntime(a))?.activeOperation).toMatchObject({ id: operationId, changedMessages: 0 });
 
     restore.release();
     // The holder's unlock travels on its own session: the other instance sees it a moment later.
     await vi.waitFor(async () => expect(await a.guard.holder()).toBeNull(), { timeout: 40_000, interval: 10 });
-    await until(() => latestRun(a)?.id === operationId, "the pass to finish after the restore");
-    expect(latestRun(a)).toMatchObject({ state: "succeeded", changedMessages: TOTAL });
+    await until(async () => (await latestRun(a))?.id === operationId, "the pass to finish after the restore");
+    expect(await latestRun(a)).toMatchObject({ state: "succeeded", changedMessages: TOTAL });
   }, 90_000);
 
   it("a real restore on one instance: the other sees the guard held for the restore meanwhile, and free again afterwards", async () => {

@@ -42,6 +42,12 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL migrations on node-postgres", ()
     const db = pool(url);
     expect(await db.query(`select count(*)::int as n from drizzle.__drizzle_migrations`)).toEqual([{ n: ALL_TAGS.length }]);
     expect(await applyPgMigrations(db)).toEqual([]);
+    const tables = await db.query<{ t: string }>(`select table_name as t from information_schema.tables where table_schema = 'public' order by 1`);
+    expect(tables.map((r) => r.t)).toEqual(
+      ["audit_events", "auth_sessions", "checkpoint_epochs", "checkpoint_runs", "expired_threads", "login_throttle", "maintenance_policies", "messages", "payload_restores", "queued_messages", "runs", "settings", "storage_samples", "task_holds", "task_sessions", "tasks", "turns", "users"],
+    );
+    // Message metadata is text (never json / jsonb): its bytes come back as written.
+    expect(await db.one(`select data_type from information_schema.columns where table_name = 'messages' and column_name = 'metadata'`)).toEqual({ data_type: "text" });
   });
 
   it("a failing migration leaves the database as it was (one transaction)", async () => {

@@ -111,7 +111,6 @@ export async function killInstance(rt: OpenRuntime): Promise<void> {
   const life = lives.get(rt);
   if (!life) throw new Error("not an instance of this support");
   life.dead = true;
-  rt.pg?.close();
   const killer = new pg.Client({ connectionString: life.url });
   await killer.connect();
   try {
@@ -165,12 +164,12 @@ export async function until(condition: () => boolean | Promise<boolean>, what: s
 
 type Runtime = { activeOperation: CompactionOperation | null; latestRun: CompactionOperation | null; latestAnalysis: CompactionOperation | null };
 
-/** The stored record's runtime, read synchronously (for polling conditions) on the runtime's synchronous connection. */
-export function recordRuntime(rt: OpenRuntime): Runtime | null {
-  const text = rt.pg?.main.one<{ value: string }>(`select value from settings where key = 'tool_payload_retention'`)?.value ?? null;
+/** The stored record's runtime, read as stored (not through the store's parsing) on the instance's pool. */
+export async function recordRuntime(rt: OpenRuntime): Promise<Runtime | null> {
+  const text = (await rt.postgres!.one<{ value: string }>(`select value from settings where key = 'tool_payload_retention'`))?.value ?? null;
   return text ? (JSON.parse(text).runtime as Runtime) : null;
 }
 
-export function latestRun(rt: OpenRuntime) {
-  return recordRuntime(rt)?.latestRun ?? null;
+export async function latestRun(rt: OpenRuntime) {
+  return (await recordRuntime(rt))?.latestRun ?? null;
 }

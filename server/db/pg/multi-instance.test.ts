@@ -70,8 +70,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
     const alone = await instance(await database());
     await seed(alone);
     alone.start();
-    await until(() => latestRun(alone)?.state === "succeeded", "the uninterrupted pass");
-    const expected = latestRun(alone)!;
+    await until(async () => (await latestRun(alone))?.state === "succeeded", "the uninterrupted pass");
+    const expected = (await latestRun(alone))!;
     expect(expected.changedMessages).toBe(TASKS * PER_TASK);
     // Its part is done: left running, its compressed timers keep polling on this process's event loop beside A and B.
     await alone.stop();
@@ -93,11 +93,11 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
     b.start();
     expect(b.compaction.isRunning()).toBe(false);
     await until(() => b.compaction.isRunning(), "B taking over the lease");
-    await until(() => latestRun(b)?.state === "succeeded", "B finishing the pass");
+    await until(async () => (await latestRun(b))?.state === "succeeded", "B finishing the pass");
 
     expect(batches).toBe(1);
     expect(seenByB.some((event) => event.type === "messages_changed")).toBe(true);
-    const finished = latestRun(b)!;
+    const finished = (await latestRun(b))!;
     expect({ changed: finished.changedMessages, bytes: finished.payloadBytes }).toEqual({ changed: expected.changedMessages, bytes: expected.payloadBytes });
     // No half-written row: each is either compacted (valid JSON with the marker) or untouched; and all were compacted.
     const rows = await storedRows(b);
@@ -126,8 +126,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
     expect((await getCompactionStatus(b)).activeOperation).toMatchObject({ kind: "cleanup" });
     poll.release();
     await until(() => b.compaction.isRunning(), "B taking over the lease");
-    await until(() => latestRun(b)?.state === "succeeded", "B finishing the pass with no wait beyond the lease poll");
-    expect(latestRun(b)!.changedMessages).toBe(TASKS * PER_TASK);
+    await until(async () => (await latestRun(b))?.state === "succeeded", "B finishing the pass with no wait beyond the lease poll");
+    expect((await latestRun(b))!.changedMessages).toBe(TASKS * PER_TASK);
     expect(batches).toBe(1);
     const after = await getCompactionStatus(b);
     expect(after.activeOperation).toBeNull();
@@ -149,8 +149,8 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
     const c = await instance(db, poll.timers);
     await until(async () => (await getCompactionStatus(c)).waitingForWorker === true, "C's status before it starts: waiting for a worker");
     c.start();
-    await until(() => latestRun(c)?.state === "succeeded", "C finishing the pass with no wait beyond 15 s");
-    expect(latestRun(c)!.changedMessages).toBe(TASKS * PER_TASK);
+    await until(async () => (await latestRun(c))?.state === "succeeded", "C finishing the pass with no wait beyond 15 s");
+    expect((await latestRun(c))!.changedMessages).toBe(TASKS * PER_TASK);
   }, 60_000);
 
   it("the policy compare-and-set holds across instances: a stale revision from the other instance is refused", async () => {

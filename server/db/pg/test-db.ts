@@ -4,7 +4,6 @@
 // TEST_POSTGRES_URL the PostgreSQL variants of the suites are skipped.
 import crypto from "node:crypto";
 import pg from "pg";
-import { connectPg, type SqlClient } from "./client";
 import { applyPgMigrations } from "./migrate";
 import { readPgConfig } from "./config";
 import { createPgDb, type PgDb } from "./pg-db";
@@ -15,12 +14,6 @@ export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL?.trim() || undefi
 export type PgTestDb = {
   /** The database behind the asynchronous boundary (a node-postgres pool). */
   readonly db: PgDb;
-  /**
-   * @deprecated A synchronous pg-native connection to the same database,
-   * opened on first use: only for the checkpoint and compaction suites until
-   * their stores are converted; then it goes with pg-native.
-   */
-  readonly client: SqlClient;
   url: string;
   name: string;
   /** Between tests: empties every table and restarts the identity counters, so each test sees a new database. */
@@ -48,13 +41,8 @@ export async function createPgTestDb(serverUrl: string | undefined = TEST_POSTGR
   const url = withDatabase(serverUrl, name);
   const db = createPgDb(readPgConfig(url, { PG_POOL_MAX: "4" }));
   await applyPgMigrations(db);
-  let client: SqlClient | undefined;
   return {
     db,
-    get client() {
-      client ??= connectPg({ url });
-      return client;
-    },
     url,
     name,
     async reset() {
@@ -62,7 +50,6 @@ export async function createPgTestDb(serverUrl: string | undefined = TEST_POSTGR
       await db.exec(`truncate ${row!.tables} restart identity cascade`);
     },
     async close() {
-      client?.close();
       await db.close();
       await onServer(serverUrl, `drop database if exists ${name} with (force)`);
     },

@@ -1,4 +1,5 @@
-// How result columns come back from the synchronous client. Text stays
+// How result columns of our statements come back (node-postgres' per-query
+// `types`; the checkpoint saver's queries keep the driver's). Text stays
 // text: json columns, timestamps and numeric come back exactly as the
 // server printed them (message metadata must never be re-serialized).
 // Integers become numbers: the schema's bigint columns hold epoch
@@ -36,12 +37,3 @@ export const resultTypes = {
     }
   },
 };
-
-/** libpq takes every parameter as text; booleans in PostgreSQL's spelling. */
-export function toParam(value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value === "boolean") return value ? "true" : "false";
-  if (typeof value === "number" || typeof value === "bigint") return String(value);
-  if (typeof value === "string") return value;
-  throw new TypeError(`unsupported query parameter of type ${typeof value}`);
-}

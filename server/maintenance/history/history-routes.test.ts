@@ -92,8 +92,8 @@ for (const { engine, skip } of [
       await env.rt.storageHistory.recordDaily();
       clock.advance(DAY);
       await env.rt.storageHistory.recordDaily();
-      env.sql.run(`update storage_samples set tables = '{"not":"ours"}' where id = (select min(id) from storage_samples)`);
-      env.sql.run(
+      await env.sql.run(`update storage_samples set tables = '{"not":"ours"}' where id = (select min(id) from storage_samples)`);
+      await env.sql.run(
         `insert into storage_samples (at_ms, sample_key, trigger, method, total_bytes, used_bytes, free_bytes, messages_bytes, checkpoints_bytes, other_bytes, tables)
          values (?, 'x', 'sometimes', 'dbstat', 1, 1, 0, 0, 0, 1, '[]')`,
         [NOW_MS],

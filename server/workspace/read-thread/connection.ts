@@ -1,8 +1,8 @@
 // The read thread's own connection to the database the runtime serves: a
 // read-only SQLite connection to the same file (opened per task, so a
 // restore that replaced the file is seen by the next one), or a
-// node-postgres client (pure JavaScript: the synchronous libpq binding is
-// not verified inside worker threads). The statements mirror the workspace
+// node-postgres client of its own (the runtime's pool belongs to the main
+// thread). The statements mirror the workspace
 // stores' (sqlite-store.ts, pg-store.ts); the thread runs each read in one
 // step on its own connection, so it needs none of the stores' queues.
 // No "server-only": the read thread bundles this module.

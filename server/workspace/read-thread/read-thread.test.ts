@@ -182,7 +182,7 @@ for (const engine of ["sqlite", "postgres"] as EngineName[]) {
     it("a row with malformed stored metadata refuses the export before any byte", async () => {
       env = await setUpEngineRouteTestEnv(engine, "read-thread-export-", { readThreadBundle: bundlePath });
       await importFixture(env.rt.stores.workspace, { file: "in.json", text: sampleFixture() });
-      env.sql.run("update messages set metadata = '{broken' where id = 'm1'");
+      await env.sql.run("update messages set metadata = '{broken' where id = 'm1'");
       const response = await exportOf("t1");
       expect(response.status).toBe(500);
       expect(await response.text()).not.toContain("broken");
@@ -225,7 +225,7 @@ for (const engine of ["sqlite", "postgres"] as EngineName[]) {
           { id: "m3", type: "message", metadata: "{broken" },
         ]);
         // A long text message: the answer crosses several pieces, with pairs of surrogates at every cut.
-        env.sql.run("update messages set content = ? where id = 'm3'", ["😀".repeat(300_000)]);
+        await env.sql.run("update messages set content = ? where id = 'm3'", ["😀".repeat(300_000)]);
         const before = env.rt.readThreads.stats();
         const response = await conversationOf("t1");
         expect(response.status).toBe(200);

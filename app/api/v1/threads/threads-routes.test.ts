@@ -144,12 +144,14 @@ describe.skipIf(skip)(`thread API [${engine}]`, () => {
   it("[CCM-15] regenerate and branch over HTTP; the full-mode server's regenerate forks the lineage", async () => {
     expect(process.env.CHECKPOINT_CHANNEL_MODE ?? "full").toBe("full");
     const threadId = await newThreadWithTurns(2);
-    const forks = () =>
-      engineSql(rt).all<{ parent: string }>(
-        "select parent_checkpoint_id as parent from checkpoints where thread_id = ? and parent_checkpoint_id is not null group by parent_checkpoint_id having count(*) > 1",
-        [threadId],
+    const forks = async () =>
+      (
+        await engineSql(rt).all<{ parent: string }>(
+          "select parent_checkpoint_id as parent from checkpoints where thread_id = ? and parent_checkpoint_id is not null group by parent_checkpoint_id having count(*) > 1",
+          [threadId],
+        )
       ).length;
-    expect(forks()).toBe(0);
+    expect(await forks()).toBe(0);
     const state = await call(stateGet, { cookie: admin, id: threadId, method: "GET" });
     const messages = (state.body.values as { messages: { id: string; type: string }[] }).messages;
     const firstAnswer = messages[3]!;
@@ -167,7 +169,7 @@ describe.skipIf(skip)(`thread API [${engine}]`, () => {
     expect(ids).not.toContain(lastAnswer.id);
     expect(ids.slice(0, 4)).toEqual(messages.slice(0, 4).map((m) => m.id));
     // Full mode keeps forking: the regenerated answer hangs off the checkpoint before its question beside the old one.
-    expect(forks()).toBe(1);
+    expect(await forks()).toBe(1);
     // A human message cannot be regenerated; an unknown one is 404.
     expect((await call(regeneratePost, { cookie: admin, id: threadId, body: { messageId: messages[0]!.id } })).status).toBe(400);
     expect((await call(regeneratePost, { cookie: admin, id: threadId, body: { messageId: "nope" } })).status).toBe(404);
@@ -179,14 +181,14 @@ describe.skipIf(skip)(`thread API [${engine}]`, () => {
     expect((await call(runPost, { cookie: viewer, id: threadId, body: { input: { content: "x" } } })).status).toBe(403);
     expect((await call(branchPost, { cookie: viewer, id: threadId, body: { messageId: "x" } })).status).toBe(403);
     expect((await call(stateGet, { cookie: "", id: threadId, method: "GET" })).status).toBe(401);
-    const rows = () => Number(engineSql(rt).all<{ n: number }>("select count(*) as n from checkpoints")[0]!.n);
-    const before = rows();
+    const rows = async () => Number((await engineSql(rt).all<{ n: number }>("select count(*) as n from checkpoints"))[0]!.n);
+    const before = await rows();
     for (const body of [{}, { input: {} }, { input: { content: "" } }, { input: { content: "x" }, extra: 1 }, { input: { content: 5 } }]) {
       const bad = await call(runPost, { cookie: admin, id: threadId, body });
       expect(bad.status).toBe(400);
       expect(bad.body.error?.code).toBe("invalid_request");
     }
-    expect(rows()).toBe(before);
+    expect(await rows()).toBe(before);
     expect((await call(stateGet, { cookie: admin, id: "missing-thread", method: "GET" })).status).toBe(404);
     expect((await call(runPost, { cookie: admin, id: "missing-thread", body: { input: { content: "x" } } })).status).toBe(404);
   });

@@ -57,7 +57,7 @@ async function seedThreads(): Promise<string[]> {
     expect(empty).toMatchObject({ supported: true, mode: "full", snapshotFrequency: 10, tables: { checkpoints: { rows: 0 }, writes: { rows: 0 } }, largestThreads: [], operation: null, lastResult: null });
     const ids = await seedThreads();
     const seeded = await status();
-    const [rows] = env.sql.all<{ n: number }>("SELECT count(*) AS n FROM checkpoints");
+    const [rows] = await env.sql.all<{ n: number }>("SELECT count(*) AS n FROM checkpoints");
     expect(seeded.tables!.checkpoints.rows).toBe(Number(rows!.n));
     expect(seeded.tables!.checkpoints.bytes).toBeGreaterThan(0);
     expect(seeded.largestThreads.map((t) => t.threadId).sort()).toEqual([...ids].sort());
@@ -141,7 +141,7 @@ async function seedThreads(): Promise<string[]> {
   });
 
   it("[CRC-12] a malformed stored result is reported, not trusted, and the next operation replaces it", async () => {
-    env.sql.run("INSERT INTO settings (key, value, updated_at_ms) VALUES (?, ?, 0)", [CHECKPOINT_RETENTION_SETTINGS_KEY, '{"version":2}']);
+    await env.sql.run("INSERT INTO settings (key, value, updated_at_ms) VALUES (?, ?, 0)", [CHECKPOINT_RETENTION_SETTINGS_KEY, '{"version":2}']);
     expect(await status()).toMatchObject({ lastResult: null, lastResultMalformed: true });
     expect((await analyzePost(apiRequest("POST", `${URL}/analyze`, AS_ADMIN, {}))).status).toBe(202);
     await env.rt.checkpoints.jobs.queue.idle();
