@@ -4,6 +4,7 @@ import { routing } from "@/lib/i18n/routing";
 import { ERROR_STATUS } from "@/lib/api/error-codes";
 import { applyApiHeaders, applySecurityHeaders, applyTransportSecurity, createNonce, pageContentSecurityPolicy } from "@/lib/http/security-headers";
 import { isAllowedHost, processAllowedHosts } from "@/server/http/allowed-hosts";
+import { jsonResponse } from "@/server/http/json-response";
 import { isMalformedPath, logMalformedPath, malformedPathResponse } from "@/server/http/malformed-path";
 import { hasFileExtension } from "@/server/http/path-shape";
 import { processRuntime } from "@/server/runtime-slot";
@@ -11,7 +12,7 @@ import { processRuntime } from "@/server/runtime-slot";
 const localize = createMiddleware(routing);
 
 function hostNotAllowedResponse(): Response {
-  const response = Response.json(
+  const response = jsonResponse(
     { error: { code: "host_not_allowed", message: "This server does not answer for that host name" } },
     { status: ERROR_STATUS.host_not_allowed },
   );

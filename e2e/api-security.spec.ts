@@ -47,6 +47,38 @@ test("[finding 7] a malformed path answers 400 invalid_request as JSON, for API 
   }
 });
 
+/** Sends one raw HTTP/1.1 GET and resolves with the status code of the answer (its first line). */
+function rawStatus(base: URL, target: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(base.port), base.hostname);
+    let head = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk: string) => {
+      head += chunk;
+      const line = /^HTTP\/1\.1 (\d{3})/.exec(head);
+      if (line) {
+        socket.destroy();
+        resolve(Number(line[1]));
+      }
+    });
+    socket.on("error", (error) => (head ? undefined : reject(error)));
+    socket.on("close", () => reject(new Error(`closed before a status line: ${JSON.stringify(head.slice(0, 40))}`)));
+    socket.write(`GET ${target} HTTP/1.1\r\nHost: ${base.host}\r\nConnection: close\r\n\r\n`);
+  });
+}
+
+test("[#26-2] a request over 8 KiB of line and headers answers 431 from Node's parser; a long path under the bound is still a page", async ({ request, baseURL }) => {
+  const base = new URL(baseURL!);
+  expect(await rawStatus(base, `/a${".".repeat(15_000)}/b`)).toBe(431);
+  expect(await rawStatus(base, `/a${"x".repeat(15_000)}/b`)).toBe(431);
+  const under = await request.get(`/a${".".repeat(6_000)}/b`, { maxRedirects: 0 });
+  expect(under.status()).toBe(307);
+  const me = await request.get("/api/v1/auth/me", { headers: { "accept-encoding": "gzip" } });
+  expect(me.status()).toBe(401);
+  // A small answer leaves uncompressed: no zlib stream per refused request.
+  expect(me.headers()["content-encoding"]).toBeUndefined();
+});
+
 test("[finding 6] pages carry the security headers and run under the CSP without violations", async ({ page }) => {
   const violations = await watchCsp(page);
   expectPageHeaders(await page.goto("/en/sign-in"));

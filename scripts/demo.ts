@@ -12,7 +12,7 @@ import { systemClock } from "@/server/clock";
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from "@/server/db/url";
 import { seedDemoWorkspace } from "@/server/workspace/demo/seed";
 import { openConfiguredDatabase } from "./lib/database";
-import { displayUrl, listenAddress, nextStartArgs } from "./lib/listen";
+import { displayUrl, listenAddress, nextServerArgv, nextStartArgs } from "./lib/listen";
 import { seedDemoThreadsIfEmpty } from "./lib/seed-threads";
 import { seedDemoHistoryIfEmpty } from "@/server/maintenance/history/demo-seed";
 import { buildPassThreadBundle, buildReadThreadBundle } from "./lib/pass-thread-bundle";
@@ -141,7 +141,7 @@ async function main(): Promise<void> {
   console.log("demo: checking for agent threads (seeded through the thread service when none are stored)…");
   await prepareThreads();
   await prepareHistory();
-  const child = spawn(process.execPath, [nextBin, ...nextStartArgs(process.env)], { stdio: "inherit", env: process.env });
+  const child = spawn(process.execPath, nextServerArgv(nextBin, nextStartArgs(process.env)), { stdio: "inherit", env: process.env });
   let alive = true;
   child.on("exit", (code) => {
     alive = false;

@@ -17,6 +17,7 @@ import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import { seedDemoThreadsIfEmpty } from "./lib/seed-threads";
 import { seedDemoHistoryIfEmpty } from "@/server/maintenance/history/demo-seed";
 import { buildPassThreadBundle, buildReadThreadBundle } from "./lib/pass-thread-bundle";
+import { nextServerArgv } from "./lib/listen";
 import { defaultReadThreadBundle } from "@/server/workspace/read-thread/bundle";
 import { defaultPassThreadBundle } from "@/server/compaction/thread/thread-config";
 
@@ -77,7 +78,7 @@ function createViewer(url: string): void {
 async function main(): Promise<void> {
   await build();
   const { dir, url } = await prepareDatabase();
-  const child = spawn(process.execPath, [nextBin, "start", "-p", String(E2E_PORT)], {
+  const child = spawn(process.execPath, nextServerArgv(nextBin, ["start", "-p", String(E2E_PORT)]), {
     stdio: "inherit",
     env: { ...process.env, DATABASE_URL: url, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: "warn" },
   });

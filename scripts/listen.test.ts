@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { displayUrl, nextStartArgs } from "./lib/listen";
+import { MAX_HEADER_BYTES, displayUrl, nextServerArgv, nextStartArgs } from "./lib/listen";
 
 describe("where npm start and npm run demo listen", () => {
   it("[finding 11] binds next start to 127.0.0.1 unless HOST is set", () => {
@@ -13,5 +13,10 @@ describe("where npm start and npm run demo listen", () => {
     expect(displayUrl({ HOST: "0.0.0.0", PORT: "8080" })).toBe("http://localhost:8080");
     expect(displayUrl({ HOST: "192.0.2.10" })).toBe("http://192.0.2.10:3000");
     expect(displayUrl({ HOST: "fd00::2" })).toBe("http://[fd00::2]:3000");
+  });
+
+  it("[#26-2] runs next start with Node's header bound at 8 KiB, before the server's own arguments", () => {
+    expect(MAX_HEADER_BYTES).toBe(8192);
+    expect(nextServerArgv("/x/next", nextStartArgs({ PORT: "4000" }))).toEqual(["--max-http-header-size=8192", "/x/next", "start", "-H", "127.0.0.1", "-p", "4000"]);
   });
 });

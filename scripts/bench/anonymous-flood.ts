@@ -43,6 +43,7 @@ import { exportTask } from "@/server/workspace/export/export-task";
 import { listConversationRows } from "@/server/workspace/sqlite-reads";
 import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
+import { nextServerArgv } from "../lib/listen";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -287,7 +288,7 @@ async function main(): Promise<void> {
   const rowText = await prepare(db);
   const auditRows = () => db.count(`select count(*) as n from audit_events`);
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
-  const server = spawn(process.execPath, [nextBin, "start", "-p", String(PORT), "-H", "127.0.0.1"], {
+  const server = spawn(process.execPath, nextServerArgv(nextBin, ["start", "-p", String(PORT), "-H", "127.0.0.1"]), {
     stdio: ["ignore", "ignore", "inherit"],
     env: { ...process.env, DATABASE_URL: db.url, DATA_DIR: dir, LOG_LEVEL: "warn", NODE_ENV: "production" },
   });

@@ -27,6 +27,7 @@ import { systemClock } from "@/server/clock";
 import { openDatabase } from "@/server/db/client";
 import { createPgTestDb } from "@/server/db/pg/test-db";
 import { createLogger } from "@/server/log";
+import { nextServerArgv } from "../lib/listen";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -140,7 +141,7 @@ async function main(): Promise<void> {
   const victims: Array<{ id: string; cookie: string }> = [];
   for (let i = 0; i < 2 * ROUNDS; i += 1) victims.push({ id: `u-victim-${i}`, cookie: await account(db, `u-victim-${i}`, "viewer", `bench-victim-token-${i}`) });
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
-  const server = spawn(process.execPath, [nextBin, "start", "-p", String(PORT), "-H", "127.0.0.1"], {
+  const server = spawn(process.execPath, nextServerArgv(nextBin, ["start", "-p", String(PORT), "-H", "127.0.0.1"]), {
     stdio: ["ignore", "ignore", "inherit"],
     env: { ...process.env, DATABASE_URL: db.url, DATA_DIR: dir, LOG_LEVEL: "warn", NODE_ENV: "production" },
   });

@@ -2,17 +2,16 @@
 // would: the socket peer arrives as the stamped header (peer-address.ts),
 // X-Forwarded-For is whatever the client writes.
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { POST as loginPost } from "@/app/api/v1/auth/login/route";
 import { manualClock } from "@/server/clock";
-import { PEER_ADDRESS_HEADER, installPeerAddressStamp } from "@/server/http/peer-address";
+import { installPeerAddressStamp } from "@/server/http/peer-address";
 import { createLogger } from "@/server/log";
 import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
 import { PASSWORD_WORK_CONCURRENCY } from "./password/work-gate";
 import { createSqliteAuthStore } from "./sqlite-store";
 import { ACCOUNT_FREE_FAILURES, ADDRESS_MAX_FAILURES, ADDRESS_WINDOW_MS, accountDelayMs } from "./throttle";
+import { signInFrom } from "./login-test-support";
 import { createUser } from "./users";
 
-const BASE = "http://localhost:3000";
 const ADMIN = { email: "admin@example.com", password: "admin-password-long" };
 const VIEWER = { email: "viewer@example.com", password: "viewer-password-long" };
 const ATTACKER = "203.0.113.66";
@@ -21,13 +20,7 @@ const OWNER = "198.51.100.20";
 type Sent = { body: unknown; peer: string; headers?: Record<string, string> };
 
 function send({ body, peer, headers = {} }: Sent): Promise<Response> {
-  return loginPost(
-    new Request(`${BASE}/api/v1/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: BASE, [PEER_ADDRESS_HEADER]: peer, ...headers },
-      body: JSON.stringify(body),
-    }),
-  );
+  return signInFrom(body, peer, headers);
 }
 
 let rt: TestRuntime;

@@ -3,6 +3,7 @@ import { AppError } from "@/server/errors";
 import type { SessionUser } from "./current-user";
 import type { WorkGate } from "./password/work-gate";
 import { createSession, type NewSession } from "./sessions";
+import type { RefusalMemo } from "./refusal-memo";
 import type { AuthStore } from "./store";
 import { beginAttempt, forgiveAttempt, isKnownAddress, throttleKeys } from "./throttle";
 import { findUserByEmail, normalizeEmail, verifyPassword } from "./users";
@@ -17,6 +18,8 @@ export type LoginInput = {
   nowMs: number;
   /** Bounds concurrent password hashing across the process. */
   gate: WorkGate;
+  /** Throttle refusals still running (refusal-memo.ts): answered without a write transaction. */
+  memo: RefusalMemo;
   /** The hash an unknown email is checked against (the runtime's: SignInServices.decoyHash). */
   decoyHash: () => string;
   /** The browser's label for the session list (client-label.ts). */
@@ -42,7 +45,7 @@ export async function login(store: AuthStore, input: LoginInput): Promise<LoginR
   if (input.gate.isFull(ticket)) {
     throw new AppError("too_many_requests", "The server is busy with other sign-ins; try again shortly", { retryAfterSeconds: 1 });
   }
-  const { waitMs } = await beginAttempt(store, { keys, nowMs: input.nowMs, known });
+  const { waitMs } = await beginAttempt(store, { keys, nowMs: input.nowMs, known, memo: input.memo });
   if (waitMs > 0) {
     throw new AppError("too_many_requests", "Too many failed sign-in attempts; try again later", {
       retryAfterSeconds: Math.ceil(waitMs / 1000),
@@ -52,7 +55,7 @@ export async function login(store: AuthStore, input: LoginInput): Promise<LoginR
   const stored = user?.passwordHash ?? input.decoyHash();
   const ok = await input.gate.run(() => verifyPassword(input.password, stored), ticket);
   if (!user || !ok) throw new AppError("invalid_credentials", INVALID);
-  await forgiveAttempt(store, { keys, nowMs: input.nowMs });
+  await forgiveAttempt(store, { keys, nowMs: input.nowMs, memo: input.memo });
   // Said only to someone who knows the password: it reveals nothing to a guesser.
   if (user.disabledAtMs !== null) throw new AppError("account_disabled", "This account is disabled; ask an administrator");
   const session = await createSession(store, { userId: user.id, nowMs: input.nowMs, client: input.client ?? null });

@@ -11,6 +11,7 @@ import type { AccountTarget } from "./account-service";
 import { readAccount } from "./account-views";
 import { setOwnPassword } from "./accounts";
 import type { WorkGate } from "./password/work-gate";
+import type { RefusalMemo } from "./refusal-memo";
 import type { LiveSession } from "./store";
 import { beginAttempt, forgiveAttempt, isKnownAddress, throttleKeys } from "./throttle";
 import { hashPasswordAsync, validatePassword, verifyPassword } from "./users";
@@ -24,6 +25,7 @@ export type ChangePasswordInput = {
   /** The client's network (client-address.ts: throttleNetKey). */
   net: string;
   gate: WorkGate;
+  memo: RefusalMemo;
 };
 
 export async function changeOwnPassword(target: AccountTarget, input: ChangePasswordInput): Promise<AccountChange> {
@@ -33,7 +35,7 @@ export async function changeOwnPassword(target: AccountTarget, input: ChangePass
   const keys = throttleKeys({ email: session.user.email, address: input.address, net: input.net });
   const known = await isKnownAddress(store, { keys, nowMs: target.clock.now() });
   // Refused before anything is recorded: a throttled attempt costs the audit trail nothing.
-  const { waitMs } = await beginAttempt(store, { keys, nowMs: target.clock.now(), known });
+  const { waitMs } = await beginAttempt(store, { keys, nowMs: target.clock.now(), known, memo: input.memo });
   if (waitMs > 0) {
     throw new AppError("too_many_requests", "Too many wrong passwords; try again later", { retryAfterSeconds: Math.ceil(waitMs / 1000) });
   }
@@ -45,7 +47,7 @@ export async function changeOwnPassword(target: AccountTarget, input: ChangePass
       if (!user) throw new AppError("unauthenticated", "Sign in to continue");
       const ok = await gate.run(() => verifyPassword(input.currentPassword, user.passwordHash), { known, group: input.net });
       if (!ok) throw new AppError("wrong_current_password", "The current password is incorrect");
-      await forgiveAttempt(store, { keys, nowMs: target.clock.now() });
+      await forgiveAttempt(store, { keys, nowMs: target.clock.now(), memo: input.memo });
       if (input.newPassword === input.currentPassword) {
         throw new AppError("invalid_request", "Choose a password different from the current one", { passwordProblem: "same_as_current" });
       }

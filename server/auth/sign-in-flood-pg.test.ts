@@ -3,30 +3,21 @@
 // window end), so the flood that sign-in-flood.test.ts sends on SQLite is
 // sent here through the real login route to a PostgreSQL runtime.
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { POST as loginPost } from "@/app/api/v1/auth/login/route";
 import { manualClock } from "@/server/clock";
 import { TEST_POSTGRES_URL } from "@/server/db/pg/test-db";
-import { PEER_ADDRESS_HEADER, installPeerAddressStamp } from "@/server/http/peer-address";
+import { installPeerAddressStamp } from "@/server/http/peer-address";
 import { engineSql, type EngineSql } from "@/server/http/route-test-support";
 import { createLogger } from "@/server/log";
 import { LogRing } from "@/server/logs/ring";
 import { createEngineTestRuntime, type EngineTestRuntime } from "@/server/runtime-test-support";
 import { pruneThrottle } from "./throttle";
+import { signInFrom } from "./login-test-support";
 import { createUser } from "./users";
 
-const BASE = "http://localhost:3000";
 const ADMIN = { email: "admin@example.com", password: "admin-password-long" };
 const ATTACKER = "203.0.113.66";
 
-function send(body: unknown, peer: string): Promise<Response> {
-  return loginPost(
-    new Request(`${BASE}/api/v1/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: BASE, [PEER_ADDRESS_HEADER]: peer },
-      body: JSON.stringify(body),
-    }),
-  );
-}
+const send = signInFrom;
 
 beforeAll(async () => installPeerAddressStamp());
 

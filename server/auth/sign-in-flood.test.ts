@@ -3,11 +3,10 @@
 // through one network against a locked account, and the password-hash gate
 // filled from one network.
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { POST as loginPost } from "@/app/api/v1/auth/login/route";
 import { GET as auditGet } from "@/app/api/v1/system/audit/route";
 import { manualClock } from "@/server/clock";
 import { createRefusalAudit } from "@/server/audit/refusals";
-import { PEER_ADDRESS_HEADER, installPeerAddressStamp } from "@/server/http/peer-address";
+import { installPeerAddressStamp } from "@/server/http/peer-address";
 import { createLogger } from "@/server/log";
 import { LogRing } from "@/server/logs/ring";
 import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
@@ -15,6 +14,7 @@ import { hashSessionToken } from "./current-user";
 import { PASSWORD_WORK_PER_NETWORK } from "./password/work-gate";
 import { createSqliteAuthStore } from "./sqlite-store";
 import { ACCOUNT_FREE_FAILURES, ADDRESS_WINDOW_MS, KNOWN_ADDRESS_MS, NET_MAX_FAILURES, accountDelayMs, pruneThrottle } from "./throttle";
+import { signInFrom } from "./login-test-support";
 import { createUser } from "./users";
 
 const BASE = "http://localhost:3000";
@@ -22,15 +22,7 @@ const ADMIN = { email: "admin@example.com", password: "admin-password-long" };
 const ATTACKER = "203.0.113.66";
 const OWNER = "198.51.100.20";
 
-function send(body: unknown, peer: string): Promise<Response> {
-  return loginPost(
-    new Request(`${BASE}/api/v1/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: BASE, [PEER_ADDRESS_HEADER]: peer },
-      body: JSON.stringify(body),
-    }),
-  );
-}
+const send = signInFrom;
 
 /** The n-th /64 inside 2001:db8:aaaa::/48. */
 const inOne48 = (n: number) => `2001:db8:aaaa:${n.toString(16)}::1`;

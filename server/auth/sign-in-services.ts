@@ -6,6 +6,7 @@ import { peerAddressStampInstalled } from "@/server/http/peer-address";
 import { isSecureRequest } from "@/server/http/request-checks";
 import type { Logger } from "@/server/log";
 import { createPasswordWorkGate, type WorkGate } from "./password/work-gate";
+import { createRefusalMemo, type RefusalMemo } from "./refusal-memo";
 import { decoyPasswordHash } from "./users";
 
 /** Per-process sign-in and request-level state the runtime owns. */
@@ -15,6 +16,8 @@ export type SignInServices = {
   /** From ALLOWED_HOSTS: the Host names this server answers for. */
   allowedHosts: AllowedHosts;
   gate: WorkGate;
+  /** Throttle refusals whose wait still runs, so a flood of 429s takes no write transaction. */
+  refusals: RefusalMemo;
   /** Keys the client hash in log lines; new per process, so logs never hold a reversible address. */
   logKey: Buffer;
   /** True when the client reached this server over HTTPS (directly, or as a trusted proxy says). */
@@ -38,6 +41,7 @@ export function createSignInServices(options: { env: Record<string, string | und
     trusted,
     allowedHosts: hosts.hosts,
     gate: createPasswordWorkGate(),
+    refusals: createRefusalMemo(),
     logKey: randomBytes(32),
     isSecure: (request) => isSecureRequest(request, { trusted, stamped: peerAddressStampInstalled() }),
     decoyHash: () => (decoy ??= decoyPasswordHash()),

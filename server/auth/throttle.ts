@@ -1,4 +1,5 @@
 import "server-only";
+import type { RefusalMemo, RefusalScope } from "./refusal-memo";
 import type { AuthStore, ThrottleRecord } from "./store";
 
 // Counters per attempt, in the login_throttle table:
@@ -75,19 +76,30 @@ async function countWindowFailure(tx: AuthStore, key: string, row: ThrottleRecor
  * before the (slow, async) password check: parallel guesses cannot all pass
  * the check first. A success then takes it back (forgiveAttempt).
  */
-export async function beginAttempt(store: AuthStore, options: { keys: ThrottleKeys; nowMs: number; known: boolean }): Promise<{ waitMs: number }> {
-  const { keys, nowMs, known } = options;
+export async function beginAttempt(
+  store: AuthStore,
+  options: { keys: ThrottleKeys; nowMs: number; known: boolean; memo: RefusalMemo },
+): Promise<{ waitMs: number }> {
+  const { keys, nowMs, known, memo } = options;
+  const remembered = memo.waitMs({ keys, known, nowMs });
+  if (remembered > 0) return { waitMs: remembered };
+  const refused = (scope: RefusalScope, waitMs: number, stillUntilMs = nowMs + waitMs) => {
+    memo.remember({ keys, known, scope, untilMs: Math.min(nowMs + waitMs, stillUntilMs) });
+    return { waitMs };
+  };
   return store.writeTransaction(async (tx) => {
     const address = await tx.readThrottle(keys.address);
     const net = await tx.readThrottle(keys.net);
     const account = await tx.readThrottle(keys.account);
     const addressLock = lockLeft(address, nowMs);
-    if (addressLock > 0) return { waitMs: addressLock };
+    if (addressLock > 0) return refused("address", addressLock);
     // A network lock spares the owner at a known address: a neighbour's guesses must not lock them out.
     const netLock = known ? 0 : lockLeft(net, nowMs);
-    if (netLock > 0) return { waitMs: netLock };
+    if (netLock > 0) return refused("net", netLock);
     const accountWait = lockLeft(account, nowMs);
-    if (accountWait > 0 && (windowFailures(address, nowMs) > 0 || !known)) return { waitMs: accountWait };
+    if (accountWait > 0 && !known) return refused("account", accountWait);
+    // A known client is held only while its address has failures in the window: remembered no longer than that.
+    if (accountWait > 0 && windowFailures(address, nowMs) > 0) return refused("account", accountWait, address!.windowStartMs + ADDRESS_WINDOW_MS);
 
     await countWindowFailure(tx, keys.address, address, nowMs, ADDRESS_MAX_FAILURES);
     await countWindowFailure(tx, keys.net, net, nowMs, NET_MAX_FAILURES);
@@ -111,7 +123,8 @@ async function giveBack(tx: AuthStore, key: string): Promise<void> {
  * to one valid account cannot wash a record of failures on others), and the
  * address becomes a known one for this account.
  */
-export async function forgiveAttempt(store: AuthStore, options: { keys: ThrottleKeys; nowMs: number }): Promise<void> {
+export async function forgiveAttempt(store: AuthStore, options: { keys: ThrottleKeys; nowMs: number; memo: RefusalMemo }): Promise<void> {
+  options.memo.forgetAccount(options.keys.account);
   await store.writeTransaction(async (tx) => {
     await tx.clearThrottle(options.keys.account);
     await giveBack(tx, options.keys.address);

@@ -5,6 +5,7 @@
 // No "server-only" and no database code here: proxy.ts bundles this module.
 import { ERROR_STATUS } from "@/lib/api/error-codes";
 import { applyApiHeaders } from "@/lib/http/security-headers";
+import { jsonResponse } from "./json-response";
 import { processRuntime } from "@/server/runtime-slot";
 
 export function isMalformedPath(pathname: string): boolean {
@@ -18,7 +19,7 @@ export function isMalformedPath(pathname: string): boolean {
 
 /** The standard error body, with the API headers (it is data, never a page). */
 export function malformedPathResponse(): Response {
-  const response = Response.json(
+  const response = jsonResponse(
     { error: { code: "invalid_request", message: "The request path is not valid percent-encoding" } },
     { status: ERROR_STATUS.invalid_request },
   );

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "@/lib/api/error-codes";
 import { applyApiHeaders, applyTransportSecurity } from "@/lib/http/security-headers";
+import { jsonResponse } from "./json-response";
 import { AppError, isAppError } from "@/server/errors";
 import { readSessionCookie, type SessionUser } from "@/server/auth/current-user";
 import { resolveSession } from "@/server/auth/sessions";
@@ -87,7 +88,7 @@ type RouteOptions<P extends z.ZodType, B extends z.ZodType, Q extends z.ZodType>
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 export function errorResponse(code: ErrorCode, message: string, extra?: Record<string, unknown>): Response {
-  return Response.json({ ...(extra ?? {}), error: { code, message } }, { status: ERROR_STATUS[code] });
+  return jsonResponse({ ...(extra ?? {}), error: { code, message } }, { status: ERROR_STATUS[code] });
 }
 
 function describeZodError(error: z.ZodError, whole = "body"): string {
@@ -249,7 +250,7 @@ function respondTo<P extends z.ZodType, B extends z.ZodType, Q extends z.ZodType
         return errorResponse("invalid_request", `Request body exceeds ${maxBodyBytes} bytes`);
       }
       if (open === null) {
-        if (!mutation && options.unsupportedRead) return Response.json(options.unsupportedRead(rt));
+        if (!mutation && options.unsupportedRead) return jsonResponse(options.unsupportedRead(rt));
         return errorResponse("unsupported_engine", "This database engine is not supported for this operation");
       }
       const rawParams = (await context?.params) ?? {};
@@ -283,7 +284,7 @@ function respondTo<P extends z.ZodType, B extends z.ZodType, Q extends z.ZodType
         requestId,
       });
       if (result instanceof Response) return result;
-      return Response.json(result ?? null, { status: options.status ?? 200 });
+      return jsonResponse(result ?? null, { status: options.status ?? 200 });
     } catch (error) {
       if (isAppError(error)) return errorResponse(error.code, error.message, error.extra);
       // Error messages can quote stored text (JSON parse errors do): log the

@@ -151,13 +151,26 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     // The non-holder's status offers "compact now" as the holder's does.
     expect(await getCompactionStatus(b)).toMatchObject({ activeOperation: { id: scheduled }, betweenSlices: true });
 
+    // The holder acts on the relayed pickup only after the record B wrote is read (reading it is a round trip, during
+    // which the notification would otherwise reach the holder and its job mark the run running).
+    const receive = a.compaction.receiveCommand!.bind(a.compaction);
+    let deliver!: () => void;
+    const delivered = new Promise<void>((resolve) => {
+      deliver = resolve;
+    });
+    a.compaction.receiveCommand = async (command) => {
+      await delivered;
+      return receive(command);
+    };
     const { operationId } = await b.compaction.requestRun(revision);
-    expect((await recordRuntime(b))?.activeOperation).toMatchObject({ id: operationId, kind: "cleanup", state: "queued" });
-    expect(await recordRuntime(b)).toMatchObject({ waitingCleanup: { id: scheduled } });
+    const written = await recordRuntime(b);
+    expect(written?.activeOperation).toMatchObject({ id: operationId, kind: "cleanup", state: "queued" });
+    expect(written).toMatchObject({ waitingCleanup: { id: scheduled } });
     // A duplicate still meets the manual run in the slot, on either instance.
     await expect(b.compaction.requestRun(revision)).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
     await expect(a.compaction.requestRun(revision)).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
 
+    deliver();
     clock.release();
     await until(() => ended.has(operationId) && ended.has(scheduled), "both passes to end");
     expect(ended.get(operationId)).toMatchObject({ state: "succeeded" });

@@ -6,6 +6,7 @@ import { auditSignIn } from "@/server/audit/sign-in";
 import { clientAddress, hashedClientKey, throttleAddressKey, throttleNetKey } from "@/server/http/client-address";
 import { peerAddressStampInstalled } from "@/server/http/peer-address";
 import { errorResponse, route } from "@/server/http/route";
+import { jsonResponse } from "@/server/http/json-response";
 import { isAppError } from "@/server/errors";
 
 export const POST = route({
@@ -13,7 +14,7 @@ export const POST = route({
   body: loginBodySchema,
   handler: async ({ request, body, rt, requestId, secure }) => {
     const nowMs = rt.clock.now();
-    const { trusted, gate, logKey, decoyHash } = rt.signIn;
+    const { trusted, gate, logKey, refusals, decoyHash } = rt.signIn;
     const peer = clientAddress(request, { trusted, stamped: peerAddressStampInstalled() });
     const address = throttleAddressKey(peer);
     const net = throttleNetKey(peer);
@@ -21,8 +22,8 @@ export const POST = route({
     const client = hashedClientKey(address, logKey);
     try {
       const label = clientLabel(request.headers.get("user-agent"));
-      const { user, session } = await login(rt.stores.auth, { ...body, address, net, nowMs, gate, decoyHash, client: label });
-      const response = Response.json({ user });
+      const { user, session } = await login(rt.stores.auth, { ...body, address, net, nowMs, gate, memo: refusals, decoyHash, client: label });
+      const response = jsonResponse({ user });
       response.headers.append(
         "Set-Cookie",
         sessionCookie({ token: session.token, maxAgeMs: session.expiresAtMs - nowMs, secure }),

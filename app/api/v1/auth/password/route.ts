@@ -15,7 +15,7 @@ export const POST = route({
     const address = throttleAddressKey(peer);
     const net = throttleNetKey(peer);
     try {
-      return await changeOwnPassword(rt, { session: session!, ...body, address, net, gate: rt.signIn.gate });
+      return await changeOwnPassword(rt, { session: session!, ...body, address, net, gate: rt.signIn.gate, memo: rt.signIn.refusals });
     } catch (error) {
       if (!isAppError(error) || error.code !== "too_many_requests") throw error;
       const response = errorResponse(error.code, error.message, error.extra);

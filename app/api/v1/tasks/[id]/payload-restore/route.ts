@@ -2,6 +2,7 @@ import { z } from "zod";
 import { payloadRestoreBodySchema } from "@/lib/task-compaction/api";
 import { dryRunPayloadRestore, readRestoreSummary, startPayloadRestore } from "@/server/compaction/restore/service";
 import { route } from "@/server/http/route";
+import { jsonResponse } from "@/server/http/json-response";
 
 const params = z.strictObject({ id: z.string().min(1).max(200) });
 
@@ -22,6 +23,6 @@ export const POST = route({
   handler: async ({ rt, params, body, user }) => {
     if (body.dryRun) return dryRunPayloadRestore(rt, params.id, body);
     const { operationId } = await startPayloadRestore(rt, { taskId: params.id, body, actor: user!.id });
-    return Response.json({ operationId }, { status: 202 });
+    return jsonResponse({ operationId }, { status: 202 });
   },
 });
