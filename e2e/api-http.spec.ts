@@ -54,7 +54,7 @@ async function send(context: APIRequestContext, call: Call, headers: Record<stri
   return context.fetch(call.path, { method: call.method, data: call.data, headers: { origin: server.baseURL, ...headers } });
 }
 
-async function retentionState() {
+async function compactionState() {
   return (await (await admin.get(RETENTION)).json()) as { policy: unknown; preparation: unknown; activeOperation: unknown };
 }
 
@@ -68,28 +68,28 @@ test("[TPR-API-08] anonymous requests are 401 everywhere", async () => {
 
 test("[TPR-API-01] [TPR-UI-16] viewers read, and every mutation is 403 without changing anything", async () => {
   for (const call of reads) expect((await send(viewer, call)).status(), call.path).toBe(200);
-  const before = await retentionState();
+  const before = await compactionState();
   for (const call of mutations) {
     const res = await send(viewer, call);
     expect(res.status(), `${call.method} ${call.path}`).toBe(403);
     expect((await res.json()).error.code).toBe("forbidden");
   }
-  expect(await retentionState()).toEqual(before);
+  expect(await compactionState()).toEqual(before);
   expect(((await (await admin.get("/api/v1/system/database/backups")).json()) as unknown[]).length ?? 0).toBe(0);
 });
 
 test("a mutation from a foreign Origin is 403 and changes nothing", async () => {
-  const before = await retentionState();
+  const before = await compactionState();
   for (const call of mutations) {
     const res = await send(admin, call, { origin: "https://evil.example" });
     expect(res.status(), call.path).toBe(403);
     expect((await res.json()).error.code).toBe("cross_origin");
   }
-  expect(await retentionState()).toEqual(before);
+  expect(await compactionState()).toEqual(before);
 });
 
 test("[TPR-API-08] [TPR-POL-02] strict bodies: unknown fields, bad values and oversized bodies are 400 and change nothing", async () => {
-  const before = await retentionState();
+  const before = await compactionState();
   const bad: Call[] = [
     { method: "PUT", path: RETENTION, data: { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 0, preparation: "skip", extra: true } },
     { method: "PUT", path: RETENTION, data: { policy: { enabled: true, age: { value: 0, unit: "weeks" } }, expectedRevision: 0, preparation: "skip" } },
@@ -110,7 +110,7 @@ test("[TPR-API-08] [TPR-POL-02] strict bodies: unknown fields, bad values and ov
   }
   const broken = await admin.fetch(RETENTION, { method: "PUT", data: "{not json", headers: { origin: server.baseURL, "content-type": "application/json" } });
   expect(broken.status()).toBe(400);
-  expect(await retentionState()).toEqual(before);
+  expect(await compactionState()).toEqual(before);
 });
 
 test("[TPR-API-02] [TPR-API-08] enabling needs a backup choice; a stale revision is 409", async () => {
@@ -130,14 +130,14 @@ test("[TPR-API-03] [TPR-API-04] [TPR-API-09] analyze and run answer 202 with ope
   const analysis = await send(admin, { method: "POST", path: `${RETENTION}/analyze`, data: { age: { value: 2, unit: "weeks" } } });
   expect([202, 409]).toContain(analysis.status());
   if (analysis.status() === 202) expect(await analysis.json()).toEqual({ operationId: expect.any(String) });
-  await expect.poll(async () => (await retentionState()).activeOperation, { timeout: 30_000 }).toBeNull();
+  await expect.poll(async () => (await compactionState()).activeOperation, { timeout: 30_000 }).toBeNull();
   const stale = await send(admin, { method: "POST", path: `${RETENTION}/run`, data: { expectedRevision: 0 } });
   expect(stale.status()).toBe(409);
   const run = await send(admin, { method: "POST", path: `${RETENTION}/run`, data: { expectedRevision: 1 } });
   expect(run.status()).toBe(202);
   const { operationId } = await run.json();
   expect(operationId).toEqual(expect.any(String));
-  await expect.poll(async () => ((await retentionState()) as unknown as { latestRun: { id: string } | null }).latestRun?.id, { timeout: 30_000 }).toBe(operationId);
+  await expect.poll(async () => ((await compactionState()) as unknown as { latestRun: { id: string } | null }).latestRun?.id, { timeout: 30_000 }).toBe(operationId);
   const cancelDone = await send(admin, { method: "POST", path: `${RETENTION}/cancel`, data: { operationId } });
   expect(cancelDone.status()).toBe(409);
 });

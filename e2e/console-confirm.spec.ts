@@ -26,7 +26,7 @@ type CheckpointStatus = {
   cleanup: { reason: string; analysisId: string | null };
 };
 type Operation = { id: string; state: string; fingerprint?: string; eligibleMessages: number; eligibleTasks: number; payloadBytes: number };
-type RetentionStatus = { policy: { enabled: boolean; revision: number; age: { value: number; unit: string } }; latestAnalysis: Operation | null; latestRun: Operation | null; activeOperation: Operation | null };
+type CompactionStatus = { policy: { enabled: boolean; revision: number; age: { value: number; unit: string } }; latestAnalysis: Operation | null; latestRun: Operation | null; activeOperation: Operation | null };
 
 let server: IsolatedServer;
 
@@ -72,11 +72,11 @@ async function openDialog(page: Page, testId: string) {
   return dialog;
 }
 
-async function waitForRetentionIdle(page: Page): Promise<RetentionStatus> {
-  let status: RetentionStatus | null = null;
+async function waitForCompactionIdle(page: Page): Promise<CompactionStatus> {
+  let status: CompactionStatus | null = null;
   await expect
     .poll(async () => {
-      status = await json<RetentionStatus>(page, RETENTION);
+      status = await json<CompactionStatus>(page, RETENTION);
       return status.activeOperation === null;
     }, { timeout: 90_000 })
     .toBe(true);
@@ -155,7 +155,7 @@ test("[#30] turning compaction on confirms the current analysis's numbers; Cance
   // A current analysis of the saved age first.
   const analyzed = await page.request.post(`${server.baseURL}${RETENTION}/analyze`, { data: { age: { value: 3, unit: "months" } }, headers: { origin: server.baseURL } });
   expect(analyzed.status()).toBe(202);
-  const before = await waitForRetentionIdle(page);
+  const before = await waitForCompactionIdle(page);
   expect(before.latestAnalysis?.fingerprint).toBe("months:3");
   await page.reload();
   await expect(card.getByTestId("retention-analysis-result")).toHaveAttribute("data-state", "succeeded");
@@ -191,20 +191,20 @@ test("[#30] turning compaction on confirms the current analysis's numbers; Cance
 
   await dialog.getByTestId("retention-confirm-cancel").click();
   await expect(page.locator("dialog[open]")).toHaveCount(0);
-  expect(await json<RetentionStatus>(page, RETENTION)).toEqual(before);
+  expect(await json<CompactionStatus>(page, RETENTION)).toEqual(before);
   // The draft is still there to save or discard; Discard puts focus back on the switch.
   await expect(page.getByTestId("save-bar")).toBeVisible();
   await page.getByTestId("save-bar").getByRole("button", { name: "Discard" }).click();
   await expect(page.getByTestId("save-bar")).toBeHidden();
   await expect(toggle).toBeFocused();
   await expect(toggle).toHaveAttribute("aria-checked", "false");
-  expect(await json<RetentionStatus>(page, RETENTION)).toEqual(before);
+  expect(await json<CompactionStatus>(page, RETENTION)).toEqual(before);
 });
 
 test("[#30] with no analysis for the new age the confirmation counts first (with progress), then confirms; saving enables", async ({ page }) => {
   await signIn(page);
   const card = page.getByTestId("retention-card");
-  const before = await waitForRetentionIdle(page);
+  const before = await waitForCompactionIdle(page);
   await card.getByLabel("Unit").selectOption("weeks");
   await card.getByLabel("Age", { exact: true }).fill("2");
   const toggle = card.getByRole("switch", { name: "Automatic compaction" });
@@ -217,13 +217,13 @@ test("[#30] with no analysis for the new age the confirmation counts first (with
   // It counts what 2 weeks would remove, then shows it.
   await expect(dialog.getByTestId("retention-confirm-removed")).toBeVisible({ timeout: 60_000 });
   await expect(confirm).toBeEnabled();
-  const counted = await json<RetentionStatus>(page, RETENTION);
+  const counted = await json<CompactionStatus>(page, RETENTION);
   expect(counted.latestAnalysis?.fingerprint).toBe("weeks:2");
   await expect(dialog.getByTestId("retention-confirm-basis")).toHaveAttribute("data-analysis-id", counted.latestAnalysis!.id);
   await expect(dialog.getByTestId("retention-confirm-backup")).toContainText("you chose to skip the backup");
   await dialog.getByTestId("retention-confirm-cancel").click();
   // The count is the one thing recorded; the policy and its revision are not touched.
-  const afterCancel = await json<RetentionStatus>(page, RETENTION);
+  const afterCancel = await json<CompactionStatus>(page, RETENTION);
   expect(afterCancel.policy).toEqual(before.policy);
   expect(afterCancel.latestRun).toEqual(before.latestRun);
 
@@ -232,14 +232,14 @@ test("[#30] with no analysis for the new age the confirmation counts first (with
   await expect(page.getByTestId("save-bar")).toBeHidden();
   // Focus goes back to the control that started the change: the unit.
   await expect(card.getByLabel("Unit")).toBeFocused();
-  const saved = await json<RetentionStatus>(page, RETENTION);
+  const saved = await json<CompactionStatus>(page, RETENTION);
   expect(saved.policy).toEqual({ enabled: true, age: { value: 2, unit: "weeks" }, revision: before.policy.revision + 1 });
 });
 
 test("[#30] a shorter period and Compact messages now confirm too; Cancel runs nothing", async ({ page }, testInfo) => {
   await signIn(page);
   const card = page.getByTestId("retention-card");
-  const before = await waitForRetentionIdle(page);
+  const before = await waitForCompactionIdle(page);
   expect(before.policy.enabled).toBe(true);
   await expect(card.getByTestId("retention-state")).toHaveText("Enabled");
 
@@ -251,7 +251,7 @@ test("[#30] a shorter period and Compact messages now confirm too; Cancel runs n
   await expect(dialog.getByRole("heading")).toHaveText("Compact tasks after a shorter period?");
   await expect(dialog.getByTestId("retention-confirm-removed")).toBeVisible({ timeout: 60_000 });
   await dialog.getByTestId("retention-confirm-cancel").click();
-  const afterShorten = await json<RetentionStatus>(page, RETENTION);
+  const afterShorten = await json<CompactionStatus>(page, RETENTION);
   expect(afterShorten.policy).toEqual(before.policy);
   expect(afterShorten.latestRun).toEqual(before.latestRun);
   await page.getByTestId("save-bar").getByRole("button", { name: "Discard" }).click();
@@ -264,23 +264,23 @@ test("[#30] a shorter period and Compact messages now confirm too; Cancel runs n
   await expect(dialog.getByTestId("retention-confirm-backup")).toContainText("the backup was skipped");
   await expectNoClippedText(dialog, "compact now confirmation");
   await page.screenshot({ path: screenshotPath(`confirm-run-${testInfo.project.name}.png`) });
-  const counted = await json<RetentionStatus>(page, RETENTION);
+  const counted = await json<CompactionStatus>(page, RETENTION);
   await dialog.getByTestId("retention-confirm-cancel").click();
-  const afterRunCancel = await json<RetentionStatus>(page, RETENTION);
+  const afterRunCancel = await json<CompactionStatus>(page, RETENTION);
   expect(afterRunCancel.latestRun).toEqual(counted.latestRun);
   expect(afterRunCancel.activeOperation).toBeNull();
   expect(afterRunCancel.policy).toEqual(before.policy);
 
   await card.getByTestId("retention-run-now").click();
   await (await openDialog(page, "retention-confirm")).getByTestId("retention-confirm-confirm").click();
-  await expect.poll(async () => (await json<RetentionStatus>(page, RETENTION)).latestRun?.id, { timeout: 90_000 }).not.toBe(counted.latestRun?.id);
+  await expect.poll(async () => (await json<CompactionStatus>(page, RETENTION)).latestRun?.id, { timeout: 90_000 }).not.toBe(counted.latestRun?.id);
 });
 
 const LOCALES = ["en", "pt-pt", "zh-cn", "zh-hk", "zh-tw"] as const;
 
 test("[#30] scan details: seconds and duration, counts that add up, reasons that say what to do; the estimate does not claim tasks kept changing", async ({ page }) => {
   await signIn(page);
-  const status = await waitForRetentionIdle(page);
+  const status = await waitForCompactionIdle(page);
   const analysis = status.latestAnalysis as Operation & { startedAt: string; finishedAt: string; scannedRows: number; skipped: Record<string, number>; progress?: { processedTasks: number } };
   const card = page.getByTestId("retention-card");
   const result = card.getByTestId("retention-analysis-result");
@@ -421,7 +421,7 @@ test("[#30] every size shown for this database agrees across the cards, the thre
   }
 
   // Messages compaction: the card, the last run and the operator CLI name the same sizes.
-  const retention = await waitForRetentionIdle(page);
+  const retention = await waitForCompactionIdle(page);
   const analysis = retention.latestAnalysis!;
   const compaction = page.getByTestId("retention-card");
   await expect(compaction.getByTestId("retention-analysis-result")).toContainText(formatBytes(analysis.payloadBytes, "en"));
@@ -440,14 +440,14 @@ test("[#30] turning compaction back on confirms too, with a fresh count since th
   const card = page.getByTestId("retention-card");
   const toggle = card.getByRole("switch", { name: "Automatic compaction" });
   const saveBar = page.getByTestId("save-bar");
-  await waitForRetentionIdle(page);
+  await waitForCompactionIdle(page);
   // Turning it off removes nothing: no confirmation.
   await expect(toggle).toHaveAttribute("aria-checked", "true");
   await toggle.click();
   await saveBar.getByRole("button", { name: "Save changes" }).click();
   await expect(saveBar).toBeHidden();
   await expect(page.locator("dialog[open]")).toHaveCount(0);
-  const off = await waitForRetentionIdle(page);
+  const off = await waitForCompactionIdle(page);
   expect(off.policy.enabled).toBe(false);
 
   await toggle.click();
@@ -458,7 +458,7 @@ test("[#30] turning compaction back on confirms too, with a fresh count since th
   await expect(dialog.getByRole("heading")).toHaveText("Turn automatic compaction back on?");
   // The latest analysis is older than the last pass: the dialog counts again before it confirms.
   await expect(dialog.getByTestId("retention-confirm-removed")).toBeVisible({ timeout: 60_000 });
-  const counted = await json<RetentionStatus>(page, RETENTION);
+  const counted = await json<CompactionStatus>(page, RETENTION);
   const analysis = counted.latestAnalysis! as Operation & { finishedAt: string };
   // What it relied on is newer than the last pass (the rule that made the earlier count stale).
   const lastPass = off.latestRun as (Operation & { startedAt: string; finishedAt: string | null }) | null;
@@ -477,7 +477,7 @@ test("[#30] turning compaction back on confirms too, with a fresh count since th
 
   await dialog.getByTestId("retention-confirm-cancel").click();
   await expect(page.locator("dialog[open]")).toHaveCount(0);
-  const afterCancel = await json<RetentionStatus>(page, RETENTION);
+  const afterCancel = await json<CompactionStatus>(page, RETENTION);
   expect(afterCancel.policy).toEqual(off.policy);
   expect(afterCancel.latestRun).toEqual(off.latestRun);
   await saveBar.getByRole("button", { name: "Discard" }).click();

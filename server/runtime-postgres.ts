@@ -18,7 +18,7 @@ import type { Logger } from "./log";
 import { createEventBus, type EventBus } from "./events/bus";
 import { startPgSaver, type PgSaverHandle } from "./checkpoints/pg-saver";
 import { createPgCompactionStore } from "./compaction/store/pg-store";
-import { readRetentionRecord } from "./compaction/policy/record";
+import { readCompactionRecord } from "./compaction/policy/record";
 import { requestedCancel, watchRequestedCancels } from "./compaction/worker/relay-intake";
 
 /** An open, migrated PostgreSQL database: the node-postgres pool every store and the checkpoint saver share. */
@@ -101,7 +101,7 @@ export function openMultiInstance(options: {
     const records = createPgCompactionStore(db);
     const maintenanceLock = createPgMaintenanceLock({ slot: createSessionSlot(() => db.session("maintenance lock")), log: log.child({ component: "maintenance-lock" }) });
     const cancels = watchRequestedCancels({
-      readRequested: async () => requestedCancel(await readRetentionRecord(records)),
+      readRequested: async () => requestedCancel(await readCompactionRecord(records)),
       bus,
       timers,
       everyMs: CANCEL_WATCH_MS,

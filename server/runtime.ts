@@ -32,7 +32,7 @@ import { createReadThreads, type ReadThreads } from "./workspace/read-thread/poo
 import { readThreadBundleFromDisk } from "./workspace/read-thread/bundle";
 import type { ReadSource } from "./workspace/read-thread/protocol";
 import { liveAt, sessionPolicyFromEnv, type SessionPolicy } from "./auth/session-policy";
-import { createRetentionWorker, type RetentionWorker, type RetentionWorkerDeps } from "./compaction/worker/worker";
+import { createCompactionWorker, type CompactionWorker, type CompactionWorkerDeps } from "./compaction/worker/worker";
 import { modeFromEnv } from "./checkpoints/mode";
 import { createOperatorMetrics, type OperatorMetrics } from "./metrics/operator-metrics";
 import { maintenanceWindowFromEnv } from "./jobs/window-config";
@@ -93,7 +93,7 @@ export type Runtime = {
   readonly guard: MaintenanceGuard;
   readonly quiescers: QuiescerRegistry;
   /** The Messages compaction worker bound to `handle` (null when unsupported); rebuilt after a restore. */
-  compaction: RetentionWorker | null;
+  compaction: CompactionWorker | null;
   readonly checkpoints: CheckpointServices;
   /** Trusted proxies, allowed hosts, the password-hashing gate and the log key of sign-in. */
   readonly signIn: SignInServices;
@@ -127,7 +127,7 @@ export type Runtime = {
 };
 
 /** A runtime whose database is open: what route handlers and service verbs receive. */
-export type OpenRuntime = Runtime & { stores: Stores; compaction: RetentionWorker; dbFile: string };
+export type OpenRuntime = Runtime & { stores: Stores; compaction: CompactionWorker; dbFile: string };
 
 export type RuntimeOptions = {
   /** Read for DATABASE_URL, LOG_LEVEL and METRICS_TOKEN (default process.env). */
@@ -140,7 +140,7 @@ export type RuntimeOptions = {
   /** The ring `log` feeds, when the caller made both. */
   logRing?: LogRing;
   /** Test seams for the compaction worker (pass limits, backup function). */
-  worker?: Pick<RetentionWorkerDeps, "pass" | "createBackupFn" | "verificationCache">;
+  worker?: Pick<CompactionWorkerDeps, "pass" | "createBackupFn" | "verificationCache">;
   /** The read thread's bundle; null runs shell output and export inline; default: dist/read-thread.cjs when fresh. */
   readThreadBundle?: string | null;
   /** Test seam for per-task restores (smaller batches). */
@@ -358,8 +358,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   // a runtime whose clock or timers a test injects keeps them inline.
   const passThread = passThreadFromEnv({ env, engine: target.engine, injectedClock: Boolean(options.clock || options.timers), log }).settings;
   const passThreadFallback = { unavailable: false };
-  const buildWorker = (dbFile: string, stores: Stores): RetentionWorker =>
-    createRetentionWorker({
+  const buildWorker = (dbFile: string, stores: Stores): CompactionWorker =>
+    createCompactionWorker({
       ...options.worker,
       pass: { minYieldMs: batchPauseFromEnv(env, rt.log), ...options.worker?.pass },
       store: stores.compaction,
@@ -367,7 +367,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       dbFile,
       clock: rt.clock,
       timers: rt.timers,
-      log: rt.log.child({ component: "retention-worker" }),
+      log: rt.log.child({ component: "compaction-worker" }),
       newId: rt.ids,
       bus: rt.bus,
       guard: rt.guard,

@@ -70,7 +70,7 @@ async function startOnce(env: NodeJS.ProcessEnv): Promise<Runtime | null> {
     }),
   );
   await runStep(rt.log, "maintenance", () => startMaintenance({ dbFile: open.dbFile, guard: rt.guard, log: rt.log }));
-  await runStep(rt.log, "retention_worker", () => {
+  await runStep(rt.log, "compaction_worker", () => {
     rt.start();
     // Batches commit one by one, so an abrupt exit is safe; a clean stop
     // just ends the current batch first.

@@ -4,7 +4,7 @@
 // reuses them with days added to the units, its own limits, ids and labels.
 import { useTranslations } from "next-intl";
 import { AGE_LIMITS, type AgeUnit } from "@/lib/compaction/policy";
-import styles from "./retention-card.module.css";
+import styles from "./compaction-card.module.css";
 
 type Limits = { min: number; max: number };
 

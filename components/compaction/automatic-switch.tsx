@@ -4,7 +4,7 @@
 // daily checkpoint cleanup, thread expiry) reuse it with their own id,
 // label and test id.
 import { useTranslations } from "next-intl";
-import styles from "./retention-card.module.css";
+import styles from "./compaction-card.module.css";
 
 export function AutomaticSwitch(props: {
   checked: boolean;

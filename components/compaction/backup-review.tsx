@@ -5,9 +5,9 @@
 import { useTranslations } from "next-intl";
 import type { CompactionStatusBody } from "@/lib/compaction/api";
 import type { BackupChoice } from "@/lib/compaction/client/draft-model";
-import type { RetentionFormat } from "./use-compaction-format";
-import { RestoreWindowNote } from "@/components/task-retention/restore-window-note";
-import styles from "./retention-card.module.css";
+import type { CompactionFormat } from "./use-compaction-format";
+import { RestoreWindowNote } from "@/components/task-compaction/restore-window-note";
+import styles from "./compaction-card.module.css";
 
 type ChoiceProps = {
   choice: BackupChoice | null;
@@ -16,7 +16,7 @@ type ChoiceProps = {
   onAcknowledged: (value: boolean) => void;
 };
 
-export function BackupReview(props: { status: CompactionStatusBody; format: RetentionFormat; choiceProps: ChoiceProps | null }) {
+export function BackupReview(props: { status: CompactionStatusBody; format: CompactionFormat; choiceProps: ChoiceProps | null }) {
   const { status, format, choiceProps } = props;
   const t = useTranslations("compaction.backup");
   const prep = status.preparation;

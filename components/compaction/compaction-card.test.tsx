@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import core from "@/messages/en.json";
 import feature from "@/messages/compaction/en.json";
 import apiErrors from "@/messages/api-errors/en.json";
-import type { RetentionOperation } from "@/lib/compaction/policy";
+import type { CompactionOperation } from "@/lib/compaction/policy";
 import { errorBody, PUT_KEY, scriptedFetch, STATUS_KEY, statusBody, withClient } from "@/lib/compaction/client/test-support";
 import type { CompactionStatusBody } from "@/lib/compaction/api";
 import { SaveBar } from "@/components/settings/save-bar/save-bar";
@@ -19,7 +19,7 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-function operation(patch: Partial<RetentionOperation>): RetentionOperation {
+function operation(patch: Partial<CompactionOperation>): CompactionOperation {
   return {
     id: "op-1",
     kind: "analysis",

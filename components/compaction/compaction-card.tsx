@@ -24,7 +24,7 @@ import { RemovalConfirm, useRemovalConfirm, type RemovalKind } from "./removal-c
 import { RunPanel } from "./run-panel";
 import { policyState } from "./status-state";
 import { useCompactionFormat } from "./use-compaction-format";
-import styles from "./retention-card.module.css";
+import styles from "./compaction-card.module.css";
 
 export const SAVE_CONTRIBUTOR_ID = "system:tool-payload-retention";
 /** Where the save bar sits in the document: right after the controls that change the policy. */
@@ -60,8 +60,8 @@ function useChangedControl() {
 export function CompactionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; saveBarStore?: SaveBarStore }) {
   const t = useTranslations("compaction.card");
   const format = useCompactionFormat();
-  const retention = useCompaction();
-  const { status } = retention;
+  const compaction = useCompaction();
+  const { status } = compaction;
   const supported = status?.capability === "supported" && status.recordState !== "malformed";
   const events = useOperationEvents({ enabled: !!status && status.capability === "supported" });
   const draft = useCompactionDraft({
@@ -70,7 +70,7 @@ export function CompactionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; sa
     approved: supported ? status?.armed : undefined,
   });
   const { save: saveDraft, discard } = draft;
-  const confirmation = useRemovalConfirm({ status, analyze: retention.analyze });
+  const confirmation = useRemovalConfirm({ status, analyze: compaction.analyze });
   const { request } = confirmation;
   const changed = useChangedControl();
   // A save that removes data (turning on, again, or a period whose cutoff
@@ -81,8 +81,8 @@ export function CompactionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; sa
       const confirmed = await request({ kind: removal, age: draft.age, choice: draft.choice });
       if (!confirmed) return "cancelled" as const;
     }
-    return saveDraft(retention.save);
-  }, [removal, draft.age, draft.choice, request, saveDraft, retention.save]);
+    return saveDraft(compaction.save);
+  }, [removal, draft.age, draft.choice, request, saveDraft, compaction.save]);
 
   useSaveContributor(
     {
@@ -105,13 +105,13 @@ export function CompactionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; sa
       titleId="retention-card-title"
       title={t("title")}
       testId="retention-card"
-      busy={retention.isFetching}
+      busy={compaction.isFetching}
       headerElement="header"
       header={
         <div className={styles.headerActions}>
           {status && supported && <StateBadge status={status} />}
-          {status && !retention.error && (
-            <button type="button" className={styles.secondaryButton} onClick={() => void retention.refresh()} aria-busy={retention.isFetching} data-testid="retention-refresh">
+          {status && !compaction.error && (
+            <button type="button" className={styles.secondaryButton} onClick={() => void compaction.refresh()} aria-busy={compaction.isFetching} data-testid="retention-refresh">
               {t("refresh")}
             </button>
           )}
@@ -127,19 +127,19 @@ export function CompactionCard({ isAdmin, saveBarStore }: { isAdmin: boolean; sa
           {t("readOnly")}
         </p>
       )}
-      {retention.error && <ErrorSummary error={retention.error} onRefresh={() => void retention.refresh()} onDismiss={retention.dismissActionError} />}
-      {retention.isLoading && !retention.error && (
+      {compaction.error && <ErrorSummary error={compaction.error} onRefresh={() => void compaction.refresh()} onDismiss={compaction.dismissActionError} />}
+      {compaction.isLoading && !compaction.error && (
         <p className={styles.muted} role="status">
           {t("loading")}
         </p>
       )}
       {status?.capability === "unsupported" && <Notice testId="retention-unsupported" title={t("unsupportedTitle")} body={t("unsupportedBody")} />}
       {status?.capability === "supported" && status.recordState === "malformed" && (
-        <MalformedNotice status={status} isAdmin={isAdmin} format={format} save={retention.save} />
+        <MalformedNotice status={status} isAdmin={isAdmin} format={format} save={compaction.save} />
       )}
       {status && supported && (
         <div className={styles.body} onChangeCapture={changed.record} onClickCapture={changed.record}>
-          <CardBody status={status} isAdmin={isAdmin} retention={retention} draft={draft} events={events} format={format} requestRemoval={request} />
+          <CardBody status={status} isAdmin={isAdmin} compaction={compaction} draft={draft} events={events} format={format} requestRemoval={request} />
         </div>
       )}
       {status && supported && isAdmin && (
@@ -179,18 +179,18 @@ function removalKind(draft: ReturnType<typeof useCompactionDraft>, status: Compa
 type BodyProps = {
   status: CompactionStatusBody;
   isAdmin: boolean;
-  retention: ReturnType<typeof useCompaction>;
+  compaction: ReturnType<typeof useCompaction>;
   draft: ReturnType<typeof useCompactionDraft>;
   events: ReturnType<typeof useOperationEvents>;
   format: ReturnType<typeof useCompactionFormat>;
   requestRemoval: ReturnType<typeof useRemovalConfirm>["request"];
 };
 
-function CardBody({ status, isAdmin, retention, draft, events, format, requestRemoval }: BodyProps) {
+function CardBody({ status, isAdmin, compaction, draft, events, format, requestRemoval }: BodyProps) {
   const t = useTranslations("compaction");
   const active = status.activeOperation;
   const form = draft.draft;
-  const cancel = () => active && void retention.cancel(active.id);
+  const cancel = () => active && void compaction.cancel(active.id);
   const stateText = t(`state.${policyState(status)}`);
   return (
     <>
@@ -201,11 +201,11 @@ function CardBody({ status, isAdmin, retention, draft, events, format, requestRe
         <AgeControls
           draft={form}
           valid={draft.age !== null}
-          analyzing={retention.busy === "analyze"}
+          analyzing={compaction.busy === "analyze"}
           analyzeBlocked={active !== null && !status.betweenSlices}
           onValue={draft.setAgeValue}
           onUnit={draft.setAgeUnit}
-          onAnalyze={() => draft.age && void retention.analyze(draft.age)}
+          onAnalyze={() => draft.age && void compaction.analyze(draft.age)}
         />
       ) : (
         <p data-testid="retention-age-readonly">
@@ -219,7 +219,7 @@ function CardBody({ status, isAdmin, retention, draft, events, format, requestRe
         draftAge={isAdmin ? draft.age : status.policy.age}
         format={format}
         canCancel={isAdmin}
-        cancelling={retention.busy === "cancel"}
+        cancelling={compaction.busy === "cancel"}
         onCancel={cancel}
       />
       {isAdmin && form ? (
@@ -246,12 +246,12 @@ function CardBody({ status, isAdmin, retention, draft, events, format, requestRe
         controls={
           isAdmin
             ? {
-                starting: retention.busy === "run",
-                cancelling: retention.busy === "cancel",
+                starting: compaction.busy === "run",
+                cancelling: compaction.busy === "cancel",
                 onRun: () => {
                   const outsideWindow = !!status.maintenanceWindow && !status.maintenanceWindow.open;
                   void requestRemoval({ kind: "run", age: status.policy.age, choice: null }).then((confirmed) => {
-                    if (confirmed) void retention.run(status.policy.revision, outsideWindow ? { outsideWindow: true } : undefined);
+                    if (confirmed) void compaction.run(status.policy.revision, outsideWindow ? { outsideWindow: true } : undefined);
                   });
                 },
                 onCancel: cancel,

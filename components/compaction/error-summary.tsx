@@ -6,7 +6,7 @@ import { useTranslations } from "next-intl";
 import { useEffect, useRef } from "react";
 import type { CompactionError } from "@/lib/compaction/client/errors";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
-import styles from "./retention-card.module.css";
+import styles from "./compaction-card.module.css";
 
 export function errorKey(error: CompactionError | null): string {
   return error ? `${error.channel}:${error.action ?? ""}:${error.status}:${error.code}` : "";

@@ -4,32 +4,32 @@
 // than 24 h or made for another age) and "partial" (progress, no total).
 import { useTranslations } from "next-intl";
 import type { OperationEvent } from "@/lib/events/api";
-import type { RetentionAge, RetentionOperation } from "@/lib/compaction/policy";
+import type { CompactionAge, CompactionOperation } from "@/lib/compaction/policy";
 import { fingerprintOf } from "@/lib/compaction/client/draft-model";
 import { KindChart } from "./kind-chart";
 import { OperationDetails } from "./operation-details";
 import { OperationProgress } from "./operation-progress";
-import type { RetentionFormat } from "./use-compaction-format";
-import styles from "./retention-card.module.css";
+import type { CompactionFormat } from "./use-compaction-format";
+import styles from "./compaction-card.module.css";
 
 export type StaleReason = "age" | "draft" | null;
 
-export function staleReason(analysis: RetentionOperation, draftAge: RetentionAge | null): StaleReason {
+export function staleReason(analysis: CompactionOperation, draftAge: CompactionAge | null): StaleReason {
   if (draftAge && analysis.fingerprint && analysis.fingerprint !== fingerprintOf(draftAge)) return "draft";
   return analysis.stale ? "age" : null;
 }
 
-function analyzedAge(fingerprint: string | undefined): RetentionAge | null {
+function analyzedAge(fingerprint: string | undefined): CompactionAge | null {
   const match = /^(weeks|months):(\d+)$/.exec(fingerprint ?? "");
-  return match ? ({ unit: match[1], value: Number(match[2]) } as RetentionAge) : null;
+  return match ? ({ unit: match[1], value: Number(match[2]) } as CompactionAge) : null;
 }
 
 export function Estimate(props: {
-  analysis: RetentionOperation | null;
-  active: RetentionOperation | null;
+  analysis: CompactionOperation | null;
+  active: CompactionOperation | null;
   live: OperationEvent | null;
-  draftAge: RetentionAge | null;
-  format: RetentionFormat;
+  draftAge: CompactionAge | null;
+  format: CompactionFormat;
   canCancel: boolean;
   cancelling: boolean;
   onCancel: () => void;
@@ -53,7 +53,7 @@ export function Estimate(props: {
   );
 }
 
-function AnalysisResult(props: { analysis: RetentionOperation; draftAge: RetentionAge | null; format: RetentionFormat }) {
+function AnalysisResult(props: { analysis: CompactionOperation; draftAge: CompactionAge | null; format: CompactionFormat }) {
   const { analysis, format } = props;
   const t = useTranslations("compaction.estimate");
   const stale = staleReason(analysis, props.draftAge);

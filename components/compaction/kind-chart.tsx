@@ -3,10 +3,10 @@
 // assistive technology (each row reads as "kind: bytes, messages"). Label and
 // value share a line and the bar runs full width below, so a phone reads it.
 import { useTranslations } from "next-intl";
-import type { RetentionFormat } from "./use-compaction-format";
-import styles from "./retention-card.module.css";
+import type { CompactionFormat } from "./use-compaction-format";
+import styles from "./compaction-card.module.css";
 
-export function KindChart(props: { byKind: Record<string, { messages: number; payloadBytes: number }>; format: RetentionFormat }) {
+export function KindChart(props: { byKind: Record<string, { messages: number; payloadBytes: number }>; format: CompactionFormat }) {
   const t = useTranslations("compaction.estimate");
   const rows = Object.entries(props.byKind)
     .filter(([, value]) => value.payloadBytes > 0)

@@ -7,13 +7,13 @@ import { useTranslations } from "next-intl";
 import { useState } from "react";
 import type { CompactionStatusBody, PutPolicyBody } from "@/lib/compaction/api";
 import type { useCompaction } from "@/lib/compaction/client/use-compaction";
-import type { RetentionFormat } from "./use-compaction-format";
-import styles from "./retention-card.module.css";
+import type { CompactionFormat } from "./use-compaction-format";
+import styles from "./compaction-card.module.css";
 
 type Props = {
   status: CompactionStatusBody;
   isAdmin: boolean;
-  format: RetentionFormat;
+  format: CompactionFormat;
   save: ReturnType<typeof useCompaction>["save"];
 };
 

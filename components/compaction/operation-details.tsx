@@ -6,11 +6,11 @@
 // plus the rows of tasks that fell out during a pass, which are neither.
 // Outcomes, times and errors stay outside.
 import { useTranslations } from "next-intl";
-import type { RetentionOperation } from "@/lib/compaction/policy";
+import type { CompactionOperation } from "@/lib/compaction/policy";
 import { INELIGIBLE_REASONS } from "@/lib/compaction/skip-reasons";
 import { Disclosure } from "@/components/ui/disclosure";
-import type { RetentionFormat } from "./use-compaction-format";
-import styles from "./retention-card.module.css";
+import type { CompactionFormat } from "./use-compaction-format";
+import styles from "./compaction-card.module.css";
 
 const TASK_REASONS: ReadonlySet<string> = new Set(INELIGIBLE_REASONS);
 
@@ -20,7 +20,7 @@ export type SkipTotals = {
 };
 
 /** Splits the one skip map by what each reason counts; a reason this build does not know (a newer server) counts messages. */
-export function skipTotals(operation: RetentionOperation): SkipTotals {
+export function skipTotals(operation: CompactionOperation): SkipTotals {
   const entries = Object.entries(operation.skipped).filter(([, count]) => count > 0);
   const byCount = (a: [string, number], b: [string, number]) => b[1] - a[1] || a[0].localeCompare(b[0]);
   const taskReasons = entries.filter(([reason]) => TASK_REASONS.has(reason)).sort(byCount);
@@ -41,7 +41,7 @@ export function skipTotals(operation: RetentionOperation): SkipTotals {
   };
 }
 
-function ReasonList(props: { reasons: [string, number][]; unit: "tasks" | "messages"; format: RetentionFormat; testId: string }) {
+function ReasonList(props: { reasons: [string, number][]; unit: "tasks" | "messages"; format: CompactionFormat; testId: string }) {
   const t = useTranslations("compaction.details");
   if (props.reasons.length === 0) return null;
   return (
@@ -59,7 +59,7 @@ function ReasonList(props: { reasons: [string, number][]; unit: "tasks" | "messa
   );
 }
 
-export function OperationDetails(props: { operation: RetentionOperation; format: RetentionFormat; testId: string }) {
+export function OperationDetails(props: { operation: CompactionOperation; format: CompactionFormat; testId: string }) {
   const { operation, format } = props;
   const t = useTranslations("compaction.details");
   const totals = skipTotals(operation);

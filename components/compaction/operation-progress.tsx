@@ -4,14 +4,14 @@
 // the text gives counts so far, never a complete-looking total.
 import { useTranslations } from "next-intl";
 import type { OperationEvent } from "@/lib/events/api";
-import type { RetentionOperation } from "@/lib/compaction/policy";
-import type { RetentionFormat } from "./use-compaction-format";
-import styles from "./retention-card.module.css";
+import type { CompactionOperation } from "@/lib/compaction/policy";
+import type { CompactionFormat } from "./use-compaction-format";
+import styles from "./compaction-card.module.css";
 
 export function OperationProgress(props: {
-  operation: RetentionOperation;
+  operation: CompactionOperation;
   live: OperationEvent | null;
-  format: RetentionFormat;
+  format: CompactionFormat;
   canCancel: boolean;
   cancelling: boolean;
   onCancel: () => void;

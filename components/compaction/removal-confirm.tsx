@@ -10,20 +10,20 @@
 import { useNow, useTranslations } from "next-intl";
 import { useCallback, useRef, useState } from "react";
 import type { CompactionStatusBody } from "@/lib/compaction/api";
-import type { RetentionAge, RetentionOperation } from "@/lib/compaction/policy";
+import type { CompactionAge, CompactionOperation } from "@/lib/compaction/policy";
 import { fingerprintOf, type BackupChoice } from "@/lib/compaction/client/draft-model";
 import type { OperationEvent } from "@/lib/events/api";
 import { useFormatTime } from "@/lib/i18n/use-format-time";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { ConfirmDialog, Consequences } from "@/components/ui/confirm-dialog";
 import { OperationProgress } from "./operation-progress";
-import type { RetentionFormat } from "./use-compaction-format";
-import styles from "./retention-card.module.css";
+import type { CompactionFormat } from "./use-compaction-format";
+import styles from "./compaction-card.module.css";
 
 export type RemovalKind = "enable" | "reenable" | "shorten" | "run";
 
 /** The latest analysis, if it describes what `age` would remove now: succeeded, fresh, for that age, newer than the last pass. */
-export function currentAnalysis(status: CompactionStatusBody, age: RetentionAge): RetentionOperation | null {
+export function currentAnalysis(status: CompactionStatusBody, age: CompactionAge): CompactionOperation | null {
   const analysis = status.latestAnalysis;
   if (!analysis || analysis.state !== "succeeded" || analysis.stale) return null;
   if (analysis.fingerprint !== fingerprintOf(age)) return null;
@@ -34,12 +34,12 @@ export function currentAnalysis(status: CompactionStatusBody, age: RetentionAge)
   return analysis;
 }
 
-export type RemovalRequest = { kind: RemovalKind; age: RetentionAge; choice: BackupChoice | null };
+export type RemovalRequest = { kind: RemovalKind; age: CompactionAge; choice: BackupChoice | null };
 
 /** counting: the dialog asked for an analysis (its id once accepted), or it could not. */
 type Pending = RemovalRequest & { counting: "no" | "requested" | "failed"; analysisId?: string };
 
-type Analyze = (age: RetentionAge) => Promise<{ ok: true; value: { operationId: string } } | { ok: false }>;
+type Analyze = (age: CompactionAge) => Promise<{ ok: true; value: { operationId: string } } | { ok: false }>;
 
 /**
  * Asks for a confirmation: `request` opens the dialog (starting an analysis
@@ -79,7 +79,7 @@ type Props = {
   pending: Pending | null;
   status: CompactionStatusBody;
   live: OperationEvent | null;
-  format: RetentionFormat;
+  format: CompactionFormat;
   onConfirm: () => void;
   onCancel: () => void;
 };
@@ -98,7 +98,7 @@ function useStartTime(status: CompactionStatusBody, kind: RemovalKind, choice: B
   return afterBackup ? t("whenBackupThenNow") : t("whenNow");
 }
 
-function useBackupLine(status: CompactionStatusBody, kind: RemovalKind, choice: BackupChoice | null, format: RetentionFormat) {
+function useBackupLine(status: CompactionStatusBody, kind: RemovalKind, choice: BackupChoice | null, format: CompactionFormat) {
   const t = useTranslations("compaction.confirm");
   if (kind !== "run") return choice === "backup" ? t("backupNew") : t("backupSkipped");
   const receipt = status.preparation.receipt;

@@ -9,7 +9,7 @@ import { useId, useState } from "react";
 import type { MaintenanceWindowView } from "@/lib/compaction/api";
 import { useFormatTime } from "@/lib/i18n/use-format-time";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
-import styles from "./retention-card.module.css";
+import styles from "./compaction-card.module.css";
 
 export type RunOptions = { outsideWindow?: boolean };
 

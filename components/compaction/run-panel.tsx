@@ -4,17 +4,17 @@
 import { useTranslations } from "next-intl";
 import type { OperationEvent } from "@/lib/events/api";
 import type { CompactionStatusBody } from "@/lib/compaction/api";
-import type { RetentionOperation } from "@/lib/compaction/policy";
+import type { CompactionOperation } from "@/lib/compaction/policy";
 import { OperationDetails } from "./operation-details";
 import { OperationProgress } from "./operation-progress";
 import { RunNowButton } from "./run-now-button";
 import { WindowNote } from "./window-note";
-import type { RetentionFormat } from "./use-compaction-format";
-import styles from "./retention-card.module.css";
+import type { CompactionFormat } from "./use-compaction-format";
+import styles from "./compaction-card.module.css";
 
 export type RunControls = { starting: boolean; cancelling: boolean; onRun: () => void; onCancel: () => void } | null;
 
-export function RunPanel(props: { status: CompactionStatusBody; live: OperationEvent | null; format: RetentionFormat; controls: RunControls }) {
+export function RunPanel(props: { status: CompactionStatusBody; live: OperationEvent | null; format: CompactionFormat; controls: RunControls }) {
   const { status, format, controls } = props;
   const t = useTranslations("compaction.run");
   const active = status.activeOperation;
@@ -66,7 +66,7 @@ function showLastError(status: CompactionStatusBody): boolean {
   return status.latestRun?.state !== "succeeded" || status.preparation.state === "failed";
 }
 
-function RunOutcome(props: { run: RetentionOperation; format: RetentionFormat }) {
+function RunOutcome(props: { run: CompactionOperation; format: CompactionFormat }) {
   const { run, format } = props;
   const t = useTranslations("compaction.run.outcome");
   const time = format.time(run.finishedAt ?? run.startedAt) ?? "";

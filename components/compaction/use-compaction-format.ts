@@ -6,7 +6,7 @@ import { useLocale, useNow, useTimeZone, useTranslations } from "next-intl";
 import { useMemo } from "react";
 import { formatBytes, formatCount, formatDateTime, formatDuration, formatRelative } from "@/lib/i18n/format";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
-import type { RetentionAge } from "@/lib/compaction/policy";
+import type { CompactionAge } from "@/lib/compaction/policy";
 import { SKIP_REASONS } from "@/lib/compaction/skip-reasons";
 
 export { SKIP_REASONS };
@@ -69,7 +69,7 @@ export function useCompactionFormat() {
         const ms = parseRfc3339(text ?? null);
         return ms === null ? null : tw("withRelative", { time: formatDateTime(ms, locale, timeZone), relative: formatRelative(ms, now, locale) });
       },
-      age: (age: RetentionAge) => t(`age.amount.${age.unit}`, { count: age.value }),
+      age: (age: CompactionAge) => t(`age.amount.${age.unit}`, { count: age.value }),
       skipReason: (reason: string) => (known(SKIP_REASONS, reason) ? t(`reasons.${reason}`) : t("reasons.other", { reason })),
       /** What the administrator can do about a skip (or that nothing is needed). */
       skipHint: (reason: string) => (known(SKIP_REASONS, reason) ? t(`reasonHints.${reason}`) : t("reasonHints.other")),
@@ -80,4 +80,4 @@ export function useCompactionFormat() {
   );
 }
 
-export type RetentionFormat = ReturnType<typeof useCompactionFormat>;
+export type CompactionFormat = ReturnType<typeof useCompactionFormat>;

@@ -5,7 +5,7 @@ import { useNow, useTranslations } from "next-intl";
 import type { MaintenanceWindowView } from "@/lib/compaction/api";
 import { useFormatTime } from "@/lib/i18n/use-format-time";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
-import styles from "./retention-card.module.css";
+import styles from "./compaction-card.module.css";
 
 export function WindowNote({ window }: { window: MaintenanceWindowView }) {
   const t = useTranslations("maintenanceWindow");

@@ -7,7 +7,7 @@ import compactionEn from "@/messages/compaction/en.json";
 import windowEn from "@/messages/maintenance-window/en.json";
 import windowPt from "@/messages/maintenance-window/pt-pt.json";
 import { idleStatusBody, type CompactionStatusBody, type MaintenanceWindowView } from "@/lib/compaction/api";
-import type { RetentionAge, RetentionOperation } from "@/lib/compaction/policy";
+import type { CompactionAge, CompactionOperation } from "@/lib/compaction/policy";
 import { RemovalConfirm, useRemovalConfirm } from "./removal-confirm";
 import { useCompactionFormat } from "./use-compaction-format";
 import { WindowNote } from "./window-note";
@@ -68,7 +68,7 @@ describe("maintenance window on the compaction card", () => {
   });
 });
 
-const ANALYSIS: RetentionOperation = {
+const ANALYSIS: CompactionOperation = {
   id: "an-1",
   kind: "analysis",
   state: "succeeded",
@@ -94,7 +94,7 @@ function statusWith(patch: Partial<CompactionStatusBody>): CompactionStatusBody 
   };
 }
 
-function ConfirmHarness(props: { status: CompactionStatusBody; analyze: (age: RetentionAge) => Promise<{ ok: true; value: { operationId: string } }>; onDecision: (confirmed: boolean) => void }) {
+function ConfirmHarness(props: { status: CompactionStatusBody; analyze: (age: CompactionAge) => Promise<{ ok: true; value: { operationId: string } }>; onDecision: (confirmed: boolean) => void }) {
   const confirmation = useRemovalConfirm({ status: props.status, analyze: props.analyze });
   const format = useCompactionFormat();
   return (

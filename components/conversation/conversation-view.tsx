@@ -10,7 +10,7 @@ import { Link } from "@/lib/i18n/navigation";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { ErrorSummary } from "@/components/database/error-summary";
 import cards from "@/components/database/cards.module.css";
-import { TaskRetentionPanel } from "@/components/task-retention/task-retention-panel";
+import { TaskCompactionPanel } from "@/components/task-compaction/task-compaction-panel";
 import { MessageItem } from "./message-item";
 import { TaskStateBadge } from "./task-state-badge";
 import styles from "./conversation.module.css";
@@ -47,7 +47,7 @@ export function ConversationView({ taskId, isAdmin = false, eventSource }: { tas
             </div>
             <p className={cards.muted}>{t("readOnly")}</p>
           </div>
-          <TaskRetentionPanel taskId={taskId} isAdmin={isAdmin} eventSource={eventSource} />
+          <TaskCompactionPanel taskId={taskId} isAdmin={isAdmin} eventSource={eventSource} />
           {data.messages.length === 0 ? (
             <p className={cards.muted}>{t("noMessages")}</p>
           ) : (

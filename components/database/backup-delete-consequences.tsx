@@ -9,7 +9,7 @@ import type { BackupEntry } from "@/lib/database/api";
 import { formatBytes, formatDateTime } from "@/lib/i18n/format";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { Consequences } from "@/components/ui/confirm-dialog";
-import { RestoreWindowNote } from "@/components/task-retention/restore-window-note";
+import { RestoreWindowNote } from "@/components/task-compaction/restore-window-note";
 
 export function BackupDeleteConsequences({ backup, others }: { backup: BackupEntry; others: readonly BackupEntry[] }) {
   const t = useTranslations("databaseCards.backups");

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import apiErrorsEn from "@/messages/api-errors/en.json";
 import databaseEn from "@/messages/database/en.json";
 import storageHistoryEn from "@/messages/storage-history/en.json";
-import taskRetentionEn from "@/messages/task-retention/en.json";
+import taskCompactionEn from "@/messages/task-compaction/en.json";
 import { formatDateTime } from "@/lib/i18n/format";
 import { BackupsCard } from "./backups-card";
 import { StatsCard } from "./stats-card";
@@ -48,7 +48,7 @@ function mount(children: ReactNode) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   render(
     <QueryClientProvider client={client}>
-      <NextIntlClientProvider locale="en" messages={{ ...databaseEn, ...apiErrorsEn, ...storageHistoryEn, ...taskRetentionEn }} timeZone="UTC">
+      <NextIntlClientProvider locale="en" messages={{ ...databaseEn, ...apiErrorsEn, ...storageHistoryEn, ...taskCompactionEn }} timeZone="UTC">
         {children}
       </NextIntlClientProvider>
     </QueryClientProvider>,
@@ -230,7 +230,7 @@ describe("backups card", () => {
   });
 
   it("deleting a backup, pinned or not, says that it ends per-task restore from that backup (#29)", async () => {
-    const window = taskRetentionEn.taskRetention.restoreWindow.delete;
+    const window = taskCompactionEn.taskCompaction.restoreWindow.delete;
     serve({ "GET /api/v1/system/database/backups": { status: 200, body: LIST } });
     mount(<BackupsCard isAdmin />);
     fireEvent.click(await screen.findByTestId("backup-delete"));

@@ -128,13 +128,13 @@ export const preparationSchema = z
     "a ready preparation needs the receipt of its choice",
   );
 
-export type RetentionAge = z.infer<typeof ageSchema>;
+export type CompactionAge = z.infer<typeof ageSchema>;
 export type AgeUnit = z.infer<typeof ageUnitSchema>;
-export type RetentionPolicy = z.infer<typeof policySchema>;
+export type CompactionPolicy = z.infer<typeof policySchema>;
 export type PolicyDraft = z.infer<typeof policyDraftSchema>;
 export type OperationKind = z.infer<typeof operationKindSchema>;
 export type OperationState = z.infer<typeof operationStateSchema>;
-export type RetentionOperation = z.infer<typeof operationSchema>;
+export type CompactionOperation = z.infer<typeof operationSchema>;
 export type OperationProgress = z.infer<typeof operationProgressSchema>;
 export type Preparation = z.infer<typeof preparationSchema>;
 export type BackupBytes = z.infer<typeof backupBytesSchema>;

@@ -10,11 +10,11 @@ import type apiErrors from "@/messages/api-errors/en.json";
 import type compaction from "@/messages/compaction/en.json";
 import type audit from "@/messages/audit/en.json";
 import type maintenanceWindow from "@/messages/maintenance-window/en.json";
-import type taskRetention from "@/messages/task-retention/en.json";
+import type taskCompaction from "@/messages/task-compaction/en.json";
 import type storageHistory from "@/messages/storage-history/en.json";
 
 /** Feature folders under messages/, each one namespace; load-messages merges exactly these. */
-export const MESSAGE_FEATURES = ["accounts", "api-errors", "audit", "checkpoints", "compaction", "conversation", "database", "maintenance-window", "storage-history", "task-retention"] as const;
+export const MESSAGE_FEATURES = ["accounts", "api-errors", "audit", "checkpoints", "compaction", "conversation", "database", "maintenance-window", "storage-history", "task-compaction"] as const;
 export type MessageFeature = (typeof MESSAGE_FEATURES)[number];
 
 // A JSON import needs a literal path, so each folder is also named here; the
@@ -29,7 +29,7 @@ type FeatureCatalogs = {
   database: typeof database;
   "maintenance-window": typeof maintenanceWindow;
   "storage-history": typeof storageHistory;
-  "task-retention": typeof taskRetention;
+  "task-compaction": typeof taskCompaction;
 };
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -52,7 +52,7 @@ function countingLog() {
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
       for (const line of chunk.toString("utf8").split("\n")) {
-        if (!line.includes("retention batch rolled back")) continue;
+        if (!line.includes("compaction batch rolled back")) continue;
         const code = (JSON.parse(line) as { code?: string }).code ?? "unknown";
         rollbacks[code] = (rollbacks[code] ?? 0) + 1;
       }

@@ -1,7 +1,7 @@
 // Does a cleanup pass stall HTTP? Serves the real status route (GET
 // /api/v1/system/database/tool-payload-retention, through the route wrapper,
 // session check and record read) from the same process that runs the real
-// retention worker, and measures GET latency from a load generator on its own
+// compaction worker, and measures GET latency from a load generator on its own
 // thread: first on the idle database (baseline), then while the worker's
 // first 30-second cleanup slice runs. Latency counts from each request's
 // scheduled time, so a stalled event loop is charged in full. Idle is
@@ -23,8 +23,8 @@ import { generateWorkspace } from "../gen-large-workspace";
 import { hashSessionToken } from "@/server/auth/current-user";
 import { createRuntime, installProcessRuntime, openRuntime } from "@/server/runtime";
 import { GET } from "@/app/api/v1/system/database/tool-payload-retention/route";
-import { putRetentionPolicy } from "@/server/compaction/service";
-import { readRetentionRecord } from "@/server/compaction/policy/record";
+import { putCompactionPolicy } from "@/server/compaction/service";
+import { readCompactionRecord } from "@/server/compaction/policy/record";
 import { threadSlices } from "@/server/compaction/thread/run-in-thread";
 
 function arg(name: string, fallback: string): string {
@@ -126,9 +126,9 @@ async function main() {
   let rssPeak = rssBefore;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss())), 10);
   const passStarted = Date.now();
-  await putRetentionPolicy(rt, { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 0, preparation: "skip" });
+  await putCompactionPolicy(rt, { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 0, preparation: "skip" });
   const during = await runLoad(url, cookie, rate, seconds);
-  const read = await readRetentionRecord(store);
+  const read = await readCompactionRecord(store);
   const active = read.state === "malformed" ? null : (read.record.runtime.activeOperation ?? read.record.runtime.latestRun);
   // The slice ends after its 30 s work budget (yields not counted); then the
   // worker waits at least a minute for its continuation, long enough for the
@@ -136,7 +136,7 @@ async function main() {
   // slice's last batches are not charged to "idle".
   const sliceEnded = async () => {
     if ((await rt.compaction.betweenSlices?.()) != null) return true;
-    const now = await readRetentionRecord(store);
+    const now = await readCompactionRecord(store);
     return now.state !== "malformed" && now.record.runtime.activeOperation === null;
   };
   while (!(await sliceEnded()) && Date.now() - passStarted < 120_000) await new Promise((r) => setTimeout(r, 200));

@@ -13,7 +13,7 @@ import { createTestRuntime } from "@/server/runtime-test-support";
 import { writeThread } from "@/server/checkpoints/schedule/schedule-test-support";
 import { EXIT } from "./exit-codes";
 import { auditTrail } from "./test-support/audit-trail";
-import { jsonOf, runCompaction, type CliResult } from "./test-support/run-cli";
+import { jsonOf, runCompactionCli, type CliResult } from "./test-support/run-cli";
 
 const HOUR_MS = 3_600_000;
 const hh = (hour: number) => `${String((hour + 24) % 24).padStart(2, "0")}:00`;
@@ -28,7 +28,7 @@ const errorCode = (result: CliResult) => (jsonOf(result) as { error: { code: str
 describe("compaction checkpoints schedule|expiry (the real bin)", { timeout: 240_000 }, () => {
   let dir: string;
   let file: string;
-  const cli = (args: string[], env?: Record<string, string>) => runCompaction(file, ["checkpoints", ...args], env);
+  const cli = (args: string[], env?: Record<string, string>) => runCompactionCli(file, ["checkpoints", ...args], env);
   const audit = async () => {
     const sqlite = new Database(file, { readonly: true });
     try {

@@ -11,7 +11,7 @@ import { countMarkedRows, seedOldTask, readRecordSync } from "@/server/compactio
 import { DAY_MS } from "@/server/jobs/schedule";
 import { EXIT } from "./exit-codes";
 import { auditTrail } from "./test-support/audit-trail";
-import { jsonOf, runCompaction } from "./test-support/run-cli";
+import { jsonOf, runCompactionCli } from "./test-support/run-cli";
 
 const errorCode = (result: { stdout: string }) => (jsonOf({ status: null, stdout: result.stdout, stderr: "" }) as { error: { code: string } }).error.code;
 
@@ -26,7 +26,7 @@ function utcWindow(fromHour: number, toHour: number) {
 
 describe("compaction CLI with a maintenance window (MAINTENANCE_WINDOW relative to the real clock)", { timeout: 120_000 }, () => {
   let db: TestDb;
-  const cli = (args: string[], env?: Record<string, string>) => runCompaction(db.file, args, env);
+  const cli = (args: string[], env?: Record<string, string>) => runCompactionCli(db.file, args, env);
 
   beforeEach(async () => {
     db = createTestDb("cli-window-");

@@ -10,11 +10,11 @@ import { checkpointStorageStatus } from "@/lib/checkpoints/api";
 import { auditPage, auditTrail } from "./test-support/audit-trail";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { acceptCleanup } from "@/server/compaction/policy/commands";
-import { updateRetentionRecord } from "@/server/compaction/policy/record";
+import { updateCompactionRecord } from "@/server/compaction/policy/record";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { DAY_MS } from "@/server/jobs/schedule";
 import { armPolicy, countMarkedRows, seedOldTask, storeOf, readRecordSync } from "@/server/compaction/test-support";
-import { jsonOf, runCompaction, startLiveServer, type LiveServer } from "./test-support/run-cli";
+import { jsonOf, runCompactionCli, startLiveServer, type LiveServer } from "./test-support/run-cli";
 import { createRuntime, openRuntime } from "@/server/runtime";
 import { createLogger } from "@/server/log";
 import { EXIT } from "./exit-codes";
@@ -26,7 +26,7 @@ const errorCode = (result: { stdout: string }) => (jsonOf({ status: null, stdout
 // for a loaded machine, not a speed claim.
 describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 }, () => {
   let db: TestDb;
-  const cli = (args: string[], env?: Record<string, string>) => runCompaction(db.file, args, env);
+  const cli = (args: string[], env?: Record<string, string>) => runCompactionCli(db.file, args, env);
 
   beforeEach(async () => {
     db = createTestDb("cli-");
@@ -38,7 +38,7 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
     const [human, json] = await Promise.all([
       cli(["status"]),
       // The bin from another directory: a relative file: URL is the caller's.
-      runCompaction(db.file, ["status", "--json"], { DATABASE_URL: "file:workspace.db" }, path.dirname(db.file)),
+      runCompactionCli(db.file, ["status", "--json"], { DATABASE_URL: "file:workspace.db" }, path.dirname(db.file)),
     ]);
     expect(human.status).toBe(EXIT.done);
     expect(human.stdout).toContain("policy: enabled, older than 12w, revision 1");
@@ -239,7 +239,7 @@ describe("compaction CLI (the real bin on a temp database)", { timeout: 120_000 
       await armPolicy(db.sqlite, { value: 1, unit: "weeks" }, Date.now());
       // The server's own daily pass is due tomorrow: its record watch must
       // not start one while this test runs (manual runs ignore the due time).
-      await updateRetentionRecord(storeOf(db.sqlite), {
+      await updateCompactionRecord(storeOf(db.sqlite), {
         nowMs: Date.now(),
         mutate: (record) => ({ ...record, runtime: { ...record.runtime, nextDueAt: formatUtc(Date.now() + DAY_MS) } }),
       });

@@ -3,8 +3,8 @@
 // recorded as a slice end) instead of waiting for the next opening.
 import { afterEach, describe, expect, it } from "vitest";
 import { manualClock } from "@/server/clock";
-import { readRetentionRecord } from "@/server/compaction/policy/record";
-import { runRetention } from "@/server/compaction/service";
+import { readCompactionRecord } from "@/server/compaction/policy/record";
+import { runCompaction } from "@/server/compaction/service";
 import { NOW_MS, armPolicyOn, countMarkedRows, seedOldTask } from "@/server/compaction/test-support";
 import { createTestRuntime, type TestRuntime } from "@/server/runtime-test-support";
 import { followOperation, SLICE_ENDED_CODE } from "./follow";
@@ -29,7 +29,7 @@ describe("followOperation and the maintenance window", () => {
     });
     rt.compaction.startForeground();
 
-    const { operationId } = await runRetention(rt, { expectedRevision: revision });
+    const { operationId } = await runCompaction(rt, { expectedRevision: revision });
     const outcome = await followOperation(rt, { operationId, untilDone: true });
     unsubscribe();
 
@@ -37,7 +37,7 @@ describe("followOperation and the maintenance window", () => {
     const changed = countMarkedRows(rt.handle.sqlite);
     expect(changed).toBeGreaterThan(0);
     expect(changed).toBeLessThan(6);
-    const read = await readRetentionRecord(rt.stores.compaction);
+    const read = await readCompactionRecord(rt.stores.compaction);
     if (read.state === "malformed") throw new Error("malformed record");
     expect(read.record.runtime.activeOperation).toBeNull();
     expect(read.record.runtime.latestRun).toMatchObject({ id: operationId, state: "cancelled", errorCode: SLICE_ENDED_CODE, changedMessages: changed });

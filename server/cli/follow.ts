@@ -1,6 +1,6 @@
 import type { OpenRuntime } from "@/server/runtime";
 import { endActiveOperation } from "@/server/compaction/policy/operations";
-import { readRetentionRecord } from "@/server/compaction/policy/record";
+import { readCompactionRecord } from "@/server/compaction/policy/record";
 import { isInsideWindow, windowState } from "@/server/jobs/maintenance-window";
 
 /**
@@ -23,7 +23,7 @@ function waitsForWindow(rt: OpenRuntime, at: number): boolean {
 }
 
 async function activeId(rt: OpenRuntime): Promise<string | null> {
-  const read = await readRetentionRecord(rt.stores.compaction);
+  const read = await readCompactionRecord(rt.stores.compaction);
   return read.state === "malformed" ? null : (read.record.runtime.activeOperation?.id ?? null);
 }
 

@@ -14,7 +14,7 @@ import { analyzeCommand, cancelCommand, disableCommand, enableCommand, runComman
 import { backupCreateCommand, backupListCommand, backupVerifyCommand } from "./commands/backups";
 import { lockClearCommand, lockShowCommand } from "./commands/maintenance-lock";
 import { checkpointsCommand } from "./commands/checkpoints";
-import { holdCommand, restoreCommand } from "./commands/task-retention";
+import { holdCommand, restoreCommand } from "./commands/task-compaction";
 import {
   cleanupScheduleCommand,
   expiryAnalyzeCommand,

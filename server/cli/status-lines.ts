@@ -1,5 +1,5 @@
 import type { CompactionStatusBody, MaintenanceWindowView } from "@/lib/compaction/api";
-import type { RetentionOperation } from "@/lib/compaction/policy";
+import type { CompactionOperation } from "@/lib/compaction/policy";
 import { formatBytes, formatBytesExact } from "@/lib/i18n/format";
 import { formatAge } from "./parse-age";
 
@@ -11,7 +11,7 @@ export function describeBytes(bytes: number): string {
   return `${formatBytes(bytes, "en")} (${formatBytesExact(bytes, "en")} bytes)`;
 }
 
-function describeOperation(label: string, operation: RetentionOperation | null): string {
+function describeOperation(label: string, operation: CompactionOperation | null): string {
   if (!operation) return `${label}: none`;
   const code = operation.errorCode ? ` (${operation.errorCode})` : "";
   const when = operation.finishedAt ?? operation.startedAt ?? "not started";

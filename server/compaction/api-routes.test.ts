@@ -29,7 +29,7 @@ function settingsSnapshot() {
 const put = (who: Who, body: unknown, headers?: Record<string, string>) => PUT(apiRequest("PUT", BASE, who, body, headers));
 const enableSkip = { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 0, preparation: "skip" };
 
-describe("tool-payload-retention API", () => {
+describe("tool-payload-compaction API", () => {
   it("[TPR-API-01] [TPR-API-06] GET answers any member with the status and writes nothing", async () => {
     for (const who of [AS_ADMIN, AS_VIEWER] as const) {
       const res = await GET(apiRequest("GET", BASE, who));

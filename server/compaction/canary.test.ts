@@ -114,7 +114,7 @@ for (const { engine, skip } of engines) {
       const gone = JSON.parse(bodies[4]!);
       expect(gone.error.code).toBe("tool_payload_removed");
       expect(seen.some((e) => e.includes("messages_changed"))).toBe(true);
-      expect(logText).toContain("retention pass ended");
+      expect(logText).toContain("compaction pass ended");
       expect(backups).toBe(1);
 
       for (const text of [...bodies, ...seen, logText]) expect(text).not.toContain(CANARY);

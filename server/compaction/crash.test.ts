@@ -17,7 +17,7 @@ import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { sweepStaleStaging } from "@/server/maintenance/backups/create";
 import { reduceToolPayload } from "./reducer/reducer";
 import { insertMessage, insertSession, insertTask, insertTurn, shellMetadata, storeOf, readRecordSync } from "./test-support";
-import { createRetentionWorker } from "./worker/worker";
+import { createCompactionWorker } from "./worker/worker";
 
 let t: TestDb;
 beforeEach(async () => {
@@ -41,7 +41,7 @@ function seed(tasks: number, perTask: number) {
 /** Runs the child until `line` appears on its stdout, then SIGKILLs it. */
 function runChildUntil(mode: "cleanup" | "backup", line: RegExp): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=react-server", "scripts/test-support/retention-child.ts", t.file, mode], {
+    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=react-server", "scripts/test-support/compaction-child.ts", t.file, mode], {
       cwd: process.cwd(),
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -78,7 +78,7 @@ function restartWorker() {
   const handle = openDatabase({ file: t.file });
   Object.assign(t, { sqlite: handle.sqlite });
   const timers = immediateTimers();
-  const worker = createRetentionWorker({
+  const worker = createCompactionWorker({
     store: storeOf(handle.sqlite),
     maintenance: createSqliteMaintenanceStore(wrapSqliteDb(handle, { reader: false })),
     dbFile: t.file,

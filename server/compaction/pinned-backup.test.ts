@@ -5,7 +5,7 @@ import { DELETE as backupDelete } from "@/app/api/v1/system/database/backups/[na
 import { GET as backupsList, POST as backupsCreate } from "@/app/api/v1/system/database/backups/route";
 import { MANUAL_BACKUPS_KEPT } from "@/server/maintenance/backups/catalog";
 import { AS_ADMIN, apiRequest, setUpRouteTestEnv, type RouteTestEnv } from "@/server/http/route-test-support";
-import { updateRetentionRecord } from "./policy/record";
+import { updateCompactionRecord } from "./policy/record";
 
 let env: RouteTestEnv;
 beforeEach(async () => {
@@ -27,7 +27,7 @@ async function createManualBackup(): Promise<string> {
 async function pinPreparationBackup(): Promise<void> {
   const name = await createManualBackup();
   fs.renameSync(path.join(backupsDir(), name), path.join(backupsDir(), PINNED));
-  await updateRetentionRecord(env.rt.stores.compaction, {
+  await updateCompactionRecord(env.rt.stores.compaction, {
     nowMs: env.rt.clock.now(),
     mutate: (record) => {
       record.policy = { ...record.policy, enabled: true };

@@ -3,12 +3,12 @@
 // needs a typed confirmation (TPR-PREP-04: compaction then needs a new
 // preparation, which the next pass reports as backup_missing).
 import "server-only";
-import { readRetentionRecord } from "./policy/record";
+import { readCompactionRecord } from "./policy/record";
 import type { CompactionStore } from "./store";
 
 /** The backup names compaction relies on right now (zero or one). */
 export async function pinnedBackupNames(store: CompactionStore): Promise<string[]> {
-  const read = await readRetentionRecord(store);
+  const read = await readCompactionRecord(store);
   if (read.state === "malformed") return [];
   const { policy, runtime } = read.record;
   const prep = runtime.preparation;

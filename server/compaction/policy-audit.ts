@@ -9,16 +9,16 @@ import { writeAuditEntry } from "@/server/audit/record";
 import type { Clock } from "@/server/clock";
 import type { AuditStore } from "@/server/audit/store";
 import type { SavePolicyResult } from "./policy/policy-update";
-import type { RetentionRead } from "./policy/record";
-import type { RetentionRecord } from "./policy/policy-schema";
+import type { CompactionRead } from "./policy/record";
+import type { CompactionRecord } from "./policy/policy-schema";
 
-function view(policy: RetentionRecord["policy"]): AuditPolicyView {
+function view(policy: CompactionRecord["policy"]): AuditPolicyView {
   return { enabled: policy.enabled, age: { value: policy.age.value, unit: policy.age.unit }, revision: policy.revision };
 }
 
 export function policyAuditDetail(options: {
   /** The record before the save (read again inside its transaction). */
-  before: () => RetentionRead;
+  before: () => CompactionRead;
   body: PutPolicyBody;
 }): Pick<AuditOptions<SavePolicyResult>, "detail" | "failureDetail"> {
   const beforeView = () => {

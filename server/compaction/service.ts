@@ -6,15 +6,15 @@ import type { AnalyzeBody, CancelBody, PutPolicyBody, RunBody } from "@/lib/comp
 import { audited, type AuditActor } from "@/server/audit/record";
 import { auditPreparationChoice, policyAuditDetail } from "./policy-audit";
 import { savePolicy } from "./policy/policy-update";
-import { readRetentionRecord } from "./policy/record";
-import { readRetentionStatus, type RetentionStatus } from "./status";
+import { readCompactionRecord } from "./policy/record";
+import { readCompactionStatus, type CompactionStatus } from "./status";
 import { describeWindow } from "./window-status";
 import { refuseOutsideWindow } from "@/server/jobs/window-gate";
 import { workerLeaseHeld } from "@/server/db/pg/worker-lease";
 
-export async function getRetentionStatus(rt: OpenRuntime): Promise<RetentionStatus> {
+export async function getCompactionStatus(rt: OpenRuntime): Promise<CompactionStatus> {
   const nowMs = rt.clock.now();
-  const status = { ...(await readRetentionStatus(rt.stores.compaction, nowMs)), maintenanceWindow: describeWindow(rt.maintenanceWindow, nowMs) };
+  const status = { ...(await readCompactionStatus(rt.stores.compaction, nowMs)), maintenanceWindow: describeWindow(rt.maintenanceWindow, nowMs) };
   const waiting = (await rt.compaction.betweenSlices?.()) ?? null;
   if (waiting !== null && status.activeOperation?.id === waiting) return { ...status, betweenSlices: true };
   // On PostgreSQL the worker runs where the lease is held: with no holder, the recorded operation is frozen until a takeover.
@@ -32,17 +32,17 @@ export async function getRetentionStatus(rt: OpenRuntime): Promise<RetentionStat
 export type SaveOutsideWindow = "wait" | "refuse" | "run";
 
 /** `actor` is the signed-in user's id; verbs called without one are the command line's. */
-export async function putRetentionPolicy(
+export async function putCompactionPolicy(
   rt: OpenRuntime,
   body: PutPolicyBody,
   actor: AuditActor = "cli",
   options: { outsideWindow?: SaveOutsideWindow } = {},
-): Promise<RetentionStatus> {
+): Promise<CompactionStatus> {
   const outsideWindow = options.outsideWindow ?? "wait";
-  let before = await readRetentionRecord(rt.stores.compaction);
+  let before = await readCompactionRecord(rt.stores.compaction);
   const { effects } = await audited(rt, { actor, kind: "policy.changed", ...policyAuditDetail({ before: () => before, body }) }, async () => {
     // Re-read inside the writer transaction: "before" is what this save replaced.
-    before = await readRetentionRecord(rt.stores.compaction);
+    before = await readCompactionRecord(rt.stores.compaction);
     const saved = await savePolicy(rt.stores.compaction, {
       draft: body.policy,
       expectedRevision: body.expectedRevision,
@@ -57,20 +57,20 @@ export async function putRetentionPolicy(
     return saved;
   });
   await rt.compaction.policySaved(effects, { outsideWindow: outsideWindow === "run" });
-  return getRetentionStatus(rt);
+  return getCompactionStatus(rt);
 }
 
-export function analyzeRetention(rt: OpenRuntime, body: AnalyzeBody): Promise<{ operationId: string }> {
+export function analyzeCompaction(rt: OpenRuntime, body: AnalyzeBody): Promise<{ operationId: string }> {
   return rt.compaction.requestAnalysis(body.age);
 }
 
-export function runRetention(rt: OpenRuntime, body: RunBody, actor: AuditActor = "cli"): Promise<{ operationId: string }> {
+export function runCompaction(rt: OpenRuntime, body: RunBody, actor: AuditActor = "cli"): Promise<{ operationId: string }> {
   return audited(rt, { actor, kind: "compaction.run", detail: ({ operationId }) => ({ operationId }), failureDetail: {} }, () =>
     rt.compaction.requestRun(body.expectedRevision, { outsideWindow: body.outsideWindow }),
   );
 }
 
-export async function cancelRetention(rt: OpenRuntime, body: CancelBody, actor: AuditActor = "cli"): Promise<RetentionStatus> {
+export async function cancelCompaction(rt: OpenRuntime, body: CancelBody, actor: AuditActor = "cli"): Promise<CompactionStatus> {
   await audited(rt, { actor, kind: "compaction.cancelled", detail: { operationId: body.operationId } }, () => rt.compaction.cancel(body.operationId));
-  return getRetentionStatus(rt);
+  return getCompactionStatus(rt);
 }

@@ -4,16 +4,16 @@ import "server-only";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
 import { DAY_MS } from "@/server/jobs/schedule";
 import { idleStatusBody, type CompactionStatusBody } from "@/lib/compaction/api";
-import { createDefaultRecord, type Preparation, type RetentionOperation } from "./policy/policy-schema";
-import { readRetentionRecord, salvageRevision } from "./policy/record";
+import { createDefaultRecord, type Preparation, type CompactionOperation } from "./policy/policy-schema";
+import { readCompactionRecord, salvageRevision } from "./policy/record";
 import type { CompactionStore } from "./store";
 import { zeroOperationCounts } from "./cleanup/tally";
 
 /** The GET body; one type shared with the browser. */
-export type RetentionStatus = CompactionStatusBody;
+export type CompactionStatus = CompactionStatusBody;
 
 /** A finished result older than 24 hours is stale. */
-export function markStale(operation: RetentionOperation | null, nowMs: number): RetentionOperation | null {
+export function markStale(operation: CompactionOperation | null, nowMs: number): CompactionOperation | null {
   if (!operation) return null;
   const finished = parseRfc3339(operation.finishedAt ?? operation.startedAt);
   const stale = finished !== null && nowMs - finished > DAY_MS;
@@ -25,7 +25,7 @@ export function markStale(operation: RetentionOperation | null, nowMs: number): 
  * kind "preparation"), so the card and /cancel can name it. It does not hold
  * the slot in the record: analysis and cleanup queue behind it in the worker.
  */
-export function preparationOperation(prep: Preparation): RetentionOperation | null {
+export function preparationOperation(prep: Preparation): CompactionOperation | null {
   if (!prep.operationId || (prep.state !== "pending" && prep.state !== "running")) return null;
   return {
     id: prep.operationId,
@@ -42,12 +42,12 @@ export function preparationOperation(prep: Preparation): RetentionOperation | nu
   };
 }
 
-export function unsupportedStatus(): RetentionStatus {
+export function unsupportedStatus(): CompactionStatus {
   return idleStatusBody({ capability: "unsupported", recordState: "missing", policy: createDefaultRecord().policy });
 }
 
-export async function readRetentionStatus(store: CompactionStore, nowMs: number): Promise<RetentionStatus> {
-  const read = await readRetentionRecord(store);
+export async function readCompactionStatus(store: CompactionStore, nowMs: number): Promise<CompactionStatus> {
+  const read = await readCompactionRecord(store);
   if (read.state === "malformed") {
     // The revision a replacement must name; everything else reads as disabled.
     const idle = unsupportedStatus();

@@ -3,8 +3,8 @@
 import type { Sqlite } from "@/server/db/client";
 import { testDbOf } from "@/server/db/test-db";
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
-import type { RetentionAge } from "@/lib/compaction/policy";
-import { parseRetentionRecord, updateRetentionRecord, type RetentionRead } from "./policy/record";
+import type { CompactionAge } from "@/lib/compaction/policy";
+import { parseCompactionRecord, updateCompactionRecord, type CompactionRead } from "./policy/record";
 import { createDefaultRecord } from "./policy/policy-schema";
 import type { CompactionStore } from "./store";
 import { createSqliteCompactionStore, sqliteCompactionVerbs } from "./store/sqlite-store";
@@ -138,18 +138,18 @@ export function steppingClock(startMs: number, stepMs: number): { now(): number 
  * Enables the policy with `age` and records an approved skip preparation,
  * through the real record API (two writes: the first assigns the revision).
  */
-export function armPolicy(sqlite: Sqlite, age: RetentionAge = { value: 1, unit: "weeks" }, nowMs = NOW_MS): Promise<number> {
+export function armPolicy(sqlite: Sqlite, age: CompactionAge = { value: 1, unit: "weeks" }, nowMs = NOW_MS): Promise<number> {
   return armPolicyOn(storeOf(sqlite), age, nowMs);
 }
 
 /** armPolicy through any engine's compaction store. */
-export async function armPolicyOn(store: CompactionStore, age: RetentionAge = { value: 1, unit: "weeks" }, nowMs = NOW_MS): Promise<number> {
-  const { record } = await updateRetentionRecord(store, {
+export async function armPolicyOn(store: CompactionStore, age: CompactionAge = { value: 1, unit: "weeks" }, nowMs = NOW_MS): Promise<number> {
+  const { record } = await updateCompactionRecord(store, {
     nowMs,
     mutate: (current) => ({ ...current, policy: { ...current.policy, enabled: true, age } }),
   });
   const revision = record.policy.revision;
-  await updateRetentionRecord(store, {
+  await updateCompactionRecord(store, {
     nowMs,
     mutate: (current) => {
       current.runtime.preparation = {
@@ -178,13 +178,13 @@ export function storeOf(sqlite: Sqlite): CompactionStore {
 }
 
 /**
- * The stored record as readRetentionRecord reads it, synchronously on the
+ * The stored record as readCompactionRecord reads it, synchronously on the
  * test's connection (for assertions between steps; the domain reads it
  * through the store).
  */
-export function readRecordSync(sqlite: Sqlite): RetentionRead {
+export function readRecordSync(sqlite: Sqlite): CompactionRead {
   const text = sqliteCompactionVerbs(sqlite).readRecordText();
   if (text === null) return { state: "missing", record: createDefaultRecord() };
-  const record = parseRetentionRecord(text);
+  const record = parseCompactionRecord(text);
   return record ? { state: "ok", record } : { state: "malformed", errorCode: "settings_malformed" };
 }

@@ -85,7 +85,7 @@ export const messages = sqliteTable(
     index("messages_session_updated_at_idx").on(t.sessionId, t.updatedAtMs),
     index("messages_session_type_idx").on(t.sessionId, t.type),
     index("messages_session_tool_call_idx").on(t.sessionId, t.toolCallId),
-    // Retention: keyset pages of one session's messages in rowid order (the
+    // Compaction: keyset pages of one session's messages in rowid order (the
     // index entries are (session_id, rowid)), and the ownership probe that
     // finds a message whose turn belongs to another session without reading rows.
     index("messages_session_rowid_idx").on(t.sessionId),

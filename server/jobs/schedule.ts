@@ -1,4 +1,4 @@
-// Timing rules of the retention worker (spec: Scheduling). Pure functions of
+// Timing rules of the compaction worker (spec: Scheduling). Pure functions of
 // instants so the worker and its tests agree on one definition.
 
 export const DAY_MS = 24 * 60 * 60 * 1000;

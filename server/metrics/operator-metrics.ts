@@ -6,7 +6,7 @@
 import "server-only";
 import { Gauge, Registry } from "prom-client";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
-import { readRetentionRecord } from "@/server/compaction/policy/record";
+import { readCompactionRecord } from "@/server/compaction/policy/record";
 import type { EventBus } from "@/server/events/bus";
 import type { Stores } from "@/server/stores";
 import { safeLabel } from "./labels";
@@ -103,7 +103,7 @@ export function createOperatorMetrics(options: { token: string | null; bus: Even
 
   const readRecord = async () => {
     const store = sources.stores()?.compaction;
-    return store ? tryRead(() => readRetentionRecord(store)) : null;
+    return store ? tryRead(() => readCompactionRecord(store)) : null;
   };
   new Gauge({
     name: `${p}compaction_worker_state`,

@@ -5,10 +5,10 @@
 import "server-only";
 import { AsyncResource } from "node:async_hooks";
 import { Counter, Histogram, type Registry } from "prom-client";
-import type { RetentionOperation } from "@/lib/compaction/policy";
+import type { CompactionOperation } from "@/lib/compaction/policy";
 import type { SystemEvent } from "@/lib/events/api";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
-import { readRetentionRecord } from "@/server/compaction/policy/record";
+import { readCompactionRecord } from "@/server/compaction/policy/record";
 import type { CompactionStore } from "@/server/compaction/store";
 import type { EventBus } from "@/server/events/bus";
 import { safeLabel } from "./labels";
@@ -75,7 +75,7 @@ export function observePasses(options: {
   const counted: string[] = [];
   let lastSuccessMs: number | null = null;
 
-  const count = (operation: RetentionOperation) => {
+  const count = (operation: CompactionOperation) => {
     metrics.messages.inc(operation.changedMessages);
     metrics.bytes.inc(operation.payloadBytes);
     const started = operation.startedAt ? parseRfc3339(operation.startedAt) : null;
@@ -94,7 +94,7 @@ export function observePasses(options: {
   const look = AsyncResource.bind(async (operationId: string, store: CompactionStore) => {
     looking.add(operationId);
     try {
-      const read = await readRetentionRecord(store);
+      const read = await readCompactionRecord(store);
       const latest = read.state === "malformed" ? null : read.record.runtime.latestRun;
       if (latest?.id !== operationId || counted.includes(operationId)) return;
       counted.push(operationId);

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act, cleanup, renderHook } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RetentionPolicy } from "@/lib/compaction/policy";
+import type { CompactionPolicy } from "@/lib/compaction/policy";
 import type { PutPolicyBody } from "@/lib/compaction/api";
 import { toCompactionError } from "./errors";
 import { ApiError } from "@/lib/query/fetch-json";
@@ -12,7 +12,7 @@ import type { CompactionStatusBody } from "@/lib/compaction/api";
 
 afterEach(cleanup);
 
-const policy = (revision: number, patch: Partial<RetentionPolicy> = {}): RetentionPolicy => ({ enabled: false, age: { value: 3, unit: "months" }, revision, ...patch });
+const policy = (revision: number, patch: Partial<CompactionPolicy> = {}): CompactionPolicy => ({ enabled: false, age: { value: 3, unit: "months" }, revision, ...patch });
 
 function failure(status: number, code: string): ActionResult<CompactionStatusBody> {
   const error = new ApiError({ status, code: code as ApiError["code"], message: code, body: null, retryAfterSeconds: null });
@@ -25,7 +25,7 @@ function deferred<T>() {
   return { promise, resolve };
 }
 
-function mount(initial: RetentionPolicy) {
+function mount(initial: CompactionPolicy) {
   return renderHook(({ serverPolicy }) => useCompactionDraft({ serverPolicy }), { initialProps: { serverPolicy: initial } });
 }
 

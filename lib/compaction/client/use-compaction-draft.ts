@@ -9,7 +9,7 @@
 //   backup_choice_required still asks for it if the server knew better.
 // - 409 conflict keeps the draft and shows the server's policy beside it.
 import { useCallback, useMemo, useState } from "react";
-import type { AgeUnit, RetentionPolicy } from "@/lib/compaction/policy";
+import type { AgeUnit, CompactionPolicy } from "@/lib/compaction/policy";
 import { cutoffCanMoveLater } from "@/lib/compaction/period-rule";
 import type { ActionResult } from "./use-compaction";
 import type { CompactionStatusBody } from "@/lib/compaction/api";
@@ -19,7 +19,7 @@ import { buildPutBody, draftFromPolicy, parseDraftAge, sameDraft, type BackupCho
 type SaveFn = (body: PutPolicyBody) => Promise<ActionResult<CompactionStatusBody>>;
 
 type DraftState = {
-  base: RetentionPolicy | null;
+  base: CompactionPolicy | null;
   draft: PolicyDraftForm | null;
   choice: BackupChoice | null;
   acknowledged: boolean;
@@ -31,7 +31,7 @@ type DraftState = {
 
 const INITIAL: DraftState = { base: null, draft: null, choice: null, acknowledged: false, choiceRequired: false, conflict: false, saving: false };
 
-function adoptServerPolicy(current: DraftState, serverPolicy: RetentionPolicy): DraftState {
+function adoptServerPolicy(current: DraftState, serverPolicy: CompactionPolicy): DraftState {
   if (!current.base || !current.draft) return { ...current, base: serverPolicy, draft: draftFromPolicy(serverPolicy) };
   if (current.base.revision === serverPolicy.revision || current.conflict || current.saving) return current;
   if (!sameDraft(current.draft, draftFromPolicy(current.base))) return current;
@@ -39,7 +39,7 @@ function adoptServerPolicy(current: DraftState, serverPolicy: RetentionPolicy): 
 }
 
 export function useCompactionDraft(options: {
-  serverPolicy: RetentionPolicy | undefined;
+  serverPolicy: CompactionPolicy | undefined;
   preparationFailed?: boolean;
   /** The saved policy is enabled AND approved (status `armed`); unknown counts as approved when enabled. */
   approved?: boolean;
@@ -49,7 +49,7 @@ export function useCompactionDraft(options: {
 
   // Adopt the server policy while the draft is clean (first load, another
   // tab's save). Done while rendering, when the server policy object changes.
-  const [seenPolicy, setSeenPolicy] = useState<RetentionPolicy | undefined>(undefined);
+  const [seenPolicy, setSeenPolicy] = useState<CompactionPolicy | undefined>(undefined);
   if (serverPolicy !== seenPolicy) {
     setSeenPolicy(serverPolicy);
     if (serverPolicy) setState((current) => adoptServerPolicy(current, serverPolicy));
@@ -151,4 +151,4 @@ export function useCompactionDraft(options: {
   );
 }
 
-export type ToolPayloadRetentionDraft = ReturnType<typeof useCompactionDraft>;
+export type CompactionDraft = ReturnType<typeof useCompactionDraft>;

@@ -15,7 +15,7 @@
 // cannot express "a newer action or an unmount makes this settle silently".
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { RetentionAge } from "@/lib/compaction/policy";
+import type { CompactionAge } from "@/lib/compaction/policy";
 import type { PutPolicyBody, CompactionStatusBody } from "@/lib/compaction/api";
 import { isAbortError, toCompactionError, type CompactionAction, type CompactionError } from "./errors";
 import { fetchCompactionStatus, postAnalyze, postCancel, postRun, putCompactionPolicy } from "./fetchers";
@@ -36,7 +36,7 @@ export type UseCompaction = {
   refresh: () => Promise<void>;
   dismissActionError: () => void;
   save: (body: PutPolicyBody) => Promise<ActionResult<CompactionStatusBody>>;
-  analyze: (age: RetentionAge) => Promise<ActionResult<{ operationId: string }>>;
+  analyze: (age: CompactionAge) => Promise<ActionResult<{ operationId: string }>>;
   /** `outsideWindow`: the administrator confirmed running outside the maintenance window. */
   run: (expectedRevision: number, options?: { outsideWindow?: boolean }) => Promise<ActionResult<{ operationId: string }>>;
   cancel: (operationId: string) => Promise<ActionResult<unknown>>;
@@ -119,7 +119,7 @@ export function useCompaction(options: { enabled?: boolean } = {}): UseCompactio
       runAction("save", () => putCompactionPolicy(body), (data) => queryClient.setQueryData(compactionKeys.status(), data)),
     [runAction, queryClient],
   );
-  const analyze = useCallback((age: RetentionAge) => runAction("analyze", () => postAnalyze({ age })), [runAction]);
+  const analyze = useCallback((age: CompactionAge) => runAction("analyze", () => postAnalyze({ age })), [runAction]);
   const run = useCallback(
     (expectedRevision: number, options?: { outsideWindow?: boolean }) =>
       runAction("run", () => postRun(options?.outsideWindow ? { expectedRevision, outsideWindow: true } : { expectedRevision })),

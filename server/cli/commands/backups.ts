@@ -1,7 +1,7 @@
 import { backupReceiptSchema, backupsResponseSchema, backupVerificationSchema } from "@/lib/database/api";
 import { auditedAsync } from "@/server/audit/record";
 import { allPinnedBackupNames } from "@/server/checkpoints/schedule/pinned-backup";
-import { getRetentionStatus } from "@/server/compaction/service";
+import { getCompactionStatus } from "@/server/compaction/service";
 import { listBackups, MANUAL_BACKUPS_KEPT } from "@/server/maintenance/backups/catalog";
 import { createBackup } from "@/server/maintenance/backups/create";
 import { verifyBackupByName } from "@/server/maintenance/backups/verify";
@@ -40,7 +40,7 @@ export async function backupListCommand(env: CommandEnv): Promise<ExitCode> {
 
 /** 0 when the backup is sound, 1 when it is missing, changed or corrupt. */
 export async function backupVerifyCommand(env: CommandEnv, name: string): Promise<ExitCode> {
-  const receipt = (await getRetentionStatus(env.rt)).preparation.receipt;
+  const receipt = (await getCompactionStatus(env.rt)).preparation.receipt;
   const result = await verifyBackupByName({
     store: env.rt.stores.maintenance,
     dbFile: env.rt.dbFile,

@@ -1,7 +1,7 @@
 import { compactionStatusBodySchema, type CompactionStatusBody } from "@/lib/compaction/api";
-import type { RetentionAge, RetentionOperation } from "@/lib/compaction/policy";
+import type { CompactionAge, CompactionOperation } from "@/lib/compaction/policy";
 import { AppError } from "@/server/errors";
-import { analyzeRetention, cancelRetention, getRetentionStatus, putRetentionPolicy, runRetention } from "@/server/compaction/service";
+import { analyzeCompaction, cancelCompaction, getCompactionStatus, putCompactionPolicy, runCompaction } from "@/server/compaction/service";
 import type { OpenRuntime } from "@/server/runtime";
 import { EXIT, type ExitCode } from "../exit-codes";
 import { followOperation, type FollowOutcome } from "../follow";
@@ -23,7 +23,7 @@ async function printStatus(env: CommandEnv, status: CompactionStatusBody, headli
 }
 
 /** 0 done, 5 partial or cancelled, 1 failed. */
-function exitForOperation(operation: RetentionOperation | null, outcome: FollowOutcome): ExitCode {
+function exitForOperation(operation: CompactionOperation | null, outcome: FollowOutcome): ExitCode {
   if (outcome !== "ended") return EXIT.partial;
   if (!operation) return EXIT.failed;
   if (operation.state === "succeeded") return EXIT.done;
@@ -49,15 +49,15 @@ async function follow(env: CommandEnv, options: { operationId: string; label: st
 }
 
 export async function statusCommand(env: CommandEnv): Promise<ExitCode> {
-  await printStatus(env, await getRetentionStatus(env.rt));
+  await printStatus(env, await getCompactionStatus(env.rt));
   return EXIT.done;
 }
 
-export async function analyzeCommand(env: CommandEnv, options: { age: RetentionAge | null }): Promise<ExitCode> {
-  const age = options.age ?? (await getRetentionStatus(env.rt)).policy.age;
-  const { operationId } = await analyzeRetention(env.rt, { age });
+export async function analyzeCommand(env: CommandEnv, options: { age: CompactionAge | null }): Promise<ExitCode> {
+  const age = options.age ?? (await getCompactionStatus(env.rt)).policy.age;
+  const { operationId } = await analyzeCompaction(env.rt, { age });
   const outcome = await follow(env, { operationId, label: "analysis", untilDone: true });
-  const status = await getRetentionStatus(env.rt);
+  const status = await getCompactionStatus(env.rt);
   const analysis = status.latestAnalysis?.id === operationId ? status.latestAnalysis : null;
   await printStatus(env, status, `analysis ${operationId}: ${analysis?.state ?? "ended"}`);
   return exitForOperation(analysis, outcome);
@@ -70,10 +70,10 @@ export async function analyzeCommand(env: CommandEnv, options: { age: RetentionA
  */
 export async function enableCommand(
   env: CommandEnv,
-  options: { age: RetentionAge | null; preparation: "backup" | "skip" | undefined; untilDone: boolean; outsideWindow: boolean },
+  options: { age: CompactionAge | null; preparation: "backup" | "skip" | undefined; untilDone: boolean; outsideWindow: boolean },
 ): Promise<ExitCode> {
-  const before = await getRetentionStatus(env.rt);
-  const saved = await putRetentionPolicy(
+  const before = await getCompactionStatus(env.rt);
+  const saved = await putCompactionPolicy(
     env.rt,
     { policy: { enabled: true, age: options.age ?? before.policy.age }, expectedRevision: before.policy.revision, preparation: options.preparation },
     "cli",
@@ -96,7 +96,7 @@ export async function enableCommand(
     env.signal.removeEventListener("abort", onAbort);
     progress.stop();
   }
-  let status = await getRetentionStatus(env.rt);
+  let status = await getCompactionStatus(env.rt);
   if (status.preparation.state === "failed") {
     await printStatus(env, status, `enabled revision ${saved.policy.revision}, but preparation failed: ${status.preparation.errorCode ?? "unknown"}`);
     return EXIT.failed;
@@ -107,34 +107,34 @@ export async function enableCommand(
     return EXIT.done;
   }
   const outcome = await follow(env, { operationId: pass, label: "first pass", untilDone: options.untilDone });
-  status = await getRetentionStatus(env.rt);
+  status = await getCompactionStatus(env.rt);
   const run = status.latestRun?.id === pass ? status.latestRun : null;
   await printStatus(env, status, `enabled revision ${saved.policy.revision}; first pass ${run?.state ?? "ended"}${workLeftNote(outcome)}`);
   return exitForOperation(run, outcome);
 }
 
 export async function disableCommand(env: CommandEnv): Promise<ExitCode> {
-  const before = await getRetentionStatus(env.rt);
-  const saved = await putRetentionPolicy(env.rt, { policy: { enabled: false, age: before.policy.age }, expectedRevision: before.policy.revision });
+  const before = await getCompactionStatus(env.rt);
+  const saved = await putCompactionPolicy(env.rt, { policy: { enabled: false, age: before.policy.age }, expectedRevision: before.policy.revision });
   await printStatus(env, saved, `disabled (revision ${saved.policy.revision})`);
   return EXIT.done;
 }
 
 /** Outside the maintenance window the run is refused unless `outsideWindow` confirms it. */
 export async function runCommand(env: CommandEnv, options: { untilDone: boolean; outsideWindow: boolean }): Promise<ExitCode> {
-  const before = await getRetentionStatus(env.rt);
-  const { operationId } = await runRetention(env.rt, { expectedRevision: before.policy.revision, outsideWindow: options.outsideWindow });
+  const before = await getCompactionStatus(env.rt);
+  const { operationId } = await runCompaction(env.rt, { expectedRevision: before.policy.revision, outsideWindow: options.outsideWindow });
   const outcome = await follow(env, { operationId, label: "compaction", untilDone: options.untilDone });
-  const status = await getRetentionStatus(env.rt);
+  const status = await getCompactionStatus(env.rt);
   const run = status.latestRun?.id === operationId ? status.latestRun : null;
   await printStatus(env, status, `run ${operationId}: ${run?.state ?? "ended"}${workLeftNote(outcome)}`);
   return exitForOperation(run, outcome);
 }
 
 export async function cancelCommand(env: CommandEnv, options: { operationId: string | undefined }): Promise<ExitCode> {
-  const operationId = options.operationId ?? (await getRetentionStatus(env.rt)).activeOperation?.id;
+  const operationId = options.operationId ?? (await getCompactionStatus(env.rt)).activeOperation?.id;
   if (!operationId) throw new AppError("conflict", "No operation is active.");
-  const status = await cancelRetention(env.rt, { operationId });
+  const status = await cancelCompaction(env.rt, { operationId });
   await printStatus(env, status, `cancelled ${operationId}`);
   return EXIT.done;
 }

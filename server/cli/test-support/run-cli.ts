@@ -24,7 +24,7 @@ function collect(child: ChildProcess): Promise<CliResult> {
   });
 }
 
-export function runCompaction(dbFile: string, args: string[], extraEnv: Record<string, string> = {}, cwd: string = ROOT): Promise<CliResult> {
+export function runCompactionCli(dbFile: string, args: string[], extraEnv: Record<string, string> = {}, cwd: string = ROOT): Promise<CliResult> {
   return collect(spawn(process.execPath, [path.join(ROOT, "bin/compaction.mjs"), ...args], { env: childEnv(dbFile, extraEnv), cwd }));
 }
 

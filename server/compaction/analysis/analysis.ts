@@ -7,7 +7,7 @@
 import "server-only";
 import type { Clock } from "@/server/clock";
 import { formatUtc } from "@/lib/time/rfc3339";
-import type { RetentionAge, RetentionOperation } from "@/lib/compaction/policy";
+import type { CompactionAge, CompactionOperation } from "@/lib/compaction/policy";
 import { PAGE_LIMITS } from "../cleanup/candidates";
 import type { CompactionStore } from "../store";
 import { computeCutoff } from "../eligibility/cutoff";
@@ -20,12 +20,12 @@ export type AnalysisOptions = {
   store: CompactionStore;
   operationId: string;
   /** The draft age being analysed (not necessarily the saved policy). */
-  age: RetentionAge;
+  age: CompactionAge;
   clock: Clock;
   /** Cancellation, checked between pages and tasks. */
   shouldStop?: () => boolean;
   /** Receives a snapshot after every chunk (never payload bodies). */
-  onProgress?: (operation: RetentionOperation) => unknown;
+  onProgress?: (operation: CompactionOperation) => unknown;
   /** Yields to the event loop between chunks (default: setImmediate). */
   pause?: () => Promise<void>;
   /** Work time per chunk before pausing. */
@@ -37,7 +37,7 @@ export type AnalysisOptions = {
 export type PartialReason = "cancelled" | "work_budget" | "eligibility_budget";
 
 export type AnalysisResult = {
-  operation: RetentionOperation;
+  operation: CompactionOperation;
   /** Always true: rows change while the scan runs. */
   estimate: true;
   scanWindow: { startedAt: string; finishedAt: string };
@@ -48,7 +48,7 @@ const DEFAULT_CHUNK_MS = 50;
 const DEFAULT_WORK_BUDGET_MS = 10 * 60_000;
 
 /** Readable and stable, so a client can compare it with its current draft. */
-export function fingerprintAge(age: RetentionAge): string {
+export function fingerprintAge(age: CompactionAge): string {
   return `${age.unit}:${age.value}`;
 }
 
@@ -69,7 +69,7 @@ export async function runAnalysis(options: AnalysisOptions): Promise<AnalysisRes
   let chunkStart = clock.now();
   let partialReason: PartialReason | null = null;
 
-  const snapshot = (state: RetentionOperation["state"], finishedMs: number | null) =>
+  const snapshot = (state: CompactionOperation["state"], finishedMs: number | null) =>
     tallyOperation({ tally, id: options.operationId, kind: "analysis", state, startedMs, finishedMs, cutoffMs, fingerprint: fingerprintAge(age) });
 
   const endChunkIfDue = async () => {

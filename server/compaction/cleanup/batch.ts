@@ -18,8 +18,8 @@
 import "server-only";
 import type { Clock } from "@/server/clock";
 import { formatUtc } from "@/lib/time/rfc3339";
-import type { RetentionRecord } from "../policy/policy-schema";
-import { withRetentionRecordInTx } from "../policy/record";
+import type { CompactionRecord } from "../policy/policy-schema";
+import { withCompactionRecordInTx } from "../policy/record";
 import type { StoredEncoding } from "../reducer/reducer";
 import type { CompactionStore } from "../store";
 import type { IneligibleReason } from "../eligibility/eligibility";
@@ -103,7 +103,7 @@ export type BatchInput = {
 };
 
 /** The gates every batch re-checks inside its writer transaction. */
-export async function checkPassGates(tx: CompactionStore, record: RetentionRecord, pass: PassIdentity): Promise<GateFailure | null> {
+export async function checkPassGates(tx: CompactionStore, record: CompactionRecord, pass: PassIdentity): Promise<GateFailure | null> {
   const { policy, runtime } = record;
   if (!policy.enabled) return "disabled";
   if (policy.revision !== pass.revision) return "policy_changed";
@@ -114,7 +114,7 @@ export async function checkPassGates(tx: CompactionStore, record: RetentionRecor
 }
 
 /** The cursor and running operation as stored after a commit. */
-export function withProgress(record: RetentionRecord, pass: PassIdentity, position: ScanPosition, tally: Tally): RetentionRecord {
+export function withProgress(record: CompactionRecord, pass: PassIdentity, position: ScanPosition, tally: Tally): CompactionRecord {
   const next = structuredClone(record);
   next.runtime.schemaVersion = pass.schemaVersion;
   next.runtime.cursor = {
@@ -143,7 +143,7 @@ export function withProgress(record: RetentionRecord, pass: PassIdentity, positi
 export async function runBatch(input: BatchInput): Promise<BatchOutcome> {
   const { store, clock, pass, groups } = input;
   return store.writeTransaction((tx): Promise<BatchOutcome> => {
-    return withRetentionRecordInTx(tx, async ({ current, write }): Promise<BatchOutcome> => {
+    return withCompactionRecordInTx(tx, async ({ current, write }): Promise<BatchOutcome> => {
       if (current.state === "malformed") return { outcome: "gated", reason: "settings_malformed" };
       const gate = await checkPassGates(tx, current.record, pass);
       if (gate) return { outcome: "gated", reason: gate };

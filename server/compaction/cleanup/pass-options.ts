@@ -2,7 +2,7 @@
 import "server-only";
 import type { Clock, Timers } from "@/server/clock";
 import type { Logger } from "@/server/log";
-import type { OperationState, RetentionOperation } from "@/lib/compaction/policy";
+import type { OperationState, CompactionOperation } from "@/lib/compaction/policy";
 import type { PageLimits } from "./candidates";
 import type { GateFailure, PreparedRow } from "./batch";
 import type { CompactionStore } from "../store";
@@ -54,7 +54,7 @@ export type CleanupPassResult = {
   /** True when the pass paused on its work budget and must be resumed. */
   continuation: boolean;
   continueAfterMs: number | null;
-  operation: RetentionOperation | null;
+  operation: CompactionOperation | null;
 };
 
 export function waitWith(timers: Timers): (ms: number) => Promise<void> {

@@ -1,14 +1,14 @@
-// Start and end of a cleanup pass in the retention record, each in its own
+// Start and end of a cleanup pass in the compaction record, each in its own
 // writer transaction. Starting either resumes the stored cursor (ordinary
 // restart) or captures fresh upper bounds and one cutoff; a stored cursor
 // from another schema version ends that pass partial and the caller starts
 // a fresh one later.
 import "server-only";
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
-import type { OperationState, RetentionOperation } from "@/lib/compaction/policy";
+import type { OperationState, CompactionOperation } from "@/lib/compaction/policy";
 import { computeCutoff } from "../eligibility/cutoff";
 import { withProgress, type GateFailure, type PassIdentity } from "./batch";
-import { withRetentionRecordInTx } from "../policy/record";
+import { withCompactionRecordInTx } from "../policy/record";
 import type { CompactionStore } from "../store";
 import { START_POSITION, type ScanPosition } from "./scan";
 import { createTally, tallyFromOperation, tallyOperation, type Tally } from "./tally";
@@ -16,13 +16,13 @@ import { createTally, tallyFromOperation, tallyOperation, type Tally } from "./t
 export type PassStart =
   | { kind: "ready"; pass: PassIdentity; position: ScanPosition; committed: Tally; resumed: boolean }
   | { kind: "blocked"; reason: GateFailure | "operation_active" }
-  | { kind: "ended"; reason: "schema_changed"; operation: RetentionOperation };
+  | { kind: "ended"; reason: "schema_changed"; operation: CompactionOperation };
 
 /** Opens (or resumes) the pass of `operationId`. */
 export async function startPass(store: CompactionStore, options: { operationId: string; nowMs: number }): Promise<PassStart> {
   const { operationId, nowMs } = options;
   return store.writeTransaction((tx) =>
-    withRetentionRecordInTx(tx, async ({ current, write }): Promise<PassStart> => {
+    withCompactionRecordInTx(tx, async ({ current, write }): Promise<PassStart> => {
       if (current.state === "malformed") return { kind: "blocked", reason: "settings_malformed" };
       const record = current.record;
       const { policy, runtime } = record;
@@ -38,7 +38,7 @@ export async function startPass(store: CompactionStore, options: { operationId: 
         if (runtime.schemaVersion !== schemaVersion) {
           // Compaction or a migration moved rows under the cursor: end the
           // pass partial with what it committed; the next pass starts fresh.
-          const operation: RetentionOperation = { ...active, state: "partial", finishedAt: formatUtc(nowMs), errorCode: "schema_changed" };
+          const operation: CompactionOperation = { ...active, state: "partial", finishedAt: formatUtc(nowMs), errorCode: "schema_changed" };
           if (operation.progress) operation.progress = { ...operation.progress, totalTasks: null };
           const next = structuredClone(record);
           Object.assign(next.runtime, { cursor: null, schemaVersion: null, activeOperation: null, latestRun: operation });
@@ -78,7 +78,7 @@ export async function startPass(store: CompactionStore, options: { operationId: 
 /** Saves the cursor and counts of a pass that pauses for a continuation. */
 export async function savePassProgress(store: CompactionStore, options: { pass: PassIdentity; position: ScanPosition; tally: Tally; nowMs: number }): Promise<void> {
   await store.writeTransaction((tx) =>
-    withRetentionRecordInTx(tx, async ({ current, write }) => {
+    withCompactionRecordInTx(tx, async ({ current, write }) => {
       if (current.state === "malformed") return;
       if (current.record.runtime.activeOperation?.id !== options.pass.operationId) return;
       await write(withProgress(current.record, options.pass, options.position, options.tally), options.nowMs);
@@ -90,7 +90,7 @@ export async function savePassProgress(store: CompactionStore, options: { pass: 
 export async function finishPass(
   store: CompactionStore,
   options: { pass: PassIdentity; tally: Tally; state: OperationState; errorCode: string | null; nowMs: number },
-): Promise<RetentionOperation> {
+): Promise<CompactionOperation> {
   const { pass, tally, state, nowMs } = options;
   const operation = tallyOperation({
     tally,
@@ -104,7 +104,7 @@ export async function finishPass(
   });
   operation.errorCode = options.errorCode;
   await store.writeTransaction((tx) =>
-    withRetentionRecordInTx(tx, async ({ current, write }) => {
+    withCompactionRecordInTx(tx, async ({ current, write }) => {
       if (current.state === "malformed") return;
       const active = current.record.runtime.activeOperation;
       // Another operation took over (cancel then a new run): leave its state alone.

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { manualClock } from "@/server/clock";
 import { openDatabase } from "@/server/db/client";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
-import { updateRetentionRecord } from "../policy/record";
+import { updateCompactionRecord } from "../policy/record";
 import { runCleanupPass, yieldAfter, type CleanupPassOptions } from "./pass";
 import { NOW_MS, armPolicy, countMarkedRows, insertMessage, seedOldTask, shellMetadata, steppingClock, storeOf, readRecordSync } from "../test-support";
 
@@ -136,7 +136,7 @@ describe("cleanup pass", () => {
       beforeBatch: async () => {
         batches += 1;
         // Disabled by an administrator after the rows were read.
-        if (batches === 2) await updateRetentionRecord(storeOf(t.sqlite), { nowMs: NOW_MS, mutate: (r) => ({ ...r, policy: { ...r.policy, enabled: false } }) });
+        if (batches === 2) await updateCompactionRecord(storeOf(t.sqlite), { nowMs: NOW_MS, mutate: (r) => ({ ...r, policy: { ...r.policy, enabled: false } }) });
       },
     });
     expect(result).toMatchObject({ state: "partial", reason: "disabled" });
@@ -262,7 +262,7 @@ describe("cleanup pass", () => {
 
   it("[TPR-PREP-02] a pass does not start without an approved revision", async () => {
     seedOldTask(t.sqlite, "a", 3);
-    await updateRetentionRecord(storeOf(t.sqlite), { nowMs: NOW_MS, mutate: (r) => ({ ...r, runtime: { ...r.runtime, approvedRevision: null } }) });
+    await updateCompactionRecord(storeOf(t.sqlite), { nowMs: NOW_MS, mutate: (r) => ({ ...r, runtime: { ...r.runtime, approvedRevision: null } }) });
     const result = await run();
     expect(result).toMatchObject({ state: "failed", reason: "not_approved" });
     expect(countMarkedRows(t.sqlite)).toBe(0);

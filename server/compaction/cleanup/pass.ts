@@ -104,12 +104,12 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
         // costs one rollback, so this cannot loop (a refused row is never
         // written again in this pass) and is not a failure of the pass.
         refused.add(error.rowid);
-        options.log?.warn({ operationId, code: error.code, engineCode: error.engineCode, rows: rows.length }, "retention batch rolled back: a row's rewrite was refused");
+        options.log?.warn({ operationId, code: error.code, engineCode: error.engineCode, rows: rows.length }, "compaction batch rolled back: a row's rewrite was refused");
         return "failed";
       }
       failures += 1;
       const code = error instanceof StatementDeadlineError ? error.code : "batch_error";
-      options.log?.warn({ operationId, failures, code, rows: rows.length }, "retention batch rolled back");
+      options.log?.warn({ operationId, failures, code, rows: rows.length }, "compaction batch rolled back");
       if (failures >= PASS_LIMITS.maxConsecutiveFailures) {
         stopReason = "batch_failures";
         return "stop";
@@ -140,7 +140,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     failures = 0;
     const batchMs = clock.now() - batchStarted;
     rowLimit = Math.min(maxBatchRows, nextRowLimit(rowLimit, batchMs));
-    options.log?.debug({ operationId, changed: result.changedIds.length, rows: result.rows, tasks: result.dropped.length }, "retention batch committed");
+    options.log?.debug({ operationId, changed: result.changedIds.length, rows: result.rows, tasks: result.dropped.length }, "compaction batch committed");
     // After the commit, outside the batch's failure handling: a listener
     // error propagates instead of retrying work that is already committed.
     await options.onBatch?.({ operationId, changedIds: result.changedIds, rows: result.rows, bytes: result.bytes });
@@ -270,7 +270,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
   const state = endState(reason, budgetSkips, total);
   const errorCode = reason === "complete" ? (budgetSkips ? "eligibility_budget" : null) : reason;
   const operation = await finishPass(store, { pass, tally: total, state, errorCode, nowMs });
-  options.log?.info({ operationId, state, changed: operation.changedMessages, bytes: operation.payloadBytes }, "retention pass ended");
+  options.log?.info({ operationId, state, changed: operation.changedMessages, bytes: operation.payloadBytes }, "compaction pass ended");
   return { state, reason, continuation: false, continueAfterMs: null, operation };
 }
 

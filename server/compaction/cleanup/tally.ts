@@ -4,7 +4,7 @@
 // TASKS, row-level reasons (reducer skips, oversize, conflict) count MESSAGES.
 import "server-only";
 import { formatUtc } from "@/lib/time/rfc3339";
-import type { OperationKind, OperationState, RetentionOperation } from "@/lib/compaction/policy";
+import type { OperationKind, OperationState, CompactionOperation } from "@/lib/compaction/policy";
 
 export type Tally = {
   processedTasks: number;
@@ -54,7 +54,7 @@ export function addTally(into: Tally, delta: Tally): void {
 }
 
 /** Restores counters from a stored operation (a resumed cleanup pass). */
-export function tallyFromOperation(operation: RetentionOperation): Tally {
+export function tallyFromOperation(operation: CompactionOperation): Tally {
   return {
     processedTasks: operation.progress?.processedTasks ?? 0,
     processedMessages: operation.progress?.processedMessages ?? 0,
@@ -68,7 +68,7 @@ export function tallyFromOperation(operation: RetentionOperation): Tally {
   };
 }
 
-type OperationCounts = Pick<RetentionOperation, "scannedRows" | "eligibleTasks" | "eligibleMessages" | "changedMessages" | "payloadBytes" | "skipped">;
+type OperationCounts = Pick<CompactionOperation, "scannedRows" | "eligibleTasks" | "eligibleMessages" | "changedMessages" | "payloadBytes" | "skipped">;
 
 /** The counters an operation record carries (all zero for a fresh tally). */
 export function operationCounts(tally: Tally): OperationCounts {
@@ -92,9 +92,9 @@ export function tallyOperation(options: {
   cutoffMs: number;
   fingerprint?: string;
   revision?: number;
-}): RetentionOperation {
+}): CompactionOperation {
   const { tally, state } = options;
-  const operation: RetentionOperation = {
+  const operation: CompactionOperation = {
     id: options.id,
     kind: options.kind,
     state,

@@ -4,7 +4,7 @@
 // writer transaction (eligibility.ts, recheck.ts). Setting or releasing a
 // hold is audited with the task id only.
 import "server-only";
-import type { TaskHold } from "@/lib/task-retention/api";
+import type { TaskHold } from "@/lib/task-compaction/api";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { audited, type AuditActor } from "@/server/audit/record";
 import type { AuditStore } from "@/server/audit/store";

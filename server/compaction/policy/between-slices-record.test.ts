@@ -9,7 +9,7 @@ import { armPolicy, NOW_MS, storeOf, readRecordSync } from "../test-support";
 import { acceptAnalysis, acceptCancel, acceptCleanup, type CommandContext } from "./commands";
 import { markActiveRunning, resumeWaitingCleanup } from "./operations";
 import { markBetweenSlices } from "./between-slices";
-import type { RetentionRecord } from "./policy-schema";
+import type { CompactionRecord } from "./policy-schema";
 
 let t: TestDb;
 let newId: () => string;
@@ -20,7 +20,7 @@ beforeEach(async () => {
 afterEach(() => t.close());
 
 const ctx = (): CommandContext => ({ store: storeOf(t.sqlite), nowMs: NOW_MS, newId });
-const runtime = (): RetentionRecord["runtime"] => (readRecordSync(t.sqlite) as { record: RetentionRecord }).record.runtime;
+const runtime = (): CompactionRecord["runtime"] => (readRecordSync(t.sqlite) as { record: CompactionRecord }).record.runtime;
 
 /** A cleanup pass in the slot that has run a slice. */
 async function passInSlot(): Promise<{ revision: number; passId: string }> {

@@ -7,22 +7,22 @@
 import "server-only";
 import type { CompactionStore } from "../store";
 import { editRecord } from "./operations";
-import type { RetentionRecord } from "./policy-schema";
-import { readRetentionRecord } from "./record";
+import type { CompactionRecord } from "./policy-schema";
+import { readCompactionRecord } from "./record";
 
 /**
  * The pass in the slot that its worker recorded as waiting for its
  * continuation: what a manual job accepted on an instance without the worker
  * lease (which cannot see that worker's timers) may take the slot from.
  */
-export function recordedBetweenSlices(record: RetentionRecord): string | null {
+export function recordedBetweenSlices(record: CompactionRecord): string | null {
   const { activeOperation, betweenSlices } = record.runtime;
   return betweenSlices && activeOperation?.kind === "cleanup" && activeOperation.id === betweenSlices ? betweenSlices : null;
 }
 
 /** The recorded between-slices pass of the stored record (status on an instance without the worker lease). */
 export async function betweenSlicesInRecord(store: CompactionStore): Promise<string | null> {
-  const read = await readRetentionRecord(store);
+  const read = await readCompactionRecord(store);
   return read.state === "malformed" ? null : recordedBetweenSlices(read.record);
 }
 

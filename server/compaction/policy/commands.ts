@@ -1,4 +1,4 @@
-// Validation of the retention API's commands against the durable record.
+// Validation of the compaction API's commands against the durable record.
 // Each check runs in the writer transaction that reserves the operation, so
 // two simultaneous requests cannot both pass (the second gets 409).
 import "server-only";
@@ -9,7 +9,7 @@ import { fingerprintAge } from "../analysis/analysis";
 import { computeCutoff } from "../eligibility/cutoff";
 import { editRecord, emptyOperation, reserveOperation, stepAsideForManualJob } from "./operations";
 import { recordedBetweenSlices } from "./between-slices";
-import type { RetentionAge, RetentionRecord } from "./policy-schema";
+import type { CompactionAge, CompactionRecord } from "./policy-schema";
 import type { CompactionStore } from "../store";
 
 export type CommandContext = { store: CompactionStore; nowMs: number; newId: IdGenerator };
@@ -21,12 +21,12 @@ export type CommandContext = { store: CompactionStore; nowMs: number; newId: IdG
  */
 type BetweenSlices = { waitingCleanupId?: string | null; waitingFromRecord?: boolean };
 
-function waitingPassOf(record: RetentionRecord, options: BetweenSlices): string | null | undefined {
+function waitingPassOf(record: CompactionRecord, options: BetweenSlices): string | null | undefined {
   return options.waitingFromRecord ? recordedBetweenSlices(record) : options.waitingCleanupId;
 }
 
 /** Accepts an analysis of a draft age; 409 while another operation is active. */
-export async function acceptAnalysis(ctx: CommandContext, options: { age: RetentionAge } & BetweenSlices): Promise<{ operationId: string }> {
+export async function acceptAnalysis(ctx: CommandContext, options: { age: CompactionAge } & BetweenSlices): Promise<{ operationId: string }> {
   const operationId = ctx.newId();
   await editRecord(ctx.store, ctx.nowMs, (record) => {
     // A pass between slices steps aside and resumes after this job.

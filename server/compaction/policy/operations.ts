@@ -1,4 +1,4 @@
-// The active-operation slot of the retention record. Analysis and cleanup
+// The active-operation slot of the compaction record. Analysis and cleanup
 // reserve it when they are accepted (so a duplicate request is a 409 and a
 // restart finds what was in flight); preparation lives in
 // runtime.preparation and queues behind them in the one worker.
@@ -6,9 +6,9 @@ import "server-only";
 import { AppError } from "@/server/errors";
 import { formatUtc } from "@/lib/time/rfc3339";
 import type { OperationEvent } from "@/lib/events/api";
-import type { OperationKind, OperationState, RetentionOperation, RetentionRecord } from "./policy-schema";
+import type { OperationKind, OperationState, CompactionOperation, CompactionRecord } from "./policy-schema";
 import type { CompactionStore } from "../store";
-import { withRetentionRecordInTx } from "./record";
+import { withCompactionRecordInTx } from "./record";
 import { createTally, operationCounts } from "../cleanup/tally";
 
 export function emptyOperation(options: {
@@ -17,7 +17,7 @@ export function emptyOperation(options: {
   state: OperationState;
   nowMs: number;
   cutoffMs?: number | null;
-}): RetentionOperation {
+}): CompactionOperation {
   return {
     id: options.id,
     kind: options.kind,
@@ -34,10 +34,10 @@ export function emptyOperation(options: {
 export async function editRecord<T>(
   store: CompactionStore,
   nowMs: number,
-  fn: (record: RetentionRecord) => { next: RetentionRecord | null; result: T },
+  fn: (record: CompactionRecord) => { next: CompactionRecord | null; result: T },
 ): Promise<T> {
   return store.writeTransaction((tx) =>
-    withRetentionRecordInTx(tx, async ({ current, write }) => {
+    withCompactionRecordInTx(tx, async ({ current, write }) => {
       if (current.state === "malformed") {
         throw new AppError("settings_malformed", "The stored Messages compaction settings are malformed.");
       }
@@ -49,7 +49,7 @@ export async function editRecord<T>(
 }
 
 /** Reserves the active slot, or 409 operation_active when another operation holds it. */
-export function reserveOperation(record: RetentionRecord, operation: RetentionOperation): RetentionRecord {
+export function reserveOperation(record: CompactionRecord, operation: CompactionOperation): CompactionRecord {
   const active = record.runtime.activeOperation;
   if (active) {
     throw new AppError("operation_active", `Another ${active.kind} operation is already active`, { operationId: active.id });
@@ -59,7 +59,7 @@ export function reserveOperation(record: RetentionRecord, operation: RetentionOp
 }
 
 /** Stores a finished analysis as the latest one and frees the slot if it still holds it. */
-export async function finishAnalysisRecord(store: CompactionStore, options: { operation: RetentionOperation; nowMs: number }): Promise<void> {
+export async function finishAnalysisRecord(store: CompactionStore, options: { operation: CompactionOperation; nowMs: number }): Promise<void> {
   await editRecord(store, options.nowMs, (record) => {
     record.runtime.latestAnalysis = options.operation;
     if (record.runtime.activeOperation?.id === options.operation.id) record.runtime.activeOperation = null;
@@ -73,7 +73,7 @@ export async function finishAnalysisRecord(store: CompactionStore, options: { op
  * manual job can reserve the slot. Only one pass can wait at a time; a second
  * manual job meets the one holding the slot and gets its 409.
  */
-export function stepAsideForManualJob(record: RetentionRecord, waitingCleanupId: string | null | undefined): void {
+export function stepAsideForManualJob(record: CompactionRecord, waitingCleanupId: string | null | undefined): void {
   const { runtime } = record;
   const active = runtime.activeOperation;
   if (!waitingCleanupId || active?.kind !== "cleanup" || active.id !== waitingCleanupId || runtime.waitingCleanup) return;
@@ -86,7 +86,7 @@ export function stepAsideForManualJob(record: RetentionRecord, waitingCleanupId:
 }
 
 /** Puts the waiting pass back into a free slot with its own cursor (in place). */
-function restoreWaiting(record: RetentionRecord): string | null {
+function restoreWaiting(record: CompactionRecord): string | null {
   const { runtime } = record;
   const waiting = runtime.waitingCleanup;
   if (!waiting || runtime.activeOperation) return null;
@@ -108,7 +108,7 @@ export function resumeWaitingCleanup(store: CompactionStore, nowMs: number): Pro
 }
 
 /** Updates the progress snapshot of the active operation (status reads show it). */
-export async function saveActiveProgress(store: CompactionStore, options: { operation: RetentionOperation; nowMs: number }): Promise<void> {
+export async function saveActiveProgress(store: CompactionStore, options: { operation: CompactionOperation; nowMs: number }): Promise<void> {
   await editRecord(store, options.nowMs, (record) => {
     if (record.runtime.activeOperation?.id !== options.operation.id) return { next: null, result: undefined };
     record.runtime.activeOperation = options.operation;
@@ -176,7 +176,7 @@ export function recoverInterrupted(
 }
 
 /** Moves the active operation from queued to running; returns it while it is still ours. */
-export function markActiveRunning(store: CompactionStore, options: { operationId: string; nowMs: number }): Promise<RetentionOperation | null> {
+export function markActiveRunning(store: CompactionStore, options: { operationId: string; nowMs: number }): Promise<CompactionOperation | null> {
   return editRecord(store, options.nowMs, (record) => {
     const active = record.runtime.activeOperation;
     if (active?.id !== options.operationId) return { next: null, result: null };
@@ -197,12 +197,12 @@ export function markActiveRunning(store: CompactionStore, options: { operationId
 export function endActiveOperation(
   store: CompactionStore,
   options: { operationId: string; state: "failed" | "cancelled"; code: string; nowMs: number },
-): Promise<RetentionOperation | null> {
+): Promise<CompactionOperation | null> {
   return editRecord(store, options.nowMs, (record) => {
     const waiting = record.runtime.waitingCleanup;
     if (waiting && waiting.id === options.operationId) {
       // A pass that stepped aside for a manual job ends where it waits.
-      const operation: RetentionOperation = { ...waiting, state: options.state, finishedAt: formatUtc(options.nowMs), errorCode: options.code };
+      const operation: CompactionOperation = { ...waiting, state: options.state, finishedAt: formatUtc(options.nowMs), errorCode: options.code };
       if (operation.progress) operation.progress = { ...operation.progress, totalTasks: null };
       record.runtime.latestRun = operation;
       record.runtime.waitingCleanup = null;
@@ -213,7 +213,7 @@ export function endActiveOperation(
     }
     const active = record.runtime.activeOperation;
     if (active?.id !== options.operationId) return { next: null, result: null };
-    const operation: RetentionOperation = { ...active, state: options.state, finishedAt: formatUtc(options.nowMs), errorCode: options.code };
+    const operation: CompactionOperation = { ...active, state: options.state, finishedAt: formatUtc(options.nowMs), errorCode: options.code };
     if (operation.progress) operation.progress = { ...operation.progress, totalTasks: null };
     if (active.kind === "analysis") {
       record.runtime.latestAnalysis = operation;
@@ -228,7 +228,7 @@ export function endActiveOperation(
 }
 
 /** The live event for an operation: identity, state and counts only. */
-export function operationEvent(operation: RetentionOperation): OperationEvent {
+export function operationEvent(operation: CompactionOperation): OperationEvent {
   const progress = operation.progress;
   return {
     type: "operation",

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { AGE_LIMITS, type RetentionAge } from "@/lib/compaction/policy";
+import { AGE_LIMITS, type CompactionAge } from "@/lib/compaction/policy";
 import { cutoffCanMoveLater } from "@/lib/compaction/period-rule";
 import { computeCutoff } from "../eligibility/cutoff";
 
 const DAY_MS = 86_400_000;
 
-function everyAge(): RetentionAge[] {
-  const ages: RetentionAge[] = [];
+function everyAge(): CompactionAge[] {
+  const ages: CompactionAge[] = [];
   for (let value = AGE_LIMITS.weeks.min; value <= AGE_LIMITS.weeks.max; value += 1) ages.push({ value, unit: "weeks" });
   for (let value = AGE_LIMITS.months.min; value <= AGE_LIMITS.months.max; value += 1) ages.push({ value, unit: "months" });
   return ages;
@@ -19,10 +19,10 @@ function everyDayOf(year: number): number[] {
   return days;
 }
 
-function parseLabel(label: string): [RetentionAge, RetentionAge] {
+function parseLabel(label: string): [CompactionAge, CompactionAge] {
   const [a, b] = label.split(" -> ").map((part) => {
     const [value, unit] = part.split(" ");
-    return { value: Number(value), unit } as RetentionAge;
+    return { value: Number(value), unit } as CompactionAge;
   });
   if (!a || !b) throw new Error(`bad label ${label}`);
   return [a, b];
@@ -55,8 +55,8 @@ describe("cutoffCanMoveLater", () => {
     const extra: string[] = [];
     for (let i = 0; i < n; i += 1) {
       for (let j = 0; j < n; j += 1) {
-        const approved = ages[i] as RetentionAge;
-        const next = ages[j] as RetentionAge;
+        const approved = ages[i] as CompactionAge;
+        const next = ages[j] as CompactionAge;
         const rule = cutoffCanMoveLater({ approved, next });
         const seen = witnessed[i * n + j] === 1;
         const label = `${approved.value} ${approved.unit} -> ${next.value} ${next.unit}`;

@@ -11,13 +11,13 @@ import {
   operationSchema,
   policySchema,
   preparationSchema,
-  type RetentionPolicy,
+  type CompactionPolicy,
 } from "@/lib/compaction/policy";
 
 export * from "@/lib/compaction/policy";
 
-export const RETENTION_SETTINGS_KEY = "tool_payload_retention";
-export const RETENTION_RECORD_VERSION = 1;
+export const COMPACTION_SETTINGS_KEY = "tool_payload_retention";
+export const COMPACTION_RECORD_VERSION = 1;
 
 /**
  * Keyset position of an unfinished cleanup pass. Upper bounds are captured
@@ -69,26 +69,26 @@ export const runtimeSchema = z.strictObject({
   lastErrorCode: z.string().max(64).nullable(),
 });
 
-export const retentionRecordSchema = z.strictObject({
-  version: z.literal(RETENTION_RECORD_VERSION),
+export const compactionRecordSchema = z.strictObject({
+  version: z.literal(COMPACTION_RECORD_VERSION),
   policy: policySchema,
   runtime: runtimeSchema,
 });
 
-export type RetentionCursor = z.infer<typeof cursorSchema>;
-export type RetentionRuntime = z.infer<typeof runtimeSchema>;
-export type RetentionRecord = z.infer<typeof retentionRecordSchema>;
+export type CompactionCursor = z.infer<typeof cursorSchema>;
+export type CompactionRuntime = z.infer<typeof runtimeSchema>;
+export type CompactionRecord = z.infer<typeof compactionRecordSchema>;
 
-export const DEFAULT_POLICY: RetentionPolicy = Object.freeze({
+export const DEFAULT_POLICY: CompactionPolicy = Object.freeze({
   enabled: false,
   age: Object.freeze({ value: 3, unit: "months" as const }),
   revision: 0,
-}) as RetentionPolicy;
+}) as CompactionPolicy;
 
 /** A fresh default record (new objects each call: callers may edit it). */
-export function createDefaultRecord(): RetentionRecord {
+export function createDefaultRecord(): CompactionRecord {
   return {
-    version: RETENTION_RECORD_VERSION,
+    version: COMPACTION_RECORD_VERSION,
     policy: { enabled: false, age: { value: 3, unit: "months" }, revision: 0 },
     runtime: {
       preparation: { state: "none", choice: null, revision: null, operationId: null, receipt: null, errorCode: null },
@@ -105,6 +105,6 @@ export function createDefaultRecord(): RetentionRecord {
 }
 
 /** True when two policies differ in what an administrator chose (not the revision). */
-export function policyChoiceChanged(a: RetentionPolicy, b: RetentionPolicy): boolean {
+export function policyChoiceChanged(a: CompactionPolicy, b: CompactionPolicy): boolean {
   return a.enabled !== b.enabled || a.age.value !== b.age.value || a.age.unit !== b.age.unit;
 }

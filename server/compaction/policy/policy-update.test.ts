@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { sequentialIds } from "@/server/ids";
 import { savePolicy } from "./policy-update";
-import { readRetentionStatus } from "../status";
+import { readCompactionStatus } from "../status";
 import { storeOf, readRecordSync } from "../test-support";
 
 const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);
@@ -34,7 +34,7 @@ describe("savePolicy", () => {
     expect(saved.runtime.preparation).toMatchObject({ state: "pending", choice: "backup", revision: 1, operationId: "prep-1" });
     expect(saved.runtime.approvedRevision).toBeNull();
     expect(effects).toEqual({ startPreparation: "prep-1", startInitialCleanup: false, stopOperations: [] });
-    expect((await readRetentionStatus(storeOf(t.sqlite), NOW)).armed).toBe(false);
+    expect((await readCompactionStatus(storeOf(t.sqlite), NOW)).armed).toBe(false);
   });
 
   it("[TPR-API-08] enabling without a backup choice is refused and changes nothing", async () => {
@@ -55,7 +55,7 @@ describe("savePolicy", () => {
     expect(saved.runtime.preparation).toMatchObject({ state: "ready", choice: "skip", revision: 1, receipt: { skippedAt: "2026-11-29T12:00:00.000Z" } });
     expect(saved.runtime.approvedRevision).toBe(1);
     expect(effects.startInitialCleanup).toBe(true);
-    expect((await readRetentionStatus(storeOf(t.sqlite), NOW)).armed).toBe(true);
+    expect((await readCompactionStatus(storeOf(t.sqlite), NOW)).armed).toBe(true);
   });
 
   it("[TPR-POL-03] a stale expected revision is a conflict and keeps the other administrator's choice", async () => {
@@ -81,7 +81,7 @@ describe("savePolicy", () => {
     expect(saved.policy.revision).toBe(2);
     expect(saved.runtime.approvedRevision).toBeNull();
     expect(saved.runtime.preparation.state).toBe("pending");
-    expect((await readRetentionStatus(storeOf(t.sqlite), NOW)).armed).toBe(false);
+    expect((await readCompactionStatus(storeOf(t.sqlite), NOW)).armed).toBe(false);
   });
 
   it("[TPR-PREP-02] 1 month -> 4 weeks saved on 1 March (same cutoff that day) still asks for the backup choice", async () => {
@@ -139,12 +139,12 @@ describe("savePolicy", () => {
   });
 });
 
-describe("readRetentionStatus", () => {
+describe("readCompactionStatus", () => {
   it("[TPR-POL-05] [TPR-API-06] missing settings read as disabled, malformed ones are reported, neither writes", async () => {
-    const status = await readRetentionStatus(storeOf(t.sqlite), NOW);
+    const status = await readCompactionStatus(storeOf(t.sqlite), NOW);
     expect(status).toMatchObject({ capability: "supported", recordState: "missing", policy: { enabled: false, age: months(3), revision: 0 }, armed: false });
     expect(t.sqlite.prepare("select count(*) c from settings").get()).toEqual({ c: 0 });
     t.sqlite.prepare("insert into settings (key, value, updated_at_ms) values ('tool_payload_retention', '{bad', 0)").run();
-    expect(await readRetentionStatus(storeOf(t.sqlite), NOW)).toMatchObject({ recordState: "malformed", lastErrorCode: "settings_malformed", armed: false });
+    expect(await readCompactionStatus(storeOf(t.sqlite), NOW)).toMatchObject({ recordState: "malformed", lastErrorCode: "settings_malformed", armed: false });
   });
 });

@@ -14,8 +14,8 @@ import { AppError } from "@/server/errors";
 import { formatUtc } from "@/lib/time/rfc3339";
 import type { IdGenerator } from "@/server/ids";
 import { cutoffCanMoveLater } from "@/lib/compaction/period-rule";
-import { updateRetentionRecord } from "./record";
-import type { PolicyDraft, RetentionRecord } from "./policy-schema";
+import { updateCompactionRecord } from "./record";
+import type { PolicyDraft, CompactionRecord } from "./policy-schema";
 import type { CompactionStore } from "../store";
 
 export type SavePolicyOptions = {
@@ -35,14 +35,14 @@ export type SavePolicyEffects = {
   stopOperations: string[];
 };
 
-export type SavePolicyResult = { record: RetentionRecord; effects: SavePolicyEffects };
+export type SavePolicyResult = { record: CompactionRecord; effects: SavePolicyEffects };
 
 /**
  * True when the new policy could delete anything the approved one would have
  * kept, on any date (not just the day of saving): a month and four weeks
  * agree on 1 March and not on 31 March.
  */
-export function needsPreparation(options: { previous: RetentionRecord; draft: PolicyDraft }): boolean {
+export function needsPreparation(options: { previous: CompactionRecord; draft: PolicyDraft }): boolean {
   const { previous, draft } = options;
   if (!draft.enabled) return false;
   const approved =
@@ -56,7 +56,7 @@ export function needsPreparation(options: { previous: RetentionRecord; draft: Po
 export async function savePolicy(store: CompactionStore, options: SavePolicyOptions): Promise<SavePolicyResult> {
   const { draft, expectedRevision, preparation, nowMs, newId } = options;
   const effects: SavePolicyEffects = { startPreparation: null, startInitialCleanup: false, stopOperations: [] };
-  const { record } = await updateRetentionRecord(store, {
+  const { record } = await updateCompactionRecord(store, {
     expectedRevision,
     nowMs,
     // A malformed record is replaced from defaults (disabled, unapproved):

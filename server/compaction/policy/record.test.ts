@@ -2,8 +2,8 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { AppError } from "@/server/errors";
-import { RETENTION_SETTINGS_KEY, createDefaultRecord, retentionRecordSchema, type RetentionRecord } from "./policy-schema";
-import { readRetentionRecord, updateRetentionRecord, withRetentionRecordInTx } from "./record";
+import { COMPACTION_SETTINGS_KEY, createDefaultRecord, compactionRecordSchema, type CompactionRecord } from "./policy-schema";
+import { readCompactionRecord, updateCompactionRecord, withCompactionRecordInTx } from "./record";
 import { storeOf } from "../test-support";
 
 const NOW = Date.UTC(2026, 5, 1);
@@ -17,10 +17,10 @@ afterEach(() => db.close());
 function storeRaw(value: string) {
   db.sqlite
     .prepare("INSERT OR REPLACE INTO settings (key, value, updated_at_ms) VALUES (?, ?, ?)")
-    .run(RETENTION_SETTINGS_KEY, value, NOW);
+    .run(COMPACTION_SETTINGS_KEY, value, NOW);
 }
 
-function enable(record: RetentionRecord, age = record.policy.age): RetentionRecord {
+function enable(record: CompactionRecord, age = record.policy.age): CompactionRecord {
   return { ...record, policy: { ...record.policy, enabled: true, age } };
 }
 
@@ -35,16 +35,16 @@ async function expectCode(fn: () => unknown, code: string) {
   throw new Error(`expected AppError ${code}`);
 }
 
-describe("retention settings record", () => {
+describe("compaction settings record", () => {
   it("[TPR-POL-01] uses key tool_payload_retention, version 1, disabled, 3 months by default", async () => {
-    expect(RETENTION_SETTINGS_KEY).toBe("tool_payload_retention");
-    const read = await readRetentionRecord(storeOf(db.sqlite));
+    expect(COMPACTION_SETTINGS_KEY).toBe("tool_payload_retention");
+    const read = await readCompactionRecord(storeOf(db.sqlite));
     expect(read.state).toBe("missing");
     if (read.state === "malformed") throw new Error("unreachable");
     expect(read.record.version).toBe(1);
     expect(read.record.policy).toEqual({ enabled: false, age: { value: 3, unit: "months" }, revision: 0 });
 
-    await updateRetentionRecord(storeOf(db.sqlite), { mutate: enable, nowMs: NOW });
+    await updateCompactionRecord(storeOf(db.sqlite), { mutate: enable, nowMs: NOW });
     const stored = db.sqlite.prepare("SELECT key, value, updated_at_ms AS at FROM settings").all() as {
       key: string;
       value: string;
@@ -64,7 +64,7 @@ describe("retention settings record", () => {
       { value: 1, unit: "months" },
       { value: 120, unit: "months" },
     ]) {
-      expect(retentionRecordSchema.safeParse(withAge(age)).success).toBe(true);
+      expect(compactionRecordSchema.safeParse(withAge(age)).success).toBe(true);
     }
     for (const age of [
       { value: 0, unit: "weeks" },
@@ -77,7 +77,7 @@ describe("retention settings record", () => {
       { value: 3, unit: "years" },
       { value: 3, unit: "months", extra: true },
     ]) {
-      expect(retentionRecordSchema.safeParse(withAge(age)).success, JSON.stringify(age)).toBe(false);
+      expect(compactionRecordSchema.safeParse(withAge(age)).success, JSON.stringify(age)).toBe(false);
     }
   });
 
@@ -90,22 +90,22 @@ describe("retention settings record", () => {
       { ...base, runtime: { ...base.runtime, preparation: { ...base.runtime.preparation, note: "x" } } },
       { ...base, version: 2 },
     ];
-    for (const variant of variants) expect(retentionRecordSchema.safeParse(variant).success).toBe(false);
+    for (const variant of variants) expect(compactionRecordSchema.safeParse(variant).success).toBe(false);
     // A mutation producing an invalid record writes nothing.
     await expect(
-      updateRetentionRecord(storeOf(db.sqlite), {
+      updateCompactionRecord(storeOf(db.sqlite), {
         mutate: (r) => ({ ...r, policy: { ...r.policy, age: { value: 999, unit: "months" } } }),
         nowMs: NOW,
       }),
     ).rejects.toThrow();
-    expect((await readRetentionRecord(storeOf(db.sqlite))).state).toBe("missing");
+    expect((await readCompactionRecord(storeOf(db.sqlite))).state).toBe("missing");
   });
 
   it("[TPR-POL-03] revision increases by one per policy change and stays on runtime-only writes", async () => {
-    const first = await updateRetentionRecord(storeOf(db.sqlite), { expectedRevision: 0, mutate: enable, nowMs: NOW });
+    const first = await updateCompactionRecord(storeOf(db.sqlite), { expectedRevision: 0, mutate: enable, nowMs: NOW });
     expect(first.record.policy.revision).toBe(1);
     expect(first.policyChanged).toBe(true);
-    const runtimeOnly = await updateRetentionRecord(storeOf(db.sqlite), {
+    const runtimeOnly = await updateCompactionRecord(storeOf(db.sqlite), {
       expectedRevision: 1,
       // A caller trying to set the revision itself is ignored.
       mutate: (r) => ({ ...r, policy: { ...r.policy, revision: 42 }, runtime: { ...r.runtime, lastErrorCode: "x" } }),
@@ -113,13 +113,13 @@ describe("retention settings record", () => {
     });
     expect(runtimeOnly.record.policy.revision).toBe(1);
     expect(runtimeOnly.policyChanged).toBe(false);
-    const weeks = await updateRetentionRecord(storeOf(db.sqlite), {
+    const weeks = await updateCompactionRecord(storeOf(db.sqlite), {
       expectedRevision: 1,
       mutate: (r) => enable(r, { value: 6, unit: "weeks" }),
       nowMs: NOW,
     });
     expect(weeks.record.policy.revision).toBe(2);
-    const readBack = await readRetentionRecord(storeOf(db.sqlite));
+    const readBack = await readCompactionRecord(storeOf(db.sqlite));
     expect(readBack.state === "ok" && readBack.record.policy).toEqual({
       enabled: true,
       age: { value: 6, unit: "weeks" },
@@ -128,11 +128,11 @@ describe("retention settings record", () => {
   });
 
   it("[TPR-POL-03] a stale expected revision is a 409 conflict and overwrites nothing", async () => {
-    await updateRetentionRecord(storeOf(db.sqlite), { expectedRevision: 0, mutate: enable, nowMs: NOW });
+    await updateCompactionRecord(storeOf(db.sqlite), { expectedRevision: 0, mutate: enable, nowMs: NOW });
     const before = db.sqlite.prepare("SELECT value FROM settings").pluck().get();
     await expectCode(
       () =>
-        updateRetentionRecord(storeOf(db.sqlite), {
+        updateCompactionRecord(storeOf(db.sqlite), {
           expectedRevision: 0,
           mutate: (r) => ({ ...r, policy: { ...r.policy, enabled: false } }),
           nowMs: NOW + 1,
@@ -145,7 +145,7 @@ describe("retention settings record", () => {
 
   it("[TPR-POL-03] the compare-and-swap runs inside an IMMEDIATE writer transaction", async () => {
     let sawTransaction = false;
-    await updateRetentionRecord(storeOf(db.sqlite), {
+    await updateCompactionRecord(storeOf(db.sqlite), {
       mutate: (r) => {
         sawTransaction = db.sqlite.inTransaction;
         return enable(r);
@@ -159,19 +159,19 @@ describe("retention settings record", () => {
     db.sqlite.pragma("busy_timeout = 0");
     other.prepare("BEGIN IMMEDIATE").run();
     try {
-      await expect(updateRetentionRecord(storeOf(db.sqlite), { mutate: (r) => r, nowMs: NOW })).rejects.toThrow(/busy|locked/i);
+      await expect(updateCompactionRecord(storeOf(db.sqlite), { mutate: (r) => r, nowMs: NOW })).rejects.toThrow(/busy|locked/i);
     } finally {
       other.prepare("ROLLBACK").run();
       other.close();
     }
   });
 
-  it("[TPR-POL-03] callers inside their own writer transaction read and write through withRetentionRecordInTx", async () => {
-    await expect(withRetentionRecordInTx(storeOf(db.sqlite), () => 1)).rejects.toThrow(/transaction/);
-    await updateRetentionRecord(storeOf(db.sqlite), { mutate: enable, nowMs: NOW });
+  it("[TPR-POL-03] callers inside their own writer transaction read and write through withCompactionRecordInTx", async () => {
+    await expect(withCompactionRecordInTx(storeOf(db.sqlite), () => 1)).rejects.toThrow(/transaction/);
+    await updateCompactionRecord(storeOf(db.sqlite), { mutate: enable, nowMs: NOW });
     const store = storeOf(db.sqlite);
     const result = await store.writeTransaction((tx) =>
-      withRetentionRecordInTx(tx, ({ current, write }) => {
+      withCompactionRecordInTx(tx, ({ current, write }) => {
         if (current.state !== "ok") throw new Error("expected ok");
         return write({ ...current.record, runtime: { ...current.record.runtime, approvedRevision: 1 } }, NOW);
       }),
@@ -197,16 +197,16 @@ describe("retention settings record", () => {
       stale: false,
       fingerprint: "months:3",
     };
-    await updateRetentionRecord(storeOf(db.sqlite), {
+    await updateCompactionRecord(storeOf(db.sqlite), {
       mutate: (r) => ({ ...r, runtime: { ...r.runtime, latestAnalysis: op } }),
       nowMs: NOW,
     });
-    await updateRetentionRecord(storeOf(db.sqlite), {
+    await updateCompactionRecord(storeOf(db.sqlite), {
       mutate: (r) => ({ ...r, runtime: { ...r.runtime, latestAnalysis: { ...op, id: "op-2" } } }),
       nowMs: NOW,
     });
     expect(db.sqlite.prepare("SELECT count(*) FROM settings").pluck().get()).toBe(1);
-    const read = await readRetentionRecord(storeOf(db.sqlite));
+    const read = await readCompactionRecord(storeOf(db.sqlite));
     expect(read.state === "ok" && read.record.runtime.latestAnalysis?.id).toBe("op-2");
     expect(Object.keys(JSON.parse(db.sqlite.prepare("SELECT value FROM settings").pluck().get() as string))).toEqual([
       "version",
@@ -215,11 +215,11 @@ describe("retention settings record", () => {
     ]);
     // No list of past operations is accepted.
     const withHistory = { ...createDefaultRecord(), runtime: { ...createDefaultRecord().runtime, operations: [op] } };
-    expect(retentionRecordSchema.safeParse(withHistory).success).toBe(false);
+    expect(compactionRecordSchema.safeParse(withHistory).success).toBe(false);
   });
 
   it("[TPR-POL-05] a missing record reads as disabled defaults", async () => {
-    const read = await readRetentionRecord(storeOf(db.sqlite));
+    const read = await readCompactionRecord(storeOf(db.sqlite));
     expect(read).toEqual({ state: "missing", record: createDefaultRecord() });
     expect(read.state === "missing" && read.record.policy.enabled).toBe(false);
   });
@@ -235,13 +235,13 @@ describe("retention settings record", () => {
     ];
     for (const text of cases) {
       storeRaw(text);
-      expect(await readRetentionRecord(storeOf(db.sqlite))).toEqual({ state: "malformed", errorCode: "settings_malformed" });
-      await expectCode(() => updateRetentionRecord(storeOf(db.sqlite), { expectedRevision: 0, mutate: enable, nowMs: NOW }), "settings_malformed");
+      expect(await readCompactionRecord(storeOf(db.sqlite))).toEqual({ state: "malformed", errorCode: "settings_malformed" });
+      await expectCode(() => updateCompactionRecord(storeOf(db.sqlite), { expectedRevision: 0, mutate: enable, nowMs: NOW }), "settings_malformed");
     }
     // The last stored case had revision 7: replacing it continues above it.
-    const reset = await updateRetentionRecord(storeOf(db.sqlite), { mutate: (r) => r, nowMs: NOW, onMalformed: "reset" });
+    const reset = await updateCompactionRecord(storeOf(db.sqlite), { mutate: (r) => r, nowMs: NOW, onMalformed: "reset" });
     expect(reset.record.policy).toEqual({ enabled: false, age: { value: 3, unit: "months" }, revision: 8 });
-    expect((await readRetentionRecord(storeOf(db.sqlite))).state).toBe("ok");
+    expect((await readCompactionRecord(storeOf(db.sqlite))).state).toBe("ok");
   });
 
   it("[TPR-POL-06] introducing the feature rewrites no message and backfills nothing", async () => {
@@ -254,9 +254,9 @@ describe("retention settings record", () => {
     const snapshot = () => db.sqlite.prepare("SELECT * FROM messages").all();
     const before = snapshot();
     const changesBefore = db.sqlite.prepare("SELECT total_changes()").pluck().get() as number;
-    await readRetentionRecord(storeOf(db.sqlite));
+    await readCompactionRecord(storeOf(db.sqlite));
     expect(db.sqlite.prepare("SELECT total_changes()").pluck().get()).toBe(changesBefore);
-    await updateRetentionRecord(storeOf(db.sqlite), { mutate: enable, nowMs: NOW });
+    await updateCompactionRecord(storeOf(db.sqlite), { mutate: enable, nowMs: NOW });
     expect(snapshot()).toEqual(before);
     // Only the settings row was written.
     expect(db.sqlite.prepare("SELECT total_changes()").pluck().get()).toBe(changesBefore + 1);
@@ -272,10 +272,10 @@ describe("ready preparation consistency", () => {
       record.runtime.approvedRevision = 1;
       record.runtime.preparation = { state: "ready", choice: null, revision: 1, operationId: null, receipt: null, errorCode: null };
       t.sqlite.prepare("insert into settings (key, value, updated_at_ms) values ('tool_payload_retention', ?, 0)").run(JSON.stringify(record));
-      expect(await readRetentionRecord(storeOf(t.sqlite))).toEqual({ state: "malformed", errorCode: "settings_malformed" });
+      expect(await readCompactionRecord(storeOf(t.sqlite))).toEqual({ state: "malformed", errorCode: "settings_malformed" });
       record.runtime.preparation = { state: "ready", choice: "backup", revision: 1, operationId: null, receipt: { skippedAt: "2026-01-01T00:00:00Z" }, errorCode: null };
       t.sqlite.prepare("update settings set value = ?").run(JSON.stringify(record));
-      expect((await readRetentionRecord(storeOf(t.sqlite))).state).toBe("malformed");
+      expect((await readCompactionRecord(storeOf(t.sqlite))).state).toBe("malformed");
     } finally {
       t.close();
     }

@@ -12,35 +12,35 @@ import type { CompactionStore } from "../store";
 import {
   createDefaultRecord,
   policyChoiceChanged,
-  retentionRecordSchema,
-  type RetentionRecord,
+  compactionRecordSchema,
+  type CompactionRecord,
 } from "./policy-schema";
 
-export type RetentionRead =
-  | { state: "ok"; record: RetentionRecord }
-  | { state: "missing"; record: RetentionRecord }
+export type CompactionRead =
+  | { state: "ok"; record: CompactionRecord }
+  | { state: "missing"; record: CompactionRecord }
   | { state: "malformed"; errorCode: "settings_malformed" };
 
 export type RecordTxContext = {
-  current: RetentionRead;
+  current: CompactionRead;
   /** Validates, fixes the revision and stores `next`; returns what was stored. */
-  write(next: RetentionRecord, nowMs: number): Promise<RetentionRecord>;
+  write(next: CompactionRecord, nowMs: number): Promise<CompactionRecord>;
 };
 
 export type UpdateOptions = {
   /** When given, the stored policy.revision must equal it (else `conflict`). */
   expectedRevision?: number;
   /** Receives a private copy of the current record; returns the next one. */
-  mutate(current: RetentionRecord): RetentionRecord;
+  mutate(current: CompactionRecord): CompactionRecord;
   nowMs: number;
   /** "reset" lets an administrator replace a malformed record, starting from defaults. */
   onMalformed?: "fail" | "reset";
 };
 
-export type UpdateResult = { record: RetentionRecord; previous: RetentionRecord | null; policyChanged: boolean };
+export type UpdateResult = { record: CompactionRecord; previous: CompactionRecord | null; policyChanged: boolean };
 
 /** The record in stored text, or null when it is not a valid version-1 record. */
-export function parseRetentionRecord(text: string): RetentionRecord | null {
+export function parseCompactionRecord(text: string): CompactionRecord | null {
   let raw: unknown;
   try {
     // The settings record holds only our own small integers and strings, so
@@ -49,18 +49,18 @@ export function parseRetentionRecord(text: string): RetentionRecord | null {
   } catch {
     return null;
   }
-  const parsed = retentionRecordSchema.safeParse(raw);
+  const parsed = compactionRecordSchema.safeParse(raw);
   return parsed.success ? parsed.data : null;
 }
 
-function readFromText(text: string | null): RetentionRead {
+function readFromText(text: string | null): CompactionRead {
   if (text === null) return { state: "missing", record: createDefaultRecord() };
-  const record = parseRetentionRecord(text);
+  const record = parseCompactionRecord(text);
   return record ? { state: "ok", record } : { state: "malformed", errorCode: "settings_malformed" };
 }
 
 /** Reads the record. Missing means defaults (disabled); malformed is reported, never thrown. */
-export async function readRetentionRecord(store: CompactionStore): Promise<RetentionRead> {
+export async function readCompactionRecord(store: CompactionStore): Promise<CompactionRead> {
   return readFromText(await store.readRecordText());
 }
 
@@ -82,14 +82,14 @@ export function salvageRevision(text: string | null): number {
  * the writer transaction (cleanup batches re-check revision and approval
  * here before touching messages).
  */
-export async function withRetentionRecordInTx<T>(tx: CompactionStore, fn: (ctx: RecordTxContext) => Promise<T> | T): Promise<T> {
-  if (!tx.inWriteTransaction()) throw new Error("withRetentionRecordInTx needs an open writer transaction");
+export async function withCompactionRecordInTx<T>(tx: CompactionStore, fn: (ctx: RecordTxContext) => Promise<T> | T): Promise<T> {
+  if (!tx.inWriteTransaction()) throw new Error("withCompactionRecordInTx needs an open writer transaction");
   const storedText = await tx.readRecordText();
   const current = readFromText(storedText);
   const previous = current.state === "malformed" ? null : current.record;
   const baseRevision = previous ? previous.policy.revision : salvageRevision(storedText);
-  const write = async (next: RetentionRecord, nowMs: number): Promise<RetentionRecord> => {
-    const validated = retentionRecordSchema.parse(next);
+  const write = async (next: CompactionRecord, nowMs: number): Promise<CompactionRecord> => {
+    const validated = compactionRecordSchema.parse(next);
     // The revision is ours to assign: +1 on every change of the chosen
     // policy (or on replacing a malformed record), otherwise unchanged.
     const changed = current.state === "malformed" || (previous !== null && policyChoiceChanged(previous.policy, validated.policy));
@@ -101,10 +101,10 @@ export async function withRetentionRecordInTx<T>(tx: CompactionStore, fn: (ctx: 
 }
 
 /** Compare-and-swap update of the record in its own IMMEDIATE writer transaction. */
-export async function updateRetentionRecord(store: CompactionStore, options: UpdateOptions): Promise<UpdateResult> {
+export async function updateCompactionRecord(store: CompactionStore, options: UpdateOptions): Promise<UpdateResult> {
   return store.writeTransaction((tx) =>
-    withRetentionRecordInTx(tx, async ({ current, write }) => {
-      let base: RetentionRecord;
+    withCompactionRecordInTx(tx, async ({ current, write }) => {
+      let base: CompactionRecord;
       if (current.state === "malformed") {
         if (options.onMalformed !== "reset") {
           throw new AppError("settings_malformed", "The stored Messages compaction settings are malformed.");

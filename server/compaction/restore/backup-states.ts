@@ -10,10 +10,10 @@
 import "server-only";
 import type { Stats } from "node:fs";
 import fsp from "node:fs/promises";
-import type { BackupVerificationState } from "@/lib/task-retention/api";
+import type { BackupVerificationState } from "@/lib/task-compaction/api";
 import { openDatabase } from "@/server/db/client";
 import { backupPath } from "@/server/maintenance/backups/names";
-import { readRetentionRecord } from "../policy/record";
+import { readCompactionRecord } from "../policy/record";
 import type { CompactionStore } from "../store";
 import { identityOf, sameIdentity, type BackupCheckCache } from "./backups";
 
@@ -24,7 +24,7 @@ const LOOKUP_CHUNK = 500;
 type Preparation = { name: string; sha256: string; sizeBytes: number; verified: boolean; failed: boolean };
 
 async function preparationOf(store: CompactionStore): Promise<Preparation | null> {
-  const read = await readRetentionRecord(store);
+  const read = await readCompactionRecord(store);
   if (read.state === "malformed") return null;
   const prep = read.record.runtime.preparation;
   const receipt = prep.receipt;

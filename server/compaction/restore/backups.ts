@@ -16,7 +16,7 @@ import { listBackups } from "@/server/maintenance/backups/catalog";
 import { sha256File, type Hasher } from "@/server/maintenance/backups/hash";
 import { backupPath } from "@/server/maintenance/backups/names";
 import type { MaintenanceStore } from "@/server/maintenance/store";
-import { readRetentionRecord } from "../policy/record";
+import { readCompactionRecord } from "../policy/record";
 import type { CompactionStore } from "../store";
 
 type Identity = { sizeBytes: number; mtimeMs: number; ctimeMs: number; ino: number };
@@ -39,7 +39,7 @@ export const sameIdentity = (a: Identity, b: Identity) => a.sizeBytes === b.size
 
 /** The compaction preparation's backup receipt (name and hash), when there is one. */
 export async function preparationReceipt(store: CompactionStore): Promise<{ name: string; sha256: string } | null> {
-  const read = await readRetentionRecord(store);
+  const read = await readCompactionRecord(store);
   if (read.state === "malformed") return null;
   const receipt = read.record.runtime.preparation.receipt;
   return receipt && "sha256" in receipt ? { name: receipt.name, sha256: receipt.sha256 } : null;

@@ -6,7 +6,7 @@
 // small ones), a page of them at a time within a byte budget.
 import "server-only";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
-import { REPORT_MESSAGE_LIMIT } from "@/lib/task-retention/api";
+import { REPORT_MESSAGE_LIMIT } from "@/lib/task-compaction/api";
 import { readMarker, type Marker } from "./marker";
 import type { RestoreStore, ToolRowHeader } from "./store";
 

@@ -12,7 +12,7 @@
 //   removed (every message write bumps it; compaction never does).
 // Bytes are compared as stored (a byte string stays a byte string).
 import "server-only";
-import type { RestoreMessageStatus } from "@/lib/task-retention/api";
+import type { RestoreMessageStatus } from "@/lib/task-compaction/api";
 import { reduceToolPayload, type StoredEncoding } from "../reducer/reducer";
 import type { Marker } from "./marker";
 

@@ -25,7 +25,7 @@ import { AS_ADMIN, AS_VIEWER, apiRequest, setUpEngineRouteTestEnv, type EngineRo
 import { createLogger } from "@/server/log";
 import { importFixture } from "@/server/workspace/fixture/import-fixture";
 import { replaceMessageMetadata } from "@/server/workspace/message-writes";
-import { restoreReportSchema, restoreSummarySchema } from "@/lib/task-retention/api";
+import { restoreReportSchema, restoreSummarySchema } from "@/lib/task-compaction/api";
 import { shellMetadata } from "../test-support";
 
 const CANARY = "CANARY-29-restore-do-not-leak";

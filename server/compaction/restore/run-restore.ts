@@ -11,7 +11,7 @@
 // committed; running the restore again finishes it (restored rows no longer
 // carry a marker: they count as not_compacted).
 import "server-only";
-import type { RestoreMessageStatus } from "@/lib/task-retention/api";
+import type { RestoreMessageStatus } from "@/lib/task-compaction/api";
 import type { BackupReader, BackupRow } from "./backup-reader";
 import type { TaskPlan } from "./plan";
 import { proveRestore } from "./proof";

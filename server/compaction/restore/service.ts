@@ -6,7 +6,7 @@
 // What leaves here (reports, records, events, log lines, audit entries)
 // holds ids, counts, times and backup names: never a payload.
 import "server-only";
-import type { PayloadRestoreBody, RestoreOperation, RestoreReport, RestoreSummary } from "@/lib/task-retention/api";
+import type { PayloadRestoreBody, RestoreOperation, RestoreReport, RestoreSummary } from "@/lib/task-compaction/api";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { recordRefusal, writeAuditEntry, type AuditActor } from "@/server/audit/record";
 import { AppError, isAppError } from "@/server/errors";

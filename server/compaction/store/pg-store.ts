@@ -33,7 +33,7 @@ import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { StatementDeadlineError } from "../cleanup/statement-deadline";
 import { WriteRefusedError } from "../cleanup/write-refused";
-import { RETENTION_SETTINGS_KEY } from "../policy/policy-schema";
+import { COMPACTION_SETTINGS_KEY } from "../policy/policy-schema";
 import { TOOL_MESSAGE_TYPES, type BatchWrite, type CompactionStore, type PassBounds, type RowBody, type RowFacts, type RowHeader } from "../store";
 import { pgEligibilityVerbs, readPgTaskProbes } from "./pg-eligibility";
 
@@ -132,9 +132,9 @@ export function createPgCompactionStore(db: PgDb): CompactionStore {
     },
     inWriteTransaction: () => db.inTransaction(),
 
-    readRecordText: async () => (await db.one<{ value: string }>(PG_CANDIDATE_SQL.readRecord, [RETENTION_SETTINGS_KEY]))?.value ?? null,
+    readRecordText: async () => (await db.one<{ value: string }>(PG_CANDIDATE_SQL.readRecord, [COMPACTION_SETTINGS_KEY]))?.value ?? null,
     async writeRecordText({ text, nowMs }) {
-      await db.run(PG_CANDIDATE_SQL.upsertRecord, [RETENTION_SETTINGS_KEY, text, nowMs]);
+      await db.run(PG_CANDIDATE_SQL.upsertRecord, [COMPACTION_SETTINGS_KEY, text, nowMs]);
     },
     readSchemaVersion: async () => (await db.one<{ version: number }>(PG_CANDIDATE_SQL.schemaVersion))!.version,
 

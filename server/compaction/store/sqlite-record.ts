@@ -2,7 +2,7 @@
 import "server-only";
 import type { Sqlite } from "@/server/db/client";
 import { statement } from "@/server/db/statements";
-import { RETENTION_SETTINGS_KEY } from "../policy/policy-schema";
+import { COMPACTION_SETTINGS_KEY } from "../policy/policy-schema";
 import type { CompactionVerbs } from "../store";
 
 const SELECT_RECORD = "SELECT value FROM settings WHERE key = ?";
@@ -14,11 +14,11 @@ const SCHEMA_VERSION = "PRAGMA schema_version";
 export function sqliteRecordVerbs(sqlite: Sqlite): Pick<CompactionVerbs, "readRecordText" | "writeRecordText" | "readSchemaVersion"> {
   return {
     readRecordText() {
-      const row = statement(sqlite, SELECT_RECORD).get(RETENTION_SETTINGS_KEY) as { value: string } | undefined;
+      const row = statement(sqlite, SELECT_RECORD).get(COMPACTION_SETTINGS_KEY) as { value: string } | undefined;
       return row ? row.value : null;
     },
     writeRecordText({ text, nowMs }) {
-      statement(sqlite, UPSERT_RECORD).run(RETENTION_SETTINGS_KEY, text, nowMs);
+      statement(sqlite, UPSERT_RECORD).run(COMPACTION_SETTINGS_KEY, text, nowMs);
     },
     readSchemaVersion() {
       return (statement(sqlite, SCHEMA_VERSION).get() as { schema_version: number }).schema_version;

@@ -1,4 +1,4 @@
-// The messages between the retention worker (main thread) and a cleanup slice
+// The messages between the compaction worker (main thread) and a cleanup slice
 // running on a worker thread. Only ids, counts and codes cross: never bodies.
 import type { BatchCommitted, CleanupPassOptions, CleanupPassResult } from "../cleanup/pass-options";
 

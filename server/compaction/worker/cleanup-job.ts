@@ -8,7 +8,7 @@ import { continuationAt, nextDueAfterCompletePass } from "@/server/jobs/schedule
 import type { JobContext } from "@/server/jobs/serial-queue";
 import { waitWith } from "../cleanup/pass";
 import { editRecord, markActiveRunning } from "../policy/operations";
-import { readRetentionRecord } from "../policy/record";
+import { readCompactionRecord } from "../policy/record";
 import { createSliceRunner } from "./cleanup-slice";
 import { guardedJob, type JobHost } from "./job-host";
 import { verifyBeforeCleanup } from "./verify-before-cleanup";
@@ -51,7 +51,7 @@ export function createCleanupJob(host: JobHost): (operationId: string, priority:
           maxBatchRows: deps.pass?.maxBatchRows,
           onBatch: async (batch) => {
             bus.publish({ type: "messages_changed", operationId, messageIds: batch.changedIds });
-            const read = await readRetentionRecord(store);
+            const read = await readCompactionRecord(store);
             const active = read.state === "malformed" ? null : read.record.runtime.activeOperation;
             if (active?.id === operationId) host.publish(active);
           },

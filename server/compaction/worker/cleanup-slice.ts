@@ -9,14 +9,14 @@ import { runCleanupPass } from "../cleanup/pass";
 import type { BatchLease, CleanupPassOptions, CleanupPassResult } from "../cleanup/pass-options";
 import { PassThreadUnavailableError, runPassInThread } from "../thread/run-in-thread";
 import { sliceLimits } from "../thread/protocol";
-import type { RetentionWorkerDeps } from "./worker-types";
+import type { CompactionWorkerDeps } from "./worker-types";
 
 /** The slice's options as the worker builds them: admission is answered on this thread (the maintenance guard). */
 export type SliceOptions = Omit<CleanupPassOptions, "admitBatch"> & { admitBatch: () => Promise<BatchLease | null> };
 
 export type SliceRunner = (options: SliceOptions) => Promise<CleanupPassResult>;
 
-export function createSliceRunner(deps: Pick<RetentionWorkerDeps, "passThread" | "passThreadFallback" | "dbFile"> & { clock: Clock; log: Logger }): SliceRunner {
+export function createSliceRunner(deps: Pick<CompactionWorkerDeps, "passThread" | "passThreadFallback" | "dbFile"> & { clock: Clock; log: Logger }): SliceRunner {
   const fallback = deps.passThreadFallback ?? { unavailable: false };
   return async (options) => {
     const thread = deps.passThread;

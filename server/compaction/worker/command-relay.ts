@@ -1,6 +1,6 @@
 // Several app instances on one PostgreSQL database run one worker (the lease
 // holder). A command accepted on another instance is written into the shared
-// retention record there (so validation, 409s and status stay the same) and
+// compaction record there (so validation, 409s and status stay the same) and
 // then relayed to the holder, whose worker carries it out. Commands carry
 // operation ids and flags only.
 export type RelayedCommand =

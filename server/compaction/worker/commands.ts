@@ -4,15 +4,15 @@
 // (PostgreSQL) the accepted command is relayed to the worker that runs.
 import "server-only";
 import { acceptAnalysis, acceptCancel, acceptCleanup } from "../policy/commands";
-import { readRetentionRecord } from "../policy/record";
+import { readCompactionRecord } from "../policy/record";
 import type { RelayedCommand } from "./command-relay";
 import type { RecordWatch } from "./record-watch";
 import { relayedCancel } from "./relay-intake";
 import type { Schedule } from "./schedule";
 import type { WorkerCore, WorkerJobs } from "./worker-core";
-import type { RetentionWorker } from "./worker-types";
+import type { CompactionWorker } from "./worker-types";
 
-export type WorkerCommands = Pick<RetentionWorker, "requestAnalysis" | "requestRun" | "cancel" | "policySaved"> & {
+export type WorkerCommands = Pick<CompactionWorker, "requestAnalysis" | "requestRun" | "cancel" | "policySaved"> & {
   receiveCommand(command: RelayedCommand): Promise<void>;
 };
 
@@ -36,7 +36,7 @@ export function createWorkerCommands(
     const between = waiting && queue.running()?.id !== waiting.id ? waiting : null;
     const accepted = await accept(between?.id ?? null);
     if (between) {
-      const read = await readRetentionRecord(store);
+      const read = await readCompactionRecord(store);
       if (read.state !== "malformed" && read.record.runtime.waitingCleanup?.id === between.id) {
         slot.disarm({ forgetWaiting: true });
         state.suspended = between;
@@ -47,7 +47,7 @@ export function createWorkerCommands(
 
   /** Publishes the record's end of a stepped-aside operation that a cancel ended there. */
   const publishEnded = async (operationId: string) => {
-    const ended = await readRetentionRecord(store);
+    const ended = await readCompactionRecord(store);
     if (ended.state !== "malformed" && ended.record.runtime.latestRun?.id === operationId) core.publish(ended.record.runtime.latestRun);
   };
 
@@ -146,7 +146,7 @@ export function createWorkerCommands(
         return watch.pickUpQueued();
       }
       const id = command.operationId;
-      const action = relayedCancel(await readRetentionRecord(store), id);
+      const action = relayedCancel(await readCompactionRecord(store), id);
       if (action === "cancel") return cancel(id);
       // Ended in the record by the accepting instance: forget it here.
       aborts.get(id)?.abort();

@@ -5,12 +5,12 @@ import "server-only";
 import { isAppError } from "@/server/errors";
 import type { VerificationCache } from "@/server/maintenance/backups/verify";
 import type { JobContext, SerialQueue } from "@/server/jobs/serial-queue";
-import type { RetentionOperation } from "../policy/policy-schema";
+import type { CompactionOperation } from "../policy/policy-schema";
 import type { WindowGate } from "@/server/jobs/window-gate";
-import type { RetentionWorkerDeps } from "./worker-types";
+import type { CompactionWorkerDeps } from "./worker-types";
 
 export type JobHost = {
-  deps: RetentionWorkerDeps;
+  deps: CompactionWorkerDeps;
   queue: SerialQueue;
   gate: WindowGate;
   cache: VerificationCache;
@@ -18,7 +18,7 @@ export type JobHost = {
   aborts: Map<string, AbortController>;
   isRunning(): boolean;
   initialCleanupPending(): boolean;
-  publish(operation: RetentionOperation): void;
+  publish(operation: CompactionOperation): void;
   /** Ends whatever the slot holds for `operationId` without its job. */
   endOrphan(operationId: string, state: "failed" | "cancelled", code: string): Promise<void>;
   setContinuation(operationId: string, requestedAt: number): Promise<void>;
@@ -38,7 +38,7 @@ export function guardedJob(host: JobHost, operationId: string, kind: "analysis" 
     try {
       await body(job);
     } catch (error) {
-      log.error({ operationId, kind, code: errorCode(error) }, "retention job failed");
+      log.error({ operationId, kind, code: errorCode(error) }, "compaction job failed");
       try {
         await host.endOrphan(operationId, "failed", "job_failed");
       } catch (cleanupError) {

@@ -6,13 +6,13 @@ import type { JobContext } from "@/server/jobs/serial-queue";
 import { runAnalysis } from "../analysis/analysis";
 import { waitWith } from "../cleanup/pass";
 import { finishAnalysisRecord, markActiveRunning, saveActiveProgress } from "../policy/operations";
-import type { OperationState, RetentionAge } from "../policy/policy-schema";
+import type { OperationState, CompactionAge } from "../policy/policy-schema";
 import { guardedJob, type JobHost } from "./job-host";
 import { runPreparation } from "./preparation";
 
 const PROGRESS_SAVE_EVERY_MS = 1000;
 
-export function createAnalysisJob(host: JobHost): (operationId: string, age: RetentionAge) => void {
+export function createAnalysisJob(host: JobHost): (operationId: string, age: CompactionAge) => void {
   const { store, clock, log } = host.deps;
   return (operationId, age) => {
     host.queue.enqueue({

@@ -12,7 +12,7 @@ import type { MaintenanceGuard } from "@/server/maintenance/guard";
 import { createBackup, type BackupProgress } from "@/server/maintenance/backups/create";
 import type { MaintenanceStore } from "@/server/maintenance/store";
 import { editRecord } from "../policy/operations";
-import type { BackupReceipt, RetentionRecord } from "../policy/policy-schema";
+import type { BackupReceipt, CompactionRecord } from "../policy/policy-schema";
 import type { CompactionStore } from "../store";
 
 export type PreparationDeps = {
@@ -39,7 +39,7 @@ const PROGRESS_SAVE_EVERY_MS = 1000;
 
 export type PreparationOutcome = "armed" | "superseded" | "failed" | "stopped";
 
-function isCurrent(record: RetentionRecord, operationId: string, states: Array<RetentionRecord["runtime"]["preparation"]["state"]>): boolean {
+function isCurrent(record: CompactionRecord, operationId: string, states: Array<CompactionRecord["runtime"]["preparation"]["state"]>): boolean {
   const prep = record.runtime.preparation;
   return (
     prep.operationId === operationId &&

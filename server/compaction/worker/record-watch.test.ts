@@ -3,7 +3,7 @@ import { manualClock, type Timers } from "@/server/clock";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { MINUTE_MS } from "@/server/jobs/schedule";
 import { NOW_MS, armPolicy } from "../test-support";
-import { createRetentionWorker } from "./worker";
+import { createCompactionWorker } from "./worker";
 import { baseWorkerDeps } from "./worker-test-support";
 
 const WATCH_MS = 60_000;
@@ -31,7 +31,7 @@ function parkedTimers() {
   return { timers, parked, fire };
 }
 
-describe("retention worker: changes made by another process", () => {
+describe("compaction worker: changes made by another process", () => {
   let t: TestDb;
   beforeEach(async () => {
     t = createTestDb();
@@ -41,7 +41,7 @@ describe("retention worker: changes made by another process", () => {
   const makeWorker = (options: { watchRecordMs?: number }) => {
     const clock = manualClock(NOW_MS);
     const { timers, parked, fire } = parkedTimers();
-    const worker = createRetentionWorker({
+    const worker = createCompactionWorker({
       ...baseWorkerDeps(t, { clock, timers }),
       ...options,
     });

@@ -2,7 +2,7 @@
 // it (policy, approval, a pass it ran), or another instance accepted an
 // operation that this worker, holding the slot's lease, should run.
 import "server-only";
-import { readRetentionRecord } from "../policy/record";
+import { readCompactionRecord } from "../policy/record";
 import { errorCode } from "./job-host";
 import { ageOfFingerprint, knownLocally } from "./relay-intake";
 import type { Schedule } from "./schedule";
@@ -29,7 +29,7 @@ export function createRecordWatch(core: WorkerCore, jobs: WorkerJobs, schedule: 
   // foreground process (the operator CLI) is about to start itself.
   const pickUpQueued = async (options: { secondLook?: boolean } = {}): Promise<void> => {
     if (!state.running || !state.scheduling) return;
-    const read = await readRetentionRecord(store);
+    const read = await readCompactionRecord(store);
     const active = read.state === "malformed" ? null : read.record.runtime.activeOperation;
     if (!active || active.state !== "queued" || knownLocally(queue, active.id)) return;
     const seenBefore = state.queuedAtLastLook === active.id;
@@ -59,7 +59,7 @@ export function createRecordWatch(core: WorkerCore, jobs: WorkerJobs, schedule: 
             if (deps.relay) await pickUpQueued({ secondLook: true });
             if (!queue.running() && !slot.waiting() && !state.suspended && !state.initialCleanupPending) await schedule.scheduleNextPass();
           } catch (error) {
-            log.warn({ code: errorCode(error) }, "retention record watch failed");
+            log.warn({ code: errorCode(error) }, "compaction record watch failed");
           }
           watchRecord();
         }),

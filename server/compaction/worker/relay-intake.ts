@@ -2,16 +2,16 @@
 // an operation another instance accepted or cancelled, and the watch that
 // finds a cancel whose notification was lost.
 import { AsyncResource } from "node:async_hooks";
-import { ageSchema, type RetentionAge } from "@/lib/compaction/policy";
+import { ageSchema, type CompactionAge } from "@/lib/compaction/policy";
 import type { Timers } from "@/server/clock";
 import type { EventBus } from "@/server/events/bus";
 import type { SerialQueue } from "@/server/jobs/serial-queue";
 import type { Logger } from "@/server/log";
-import type { readRetentionRecord } from "../policy/record";
+import type { readCompactionRecord } from "../policy/record";
 import type { RelayedCommand } from "./command-relay";
 
 /** The draft age an analysis was accepted for (its fingerprint is `unit:value`), or null. */
-export function ageOfFingerprint(fingerprint: string | null | undefined): RetentionAge | null {
+export function ageOfFingerprint(fingerprint: string | null | undefined): CompactionAge | null {
   const match = /^(weeks|months):(\d+)$/.exec(fingerprint ?? "");
   if (!match) return null;
   const parsed = ageSchema.safeParse({ unit: match[1], value: Number(match[2]) });
@@ -28,14 +28,14 @@ export function knownLocally(queue: SerialQueue, operationId: string): boolean {
  * between slices here), so this worker stops it; "forget": the accepting
  * instance already ended it in the record, only local traces remain.
  */
-export function relayedCancel(read: Awaited<ReturnType<typeof readRetentionRecord>>, operationId: string): "cancel" | "forget" {
+export function relayedCancel(read: Awaited<ReturnType<typeof readCompactionRecord>>, operationId: string): "cancel" | "forget" {
   if (read.state === "malformed") return "forget";
   const active = read.record.runtime.activeOperation;
   return active?.id === operationId && active.state !== "queued" ? "cancel" : "forget";
 }
 
 /** The operation whose cancel the record last accepted, or null. */
-export function requestedCancel(read: Awaited<ReturnType<typeof readRetentionRecord>>): string | null {
+export function requestedCancel(read: Awaited<ReturnType<typeof readCompactionRecord>>): string | null {
   return read.state === "malformed" ? null : (read.record.runtime.cancelRequested ?? null);
 }
 

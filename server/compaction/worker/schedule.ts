@@ -8,7 +8,7 @@ import { scheduledStartAt } from "@/server/jobs/schedule";
 import { acceptCleanup } from "../policy/commands";
 import { markBetweenSlices } from "../policy/between-slices";
 import { recoverInterrupted, resumeWaitingCleanup } from "../policy/operations";
-import { readRetentionRecord } from "../policy/record";
+import { readCompactionRecord } from "../policy/record";
 import { errorCode } from "./job-host";
 import type { WorkerCore, WorkerJobs } from "./worker-core";
 
@@ -37,7 +37,7 @@ export function createSchedule(core: WorkerCore, jobs: WorkerJobs): Schedule {
 
   const scheduleNextPass = async () => {
     if (!state.running || !state.scheduling) return;
-    const read = await readRetentionRecord(store);
+    const read = await readCompactionRecord(store);
     if (read.state === "malformed") return;
     const { policy, runtime } = read.record;
     const armed = policy.enabled && runtime.preparation.state === "ready" && runtime.approvedRevision === policy.revision;
@@ -46,7 +46,7 @@ export function createSchedule(core: WorkerCore, jobs: WorkerJobs): Schedule {
     const at = gate.startAt(null, scheduledStartAt({ nextDueAtMs, readyAtMs: state.readyAtMs, nowMs: clock.now() }));
     slot.arm(at, () => core.track(async () => {
       try {
-        const current = await readRetentionRecord(store);
+        const current = await readCompactionRecord(store);
         if (current.state === "malformed") return;
         const { operationId } = await acceptCleanup(core.ctx(), { expectedRevision: current.record.policy.revision, priority: "scheduled" });
         jobs.cleanup(operationId, "scheduled");
@@ -59,7 +59,7 @@ export function createSchedule(core: WorkerCore, jobs: WorkerJobs): Schedule {
 
   const startInitialCleanup = async () => {
     try {
-      const read = await readRetentionRecord(store);
+      const read = await readCompactionRecord(store);
       if (read.state === "malformed") return;
       const { operationId } = await acceptCleanup(core.ctx(), { expectedRevision: read.record.policy.revision, priority: "manual" });
       const outsideWindow = state.initialOutsideWindow;

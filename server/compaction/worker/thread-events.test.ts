@@ -11,19 +11,19 @@ import { savePolicy } from "../policy/policy-update";
 import { NOW_MS, countMarkedRows, seedOldTask, storeOf } from "../test-support";
 import { threadSlices } from "../thread/run-in-thread";
 import { threadTestBed } from "../thread/thread-test-support";
-import { createRetentionWorker, type RetentionWorkerDeps } from "./worker";
+import { createCompactionWorker, type CompactionWorkerDeps } from "./worker";
 import { baseWorkerDeps, hybridTimers } from "./worker-test-support";
 
 const bed = threadTestBed("ws-thread-events-");
 
 /** Saves an enabled policy (preparation skipped) on `file` and lets the worker run the initial pass; returns the bus's events. */
-async function initialPass(file: string, passThread: RetentionWorkerDeps["passThread"]): Promise<SystemEvent[]> {
+async function initialPass(file: string, passThread: CompactionWorkerDeps["passThread"]): Promise<SystemEvent[]> {
   const handle = openDatabase({ file, migrate: false });
   const events: SystemEvent[] = [];
   const bus = createEventBus();
   bus.subscribe((e) => events.push(e));
   const { timers } = hybridTimers();
-  const worker = createRetentionWorker({
+  const worker = createCompactionWorker({
     ...baseWorkerDeps({ ...handle, dir: bed.t.dir, db: wrapSqliteDb(handle, { reader: false }), close: () => handle.sqlite.close() }, { clock: manualClock(NOW_MS), timers, bus }),
     pass: { yieldMs: 0, maxBatchRows: 10 },
     passThread,
@@ -41,7 +41,7 @@ async function initialPass(file: string, passThread: RetentionWorkerDeps["passTh
   return events;
 }
 
-describe("retention worker with its cleanup on a thread", () => {
+describe("compaction worker with its cleanup on a thread", () => {
   it("[TPR-TX-08] publishes the thread's committed batches and the pass's progress on the main thread's bus, as the inline pass does", async () => {
     seedOldTask(bed.t.sqlite, "a", 25);
     bed.t.sqlite.pragma("wal_checkpoint(TRUNCATE)");

@@ -14,9 +14,9 @@ import { createBackup } from "@/server/maintenance/backups/create";
 import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 import type { MaintenanceStore } from "@/server/maintenance/store";
 import { savePolicy } from "../policy/policy-update";
-import { readRetentionStatus } from "../status";
+import { readCompactionStatus } from "../status";
 import { NOW_MS, countMarkedRows, seedOldTask, storeOf, readRecordSync } from "../test-support";
-import { createRetentionWorker, type RetentionWorkerDeps } from "./worker";
+import { createCompactionWorker, type CompactionWorkerDeps } from "./worker";
 
 let t: TestDb;
 beforeEach(async () => {
@@ -52,7 +52,7 @@ function countingMaintenance(hooks: Hooks) {
 
 function makeWorker(hooks: Hooks = {}, shared?: ReturnType<typeof countingMaintenance>) {
   const counting = shared ?? countingMaintenance(hooks);
-  const deps: RetentionWorkerDeps = {
+  const deps: CompactionWorkerDeps = {
     store: storeOf(t.sqlite),
     maintenance: counting.maintenance,
     dbFile: t.file,
@@ -70,7 +70,7 @@ function makeWorker(hooks: Hooks = {}, shared?: ReturnType<typeof countingMainte
       return receipt;
     },
   };
-  return { worker: createRetentionWorker(deps), counting };
+  return { worker: createCompactionWorker(deps), counting };
 }
 
 function record() {
@@ -92,7 +92,7 @@ describe("verifyBeforeCleanup in the worker", () => {
     const { worker } = makeWorker({ afterBackup: (file) => fs.rmSync(file) });
     await enableWithBackup(worker);
     expect(countMarkedRows(t.sqlite)).toBe(0);
-    const status = await readRetentionStatus(storeOf(t.sqlite), NOW_MS);
+    const status = await readCompactionStatus(storeOf(t.sqlite), NOW_MS);
     expect(status).toMatchObject({ armed: false, lastErrorCode: "backup_missing", preparation: { state: "failed", errorCode: "backup_missing" } });
     expect(status.latestRun).toMatchObject({ state: "failed", errorCode: "backup_missing", changedMessages: 0 });
     await worker.stop();
@@ -109,7 +109,7 @@ describe("verifyBeforeCleanup in the worker", () => {
     });
     await enableWithBackup(worker);
     expect(countMarkedRows(t.sqlite)).toBe(0);
-    expect(await readRetentionStatus(storeOf(t.sqlite), NOW_MS)).toMatchObject({ armed: false, preparation: { state: "failed", errorCode: "backup_changed" } });
+    expect(await readCompactionStatus(storeOf(t.sqlite), NOW_MS)).toMatchObject({ armed: false, preparation: { state: "failed", errorCode: "backup_changed" } });
     await worker.stop();
   });
 
@@ -162,7 +162,7 @@ describe("verifyBeforeCleanup in the worker", () => {
     await second.worker.requestRun(1);
     await second.worker.idle();
     expect(countMarkedRows(t.sqlite)).toBe(4);
-    expect(await readRetentionStatus(storeOf(t.sqlite), NOW_MS)).toMatchObject({
+    expect(await readCompactionStatus(storeOf(t.sqlite), NOW_MS)).toMatchObject({
       armed: false,
       lastErrorCode: "backup_missing",
       preparation: { state: "failed", errorCode: "backup_missing" },

@@ -20,7 +20,7 @@ import {
 } from "@/server/maintenance/backups/verify";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { editRecord } from "../policy/operations";
-import type { RetentionRecord } from "../policy/policy-schema";
+import type { CompactionRecord } from "../policy/policy-schema";
 import type { CompactionStore } from "../store";
 
 export type VerifyBeforeCleanupOptions = {
@@ -40,7 +40,7 @@ export type VerifyBeforeCleanupResult = { ok: true } | { ok: false; code: string
 type Checked = { policyRevision: number; approvedRevision: number | null; state: string; revision: number | null; receipt: BackupReceipt };
 
 /** The record still holds exactly the approval and receipt that were checked. */
-function unchanged(record: RetentionRecord, checked: Checked): boolean {
+function unchanged(record: CompactionRecord, checked: Checked): boolean {
   const prep = record.runtime.preparation;
   const receipt = prep.receipt;
   return (

@@ -9,7 +9,7 @@ import { sequentialIds } from "@/server/ids";
 import { parseMaintenanceWindow, type MaintenanceWindow } from "@/server/jobs/maintenance-window";
 import { savePolicy } from "../policy/policy-update";
 import { NOW_MS, countMarkedRows, seedOldTask, storeOf, readRecordSync } from "../test-support";
-import { createRetentionWorker } from "./worker";
+import { createCompactionWorker } from "./worker";
 import { baseWorkerDeps } from "./worker-test-support";
 
 // NOW_MS is 2025-07-08T00:00Z: 01:00 in Lisbon (WEST, UTC+1).
@@ -47,7 +47,7 @@ function makeWorker(window: MaintenanceWindow, startMs = NOW_MS) {
     },
   };
   const bus = createEventBus();
-  const worker = createRetentionWorker({
+  const worker = createCompactionWorker({
     ...baseWorkerDeps(t, { clock, timers, bus }),
     pass: { yieldMs: 0, maxBatchRows: 2 },
     window,
@@ -69,7 +69,7 @@ function record() {
 const arm = (nowMs = NOW_MS) =>
   savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "skip", nowMs, newId: sequentialIds("p") });
 
-describe("maintenance window in the retention worker", () => {
+describe("maintenance window in the compaction worker", () => {
   it("a scheduled pass outside the window waits for its start, then runs", async () => {
     seedOldTask(t.sqlite, "task-a", 2);
     await arm();

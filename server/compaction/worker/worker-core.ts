@@ -1,4 +1,4 @@
-// What the retention worker's parts (worker.ts, schedule.ts, record-watch.ts,
+// What the compaction worker's parts (worker.ts, schedule.ts, record-watch.ts,
 // commands.ts) share: its dependencies, queue, window gate and one timer,
 // and its few mutable flags in one object, so every part moves them in the
 // open rather than through each other's closures.
@@ -7,12 +7,12 @@ import { createVerificationCache, type VerificationCache } from "@/server/mainte
 import { createSerialQueue, type SerialQueue } from "@/server/jobs/serial-queue";
 import type { CommandContext } from "../policy/commands";
 import { endActiveOperation, operationEvent } from "../policy/operations";
-import type { RetentionAge, RetentionOperation } from "../policy/policy-schema";
+import type { CompactionAge, CompactionOperation } from "../policy/policy-schema";
 import type { CommandRelay } from "./command-relay";
 import { errorCode } from "./job-host";
 import { createSlotTimer, type SlotTimer, type WaitingPass } from "@/server/jobs/slot-timer";
 import { createWindowGate, type WindowGate } from "@/server/jobs/window-gate";
-import type { RetentionWorkerDeps } from "./worker-types";
+import type { CompactionWorkerDeps } from "./worker-types";
 
 export type WorkerState = {
   running: boolean;
@@ -41,13 +41,13 @@ export type WorkerState = {
 
 /** Enqueues each kind of job (jobs.ts, cleanup-job.ts). */
 export type WorkerJobs = {
-  analysis(operationId: string, age: RetentionAge): void;
+  analysis(operationId: string, age: CompactionAge): void;
   cleanup(operationId: string, priority: "manual" | "scheduled"): void;
   preparation(operationId: string): void;
 };
 
 export type WorkerCore = {
-  deps: RetentionWorkerDeps;
+  deps: CompactionWorkerDeps;
   queue: SerialQueue;
   gate: WindowGate;
   /** The next scheduled pass, or the continuation of a pass between slices. */
@@ -57,7 +57,7 @@ export type WorkerCore = {
   aborts: Map<string, AbortController>;
   state: WorkerState;
   ctx(): CommandContext;
-  publish(operation: RetentionOperation): void;
+  publish(operation: CompactionOperation): void;
   /** Ends whatever the slot holds for `operationId` without its job. */
   endOrphan(operationId: string, state: "failed" | "cancelled", code: string): Promise<void>;
   /** The relay to the lease holder while this worker is not started on an instance without the lease, else null. */
@@ -68,7 +68,7 @@ export type WorkerCore = {
   settled(): Promise<void>;
 };
 
-export function createWorkerCore(deps: RetentionWorkerDeps): WorkerCore {
+export function createWorkerCore(deps: CompactionWorkerDeps): WorkerCore {
   const { store, clock, timers, log, bus } = deps;
   const state: WorkerState = {
     running: false,
@@ -80,12 +80,12 @@ export function createWorkerCore(deps: RetentionWorkerDeps): WorkerCore {
     queuedAtLastLook: null,
     relayedAnalysis: null,
   };
-  const publish = (operation: RetentionOperation) => bus.publish(operationEvent(operation));
+  const publish = (operation: CompactionOperation) => bus.publish(operationEvent(operation));
   const tracked = new Set<Promise<void>>();
   return {
     deps,
     queue: createSerialQueue({
-      onError: (job, error) => log.error({ operationId: job.id, kind: job.kind, code: errorCode(error) }, "retention job failed"),
+      onError: (job, error) => log.error({ operationId: job.id, kind: job.kind, code: errorCode(error) }, "compaction job failed"),
     }),
     gate: createWindowGate({ window: deps.window ?? null, clock }),
     slot: createSlotTimer({ timers, clock, isRunning: () => state.running }),
@@ -100,7 +100,7 @@ export function createWorkerCore(deps: RetentionWorkerDeps): WorkerCore {
     },
     relayed: () => (!state.running && deps.relay?.remote() ? deps.relay : null),
     track(body) {
-      const running = body().catch((error: unknown) => log.warn({ code: errorCode(error) }, "retention timer failed"));
+      const running = body().catch((error: unknown) => log.warn({ code: errorCode(error) }, "compaction timer failed"));
       tracked.add(running);
       void running.finally(() => tracked.delete(running));
     },

@@ -11,7 +11,7 @@ import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store"
 import type { SystemEvent } from "@/lib/events/api";
 
 import { NOW_MS, readRecordSync, storeOf } from "../test-support";
-import { createRetentionWorker, type RetentionWorkerDeps } from "./worker";
+import { createCompactionWorker, type CompactionWorkerDeps } from "./worker";
 
 /** Short waits (batch yields, guard retries) run on the real event loop; long ones are parked. */
 export function hybridTimers() {
@@ -35,7 +35,7 @@ export function hybridTimers() {
 }
 
 /** The dependencies every worker test starts from: the test file's stores, silent log, sequential ids, a fresh guard. */
-export function baseWorkerDeps(t: TestDb, options: { clock: Clock; timers: Timers; bus?: EventBus }): RetentionWorkerDeps {
+export function baseWorkerDeps(t: TestDb, options: { clock: Clock; timers: Timers; bus?: EventBus }): CompactionWorkerDeps {
   return {
     store: storeOf(t.sqlite),
     maintenance: createSqliteMaintenanceStore(t.db),
@@ -49,18 +49,18 @@ export function baseWorkerDeps(t: TestDb, options: { clock: Clock; timers: Timer
   };
 }
 
-export function makeTestWorker(options: { t: TestDb; events: SystemEvent[]; overrides?: Partial<RetentionWorkerDeps> }) {
+export function makeTestWorker(options: { t: TestDb; events: SystemEvent[]; overrides?: Partial<CompactionWorkerDeps> }) {
   const { t, events } = options;
   const clock = manualClock(NOW_MS);
   const { timers, parked, fireNext } = hybridTimers();
   const bus = createEventBus();
   bus.subscribe((e) => events.push(e));
-  const deps: RetentionWorkerDeps = {
+  const deps: CompactionWorkerDeps = {
     ...baseWorkerDeps(t, { clock, timers, bus }),
     pass: { yieldMs: 0 },
     ...options.overrides,
   };
-  return { worker: createRetentionWorker(deps), clock, parked, fireNext, deps, bus };
+  return { worker: createCompactionWorker(deps), clock, parked, fireNext, deps, bus };
 }
 
 export function readRecordOf(t: TestDb) {

@@ -1,4 +1,4 @@
-// The retention worker's dependencies and public surface (the worker itself
+// The compaction worker's dependencies and public surface (the worker itself
 // is worker.ts; its job bodies are jobs.ts and cleanup-job.ts).
 import type { Clock, Timers } from "@/server/clock";
 import type { EventBus } from "@/server/events/bus";
@@ -10,7 +10,7 @@ import type { createBackup } from "@/server/maintenance/backups/create";
 import type { MaintenanceStore } from "@/server/maintenance/store";
 import type { MaintenanceWindow } from "@/server/jobs/maintenance-window";
 import type { SavePolicyEffects } from "../policy/policy-update";
-import type { RetentionAge } from "../policy/policy-schema";
+import type { CompactionAge } from "../policy/policy-schema";
 import type { CompactionStore } from "../store";
 import type { PassThreadSettings } from "../thread/thread-config";
 import type { CommandRelay, RelayedCommand } from "./command-relay";
@@ -22,7 +22,7 @@ import type { CommandRelay, RelayedCommand } from "./command-relay";
  */
 export type PassThreadFallback = { unavailable: boolean };
 
-export type RetentionWorkerDeps = {
+export type CompactionWorkerDeps = {
   store: CompactionStore;
   maintenance: MaintenanceStore;
   dbFile: string;
@@ -61,7 +61,7 @@ export type RetentionWorkerDeps = {
   passThreadFallback?: PassThreadFallback;
 };
 
-export type RetentionWorker = {
+export type CompactionWorker = {
   /**
    * Recovers interrupted work from the record, then arms the schedule and
    * the record watch; resolves when that is done (never rejects: a failure
@@ -81,7 +81,7 @@ export type RetentionWorker = {
   startForeground(): void;
   stop(): Promise<void>;
   isRunning(): boolean;
-  requestAnalysis(age: RetentionAge): Promise<{ operationId: string }>;
+  requestAnalysis(age: CompactionAge): Promise<{ operationId: string }>;
   /** `outsideWindow`: the administrator confirmed running outside the maintenance window. */
   requestRun(expectedRevision: number, options?: { outsideWindow?: boolean }): Promise<{ operationId: string }>;
   cancel(operationId: string): Promise<void>;

@@ -5,9 +5,9 @@ import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { listBackups } from "@/server/maintenance/backups/catalog";
 import type { SystemEvent } from "@/lib/events/api";
 import { savePolicy } from "../policy/policy-update";
-import { readRetentionStatus } from "../status";
+import { readCompactionStatus } from "../status";
 import { NOW_MS, countMarkedRows, seedOldTask, storeOf } from "../test-support";
-import type { RetentionWorkerDeps } from "./worker";
+import type { CompactionWorkerDeps } from "./worker";
 import { makeTestWorker, readRecordOf } from "./worker-test-support";
 import { DAY_MS, MINUTE_MS } from "@/server/jobs/schedule";
 
@@ -19,7 +19,7 @@ beforeEach(async () => {
 });
 afterEach(async () => t.close());
 
-function makeWorker(overrides: Partial<RetentionWorkerDeps> = {}) {
+function makeWorker(overrides: Partial<CompactionWorkerDeps> = {}) {
   return makeTestWorker({ t, events, overrides });
 }
 
@@ -47,7 +47,7 @@ async function startGatedPreparation() {
   return { worker, release };
 }
 
-describe("retention worker", () => {
+describe("compaction worker", () => {
   it("[TPR-API-03] [TPR-AN-01] analysis runs in the worker, records its result and writes no message", async () => {
     seedOldTask(t.sqlite, "task-a", 3);
     const before = t.sqlite.prepare("select metadata from messages order by rowid").all();
@@ -99,7 +99,7 @@ describe("retention worker", () => {
     const { worker } = makeWorker();
     await worker.start();
     const saved = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 0, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("p") });
-    expect((await readRetentionStatus(storeOf(t.sqlite), NOW_MS)).armed).toBe(false);
+    expect((await readCompactionStatus(storeOf(t.sqlite), NOW_MS)).armed).toBe(false);
     await worker.policySaved(saved.effects);
     await worker.idle();
     const prep = record().runtime.preparation;
@@ -138,13 +138,13 @@ describe("retention worker", () => {
 
   it("[TPR-API-05] a running preparation is the active operation (kind preparation), on the event stream, and cancellable by its id", async () => {
     const { worker, release } = await startGatedPreparation();
-    const status = await readRetentionStatus(storeOf(t.sqlite), NOW_MS);
+    const status = await readCompactionStatus(storeOf(t.sqlite), NOW_MS);
     expect(status.activeOperation).toMatchObject({ id: "p-1", kind: "preparation", state: "running", startedAt: expect.any(String) });
     expect(events).toContainEqual(expect.objectContaining({ type: "operation", operationId: "p-1", kind: "preparation", state: "running" }));
     await worker.cancel("p-1");
     release();
     await worker.idle();
-    expect((await readRetentionStatus(storeOf(t.sqlite), NOW_MS)).activeOperation).toBeNull();
+    expect((await readCompactionStatus(storeOf(t.sqlite), NOW_MS)).activeOperation).toBeNull();
     expect(events).toContainEqual(expect.objectContaining({ type: "operation", operationId: "p-1", kind: "preparation", state: "cancelled" }));
     await worker.stop();
   });
@@ -164,7 +164,7 @@ describe("retention worker", () => {
     await w2.policySaved(saved.effects);
     await w2.idle();
     expect(record().runtime.preparation).toMatchObject({ state: "failed", errorCode: "backup_failed" });
-    expect((await readRetentionStatus(storeOf(t.sqlite), NOW_MS)).armed).toBe(false);
+    expect((await readCompactionStatus(storeOf(t.sqlite), NOW_MS)).armed).toBe(false);
     fail = false;
     const retry = await savePolicy(storeOf(t.sqlite), { draft: { enabled: true, age }, expectedRevision: 1, preparation: "backup", nowMs: NOW_MS, newId: sequentialIds("retry") });
     expect(retry.effects.startPreparation).toBe("retry-1");
@@ -230,7 +230,7 @@ describe("retention worker", () => {
   });
 });
 
-describe("retention worker and the maintenance guard", () => {
+describe("compaction worker and the maintenance guard", () => {
   it("[TPR-SCH-05] cleanup batches defer while another maintenance operation owns the guard", async () => {
     seedOldTask(t.sqlite, "task-a", 3);
     const guard = createMaintenanceGuard();
@@ -308,7 +308,7 @@ describe("retention worker and the maintenance guard", () => {
   });
 });
 
-describe("retention worker never leaves the active slot held", () => {
+describe("compaction worker never leaves the active slot held", () => {
   it("[TPR-API-05] cancelling a pass that waits for its continuation ends it with its counts", async () => {
     seedOldTask(t.sqlite, "task-a", 2);
     const guard = createMaintenanceGuard();

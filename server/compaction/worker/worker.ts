@@ -1,6 +1,6 @@
-// The one retention worker (TPR-SCH-01..08): a serial queue for analysis,
+// The one compaction worker (TPR-SCH-01..08): a serial queue for analysis,
 // preparation and cleanup, the persisted daily schedule, continuations, and
-// recovery after a restart. Durable state lives in the retention record; the
+// recovery after a restart. Durable state lives in the compaction record; the
 // event bus only carries live progress. This file wires the parts around one
 // shared core (worker-core.ts): the schedule (schedule.ts), the record watch
 // and relay pickup (record-watch.ts), the command verbs (commands.ts) and the
@@ -16,10 +16,10 @@ import { createAnalysisJob, createPreparationJob } from "./jobs";
 import { createRecordWatch } from "./record-watch";
 import { createSchedule } from "./schedule";
 import { createWorkerCore, type WorkerJobs } from "./worker-core";
-import type { RetentionWorker, RetentionWorkerDeps } from "./worker-types";
-export type { RetentionWorker, RetentionWorkerDeps } from "./worker-types";
+import type { CompactionWorker, CompactionWorkerDeps } from "./worker-types";
+export type { CompactionWorker, CompactionWorkerDeps } from "./worker-types";
 
-export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorker {
+export function createCompactionWorker(deps: CompactionWorkerDeps): CompactionWorker {
   const { store, clock, log } = deps;
   const core = createWorkerCore(deps);
   const { queue, slot, aborts, state } = core;
@@ -61,12 +61,12 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       starting = (async () => {
         try {
           const recovered = await schedule.recover();
-          log.info(recovered, "retention worker started");
+          log.info(recovered, "compaction worker started");
           // This instance's own relayed analysis, still queued: nobody else ran it, so this worker does.
           if (recovered.keptAnalysis) await watch.pickUpQueued();
         } catch (error) {
           // The record watch re-arms the schedule at its next look.
-          log.error({ code: errorCode(error) }, "retention worker recovery failed");
+          log.error({ code: errorCode(error) }, "compaction worker recovery failed");
         }
         if (state.running) watch.start();
       })();
@@ -86,7 +86,7 @@ export function createRetentionWorker(deps: RetentionWorkerDeps): RetentionWorke
       watch.stop();
       for (const abort of aborts.values()) abort.abort();
       await queue.stop();
-      log.info("retention worker stopped");
+      log.info("compaction worker stopped");
     },
     isRunning: () => state.running,
     ...commands,

@@ -6,12 +6,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { acceptCleanup } from "@/server/compaction/policy/commands";
-import { getRetentionStatus, putRetentionPolicy } from "@/server/compaction/service";
-import { updateRetentionRecord } from "@/server/compaction/policy/record";
+import { getCompactionStatus, putCompactionPolicy } from "@/server/compaction/service";
+import { updateCompactionRecord } from "@/server/compaction/policy/record";
 import { createLogger } from "@/server/log";
 import { createBackup } from "@/server/maintenance/backups/create";
 import { restoreBackup } from "@/server/maintenance/backups/restore";
-import { createRetentionWorker } from "@/server/compaction/worker/worker";
+import { createCompactionWorker } from "@/server/compaction/worker/worker";
 import type { RelayedCommand } from "@/server/compaction/worker/command-relay";
 import type { OperationEvent } from "@/lib/events/api";
 import { closeDatabase } from "@/server/runtime";
@@ -29,7 +29,7 @@ const TOTAL = TASKS * PER_TASK;
 /** Seeds and arms the policy with the daily pass due tomorrow, so only the test's commands run; returns the revision. */
 async function armForManualRuns(rt: OpenRuntime): Promise<number> {
   const revision = await seed(rt);
-  await updateRetentionRecord(rt.stores.compaction, {
+  await updateCompactionRecord(rt.stores.compaction, {
     nowMs: Date.now(),
     mutate: (current) => ({ ...current, runtime: { ...current.runtime, nextDueAt: formatUtc(Date.now() + 24 * 3600_000) } }),
   });
@@ -107,7 +107,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     // B's worker accepts the cancel and relays it through a relay that drops
     // it, as when the holder's listening session was down at that moment.
     const dropped: RelayedCommand[] = [];
-    const lossy = createRetentionWorker({
+    const lossy = createCompactionWorker({
       store: b.stores.compaction,
       maintenance: b.stores.maintenance,
       dbFile: b.dbFile,
@@ -149,15 +149,28 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     const scheduled = (await a.compaction.betweenSlices!())!;
     expect(b.compaction.isRunning()).toBe(false);
     // The non-holder's status offers "compact now" as the holder's does.
-    expect(await getRetentionStatus(b)).toMatchObject({ activeOperation: { id: scheduled }, betweenSlices: true });
+    expect(await getCompactionStatus(b)).toMatchObject({ activeOperation: { id: scheduled }, betweenSlices: true });
 
+    // The holder acts on the relayed pickup only after the record B wrote is read (reading it is a round trip, during
+    // which the notification would otherwise reach the holder and its job mark the run running).
+    const receive = a.compaction.receiveCommand!.bind(a.compaction);
+    let deliver!: () => void;
+    const delivered = new Promise<void>((resolve) => {
+      deliver = resolve;
+    });
+    a.compaction.receiveCommand = async (command) => {
+      await delivered;
+      return receive(command);
+    };
     const { operationId } = await b.compaction.requestRun(revision);
-    expect((await recordRuntime(b))?.activeOperation).toMatchObject({ id: operationId, kind: "cleanup", state: "queued" });
-    expect(await recordRuntime(b)).toMatchObject({ waitingCleanup: { id: scheduled } });
+    const written = await recordRuntime(b);
+    expect(written?.activeOperation).toMatchObject({ id: operationId, kind: "cleanup", state: "queued" });
+    expect(written).toMatchObject({ waitingCleanup: { id: scheduled } });
     // A duplicate still meets the manual run in the slot, on either instance.
     await expect(b.compaction.requestRun(revision)).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
     await expect(a.compaction.requestRun(revision)).rejects.toThrow(expect.objectContaining({ code: "operation_active" }));
 
+    deliver();
     clock.release();
     await until(() => ended.has(operationId) && ended.has(scheduled), "both passes to end");
     expect(ended.get(operationId)).toMatchObject({ state: "succeeded" });
@@ -182,7 +195,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("commands accepted on an instance that does 
     await until(() => a.compaction.isRunning(), "A holding the lease");
     b.start();
     clock.hold();
-    await putRetentionPolicy(b, { policy: { enabled: true, age: { value: 1, unit: "weeks" } }, expectedRevision: 0, preparation: "skip" });
+    await putCompactionPolicy(b, { policy: { enabled: true, age: { value: 1, unit: "weeks" } }, expectedRevision: 0, preparation: "skip" });
     const initial = (await recordRuntime(b))?.activeOperation?.id;
     expect(initial).toBeDefined();
     await until(async () => (await a.compaction.betweenSlices?.()) === initial, "the holder's initial pass between slices");

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { analyzeRetention, getRetentionStatus } from "@/server/compaction/service";
+import { analyzeCompaction, getCompactionStatus } from "@/server/compaction/service";
 import { createLogger } from "@/server/log";
 import { openPostgres } from "@/server/runtime-postgres";
 import { createRuntime, openRuntime, type OpenRuntime } from "@/server/runtime";
@@ -51,11 +51,11 @@ describe.skipIf(!TEST_POSTGRES_URL)("a command accepted before the instance's fi
     const { rt, openLease } = await instanceWithHeldLease();
     rt.start();
     // Accepted and relayed (the instance does not hold the lease yet), then the lease answers: this instance holds it.
-    const { operationId } = await analyzeRetention(rt, { age: { value: 2, unit: "weeks" } });
+    const { operationId } = await analyzeCompaction(rt, { age: { value: 2, unit: "weeks" } });
     expect(rt.compaction.isRunning()).toBe(false);
     openLease();
     await until(() => rt.compaction.isRunning(), "this instance holding the lease");
-    await until(async () => (await getRetentionStatus(rt)).latestAnalysis?.id === operationId, "the analysis ending");
-    expect((await getRetentionStatus(rt)).latestAnalysis).toMatchObject({ id: operationId, state: "succeeded" });
+    await until(async () => (await getCompactionStatus(rt)).latestAnalysis?.id === operationId, "the analysis ending");
+    expect((await getCompactionStatus(rt)).latestAnalysis).toMatchObject({ id: operationId, state: "succeeded" });
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 // Shared set-up of the two-instance tests: fresh PostgreSQL databases, app
 // instances (runtimes) on them with compressed or parked timers, a seeded
-// workspace of old tool outputs, and reads of the shared retention record.
+// workspace of old tool outputs, and reads of the shared compaction record.
 import fs from "node:fs";
 import pg from "pg";
 import { vi } from "vitest";
@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Timers } from "@/server/clock";
 import { armPolicyOn, shellMetadata } from "@/server/compaction/test-support";
-import type { RetentionOperation } from "@/server/compaction/policy/policy-schema";
+import type { CompactionOperation } from "@/server/compaction/policy/policy-schema";
 import { createLogger, type Logger } from "@/server/log";
 import { createMigratedRuntime, openRuntime, type OpenRuntime, type RuntimeOptions } from "@/server/runtime";
 import { createEmptyPgDatabase } from "./test-db";
@@ -162,7 +162,7 @@ export async function until(condition: () => boolean | Promise<boolean>, what: s
   );
 }
 
-type Runtime = { activeOperation: RetentionOperation | null; latestRun: RetentionOperation | null; latestAnalysis: RetentionOperation | null };
+type Runtime = { activeOperation: CompactionOperation | null; latestRun: CompactionOperation | null; latestAnalysis: CompactionOperation | null };
 
 /** The stored record's runtime, read as stored (not through the store's parsing) on the instance's pool. */
 export async function recordRuntime(rt: OpenRuntime): Promise<Runtime | null> {

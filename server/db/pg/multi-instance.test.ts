@@ -4,9 +4,9 @@
 // the policy compare-and-set holding across instances.
 import { afterEach, describe, expect, it } from "vitest";
 import type { SystemEvent } from "@/lib/events/api";
-import { updateRetentionRecord } from "@/server/compaction/policy/record";
+import { updateCompactionRecord } from "@/server/compaction/policy/record";
 import type { Timers } from "@/server/clock";
-import { getRetentionStatus } from "@/server/compaction/service";
+import { getCompactionStatus } from "@/server/compaction/service";
 import type { OpenRuntime } from "@/server/runtime";
 import { TEST_POSTGRES_URL } from "./test-db";
 import { LEASE_POLL_MS } from "./worker-lease";
@@ -122,14 +122,14 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
     expect(b.compaction.isRunning()).toBe(false);
     await until(() => batches === 1, "A's first batch");
     // A is gone and nobody holds the lease: B's status says the pass waits for a worker.
-    await until(async () => (await getRetentionStatus(b)).waitingForWorker === true, "B's status: waiting for a worker");
-    expect((await getRetentionStatus(b)).activeOperation).toMatchObject({ kind: "cleanup" });
+    await until(async () => (await getCompactionStatus(b)).waitingForWorker === true, "B's status: waiting for a worker");
+    expect((await getCompactionStatus(b)).activeOperation).toMatchObject({ kind: "cleanup" });
     poll.release();
     await until(() => b.compaction.isRunning(), "B taking over the lease");
     await until(async () => (await latestRun(b))?.state === "succeeded", "B finishing the pass with no wait beyond the lease poll");
     expect((await latestRun(b))!.changedMessages).toBe(TASKS * PER_TASK);
     expect(batches).toBe(1);
-    const after = await getRetentionStatus(b);
+    const after = await getCompactionStatus(b);
     expect(after.activeOperation).toBeNull();
     expect(after.waitingForWorker).toBeUndefined();
   }, 60_000);
@@ -147,7 +147,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
     const poll = takeoverTimers();
     poll.release();
     const c = await instance(db, poll.timers);
-    await until(async () => (await getRetentionStatus(c)).waitingForWorker === true, "C's status before it starts: waiting for a worker");
+    await until(async () => (await getCompactionStatus(c)).waitingForWorker === true, "C's status before it starts: waiting for a worker");
     c.start();
     await until(async () => (await latestRun(c))?.state === "succeeded", "C finishing the pass with no wait beyond 15 s");
     expect((await latestRun(c))!.changedMessages).toBe(TASKS * PER_TASK);
@@ -158,7 +158,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("several instances on one PostgreSQL databas
     const a = await instance(db);
     const b = await instance(db);
     const update = (rt: OpenRuntime, expectedRevision: number) =>
-      updateRetentionRecord(rt.stores.compaction, {
+      updateCompactionRecord(rt.stores.compaction, {
         nowMs: Date.now(),
         expectedRevision,
         mutate: (current) => ({ ...current, policy: { ...current.policy, enabled: !current.policy.enabled } }),

@@ -1,4 +1,4 @@
-// Several app instances on one PostgreSQL database, one retention worker:
+// Several app instances on one PostgreSQL database, one compaction worker:
 // the worker runs only in the instance whose dedicated session holds a
 // session-level advisory lock. The lock lives as long as that session, so an
 // instance that is killed (or loses its connection) releases it with no
@@ -72,7 +72,7 @@ export function createWorkerLease(options: { slot: SessionSlot; timers: Timers; 
       trying = null;
       if (ok && session?.alive && !stopped) {
         holder = session;
-        log.info({ takeover: heldElsewhere }, "this instance holds the retention worker lease");
+        log.info({ takeover: heldElsewhere }, "this instance holds the compaction worker lease");
         callbacks?.acquired({ takeover: heldElsewhere });
         return;
       }
@@ -85,7 +85,7 @@ export function createWorkerLease(options: { slot: SessionSlot; timers: Timers; 
     holder = null;
     heldElsewhere = true;
     // Reported, never silent: until this instance polls the lock again, another instance may start its worker.
-    log.error({ event: "worker_lease_lost" }, "the retention worker lease's session was lost; its worker stops");
+    log.error({ event: "worker_lease_lost" }, "the compaction worker lease's session was lost; its worker stops");
     callbacks?.lost();
     schedule();
   });

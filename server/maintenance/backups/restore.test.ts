@@ -80,7 +80,7 @@ describe("restoreBackup", () => {
     const receipt = await backupThenChange();
     const events: string[] = [];
     const quiescers = createQuiescerRegistry();
-    const off = quiescers.register("retention-worker", {
+    const off = quiescers.register("compaction-worker", {
       stop: async () => void events.push(`stop:${t!.sqlite.open}`),
       start: () => events.push(`start:${t!.sqlite.open}`),
     });

@@ -35,7 +35,7 @@ export type { RestoreResult };
  * in a private folder, `<db>.restore-pending/` (staged-copy.ts), and checked
  * before anything is stopped, so a bad backup changes nothing; the file
  * renamed into place is the one checked (its identity is compared right
- * before the swap). Then the retention worker (and any other
+ * before the swap). Then the compaction worker (and any other
  * registered component) is stopped, the runtime connection closed — which
  * checkpoints the WAL — the WAL/SHM files removed (a stale WAL must never be
  * replayed onto the restored file) and the pending copy renamed into place.

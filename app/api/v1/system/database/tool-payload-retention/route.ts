@@ -1,6 +1,6 @@
 import { route } from "@/server/http/route";
 import { putPolicyBodySchema } from "@/lib/compaction/api";
-import { getRetentionStatus, putRetentionPolicy } from "@/server/compaction/service";
+import { getCompactionStatus, putCompactionPolicy } from "@/server/compaction/service";
 import { unsupportedStatus } from "@/server/compaction/status";
 
 export const dynamic = "force-dynamic";
@@ -8,11 +8,11 @@ export const dynamic = "force-dynamic";
 export const GET = route({
   access: "member",
   unsupportedRead: unsupportedStatus,
-  handler: ({ rt }) => getRetentionStatus(rt),
+  handler: ({ rt }) => getCompactionStatus(rt),
 });
 
 export const PUT = route({
   access: "admin",
   body: putPolicyBodySchema,
-  handler: ({ rt, body, user }) => putRetentionPolicy(rt, body, user!.id),
+  handler: ({ rt, body, user }) => putCompactionPolicy(rt, body, user!.id),
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { putTaskHoldBodySchema } from "@/lib/task-retention/api";
+import { putTaskHoldBodySchema } from "@/lib/task-compaction/api";
 import { putTaskHold, readTaskHold } from "@/server/compaction/hold/hold";
 import { route } from "@/server/http/route";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { payloadRestoreBodySchema } from "@/lib/task-retention/api";
+import { payloadRestoreBodySchema } from "@/lib/task-compaction/api";
 import { dryRunPayloadRestore, readRestoreSummary, startPayloadRestore } from "@/server/compaction/restore/service";
 import { route } from "@/server/http/route";
 import { jsonResponse } from "@/server/http/json-response";

@@ -1,10 +1,10 @@
 import { route } from "@/server/http/route";
 import { analyzeBodySchema } from "@/lib/compaction/api";
-import { analyzeRetention } from "@/server/compaction/service";
+import { analyzeCompaction } from "@/server/compaction/service";
 
 export const POST = route({
   access: "admin",
   body: analyzeBodySchema,
   status: 202,
-  handler: ({ rt, body }) => analyzeRetention(rt, body),
+  handler: ({ rt, body }) => analyzeCompaction(rt, body),
 });

@@ -1,9 +1,9 @@
 import { route } from "@/server/http/route";
 import { cancelBodySchema } from "@/lib/compaction/api";
-import { cancelRetention } from "@/server/compaction/service";
+import { cancelCompaction } from "@/server/compaction/service";
 
 export const POST = route({
   access: "admin",
   body: cancelBodySchema,
-  handler: ({ rt, body, user }) => cancelRetention(rt, body, user!.id),
+  handler: ({ rt, body, user }) => cancelCompaction(rt, body, user!.id),
 });

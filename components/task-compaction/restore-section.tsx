@@ -5,20 +5,20 @@
 // out (what comes back, from which backup, what stays as it is, the hold).
 import { useLocale, useTranslations } from "next-intl";
 import { useId, useState } from "react";
-import type { RestoreSummary } from "@/lib/task-retention/api";
+import type { RestoreSummary } from "@/lib/task-compaction/api";
 import { formatBytes } from "@/lib/i18n/format";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
-import { useRestoreDryRun } from "@/lib/task-retention/client/use-restore-dry-run";
-import { useStartRestore } from "@/lib/task-retention/client/use-start-restore";
+import { useRestoreDryRun } from "@/lib/task-compaction/client/use-restore-dry-run";
+import { useStartRestore } from "@/lib/task-compaction/client/use-start-restore";
 import { BusyButton } from "@/components/ui/busy-button";
 import { ErrorSummary } from "@/components/database/error-summary";
 import { RestoreReportView } from "./restore-report";
-import styles from "./task-retention.module.css";
+import styles from "./task-compaction.module.css";
 
 type Props = { taskId: string; summary: RestoreSummary; date: (iso: string | null) => string };
 
 export function RestoreSection({ taskId, summary, date }: Props) {
-  const t = useTranslations("taskRetention.restore");
+  const t = useTranslations("taskCompaction.restore");
   const locale = useLocale();
   const errorMessage = useErrorMessage();
   const selectId = useId();
@@ -162,7 +162,7 @@ export function RestoreSection({ taskId, summary, date }: Props) {
 
 /** Backups the list left out, and why (the server counts them: failed their check, or hold none of the task's removed messages). */
 function ExcludedNote({ summary }: { summary: RestoreSummary }) {
-  const t = useTranslations("taskRetention.restore");
+  const t = useTranslations("taskCompaction.restore");
   const { failed, withoutMessages } = summary.excluded;
   if (failed === 0 && withoutMessages === 0) return null;
   return (

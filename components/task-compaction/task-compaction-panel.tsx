@@ -1,5 +1,5 @@
 "use client";
-// The task page's retention panel (issue 29): what compaction removed from
+// The task page's compaction panel (issue 29): what compaction removed from
 // this task, its hold, and, for admins, per-task restore from a backup with
 // a dry run first and a confirmation that states the consequence. Viewers
 // see the same states without the controls; the API checks every mutation.
@@ -8,17 +8,17 @@ import type { EventSourceFactory } from "@/lib/events/client/event-stream";
 import { formatBytes, formatDateTime } from "@/lib/i18n/format";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
-import { useRestoreEvents } from "@/lib/task-retention/client/use-restore-events";
-import { useRestoreSummary } from "@/lib/task-retention/client/use-restore-summary";
+import { useRestoreEvents } from "@/lib/task-compaction/client/use-restore-events";
+import { useRestoreSummary } from "@/lib/task-compaction/client/use-restore-summary";
 import { ErrorSummary } from "@/components/database/error-summary";
 import { Card } from "@/components/ui/card";
 import { HoldControl } from "./hold-control";
 import { LatestRestore } from "./latest-restore";
 import { RestoreSection } from "./restore-section";
-import styles from "./task-retention.module.css";
+import styles from "./task-compaction.module.css";
 
-export function TaskRetentionPanel({ taskId, isAdmin, eventSource }: { taskId: string; isAdmin: boolean; eventSource?: EventSourceFactory }) {
-  const t = useTranslations("taskRetention");
+export function TaskCompactionPanel({ taskId, isAdmin, eventSource }: { taskId: string; isAdmin: boolean; eventSource?: EventSourceFactory }) {
+  const t = useTranslations("taskCompaction");
   const locale = useLocale();
   const timeZone = useTimeZone();
   const errorMessage = useErrorMessage();

@@ -7,7 +7,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { act, cleanup, render } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EventSourceLike } from "@/lib/events/client/event-stream";
-import { taskRetentionKeys } from "./keys";
+import { taskCompactionKeys } from "./keys";
 import { useRestoreEvents } from "./use-restore-events";
 
 function fakeSource() {
@@ -29,13 +29,13 @@ describe("useRestoreEvents", () => {
   it("restore progress re-reads the summary, its end the hold too; a cleanup's progress neither", () => {
     const client = new QueryClient();
     const seed = () => {
-      client.setQueryData(taskRetentionKeys.summary("t1"), { taskId: "t1" });
-      client.setQueryData(taskRetentionKeys.hold("t1"), { held: false });
-      client.setQueryData(taskRetentionKeys.summary("t2"), { taskId: "t2" });
+      client.setQueryData(taskCompactionKeys.summary("t1"), { taskId: "t1" });
+      client.setQueryData(taskCompactionKeys.hold("t1"), { held: false });
+      client.setQueryData(taskCompactionKeys.summary("t2"), { taskId: "t2" });
     };
     const stale = () => ({
-      summary: client.getQueryState(taskRetentionKeys.summary("t1"))!.isInvalidated,
-      hold: client.getQueryState(taskRetentionKeys.hold("t1"))!.isInvalidated,
+      summary: client.getQueryState(taskCompactionKeys.summary("t1"))!.isInvalidated,
+      hold: client.getQueryState(taskCompactionKeys.hold("t1"))!.isInvalidated,
     });
     const { factory, emit } = fakeSource();
     render(
@@ -55,6 +55,6 @@ describe("useRestoreEvents", () => {
     emit("messages_changed", { type: "messages_changed", operationId: "op", messageIds: ["m1"] });
     expect(stale()).toEqual({ summary: true, hold: false });
     // Another task's panel is not re-read by this one.
-    expect(client.getQueryState(taskRetentionKeys.summary("t2"))!.isInvalidated).toBe(false);
+    expect(client.getQueryState(taskCompactionKeys.summary("t2"))!.isInvalidated).toBe(false);
   });
 });

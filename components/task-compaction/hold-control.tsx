@@ -5,14 +5,14 @@ import { useLocale, useTimeZone, useTranslations } from "next-intl";
 import { formatDateTime } from "@/lib/i18n/format";
 import { useErrorMessage } from "@/lib/i18n/use-error-message";
 import { parseRfc3339 } from "@/lib/time/rfc3339";
-import type { TaskHold } from "@/lib/task-retention/api";
-import { useSetTaskHold } from "@/lib/task-retention/client/use-set-task-hold";
-import { useTaskHold } from "@/lib/task-retention/client/use-task-hold";
+import type { TaskHold } from "@/lib/task-compaction/api";
+import { useSetTaskHold } from "@/lib/task-compaction/client/use-set-task-hold";
+import { useTaskHold } from "@/lib/task-compaction/client/use-task-hold";
 import { ErrorSummary } from "@/components/database/error-summary";
-import styles from "./task-retention.module.css";
+import styles from "./task-compaction.module.css";
 
 function useHoldText(hold: TaskHold | undefined): string {
-  const t = useTranslations("taskRetention.hold");
+  const t = useTranslations("taskCompaction.hold");
   const locale = useLocale();
   const timeZone = useTimeZone();
   if (!hold) return t("loading");
@@ -24,7 +24,7 @@ function useHoldText(hold: TaskHold | undefined): string {
 }
 
 export function HoldControl({ taskId, isAdmin, busy }: { taskId: string; isAdmin: boolean; busy: boolean }) {
-  const t = useTranslations("taskRetention.hold");
+  const t = useTranslations("taskCompaction.hold");
   const errorMessage = useErrorMessage();
   const hold = useTaskHold(taskId);
   const setHold = useSetTaskHold(taskId);

@@ -2,14 +2,14 @@
 // The dry-run report: counts by outcome, the bytes that would come back, and
 // the task's tool messages one by one (ids, never contents).
 import { useLocale, useTranslations } from "next-intl";
-import type { RestoreReport } from "@/lib/task-retention/api";
+import type { RestoreReport } from "@/lib/task-compaction/api";
 import { formatBytes, formatCount } from "@/lib/i18n/format";
-import styles from "./task-retention.module.css";
+import styles from "./task-compaction.module.css";
 
 const OUTCOMES = ["restorable", "changed_since_compaction", "not_in_backup", "not_compacted"] as const;
 
 export function RestoreReportView({ report }: { report: RestoreReport }) {
-  const t = useTranslations("taskRetention.report");
+  const t = useTranslations("taskCompaction.report");
   const locale = useLocale();
   return (
     <div className={styles.field} data-testid="task-restore-report">

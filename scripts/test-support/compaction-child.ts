@@ -1,6 +1,6 @@
-// Child process for the crash tests: runs the real retention worker against
+// Child process for the crash tests: runs the real compaction worker against
 // a database file and reports progress on stdout so the parent can SIGKILL
-// it at a chosen point. Usage: retention-child.ts <db-file> cleanup|backup
+// it at a chosen point. Usage: compaction-child.ts <db-file> cleanup|backup
 import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import { createSqliteMaintenanceStore } from "@/server/maintenance/sqlite-store";
 import { openDatabase } from "@/server/db/client";
@@ -11,12 +11,12 @@ import { createLogger } from "@/server/log";
 import { createMaintenanceGuard } from "@/server/maintenance/guard";
 import { createBackup } from "@/server/maintenance/backups/create";
 import { savePolicy } from "@/server/compaction/policy/policy-update";
-import { createRetentionWorker } from "@/server/compaction/worker/worker";
+import { createCompactionWorker } from "@/server/compaction/worker/worker";
 import { createSqliteCompactionStore } from "@/server/compaction/store/sqlite-store";
 
 const [file, mode] = process.argv.slice(2);
 if (!file || (mode !== "cleanup" && mode !== "backup")) {
-  process.stderr.write("usage: retention-child.ts <db-file> cleanup|backup\n");
+  process.stderr.write("usage: compaction-child.ts <db-file> cleanup|backup\n");
   process.exit(2);
 }
 const handle = openDatabase({ file });
@@ -25,7 +25,7 @@ bus.subscribe((event) => {
   if (event.type === "messages_changed") process.stdout.write(`batch ${event.messageIds.length}\n`);
 });
 const store = createSqliteCompactionStore(wrapSqliteDb(handle, { reader: false }));
-const worker = createRetentionWorker({
+const worker = createCompactionWorker({
   store,
   maintenance: createSqliteMaintenanceStore(wrapSqliteDb(handle, { reader: false })),
   dbFile: file,

@@ -2,12 +2,12 @@
 // The newest per-task restore of the task, as recorded: running (its counts
 // so far), ended, or interrupted (its runner died; running it again finishes).
 import { useLocale, useTranslations } from "next-intl";
-import type { RestoreOperation } from "@/lib/task-retention/api";
+import type { RestoreOperation } from "@/lib/task-compaction/api";
 import { formatBytes } from "@/lib/i18n/format";
-import styles from "./task-retention.module.css";
+import styles from "./task-compaction.module.css";
 
 export function LatestRestore({ operation, date }: { operation: RestoreOperation; date: (iso: string | null) => string }) {
-  const t = useTranslations("taskRetention.latest");
+  const t = useTranslations("taskCompaction.latest");
   const locale = useLocale();
   const values = {
     count: operation.restoredMessages,

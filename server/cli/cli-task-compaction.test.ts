@@ -1,18 +1,18 @@
 // `compaction hold` (and, below, `compaction restore`) through the real bin
 // on a temp database: the same verbs as the task routes, audited as `cli`.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { restoreOperationSchema, restoreReportSchema, taskHoldSchema } from "@/lib/task-retention/api";
+import { restoreOperationSchema, restoreReportSchema, taskHoldSchema } from "@/lib/task-compaction/api";
 import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { seedOldTask } from "@/server/compaction/test-support";
 import { auditPage } from "./test-support/audit-trail";
-import { jsonOf, runCompaction } from "./test-support/run-cli";
+import { jsonOf, runCompactionCli } from "./test-support/run-cli";
 import { EXIT } from "./exit-codes";
 import { describeBytes } from "./status-lines";
 
 // Each command is a process start (tsx + the server graph): generous timeouts for a loaded machine.
 describe("compaction hold (the real bin)", { timeout: 120_000 }, () => {
   let db: TestDb;
-  const cli = (args: string[]) => runCompaction(db.file, args);
+  const cli = (args: string[]) => runCompactionCli(db.file, args);
   beforeEach(() => {
     db = createTestDb("cli-hold-");
     seedOldTask(db.sqlite, "t1");
@@ -47,7 +47,7 @@ describe("compaction hold (the real bin)", { timeout: 120_000 }, () => {
 
 describe("compaction restore (the real bin)", { timeout: 180_000 }, () => {
   let db: TestDb;
-  const cli = (args: string[]) => runCompaction(db.file, args);
+  const cli = (args: string[]) => runCompactionCli(db.file, args);
   beforeEach(() => {
     db = createTestDb("cli-restore-");
     seedOldTask(db.sqlite, "t1", 4);

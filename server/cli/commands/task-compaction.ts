@@ -1,7 +1,7 @@
 // `compaction hold` and `compaction restore`: the verbs the task routes call
 // (GET|PUT /api/v1/tasks/{id}/hold, POST .../payload-restore), audited as the
 // command line's.
-import { restoreOperationSchema, restoreReportSchema, taskHoldSchema, type RestoreOperation, type RestoreReport, type TaskHold } from "@/lib/task-retention/api";
+import { restoreOperationSchema, restoreReportSchema, taskHoldSchema, type RestoreOperation, type RestoreReport, type TaskHold } from "@/lib/task-compaction/api";
 import { putTaskHold, readTaskHold } from "@/server/compaction/hold/hold";
 import { dryRunPayloadRestore, readRestoreOperation, startPayloadRestore } from "@/server/compaction/restore/service";
 import { EXIT, type ExitCode } from "../exit-codes";

@@ -12,7 +12,7 @@ import {
   type RestoreReport,
   type RestoreSummary,
   type TaskHold,
-} from "@/lib/task-retention/api";
+} from "@/lib/task-compaction/api";
 
 export function fetchTaskHold(taskId: string, signal?: AbortSignal): Promise<TaskHold> {
   return fetchParsed(taskHoldSchema, taskHoldUrl(taskId), { signal });

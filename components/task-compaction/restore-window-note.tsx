@@ -5,7 +5,7 @@
 import { useTranslations } from "next-intl";
 
 export function RestoreWindowNote({ context, className }: { context: "receipt" | "delete"; className?: string }) {
-  const t = useTranslations("taskRetention.restoreWindow");
+  const t = useTranslations("taskCompaction.restoreWindow");
   return (
     <span className={className} data-testid={`restore-window-${context}`}>
       {t(context)}
