@@ -29,7 +29,6 @@
 //   npx tsx --conditions=react-server scripts/bench/anonymous-flood.ts [--port 3231] [--rate 20] [--seconds 8] [--postgres URL]
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -37,18 +36,12 @@ import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { parse } from "lossless-json";
 import { hashSessionToken } from "@/server/auth/current-user";
-import { openDatabase } from "@/server/db/client";
-import { createPgTestDb } from "@/server/db/pg/test-db";
 import { exportTask } from "@/server/workspace/export/export-task";
 import { listConversationRows } from "@/server/workspace/sqlite-reads";
 import { wrapSqliteDb } from "@/server/db/sqlite-db";
 import { createSqliteWorkspaceStore } from "@/server/workspace/sqlite-store";
-import { nextServerArgv } from "../lib/listen";
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
-}
+import { arg, startAppServer } from "./lib/app-server";
+import { openBenchDb, type BenchDb } from "./lib/bench-db";
 
 const PORT = Number(arg("port", "3231"));
 const RATE = Number(arg("rate", "20"));
@@ -175,48 +168,6 @@ function shellRow(): string {
   return `{"tool_call_id":"c1","normalized":{"kind":"shell_exec","shell_exec":{"command":"npm test","work_dir":"/repo","output":{"exit_code":0,"stdout":"${stdout}","stderr":"","truncated":false}}}}`;
 }
 
-/** The benchmark's database: a SQLite file, or a fresh database on the PostgreSQL server. */
-type BenchDb = { url: string; run(sql: string, params: unknown[]): Promise<void>; count(sql: string): Promise<number>; close(): Promise<void> };
-
-async function openBenchDb(dir: string): Promise<BenchDb> {
-  if (POSTGRES) {
-    const pg = await createPgTestDb(POSTGRES);
-    const numbered = (sql: string) => {
-      let n = 0;
-      return sql.replace(/\?/g, () => `$${++n}`);
-    };
-    return {
-      url: pg.url,
-      run: async (sql, params) => void (await pg.db.run(numbered(sql), params)),
-      count: async (sql) => Number((await pg.db.query<{ n: number | string }>(sql))[0]!.n),
-      close: () => pg.close(),
-    };
-  }
-  const file = path.join(dir, "workspace.db");
-  openDatabase({ file }).sqlite.close();
-  const at = () => new Database(file);
-  return {
-    url: `file:${file}`,
-    run: async (sql, params) => {
-      const db = at();
-      try {
-        db.prepare(sql).run(...params);
-      } finally {
-        db.close();
-      }
-    },
-    count: async (sql) => {
-      const db = new Database(file, { readonly: true });
-      try {
-        return (db.prepare(sql).get() as { n: number }).n;
-      } finally {
-        db.close();
-      }
-    },
-    close: async () => {},
-  };
-}
-
 const EXPORT_MESSAGES = 500_000;
 const FILLER = "x".repeat(100);
 
@@ -270,35 +221,18 @@ async function prepare(db: BenchDb): Promise<string> {
   return row;
 }
 
-async function waitUntilUp(): Promise<void> {
-  for (let i = 0; i < 480; i++) {
-    try {
-      if ((await fetch(`${BASE}/api/v1/auth/me`)).status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error("server did not come up");
-}
-
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-flood-"));
-  const db = await openBenchDb(dir);
+  const db = await openBenchDb({ dir, postgres: POSTGRES });
   const rowText = await prepare(db);
   const auditRows = () => db.count(`select count(*) as n from audit_events`);
-  const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
-  const server = spawn(process.execPath, nextServerArgv(nextBin, ["start", "-p", String(PORT), "-H", "127.0.0.1"]), {
-    stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, DATABASE_URL: db.url, DATA_DIR: dir, LOG_LEVEL: "warn", NODE_ENV: "production" },
-  });
+  const server = await startAppServer({ port: PORT, env: { DATABASE_URL: db.url, DATA_DIR: dir } });
   try {
-    await waitUntilUp();
     const results: Record<string, unknown> = {};
     const viewer = { cookie: `wsr_session=${VIEWER_TOKEN}` };
     // Warm-up, not counted: the first requests load route modules and warm the JIT.
     await probeWhile();
-    results.idle = { ...(await probeWhile()), serverRssMiB: treeRssBytes(server.pid!) / 2 ** 20 };
+    results.idle = { ...(await probeWhile()), serverRssMiB: treeRssBytes(server.process.pid!) / 2 ** 20 };
 
     // 5,000 refused sign-ins from one address, 20 at a time, probed until the last one is answered.
     const before = await auditRows();
@@ -320,13 +254,13 @@ async function main(): Promise<void> {
     results.longPaths = await probeDuring({ url: `${BASE}/a${"x".repeat(15_000)}/b`, parallel: 20, seconds: SECONDS });
     results.dottedPaths = await probeDuring({ url: `${BASE}${dotted}`, parallel: 20, seconds: SECONDS });
 
-    const rssAtStart = treeRssBytes(server.pid!);
+    const rssAtStart = treeRssBytes(server.process.pid!);
     let rssPeak = rssAtStart;
-    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, treeRssBytes(server.pid!))), 100);
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, treeRssBytes(server.process.pid!))), 100);
     const shell = await probeDuring({ url: `${BASE}/api/v1/messages/big/shell-output`, parallel: 3, seconds: SECONDS, headers: viewer });
     results.shellOutput = { ...shell, completeReads: Math.floor(shell.attack.bytes / ROW_BYTES), serverRssPeakMiB: rssPeak / 2 ** 20 };
     results.conversation = await probeDuring({ url: `${BASE}/api/v1/tasks/t1`, parallel: 3, seconds: SECONDS, headers: viewer });
-    const rssBeforeExport = treeRssBytes(server.pid!);
+    const rssBeforeExport = treeRssBytes(server.process.pid!);
     rssPeak = rssBeforeExport;
     // A viewer exports the 500,000-message task, while the server's memory is sampled.
     const exported = await probeDuring({ url: `${BASE}/api/v1/tasks/t2/export`, parallel: 1, count: 1, headers: viewer });
@@ -379,8 +313,7 @@ async function main(): Promise<void> {
       `anonymous-flood (${POSTGRES ? "postgres" : "sqlite"}, load ${os.loadavg()[0]!.toFixed(1)}): /auth/me p95 idle ${idle.p95.toFixed(1)} ms; 5,000 refused sign-ins ${at("refusedSignIns")} (+${r.refusedSignIns!.auditRowsAdded} audit rows, was 5,000); 20x short paths ${at("shortPaths")}, 20x15,000-x paths ${at("longPaths")}, 20x15,000-dot paths ${at("dottedPaths")} (old regex ${oldRegexMs.toFixed(0)} ms a path); 3x32 MiB shell output ${at("shellOutput")} (old parse ${losslessMs.toFixed(0)} ms a read); 3x its conversation ${at("conversation")}${conversationInlineMs === null ? "" : ` (on the server's thread ${conversationInlineMs.toFixed(0)} ms a read)`}; 500k-message export ${at("taskExport")}, server RSS peak ${(results.taskExport as { serverRssPeakMiB: number }).serverRssPeakMiB.toFixed(0)} MiB${onePiece ? ` (one-piece export ${onePiece.ms.toFixed(0)} ms on one thread)` : ""}; worst ${worst.toFixed(1)} ms (target < 50)`,
     );
   } finally {
-    server.kill("SIGTERM");
-    await new Promise((resolve) => server.once("exit", resolve));
+    await server.stop();
     await db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -1,5 +1,5 @@
 // Benchmark: Messages compaction cleanup on PostgreSQL vs a naive single UPDATE.
-//   TEST_POSTGRES_URL=postgresql://... npx tsx --conditions=react-server scripts/bench/compaction-postgres.ts [--messages 20000] [--stdout-kib 16]
+//   TEST_POSTGRES_URL=postgresql://... npx tsx --conditions=react-server scripts/bench/compaction-postgres.ts [--messages 20000] [--stdout-kib 16] [--profile]
 // (bash scripts/pg-local.sh start /tmp/pg-bench prints a throwaway server's URL.)
 // The same generated workspace is written into two fresh databases; each
 // phase runs with a writer in a child process (its own connection) inserting
@@ -9,10 +9,13 @@
 //           statement_timeout; the one-minute continuation wait is skipped);
 //   naive - one UPDATE rewriting the same rows' stdout through jsonb (which
 //           also reorders keys and rewrites numbers: not even correct).
-// Prints one JSON object and a one-line summary with the ratios.
+// Prints one JSON object and a one-line summary with the ratios. `--profile`
+// adds where ours spent its time: each statement kind's count and wall time
+// (the rest of the work is JavaScript: reducer, hashing, driver decoding).
 import { performance } from "node:perf_hooks";
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import os from "node:os";
 import path from "node:path";
 import { formatUtc } from "@/lib/time/rfc3339";
 import { runCleanupPass } from "@/server/compaction/cleanup/pass";
@@ -114,7 +117,37 @@ async function startWriter(url: string, prefix: string): Promise<{ stop(): Promi
 const metadataBytes = async (db: PgDb) => (await db.one<{ b: number }>(`select coalesce(sum(octet_length(metadata)), 0)::bigint as b from messages`))!.b;
 const writerStats = (latencies: number[]) => ({ inserts: latencies.length, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: percentile(latencies, 100) });
 
-async function phaseOurs(url: string) {
+type StatementProfile = Record<string, { count: number; ms: number }>;
+
+/** Times every statement sent through `db` (keyed by its first words), for --profile. */
+function profiled(db: PgDb, profile: StatementProfile): PgDb {
+  const keyOf = (sql: string) => sql.replace(/\s+/g, " ").trim().slice(0, 48);
+  const timed =
+    <A extends unknown[], R>(fn: (sql: string, ...rest: A) => Promise<R>) =>
+    async (sql: string, ...rest: A): Promise<R> => {
+      const started = performance.now();
+      try {
+        return await fn(sql, ...rest);
+      } finally {
+        const entry = (profile[keyOf(sql)] ??= { count: 0, ms: 0 });
+        entry.count += 1;
+        entry.ms += performance.now() - started;
+      }
+    };
+  const transaction: PgDb["transaction"] = async (fn, options) => {
+    const started = performance.now();
+    try {
+      return await db.transaction(fn, options);
+    } finally {
+      const entry = (profile["(whole transactions, statements above included)"] ??= { count: 0, ms: 0 });
+      entry.count += 1;
+      entry.ms += performance.now() - started;
+    }
+  };
+  return Object.assign(Object.create(db) as PgDb, { query: timed(db.query.bind(db)), one: timed(db.one.bind(db)), run: timed(db.run.bind(db)), exec: timed(db.exec.bind(db)), transaction });
+}
+
+async function phaseOurs(url: string, profile: StatementProfile | null) {
   const client = createPgDb(readPgConfig(url, { PG_POOL_MAX: "1" }));
   const before = await metadataBytes(client);
   const writer = await startWriter(url, "w-ours-");
@@ -129,7 +162,7 @@ async function phaseOurs(url: string) {
   let result;
   // The pass on the node-postgres pool, as the server runs it.
   const db = createPgDb(readPgConfig(url, {}));
-  const store = createPgCompactionStore(db);
+  const store = createPgCompactionStore(profile ? profiled(db, profile) : db);
   do {
     passes += 1;
     result = await runCleanupPass({
@@ -183,10 +216,14 @@ async function main() {
       process.stderr.write(`seeding ${messages} messages into ${db.name}...\n`);
       await seed(db.url, messages, stdoutBytes);
     }
-    const oursResult = await phaseOurs(ours.url);
+    const profile: StatementProfile | null = process.argv.includes("--profile") ? {} : null;
+    const oursResult = await phaseOurs(ours.url, profile);
     const { changed, ...oursReport } = oursResult;
     const naiveReport = await phaseNaive(naive.url, changed);
-    const report = { engine: "postgres", messages, stdoutBytes, ours: oursReport, naive: naiveReport };
+    const statements = profile
+      ? Object.fromEntries(Object.entries(profile).sort((a, b) => b[1].ms - a[1].ms).map(([sql, { count, ms }]) => [sql, { count, ms: Math.round(ms) }]))
+      : undefined;
+    const report = { engine: "postgres", messages, stdoutBytes, load: os.loadavg().map((n) => Number(n.toFixed(2))), ours: oursReport, naive: naiveReport, ...(statements ? { statements } : {}) };
     console.log(JSON.stringify(report, null, 2));
     console.log(
       `postgres: ours ${(oursReport.bytesPerWorkSecond / MIB).toFixed(1)} MiB/s of work (writer p99 ${oursReport.writer.p99Ms} ms, max ${oursReport.writer.maxMs} ms) vs naive single UPDATE ${(naiveReport.bytesPerWorkSecond / MIB).toFixed(1)} MiB/s (writer p99 ${naiveReport.writer.p99Ms} ms, max ${naiveReport.writer.maxMs} ms); reclaimed ${(oursReport.reclaimedBytes / MIB).toFixed(1)} vs ${(naiveReport.reclaimedBytes / MIB).toFixed(1)} MiB`,

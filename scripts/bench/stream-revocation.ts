@@ -13,26 +13,17 @@
 // floor of any answer "at once".
 // Needs `npm run build` first.
 //   npx tsx --conditions=react-server scripts/bench/stream-revocation.ts [--port 3232] [--rounds 10] [--postgres URL]
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { PassThrough } from "node:stream";
-import Database from "better-sqlite3";
 import { hashSessionToken } from "@/server/auth/current-user";
 import { runUsersCommand } from "@/server/cli/users/main";
 import { systemClock } from "@/server/clock";
-import { openDatabase } from "@/server/db/client";
-import { createPgTestDb } from "@/server/db/pg/test-db";
 import { createLogger } from "@/server/log";
-import { nextServerArgv } from "../lib/listen";
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
-}
+import { arg, startAppServer } from "./lib/app-server";
+import { openBenchDb, type BenchDb } from "./lib/bench-db";
 
 const PORT = Number(arg("port", "3232"));
 const ROUNDS = Number(arg("rounds", "10"));
@@ -40,51 +31,12 @@ const BASE = `http://127.0.0.1:${PORT}`;
 const POSTGRES = process.argv.includes("--postgres") ? arg("postgres", "") : null;
 const ADMIN_TOKEN = "bench-admin-token";
 
-type BenchDb = { url: string; run(sql: string, params: unknown[]): Promise<void>; close(): Promise<void> };
-
-async function openBenchDb(dir: string): Promise<BenchDb> {
-  if (POSTGRES) {
-    const pg = await createPgTestDb(POSTGRES);
-    const numbered = (sql: string) => {
-      let n = 0;
-      return sql.replace(/\?/g, () => `$${++n}`);
-    };
-    return { url: pg.url, run: async (sql, params) => void (await pg.db.run(numbered(sql), params)), close: () => pg.close() };
-  }
-  const file = path.join(dir, "workspace.db");
-  openDatabase({ file }).sqlite.close();
-  return {
-    url: `file:${file}`,
-    run: async (sql, params) => {
-      const db = new Database(file);
-      try {
-        db.prepare(sql).run(...params);
-      } finally {
-        db.close();
-      }
-    },
-    close: async () => {},
-  };
-}
-
 /** An account with one live session; returns its cookie. */
 async function account(db: BenchDb, id: string, role: "admin" | "viewer", token: string): Promise<string> {
   const now = Date.now();
   await db.run(`insert into users (id, email, role, password_hash, created_at) values (?, ?, ?, 'x', '2026-01-01T00:00:00Z')`, [id, `${id}@example.com`, role]);
   await db.run(`insert into auth_sessions (id, token_hash, user_id, created_at_ms, expires_at_ms) values (?, ?, ?, ?, ?)`, [`s-${id}`, hashSessionToken(token), id, now, now + 86_400_000]);
   return `wsr_session=${token}`;
-}
-
-async function waitUntilUp(): Promise<void> {
-  for (let i = 0; i < 480; i++) {
-    try {
-      if ((await fetch(`${BASE}/api/v1/auth/me`)).status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error("server did not come up");
 }
 
 /** Opens the victim's event stream; resolves once it is connected, with a promise of the time it ends. */
@@ -136,17 +88,12 @@ async function cliDisable(databaseUrl: string, email: string): Promise<void> {
 
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-revocation-"));
-  const db = await openBenchDb(dir);
+  const db = await openBenchDb({ dir, postgres: POSTGRES });
   const admin = await account(db, "u-admin", "admin", ADMIN_TOKEN);
   const victims: Array<{ id: string; cookie: string }> = [];
   for (let i = 0; i < 2 * ROUNDS; i += 1) victims.push({ id: `u-victim-${i}`, cookie: await account(db, `u-victim-${i}`, "viewer", `bench-victim-token-${i}`) });
-  const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
-  const server = spawn(process.execPath, nextServerArgv(nextBin, ["start", "-p", String(PORT), "-H", "127.0.0.1"]), {
-    stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, DATABASE_URL: db.url, DATA_DIR: dir, LOG_LEVEL: "warn", NODE_ENV: "production" },
-  });
+  const server = await startAppServer({ port: PORT, env: { DATABASE_URL: db.url, DATA_DIR: dir } });
   try {
-    await waitUntilUp();
     // Warm-up, not counted: route modules load on their first request.
     for (let i = 0; i < 20; i++) await meStatus(admin);
     const roundTrips: number[] = [];
@@ -188,8 +135,7 @@ async function main(): Promise<void> {
       `stream-revocation (${POSTGRES ? "postgres" : "sqlite"}, load ${os.loadavg()[0]!.toFixed(1)}, ${ROUNDS} rounds): a disabled user's open stream closed ${ms(results.api.closeMs.median)} ms after the admin's disable (max ${ms(results.api.closeMs.max)}), ${ms(results.cli.closeMs.median)} ms after npm run users disable committed (max ${ms(results.cli.closeMs.max)}; re-check every 500 ms); their cookie answered 401 in ${results.api.cookie401} and ${results.cli.cookie401}; GET /auth/me round trip median ${ms(results.authMeRoundTripMs.median)} ms (target: closed < 1000 ms)`,
     );
   } finally {
-    server.kill("SIGTERM");
-    await new Promise((resolve) => server.once("exit", resolve));
+    await server.stop();
     await db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }

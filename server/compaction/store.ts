@@ -155,6 +155,21 @@ export type CompactionVerbs = {
    * reads that body and runs the JS reducer.
    */
   readToolRowFacts(options: { sessionId: string; rows: readonly RowHeader[] }): RowFacts[];
+  /**
+   * False when readToolRowFacts never judges a row (PostgreSQL: no JSON
+   * function keeps the text exact, so every row goes to the JS reducer): a
+   * page then reads its bodies without asking for the facts first (one
+   * round trip less per page). Absent: true.
+   */
+  readonly judgesRowsInSql?: boolean;
+  /**
+   * True when a read outside a writer transaction runs on a session of its
+   * own and sees only committed rows while another call's writer
+   * transaction is open (PostgreSQL's pool): the cleanup pass then reads and
+   * reduces its next batch while the previous one is written. Absent: false
+   * (SQLite's pass thread has one connection).
+   */
+  readonly readsBesideWriter?: boolean;
   /** Writes `row.next` when the row's updated_at and byte length are unchanged; false when they are not. Throws WriteRefusedError as above. */
   replaceMetadataIfVersion(row: VersionedWrite): boolean;
   /**

@@ -30,6 +30,10 @@ import { ENTERED_TASK, scanCandidates, type PageVerdict, type ScanHandlers, type
 import { StatementDeadlineError } from "./statement-deadline";
 import { WriteRefusedError } from "./write-refused";
 import { addTally, createTally, type Tally } from "./tally";
+import type { BatchGroup } from "./batch";
+
+/** How a batch's write ended, and the yield owed after it. */
+type Flushed = { verdict: "ok" | "failed"; pauseMs: number } | { verdict: "stop"; reason: PassEndReason; pauseMs: number };
 
 
 export async function runCleanupPass(options: CleanupPassOptions): Promise<CleanupPassResult> {
@@ -75,10 +79,16 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     waitedMs += clock.now() - before;
   };
 
-  /** Commits the open batch: "failed" means rolled back (walk again from the committed cursor). */
-  const flush = async (): Promise<"ok" | "stop" | "failed"> => {
-    if (open.rows === 0) return "ok";
-    const rows = open.groups.flatMap((group) => group.rows);
+  // PostgreSQL (store.readsBesideWriter): the walk reads and reduces the
+  // next batch while the previous one is written; `inFlight` is that write.
+  // Writer transactions still run one at a time with the yield between
+  // them, taken while nothing else runs (a wait is not work).
+  const overlap = store.readsBesideWriter === true;
+  let inFlight: Promise<{ flushed: Flushed } | { error: unknown }> | null = null;
+
+  /** Writes one batch: "failed" means rolled back; `pauseMs` is the yield owed after it. */
+  const commitBatch = async (batch: { groups: BatchGroup[]; pending: Tally; next: ScanPosition }): Promise<Flushed> => {
+    const rows = batch.groups.flatMap((group) => group.rows);
     await options.beforeBatch?.(rows);
     const admitted = options.admitBatch ? options.admitBatch() : { release() {} };
     // The maintenance guard answers asynchronously (another process or instance may be asked); a test seam may answer at once.
@@ -87,14 +97,13 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
       // Another maintenance operation owns the database: end this slice at
       // the committed cursor; the worker continues after at least a minute.
       // A cancel that arrived meanwhile ends the pass instead.
-      stopReason = options.shouldStop?.() ? "cancelled" : "work_budget";
-      return "stop";
+      return { verdict: "stop", reason: options.shouldStop?.() ? "cancelled" : "work_budget", pauseMs: 0 };
     }
     let result: Awaited<ReturnType<typeof runBatch>>;
     const batchStarted = clock.now();
     try {
       try {
-        result = await runBatch({ store, clock, pass, groups: open.groups, committed, pending, next: walked, deadlineMs: options.deadlineMs });
+        result = await runBatch({ store, clock, pass, groups: batch.groups, committed, pending: batch.pending, next: batch.next, deadlineMs: options.deadlineMs });
       } finally {
         lease.release();
       }
@@ -105,38 +114,27 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
         // written again in this pass) and is not a failure of the pass.
         refused.add(error.rowid);
         options.log?.warn({ operationId, code: error.code, engineCode: error.engineCode, rows: rows.length }, "compaction batch rolled back: a row's rewrite was refused");
-        return "failed";
+        return { verdict: "failed", pauseMs: 0 };
       }
       failures += 1;
       const code = error instanceof StatementDeadlineError ? error.code : "batch_error";
       options.log?.warn({ operationId, failures, code, rows: rows.length }, "compaction batch rolled back");
-      if (failures >= PASS_LIMITS.maxConsecutiveFailures) {
-        stopReason = "batch_failures";
-        return "stop";
-      }
+      if (failures >= PASS_LIMITS.maxConsecutiveFailures) return { verdict: "stop", reason: "batch_failures", pauseMs: 0 };
       // A deadline overrun retries with half the rows; a single row that
       // overran alone is left intact and the pass moves past it.
       if (error instanceof StatementDeadlineError) {
         if (rows.length === 1) overran.add(rows[0]!.rowid);
         rowLimit = Math.max(1, Math.floor(rows.length / 2));
       }
-      await pause(limits.yieldMs);
-      return "failed";
+      return { verdict: "failed", pauseMs: limits.yieldMs };
     }
-    if (result.outcome === "gated") {
-      stopReason = result.reason;
-      return "stop";
-    }
+    if (result.outcome === "gated") return { verdict: "stop", reason: result.reason, pauseMs: 0 };
     for (const task of result.dropped) {
       dropped.add(task.taskId);
       if (task.reason === "eligibility_budget") budgetSkips = true;
     }
     committed = result.committed;
     committedPosition = result.position;
-    walked = result.position;
-    pending = createTally();
-    open = createOpenBatch();
-    eligibleSinceCommit.clear();
     failures = 0;
     const batchMs = clock.now() - batchStarted;
     rowLimit = Math.min(maxBatchRows, nextRowLimit(rowLimit, batchMs));
@@ -144,8 +142,56 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     // After the commit, outside the batch's failure handling: a listener
     // error propagates instead of retrying work that is already committed.
     await options.onBatch?.({ operationId, changedIds: result.changedIds, rows: result.rows, bytes: result.bytes });
-    await pause(yieldAfter(batchMs, limits.yieldMs, options.minYieldMs));
-    return "ok";
+    // Written beside the walk, a task that fell out may have rows walked since: the walk goes again from the commit.
+    return { verdict: overlap && result.dropped.length > 0 ? "failed" : "ok", pauseMs: yieldAfter(batchMs, limits.yieldMs, options.minYieldMs) };
+  };
+
+  /** Waits for the batch being written beside the walk (if any) and takes its outcome as the walk's own. */
+  const settle = async (): Promise<"ok" | "stop" | "failed"> => {
+    if (!inFlight) return "ok";
+    const outcome = await inFlight;
+    inFlight = null;
+    if ("error" in outcome) throw outcome.error;
+    const { flushed } = outcome;
+    await pause(flushed.pauseMs);
+    if (flushed.verdict === "ok") return "ok";
+    if (flushed.verdict === "stop") stopReason = flushed.reason;
+    // Not committed as walked: what was walked since the committed cursor is
+    // walked again ("failed") or left for the next slice ("stop").
+    pending = createTally();
+    open = createOpenBatch();
+    eligibleSinceCommit.clear();
+    walked = committedPosition;
+    return flushed.verdict;
+  };
+
+  /** Commits the open batch: "failed" means rolled back (walk again from the committed cursor). */
+  const flush = async (): Promise<"ok" | "stop" | "failed"> => {
+    const previous = await settle();
+    if (previous !== "ok") return previous;
+    if (open.rows === 0) return "ok";
+    const batch = { groups: open.groups, pending, next: walked };
+    if (overlap) {
+      pending = createTally();
+      open = createOpenBatch();
+      eligibleSinceCommit.clear();
+      // Settled before the next batch and before the pass ends; a rejection waits for that (never unhandled).
+      inFlight = commitBatch(batch).then(
+        (flushed) => ({ flushed }),
+        (error: unknown) => ({ error }),
+      );
+      return "ok";
+    }
+    const flushed = await commitBatch(batch);
+    if (flushed.verdict === "ok") {
+      walked = committedPosition;
+      pending = createTally();
+      open = createOpenBatch();
+      eligibleSinceCommit.clear();
+    }
+    if (flushed.verdict === "stop") stopReason = flushed.reason;
+    await pause(flushed.pauseMs);
+    return flushed.verdict;
   };
 
   /** Flushes; a rollback makes the walk start again from the committed cursor. */
@@ -190,14 +236,21 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     if (!resumed) pending.processedTasks += 1;
     // Whole-session scans happen here, once per task, outside the writer;
     // the watermarks come first so the batches can prove nothing newer.
-    snapshot = await captureTaskSnapshot(store, taskId);
-    let verdict = await checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
+    const probe = async () => {
+      if (!store.taskProbes) {
+        snapshot = await captureTaskSnapshot(store, taskId);
+        return checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
+      }
+      // One statement reads every probe (PostgreSQL): the watermarks come from the same snapshot, not a read of their own.
+      const startedMs = clock.now();
+      const probes = await store.taskProbes(taskId);
+      snapshot = await captureTaskSnapshot(store, taskId, probes);
+      return checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock, read: { probes, startedMs } });
+    };
+    let verdict = await probe();
     // A big task's scans can overrun on a momentarily busy machine: one
     // more try, then the task is skipped and the pass moves past it.
-    if (!verdict.eligible && verdict.reason === "eligibility_budget") {
-      snapshot = await captureTaskSnapshot(store, taskId);
-      verdict = await checkTaskEligibility({ store, taskId, cutoffMs: pass.cutoffMs, clock });
-    }
+    if (!verdict.eligible && verdict.reason === "eligibility_budget") verdict = await probe();
     if (verdict.eligible) {
       // A resumed task keeps its deeper position.
       if (resumed) return true;
@@ -237,9 +290,12 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     const outcome = await scanCandidates({ store, bounds: { upperTaskId: pass.upperTaskId, upperMessageRowid: pass.upperMessageRowid }, position: committedPosition, handlers });
     // What the walk gathered goes out in one last batch before the pass ends or pauses.
     if (!rewind && (stopReason === null || (stopReason === "work_budget" && open.rows > 0))) {
-      const flushed = await flush();
+      let flushed = await flush();
+      if (flushed === "ok") flushed = await settle();
       if (flushed === "failed") rewind = stopReason === null;
     }
+    // A batch still being written when the walk stopped settles before the pass goes on.
+    if (inFlight && (await settle()) === "failed") rewind = stopReason === null;
     if (!rewind) {
       finished = outcome.finished;
       break;

@@ -37,9 +37,9 @@ export async function preparePage(options: { store: CompactionStore; sessionId: 
     tally.eligibleMessages += 1;
     rows.push({ rowid: row.rowid, id: row.id, type: row.type, bytes: row.bytes, updatedAt: row.updatedAt, observed, encoding, next: result.metadata, removedFields: result.removedFields, removedBytes: result.removedBytes });
   };
-  const fallback: RowHeader[] = [];
+  const fallback: RowHeader[] = store.judgesRowsInSql === false ? [...options.rows] : [];
   let viaSql = 0;
-  for (const row of await store.readToolRowFacts({ sessionId, rows: options.rows })) {
+  for (const row of store.judgesRowsInSql === false ? [] : await store.readToolRowFacts({ sessionId, rows: options.rows })) {
     const result = judgeRowFacts(row, removedAt);
     if (result === null) {
       fallback.push(row);

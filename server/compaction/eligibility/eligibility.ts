@@ -35,6 +35,11 @@ export type EligibilityOptions = {
   cutoffMs: number;
   clock: Clock;
   budgetMs?: number;
+  /**
+   * The task's probes read already (store.taskProbes, one statement) and when
+   * that read began: the budget counts from there, as if read here.
+   */
+  read?: { probes: EligibilityVerbs; startedMs: number };
 };
 
 export class Ineligible extends Error {
@@ -53,8 +58,8 @@ export async function checkTaskEligibility(options: EligibilityOptions): Promise
   }
 }
 
-async function probeTask({ store, taskId, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDGET_MS }: EligibilityOptions): Promise<number> {
-  const startedMs = clock.now();
+async function probeTask({ store, taskId, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDGET_MS, read }: EligibilityOptions): Promise<number> {
+  const startedMs = read?.startedMs ?? clock.now();
   // Every probe goes through here: the budget is checked after each one.
   const run = async <T>(query: () => Promise<T>): Promise<T> => {
     const value = await query();
@@ -69,7 +74,8 @@ async function probeTask({ store, taskId, cutoffMs, clock, budgetMs = ELIGIBILIT
   };
 
   // Where the engine reads a task's probes at once, they are answered from that one read.
-  const probes = store.taskProbes ? await run(() => store.taskProbes!(taskId)) : store;
+  const probes = read ? read.probes : store.taskProbes ? await run(() => store.taskProbes!(taskId)) : store;
+  if (read && clock.now() - startedMs > budgetMs) throw new Ineligible("eligibility_budget");
   const task = await run(() => probes.readTaskActivity(taskId));
   if (!task) throw new Ineligible("task_missing");
   // A hold is the administrator's word: it wins over every other reason.

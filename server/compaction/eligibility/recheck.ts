@@ -13,7 +13,7 @@
 // (an existing turn's row edited in place) are left to the next full probe.
 import "server-only";
 import type { Clock } from "@/server/clock";
-import type { CompactionStore, SessionWatermark } from "../store";
+import type { CompactionStore, EligibilityVerbs, SessionWatermark } from "../store";
 import { isRetained } from "./cutoff";
 import { laterOf, sessionRowActivity, taskRowActivity } from "./activity";
 import {
@@ -30,10 +30,14 @@ import {
 /** What the pass knew of a task when it probed it: its sessions and their watermarks. */
 export type TaskSnapshot = { taskId: string; sessions: ReadonlyMap<string, SessionWatermark> };
 
-/** Reads the watermarks of every session of the task (call it BEFORE the full probe). */
-export async function captureTaskSnapshot(store: CompactionStore, taskId: string): Promise<TaskSnapshot> {
+/**
+ * Reads the watermarks of every session of the task (call it BEFORE the full
+ * probe), or takes them from `probes`: the full probe's own one-statement
+ * read (store.taskProbes), where watermarks and probes share one snapshot.
+ */
+export async function captureTaskSnapshot(store: CompactionStore, taskId: string, probes?: EligibilityVerbs): Promise<TaskSnapshot> {
   const sessions = new Map<string, SessionWatermark>();
-  const probes = store.taskProbes ? await store.taskProbes(taskId, { indexedOnly: true }) : store;
+  probes ??= store.taskProbes ? await store.taskProbes(taskId, { indexedOnly: true }) : store;
   for (const session of await probes.listSessionActivity(taskId)) sessions.set(session.id, await probes.readSessionWatermark(session.id));
   return { taskId, sessions };
 }

@@ -164,6 +164,8 @@ export function createPgCompactionStore(db: PgDb): CompactionStore {
           ? db.run(PG_CANDIDATE_SQL.guardedUpdateBytes, [hex(row.next), row.rowid, hex(row.observed)])
           : db.run(PG_CANDIDATE_SQL.guardedUpdate, [row.next, row.rowid, row.observed]),
       ),
+    judgesRowsInSql: false,
+    readsBesideWriter: true,
     readToolRowFacts: async ({ sessionId, rows }) =>
       rows.length === 0
         ? []
