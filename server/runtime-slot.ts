@@ -5,7 +5,7 @@
 // is how the runtime is found), so it holds only that: the installed runtime
 // and the start in progress. This module holds only the slot, so proxy.ts can
 // reach the runtime's logger without bundling the database code.
-import type { Runtime } from "./runtime";
+import type { Runtime } from "./runtime-types";
 
 type ProcessSlot = {
   runtime?: Runtime;

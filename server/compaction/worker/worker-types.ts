@@ -69,7 +69,7 @@ export type CompactionWorker = {
    * minute): how long after this start the first pass, or an interrupted
    * one, may begin. On PostgreSQL the worker starts when its instance takes
    * the lease, and any acquisition may follow a holder that died mid-pass:
-   * there it is shorter (runtime.ts), so the pass resumes within seconds.
+   * there it is shorter (runtime-lease.ts), so the pass resumes within seconds.
    */
   start(options?: { readinessMs?: number }): Promise<void>;
   /**
