@@ -27,6 +27,7 @@ import type { FloodLog } from "./logs/rate-limit";
 import type { ReadThreads } from "./workspace/read-thread/pool";
 import type { SessionPolicy } from "./auth/session-policy";
 import type { CompactionWorker, CompactionWorkerDeps } from "./compaction/worker/worker";
+import type { PassThreadState } from "./compaction/worker/worker-types";
 import type { OperatorMetrics } from "./metrics/operator-metrics";
 import type { MaintenanceWindow } from "./jobs/maintenance-window";
 import type { StorageHistory } from "./maintenance/history/sampler";
@@ -80,6 +81,8 @@ export type Runtime = {
   readonly quiescers: QuiescerRegistry;
   /** The Messages compaction worker bound to `handle` (null when unsupported); rebuilt after a restore. */
   compaction: CompactionWorker | null;
+  /** The compaction worker's pass threads, across the workers the runtime rebuilds: whether one could not start (passes stay inline), the slices that ran on one. */
+  readonly passThreads: PassThreadState;
   readonly checkpoints: CheckpointServices;
   /** Trusted proxies, allowed hosts, the password-hashing gate and the log key of sign-in. */
   readonly signIn: SignInServices;

@@ -1,8 +1,8 @@
 // The compaction worker the runtime builds on its stores, again after a
 // restore and after a lost lease (a stopped worker never runs again). What
-// must outlive each worker is held here, once per runtime: where its cleanup
-// slices run (COMPACTION_THREAD, asked once) and whether that thread failed
-// to start.
+// must outlive each worker is the runtime's: where its cleanup slices run
+// (COMPACTION_THREAD, asked once here) and its pass threads' state
+// (rt.passThreads: whether the thread failed to start, the slices it ran).
 import type { Stores } from "./stores";
 import type { CommandRelay } from "./compaction/worker/command-relay";
 import { createCompactionWorker, type CompactionWorker } from "./compaction/worker/worker";
@@ -27,7 +27,6 @@ export function createWorkerBuilder(
   const { env, seams } = options;
   // Cleanup slices on a worker thread (SQLite, system clock, bundle built).
   const passThread = passThreadFromEnv({ env, engine: rt.target.engine, injectedClock: options.injectedClock, log: rt.log }).settings;
-  const passThreadFallback = { unavailable: false };
   return (dbFile, stores) =>
     createCompactionWorker({
       ...seams,
@@ -45,6 +44,6 @@ export function createWorkerBuilder(
       window: rt.maintenanceWindow,
       relay: options.relay,
       passThread,
-      passThreadFallback,
+      passThreadState: rt.passThreads,
     });
 }

@@ -31,6 +31,7 @@ import { createOperatorMetrics } from "./metrics/operator-metrics";
 import { maintenanceWindowFromEnv } from "./jobs/window-config";
 import { createStorageHistory } from "./maintenance/history/sampler";
 import { createPayloadRestoreJobs } from "./compaction/restore/jobs";
+import { newPassThreadState } from "./compaction/worker/worker-types";
 import { liveStores, openRuntimeDatabase, storesOn } from "./runtime-database";
 import { configuredCheckpointMode, createCheckpointServices, createRuntimeCheckpointSchedule } from "./runtime-checkpoints";
 import { createWorkerBuilder } from "./runtime-worker";
@@ -122,6 +123,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     guard,
     quiescers: createQuiescerRegistry(),
     compaction: null,
+    passThreads: newPassThreadState(),
     // The schedule is built just below, once the runtime it reads its database from exists.
     checkpoints: { ...createCheckpointServices({ env, log, postgres }), schedule: null as unknown as CheckpointScheduler },
     signIn: createSignInServices({ env, log }),

@@ -26,7 +26,6 @@ import { createRuntime, installProcessRuntime, openRuntime } from "@/server/runt
 import { GET } from "@/app/api/v1/system/database/tool-payload-retention/route";
 import { putCompactionPolicy } from "@/server/compaction/service";
 import { readCompactionRecord } from "@/server/compaction/policy/record";
-import { threadSlices } from "@/server/compaction/thread/run-in-thread";
 import { runPostgres } from "./status-during-pass-pg";
 
 function arg(name: string, fallback: string): string {
@@ -154,7 +153,7 @@ async function main() {
   const report = {
     bench: "status-during-pass",
     // Where the slice ran: proven by the thread having started, not by the setting.
-    passRanOn: threadSlices.started > 0 ? "thread" : "inline",
+    passRanOn: rt.passThreads.started > 0 ? "thread" : "inline",
     compactionThread: env.COMPACTION_THREAD ?? "auto",
     messages: generated.messages,
     rate,

@@ -10,7 +10,7 @@ import { runCleanupPass, type BatchCommitted } from "../cleanup/pass";
 import { NOW_MS, armPolicy, countMarkedRows, seedOldTask, storeOf, readRecordSync } from "../test-support";
 import type { Logger } from "@/server/log";
 import { backgroundNice } from "./background-priority";
-import { runPassInThread, threadSlices } from "./run-in-thread";
+import { runPassInThread, type ThreadSliceCount } from "./run-in-thread";
 import { threadTestBed } from "./thread-test-support";
 
 const bed = threadTestBed("ws-thread-");
@@ -26,6 +26,7 @@ function inThread(options: Partial<Parameters<typeof runPassInThread>[0]> & { fi
   const { file, nowMs, maxBatchRows, ...rest } = options;
   return runPassInThread({
     thread: { bundlePath: bed.bundlePath },
+    slices: { started: 0, running: 0 },
     dbFile: file ?? bed.t.file,
     clock: manualClock(nowMs ?? NOW_MS),
     operationId: "run-1",
@@ -165,15 +166,16 @@ describe("cleanup slice on a worker thread", () => {
   it("settles only after the thread has exited, also when a listener on this side fails mid-pass", async () => {
     await armPolicy(bed.t.sqlite);
     seedOldTask(bed.t.sqlite, "a", 30);
-    const before = threadSlices.running;
+    const slices: ThreadSliceCount = { started: 0, running: 0 };
     const done = inThread({
+      slices,
       maxBatchRows: 10,
       onBatch: () => {
         throw new Error("listener failed");
       },
     });
     await expect(done).rejects.toThrow("listener failed");
-    expect(threadSlices.running).toBe(before);
+    expect(slices).toEqual({ started: 1, running: 0 });
     // The thread's connection is closed: a writer gets the lock at once.
     const timeout = bed.t.sqlite.pragma("busy_timeout", { simple: true }) as number;
     bed.t.sqlite.pragma("busy_timeout = 0");

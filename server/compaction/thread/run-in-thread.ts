@@ -34,7 +34,12 @@ export type ThreadPassOptions = Pick<CleanupPassOptions, "operationId" | "should
   /** Admission for one batch, answered on this thread (synchronous: the guard lives here). */
   admitBatch?: () => BatchLease | null | Promise<BatchLease | null>;
   limits?: Omit<SliceRequest, "operationId" | "nowMs">;
+  /** Where the slice threads are counted: the runtime's (PassThreadState), or the caller's own. */
+  slices: ThreadSliceCount;
 };
+
+/** Slice threads started, and those not yet exited (observable for tests and the benchmark; a settled slice has none left). */
+export type ThreadSliceCount = { started: number; running: number };
 
 /** The thread failed before it opened the database: the caller may run the slice inline instead. */
 export class PassThreadUnavailableError extends Error {
@@ -55,9 +60,6 @@ export class PassThreadError extends Error {
   }
 }
 
-/** Slice threads this process started, and those not yet exited (observable for tests and the benchmark; a settled slice has none left). */
-export const threadSlices = { started: 0, running: 0 };
-
 export function runPassInThread(options: ThreadPassOptions): Promise<CleanupPassResult> {
   const flags = new Int32Array(new SharedArrayBuffer(FLAG_COUNT * Int32Array.BYTES_PER_ELEMENT));
   const refreshFlags = () => {
@@ -76,9 +78,10 @@ export function runPassInThread(options: ThreadPassOptions): Promise<CleanupPass
   let worker: Worker;
   try {
     worker = new Worker(path.resolve(options.thread.bundlePath), { workerData: data, resourceLimits: PASS_THREAD_LIMITS });
-    threadSlices.started += 1;
-    threadSlices.running += 1;
-    worker.once("exit", () => void (threadSlices.running -= 1));
+    const { slices } = options;
+    slices.started += 1;
+    slices.running += 1;
+    worker.once("exit", () => void (slices.running -= 1));
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     return Promise.reject(new PassThreadUnavailableError(typeof code === "string" ? code : "worker_start"));

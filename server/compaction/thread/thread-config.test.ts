@@ -6,6 +6,7 @@ import { createTestDb, type TestDb } from "@/server/db/test-db";
 import { createLogger } from "@/server/log";
 import { NOW_MS, armPolicy, countMarkedRows, seedOldTask, storeOf } from "../test-support";
 import { createSliceRunner } from "../worker/cleanup-slice";
+import { newPassThreadState, type PassThreadState } from "../worker/worker-types";
 import { passThreadFromEnv } from "./thread-config";
 
 let t: TestDb;
@@ -56,24 +57,24 @@ describe("COMPACTION_THREAD", () => {
     seedOldTask(t.sqlite, "a", 5);
     const { log, lines } = captureLog();
     const passThread = { bundlePath: path.join(t.dir, "missing.cjs") };
-    const runtimeFallback = { unavailable: false };
-    const runnerOf = (passThreadFallback: { unavailable: boolean }) => {
-      const runSlice = createSliceRunner({ passThread, passThreadFallback, dbFile: t.file, clock: manualClock(NOW_MS), log });
+    const runtimeState = newPassThreadState();
+    const runnerOf = (passThreadState: PassThreadState) => {
+      const runSlice = createSliceRunner({ passThread, passThreadState, dbFile: t.file, clock: manualClock(NOW_MS), log });
       return (operationId: string) =>
         runSlice({ store: storeOf(t.sqlite), clock: manualClock(NOW_MS), operationId, wait: async () => {}, admitBatch: async () => ({ release() {} }) });
     };
     const unavailableLines = () => lines.filter((l) => l.msg.includes("cleanup thread unavailable"));
-    const slice = runnerOf(runtimeFallback);
+    const slice = runnerOf(runtimeState);
     expect(await slice("run-1")).toMatchObject({ state: "succeeded" });
     expect(countMarkedRows(t.sqlite)).toBe(5);
     expect(await slice("run-2")).toMatchObject({ state: "succeeded" });
     expect(unavailableLines()).toEqual([expect.objectContaining({ code: "MODULE_NOT_FOUND" })]);
-    expect(runtimeFallback.unavailable).toBe(true);
+    expect(runtimeState.unavailable).toBe(true);
     // A worker the same runtime rebuilds (a restore, a new lease) does not try again.
-    expect(await runnerOf(runtimeFallback)("run-3")).toMatchObject({ state: "succeeded" });
+    expect(await runnerOf(runtimeState)("run-3")).toMatchObject({ state: "succeeded" });
     expect(unavailableLines()).toHaveLength(1);
     // Another runtime's worker tries its thread itself (and falls back on its own).
-    expect(await runnerOf({ unavailable: false })("run-4")).toMatchObject({ state: "succeeded" });
+    expect(await runnerOf(newPassThreadState())("run-4")).toMatchObject({ state: "succeeded" });
     expect(unavailableLines()).toHaveLength(2);
   });
 });

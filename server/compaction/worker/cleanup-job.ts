@@ -16,7 +16,7 @@ import { verifyBeforeCleanup } from "./verify-before-cleanup";
 export function createCleanupJob(host: JobHost): (operationId: string, priority: "manual" | "scheduled") => void {
   const { deps, gate } = host;
   const { store, clock, timers, log, bus } = deps;
-  const runSlice = createSliceRunner({ passThread: deps.passThread, passThreadFallback: deps.passThreadFallback, dbFile: deps.dbFile, clock, log });
+  const runSlice = createSliceRunner({ passThread: deps.passThread, passThreadState: deps.passThreadState, dbFile: deps.dbFile, clock, log });
 
   const enqueueCleanup = (operationId: string, priority: "manual" | "scheduled") => {
     host.queue.enqueue({

@@ -9,19 +9,19 @@ import { runCleanupPass } from "../cleanup/pass";
 import type { BatchLease, CleanupPassOptions, CleanupPassResult } from "../cleanup/pass-options";
 import { PassThreadUnavailableError, runPassInThread } from "../thread/run-in-thread";
 import { sliceLimits } from "../thread/protocol";
-import type { CompactionWorkerDeps } from "./worker-types";
+import { newPassThreadState, type CompactionWorkerDeps } from "./worker-types";
 
 /** The slice's options as the worker builds them: admission is answered on this thread (the maintenance guard). */
 export type SliceOptions = Omit<CleanupPassOptions, "admitBatch"> & { admitBatch: () => Promise<BatchLease | null> };
 
 export type SliceRunner = (options: SliceOptions) => Promise<CleanupPassResult>;
 
-export function createSliceRunner(deps: Pick<CompactionWorkerDeps, "passThread" | "passThreadFallback" | "dbFile"> & { clock: Clock; log: Logger }): SliceRunner {
-  const fallback = deps.passThreadFallback ?? { unavailable: false };
+export function createSliceRunner(deps: Pick<CompactionWorkerDeps, "passThread" | "passThreadState" | "dbFile"> & { clock: Clock; log: Logger }): SliceRunner {
+  const state = deps.passThreadState ?? newPassThreadState();
   return async (options) => {
     const thread = deps.passThread;
     // The beforeBatch seam runs test code between reading and writing: inline only.
-    if (!thread || fallback.unavailable || options.beforeBatch) return runCleanupPass(options);
+    if (!thread || state.unavailable || options.beforeBatch) return runCleanupPass(options);
     try {
       deps.log.debug({ operationId: options.operationId }, "cleanup slice runs on its worker thread");
       return await runPassInThread({
@@ -35,10 +35,11 @@ export function createSliceRunner(deps: Pick<CompactionWorkerDeps, "passThread" 
         onBatch: options.onBatch,
         log: options.log,
         limits: { fixedClock: thread.fixedClock, ...sliceLimits(options) },
+        slices: state,
       });
     } catch (error) {
       if (!(error instanceof PassThreadUnavailableError)) throw error;
-      fallback.unavailable = true;
+      state.unavailable = true;
       deps.log.warn({ operationId: options.operationId, code: error.code }, "cleanup thread unavailable: passes run inline from now on");
       return runCleanupPass(options);
     }

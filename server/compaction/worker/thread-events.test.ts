@@ -9,15 +9,15 @@ import { sequentialIds } from "@/server/ids";
 import type { SystemEvent } from "@/lib/events/api";
 import { savePolicy } from "../policy/policy-update";
 import { NOW_MS, countMarkedRows, seedOldTask, storeOf } from "../test-support";
-import { threadSlices } from "../thread/run-in-thread";
 import { threadTestBed } from "../thread/thread-test-support";
 import { createCompactionWorker, type CompactionWorkerDeps } from "./worker";
+import { newPassThreadState } from "./worker-types";
 import { baseWorkerDeps, hybridTimers } from "./worker-test-support";
 
 const bed = threadTestBed("ws-thread-events-");
 
 /** Saves an enabled policy (preparation skipped) on `file` and lets the worker run the initial pass; returns the bus's events. */
-async function initialPass(file: string, passThread: CompactionWorkerDeps["passThread"]): Promise<SystemEvent[]> {
+async function initialPass(file: string, passThread: CompactionWorkerDeps["passThread"], passThreadState = newPassThreadState()): Promise<SystemEvent[]> {
   const handle = openDatabase({ file, migrate: false });
   const events: SystemEvent[] = [];
   const bus = createEventBus();
@@ -27,6 +27,7 @@ async function initialPass(file: string, passThread: CompactionWorkerDeps["passT
     ...baseWorkerDeps({ ...handle, dir: bed.t.dir, db: wrapSqliteDb(handle, { reader: false }), close: () => handle.sqlite.close() }, { clock: manualClock(NOW_MS), timers, bus }),
     pass: { yieldMs: 0, maxBatchRows: 10 },
     passThread,
+    passThreadState,
   });
   try {
     await worker.start();
@@ -48,10 +49,13 @@ describe("compaction worker with its cleanup on a thread", () => {
     const copy = path.join(bed.t.dir, "copy.db");
     fs.copyFileSync(bed.t.file, copy);
 
-    const inlineEvents = await initialPass(copy, null);
-    const startedBefore = threadSlices.started;
-    const threadEvents = await initialPass(bed.t.file, { bundlePath: bed.bundlePath, fixedClock: true });
-    expect(threadSlices.started).toBe(startedBefore + 1);
+    const inlineRuntime = newPassThreadState();
+    const threadRuntime = newPassThreadState();
+    const inlineEvents = await initialPass(copy, null, inlineRuntime);
+    const threadEvents = await initialPass(bed.t.file, { bundlePath: bed.bundlePath, fixedClock: true }, threadRuntime);
+    // Counted on the state of the runtime whose worker ran it, never on another's.
+    expect(threadRuntime).toEqual({ unavailable: false, started: 1, running: 0 });
+    expect(inlineRuntime).toEqual({ unavailable: false, started: 0, running: 0 });
 
     const changed = (events: SystemEvent[]) => events.filter((e) => e.type === "messages_changed");
     expect(changed(threadEvents).map((e) => e.messageIds.length)).toEqual([10, 10, 5]);

@@ -13,14 +13,22 @@ import type { SavePolicyEffects } from "../policy/policy-update";
 import type { CompactionAge } from "../policy/policy-schema";
 import type { CompactionStore } from "../store";
 import type { PassThreadSettings } from "../thread/thread-config";
+import type { ThreadSliceCount } from "../thread/run-in-thread";
 import type { CommandRelay, RelayedCommand } from "./command-relay";
 
 /**
- * A pass thread that could not start stays unavailable: the runtime holds
- * this, so the workers it rebuilds (a restore, a new lease) keep running
- * inline and another runtime in the process still tries its own thread.
+ * What the runtime keeps about its pass threads across the workers it builds
+ * (a restore, a new lease): a thread that could not start stays unavailable,
+ * so its passes keep running inline while another runtime in the process
+ * still tries its own thread; and the slice threads it started and those
+ * not yet exited.
  */
-export type PassThreadFallback = { unavailable: boolean };
+export type PassThreadState = ThreadSliceCount & { unavailable: boolean };
+
+/** A fresh state: no thread tried yet. */
+export function newPassThreadState(): PassThreadState {
+  return { unavailable: false, started: 0, running: 0 };
+}
 
 export type CompactionWorkerDeps = {
   store: CompactionStore;
@@ -57,8 +65,8 @@ export type CompactionWorkerDeps = {
    * manual clock need). The runtime picks it (COMPACTION_THREAD).
    */
   passThread?: (PassThreadSettings & { fixedClock?: boolean }) | null;
-  /** Set once the thread could not start (the runtime's, so a rebuilt worker keeps to inline); absent: this worker's own. */
-  passThreadFallback?: PassThreadFallback;
+  /** The runtime's pass thread state (a rebuilt worker keeps to inline once the thread could not start); absent: this worker's own. */
+  passThreadState?: PassThreadState;
 };
 
 export type CompactionWorker = {
