@@ -7,6 +7,9 @@ import { createLogger } from "./log";
 import { createMigratedRuntime, openRuntime, processRuntime, uninstallProcessRuntime, type Runtime } from "./runtime";
 import { createTestRuntime, type TestRuntime } from "./runtime-test-support";
 import { requireProcessRuntime, startServerProcess } from "./startup";
+import { createEmptyPgDatabase, TEST_POSTGRES_URL } from "./db/pg/test-db";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 const silent = createLogger({ level: "silent" });
 let rt: TestRuntime | null = null;
@@ -84,6 +87,31 @@ describe("startServerProcess", () => {
     expect(await startServerProcess(env)).toBe(first);
     expect(await requireProcessRuntime()).toBe(first);
     expect(openRuntime(first!)?.compaction.isRunning()).toBe(true);
+  });
+
+  it.skipIf(!TEST_POSTGRES_URL)("on PostgreSQL the startup prunes audit entries older than AUDIT_RETENTION_DAYS, as on SQLite", async () => {
+    const db = await createEmptyPgDatabase();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "startup-pg-"));
+    dirs.push(dir);
+    try {
+      const env = { NODE_ENV: "test" as const, DATABASE_URL: db.url, DATA_DIR: dir, LOG_LEVEL: "silent", AUDIT_RETENTION_DAYS: "30" };
+      const seeding = openRuntime(await createMigratedRuntime({ env, log: silent }))!;
+      const now = Date.now();
+      for (const atMs of [now - 31 * DAY_MS, now - DAY_MS]) {
+        await seeding.stores.audit.insert({ atMs, actor: "cli", kind: "backup.created", result: "ok", errorCode: null, detail: "{}" });
+      }
+      await seeding.stop();
+      const started = openRuntime((await startServerProcess(env))!)!;
+      extra.push(started);
+      const left = await started.stores.audit.list({ beforeSeq: null, kind: null, limit: 10 });
+      expect(left.map((entry) => entry.atMs)).toEqual([now - DAY_MS]);
+    } finally {
+      for (const other of extra.splice(0)) {
+        uninstallProcessRuntime(other);
+        await other.stop();
+      }
+      await db.drop();
+    }
   });
 
   it("a runtime that cannot be created is logged and not installed; the next call tries again", async () => {

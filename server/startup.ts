@@ -8,6 +8,7 @@ import { createLogger, type Logger } from "@/server/log";
 import { startMaintenance } from "@/server/maintenance/startup";
 import { createMigratedRuntime, installProcessRuntime, openRuntime, processRuntime, type Runtime } from "@/server/runtime";
 import { processStartup, setProcessStartup } from "@/server/runtime-slot";
+import { liveStores } from "@/server/runtime-database";
 
 /**
  * Creates, installs and starts the process runtime, once: instrumentation.ts
@@ -53,7 +54,8 @@ async function startOnce(env: NodeJS.ProcessEnv): Promise<Runtime | null> {
   );
   await runStep(rt.log, "audit_pruning", () =>
     schedulePruning({
-      store: () => (rt.handle?.sqlite.open ? (rt.stores?.audit ?? null) : null),
+      // The stores of the moment on either engine (a restore reopens them; none once stopped).
+      store: () => liveStores(rt)?.audit ?? null,
       clock: rt.clock,
       timers: rt.timers,
       log: rt.log,
@@ -63,7 +65,7 @@ async function startOnce(env: NodeJS.ProcessEnv): Promise<Runtime | null> {
   await runStep(rt.log, "prune_sessions", () => pruneSessions(open.stores.auth, { policy: rt.sessionPolicy, nowMs: rt.clock.now() }));
   await runStep(rt.log, "throttle_pruning", () =>
     scheduleThrottlePruning({
-      store: () => (rt.handle?.sqlite.open || rt.postgres ? (rt.stores?.auth ?? null) : null),
+      store: () => liveStores(rt)?.auth ?? null,
       clock: rt.clock,
       timers: rt.timers,
       log: rt.log,
