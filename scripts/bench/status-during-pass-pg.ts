@@ -93,10 +93,12 @@ export async function runPostgres(): Promise<void> {
   try {
     process.stderr.write(`seeding ${messages} messages into ${database.name}...\n`);
     await seedShellWorkspace(database.url, messages, 16 * 1024, { approveAtMs: null });
-    const env = { DATABASE_URL: database.url, DATA_DIR: dir, LOG_LEVEL: "warn" };
+    // PG_POOL_MAX from the environment when given (the default is the runtime's: 4).
+    const env = { DATABASE_URL: database.url, DATA_DIR: dir, LOG_LEVEL: "warn", ...(process.env.PG_POOL_MAX ? { PG_POOL_MAX: process.env.PG_POOL_MAX } : {}) };
     const rt = openRuntime(await createMigratedRuntime({ env, log: createLogger({ level: "warn", destination: process.stderr }) }));
     if (!rt?.postgres) throw new Error("the bench needs a PostgreSQL runtime");
     installProcessRuntime(rt);
+    const { poolMax } = rt.postgres.config;
     const nowMs = Date.now();
     const { id } = await createUser(rt.stores.auth, { email: "bench@example.com", role: "admin", password: "bench-password-long", nowMs });
     const session = await createSession(rt.stores.auth, { userId: id, nowMs });
@@ -153,6 +155,7 @@ export async function runPostgres(): Promise<void> {
       messages,
       requests,
       clients,
+      poolMax,
       load: os.loadavg().map((n) => Number(n.toFixed(2))),
       idle,
       duringPass,

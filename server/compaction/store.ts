@@ -32,7 +32,18 @@ export type RowHeader = { rowid: number; id: string; type: string; bytes: number
  * stored text is not valid UTF-8: one char per stored byte, see
  * StoredEncoding), so the bytes written back are exactly the bytes read.
  */
-export type RowBody = RowHeader & { metadata: string | null; encoding: StoredEncoding; updatedAt: string };
+export type RowBody = RowHeader & {
+  metadata: string | null;
+  encoding: StoredEncoding;
+  updatedAt: string;
+  /**
+   * The stored row version itself where the engine has one (PostgreSQL:
+   * `xmin:ctid`, which every write of the row changes): a batch write
+   * guarded by it lands only on the version read, without reading the old
+   * text again. Absent: the text or updated_at guard.
+   */
+  tupleVersion?: string;
+};
 
 /**
  * What SQL's JSON functions found in a tool row, without its payload ever
@@ -76,8 +87,12 @@ export type VersionedWrite = { rowid: number; updatedAt: string; bytes: number; 
 /** A reduced row to write back only if its stored bytes still equal `observed` (both in `encoding`, default utf8). */
 export type GuardedWrite = { rowid: number; observed: string; next: string; encoding?: StoredEncoding };
 
-/** One row of a batch's rewrite: guarded by `observed` when set (GuardedWrite), else by its version (VersionedWrite). */
-export type BatchWrite = { rowid: number; observed: string | null; updatedAt: string; bytes: number; next: string; encoding?: StoredEncoding };
+/**
+ * One row of a batch's rewrite: guarded by `tupleVersion` when set (the very
+ * row version read, RowBody), else by `observed` when set (GuardedWrite),
+ * else by its version (VersionedWrite).
+ */
+export type BatchWrite = { rowid: number; observed: string | null; updatedAt: string; bytes: number; next: string; encoding?: StoredEncoding; tupleVersion?: string };
 
 export type TaskActivityRow = {
   state: string;

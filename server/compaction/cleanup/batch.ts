@@ -43,6 +43,8 @@ export type PreparedRow = {
   updatedAt: string;
   /** The text the reducer judged, below WHOLE_TEXT_GUARD_MAX_BYTES: written only while the stored text still equals it. */
   observed: string | null;
+  /** The stored row version read with the text, where the engine has one (RowBody.tupleVersion): written only while it is unchanged. */
+  tupleVersion?: string;
   /** How `observed` and `next` hold the stored bytes ("bytes": text that is not valid UTF-8, written back byte for byte). */
   encoding: StoredEncoding;
   /** Stored UTF-8 length of the text judged. */

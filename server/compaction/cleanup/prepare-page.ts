@@ -29,13 +29,25 @@ export const WHOLE_TEXT_GUARD_MAX_BYTES = COLLECT_BEFORE_ROW_BYTES - 1;
 export async function preparePage(options: { store: CompactionStore; sessionId: string; rows: readonly RowHeader[]; removedAt: string; tally: Tally }): Promise<PreparedPage> {
   const { store, sessionId, removedAt, tally } = options;
   const rows: PreparedRow[] = [];
-  const accept = (row: RowHeader & { updatedAt: string }, result: BodyResult, observed: string | null, encoding: StoredEncoding) => {
+  const accept = (row: RowHeader & { updatedAt: string; tupleVersion?: string }, result: BodyResult, observed: string | null, encoding: StoredEncoding) => {
     if (result.outcome === "skipped") {
       tally.skipped[result.reason] = (tally.skipped[result.reason] ?? 0) + 1;
       return;
     }
     tally.eligibleMessages += 1;
-    rows.push({ rowid: row.rowid, id: row.id, type: row.type, bytes: row.bytes, updatedAt: row.updatedAt, observed, encoding, next: result.metadata, removedFields: result.removedFields, removedBytes: result.removedBytes });
+    rows.push({
+      rowid: row.rowid,
+      id: row.id,
+      type: row.type,
+      bytes: row.bytes,
+      updatedAt: row.updatedAt,
+      observed,
+      encoding,
+      next: result.metadata,
+      removedFields: result.removedFields,
+      removedBytes: result.removedBytes,
+      ...(row.tupleVersion === undefined ? {} : { tupleVersion: row.tupleVersion }),
+    });
   };
   const fallback: RowHeader[] = store.judgesRowsInSql === false ? [...options.rows] : [];
   let viaSql = 0;
@@ -50,7 +62,9 @@ export async function preparePage(options: { store: CompactionStore; sessionId: 
     accept(row, result, null, "utf8");
   }
   for (const row of fallback.length === 0 ? [] : await store.readToolRowBodies({ sessionId, rows: fallback })) {
-    accept(row, reduceBody(row, removedAt), row.bytes <= WHOLE_TEXT_GUARD_MAX_BYTES ? row.metadata : null, row.encoding);
+    // The row version, where the engine has one, guards the write exactly without keeping the text read.
+    const observed = row.tupleVersion === undefined && row.bytes <= WHOLE_TEXT_GUARD_MAX_BYTES ? row.metadata : null;
+    accept(row, reduceBody(row, removedAt), observed, row.encoding);
   }
   return { rows, viaSql, viaReducer: fallback.length };
 }

@@ -184,6 +184,26 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
     ]);
   });
 
+  it("[TPR-TX-02] a batch row guarded by the row version read is written only while no write touched the row, even one of the same text", async () => {
+    await other.exec(`insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at) values
+        ('m2', 's', 'agent', 'tool_read', '', '{"b":2}', 'x', 'v2')`);
+    const store = createPgCompactionStore(db.db);
+    const [m1, m2] = await store.readToolRowBodies({ sessionId: "s", rows: await store.listToolRowHeaders({ sessionId: "s", afterRowid: null, upperRowid: 1e9, limit: 10 }) });
+    expect(m1!.tupleVersion).toMatch(/^\d+:\(\d+,\d+\)$/);
+    // m2 rewritten with its own text and version after it was read: the row version moved on.
+    await other.exec(`update messages set metadata = metadata where id = 'm2'`);
+    const written = await store.writeTransaction(async (tx) =>
+      tx.replaceMetadataBatch!(
+        [m1!, m2!].map((row) => ({ rowid: row.rowid, observed: null, updatedAt: row.updatedAt, bytes: row.bytes, next: `{"new":${row.rowid}}`, tupleVersion: row.tupleVersion })),
+      ),
+    );
+    expect([...written]).toEqual([m1!.rowid]);
+    expect(await other.query(`select id, metadata from messages order by rowid`)).toEqual([
+      { id: "m1", metadata: `{"new":${m1!.rowid}}` },
+      { id: "m2", metadata: '{"b":2}' },
+    ]);
+  });
+
   it("[TPR-RED-10] a batch the server refuses names the refused row, and the rows before it are not kept", async () => {
     await other.exec(`insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at) values ('m2', 's', 'agent', 'tool_read', '', '{"b":2}', 'x', 'x');
       create function refuse_m2() returns trigger language plpgsql as $$ begin raise exception 'kept by policy'; end $$;

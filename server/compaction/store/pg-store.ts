@@ -58,7 +58,9 @@ export const PG_CANDIDATE_SQL = {
             where session_id = $1 and rowid > $2 and rowid <= $3 and type in (${TYPE_LIST})
             order by rowid limit $4`),
   // A page's rows in one round trip (the page was planned within its byte limits from the headers).
-  bodies: preparedStatement(`select rowid, id, type, metadata, coalesce(octet_length(metadata), 0) as bytes, updated_at as "updatedAt" from messages where rowid = any($1::bigint[]) and session_id = $2`),
+  // xmin and ctid name the row version read: any write of the row (even of the same text) makes another.
+  bodies: preparedStatement(`select rowid, id, type, metadata, coalesce(octet_length(metadata), 0) as bytes, updated_at as "updatedAt",
+      xmin::text || ':' || ctid::text as "tupleVersion" from messages where rowid = any($1::bigint[]) and session_id = $2`),
   bodyBytes: `select encode(convert_to(metadata, 'SQL_ASCII'), 'hex') as hex from messages where rowid = $1`,
   guardedUpdate: `update messages set metadata = $1 where rowid = $2 and metadata = $3`,
   guardedUpdateBytes: `update messages set metadata = convert_from(decode($1, 'hex'), 'SQL_ASCII') where rowid = $2 and metadata = convert_from(decode($3, 'hex'), 'SQL_ASCII')`,
@@ -67,15 +69,21 @@ export const PG_CANDIDATE_SQL = {
   // No JSON judging here (jsonb would reorder keys): every row goes to the JS reducer.
   versionedUpdate: `update messages set metadata = $1 where rowid = $2 and updated_at = $3 and octet_length(metadata) = $4`,
   versionedUpdateBytes: `update messages set metadata = convert_from(decode($1, 'hex'), 'SQL_ASCII') where rowid = $2 and updated_at = $3 and octet_length(metadata) = $4`,
-  // A batch's rewrites in one statement, each row guarded as the two above: its stored bytes (their length and
-  // SHA-256, computed here from the text read: sending the texts back would double the batch's traffic and
-  // make the server parse them as array elements), or its version. The rows were locked in rowid order first;
-  // rows stored as bytes travel as hex (`hex` true).
+  // One row under its row-version guard (a batch's rows one by one after a refusal).
+  tupleUpdate: `update messages set metadata = $1 where rowid = $2 and xmin::text || ':' || ctid::text = $3`,
+  tupleUpdateBytes: `update messages set metadata = convert_from(decode($1, 'hex'), 'SQL_ASCII') where rowid = $2 and xmin::text || ':' || ctid::text = $3`,
+  // A batch's rewrites in one statement, each row guarded by the row version read (xmin and ctid: the old
+  // text is not read again), else as the two above: its stored bytes (their length and SHA-256, computed here
+  // from the text read: sending the texts back would double the batch's traffic and make the server parse
+  // them as array elements), or its version. The rows were locked in rowid order first; rows stored as bytes
+  // travel as hex (`hex` true).
   batchUpdate: preparedStatement(`update messages m
       set metadata = case when u.hex then convert_from(decode(u.next, 'hex'), 'SQL_ASCII') else u.next end
-    from unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bool[]) as u(rowid, next, digest, updated_at, bytes, hex)
+    from unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bool[], $7::text[]) as u(rowid, next, digest, updated_at, bytes, hex, tuple_version)
     where m.rowid = any($1::bigint[]) and m.rowid = u.rowid and octet_length(m.metadata) = u.bytes
-      and case when u.digest is not null
+      and case when u.tuple_version is not null
+            then m.xmin::text || ':' || m.ctid::text = u.tuple_version
+            when u.digest is not null
             then sha256(convert_to(m.metadata, 'SQL_ASCII')) = decode(u.digest, 'hex')
             else m.updated_at = u.updated_at end
     returning m.rowid`),
@@ -183,10 +191,13 @@ export function createPgCompactionStore(db: PgDb): CompactionStore {
       const params = [
         rows.map((row) => Math.trunc(row.rowid)),
         rows.map((row) => (asBytes(row) ? hex(row.next) : row.next)),
-        rows.map((row) => (row.observed === null ? null : createHash("sha256").update(Buffer.from(row.observed, asBytes(row) ? "latin1" : "utf8")).digest("hex"))),
+        rows.map((row) =>
+          row.tupleVersion !== undefined || row.observed === null ? null : createHash("sha256").update(Buffer.from(row.observed, asBytes(row) ? "latin1" : "utf8")).digest("hex"),
+        ),
         rows.map((row) => row.updatedAt),
         rows.map((row) => row.bytes),
         rows.map(asBytes),
+        rows.map((row) => row.tupleVersion ?? null),
       ];
       try {
         // A savepoint: a refusal undoes this statement only, and the rows are tried one by one to name the refused one.
@@ -197,8 +208,13 @@ export function createPgCompactionStore(db: PgDb): CompactionStore {
       }
       const written = new Set<number>();
       for (const row of rows) {
+        const { tupleVersion } = row;
         const done =
-          row.observed !== null
+          tupleVersion !== undefined
+            ? await write(row.rowid, () =>
+                asBytes(row) ? db.run(PG_CANDIDATE_SQL.tupleUpdateBytes, [hex(row.next), row.rowid, tupleVersion]) : db.run(PG_CANDIDATE_SQL.tupleUpdate, [row.next, row.rowid, tupleVersion]),
+              )
+            : row.observed !== null
             ? await store.replaceMetadataIfUnchanged({ rowid: row.rowid, observed: row.observed, next: row.next, encoding: row.encoding })
             : await store.replaceMetadataIfVersion({ rowid: row.rowid, updatedAt: row.updatedAt, bytes: row.bytes, next: row.next, encoding: row.encoding });
         if (done) written.add(row.rowid);
