@@ -13,6 +13,7 @@
 // `--base FILE` generates the workspace into FILE once and runs on a fresh
 // copy of it each time (a 1M-message workspace takes minutes to generate).
 //   npx tsx --conditions=react-server scripts/bench/status-during-pass.ts [--messages 200000] [--rate 20] [--seconds 20] [--base FILE]
+// `--engine postgres` measures P4-PG instead (status-during-pass-pg.ts).
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -25,6 +26,7 @@ import { createRuntime, installProcessRuntime, openRuntime } from "@/server/runt
 import { GET } from "@/app/api/v1/system/database/tool-payload-retention/route";
 import { putCompactionPolicy } from "@/server/compaction/service";
 import { readCompactionRecord } from "@/server/compaction/policy/record";
+import { runPostgres } from "./status-during-pass-pg";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -75,6 +77,7 @@ function runLoad(url: string, cookie: string, rate: number, seconds: number): Pr
 }
 
 async function main() {
+  if (arg("engine", "sqlite") === "postgres") return runPostgres();
   const messages = Number(arg("messages", "200000"));
   const rate = Number(arg("rate", "20"));
   const seconds = Number(arg("seconds", "20"));
@@ -171,4 +174,7 @@ async function main() {
   );
 }
 
-void main();
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -211,6 +211,8 @@ export type CompactionVerbs = {
    * writer); the others are then asked one by one.
    */
   taskProbes?(taskId: string, options?: { indexedOnly?: boolean }): EligibilityVerbs;
+  /** taskProbes of several tasks in one read (a batch's re-check of each of its tasks); the same options. */
+  tasksProbes?(taskIds: readonly string[], options?: { indexedOnly?: boolean }): EligibilityVerbs;
 
   /** Metadata of the task's rows (any session of it) for `toolCallId` whose text contains `containing`. */
   listToolCallMetadata(options: { sessionId: string; toolCallId: string; containing: string }): string[];

@@ -24,6 +24,7 @@ import type { StoredEncoding } from "../reducer/reducer";
 import type { CompactionStore } from "../store";
 import type { IneligibleReason } from "../eligibility/eligibility";
 import { recheckTaskEligibility, type TaskSnapshot } from "../eligibility/recheck";
+import { ELIGIBILITY_BUDGET_MS } from "../eligibility/eligibility";
 import type { ScanPosition } from "./scan";
 import { STATEMENT_DEADLINE_MS, startDeadline } from "./statement-deadline";
 import { addTally, createTally, kindOf, tallyOperation, type Tally } from "./tally";
@@ -157,8 +158,13 @@ export async function runBatch(input: BatchInput): Promise<BatchOutcome> {
       addTally(pending, input.pending);
       const dropped: DroppedTask[] = [];
       const kept: BatchGroup[] = [];
+      // Where the engine reads them at once (PostgreSQL): every task's indexed probes in one statement. A read
+      // slower than one task's budget is not held against every task: each is then re-checked on its own.
+      const readStartedMs = clock.now();
+      const shared = tx.tasksProbes && groups.length > 1 ? await tx.tasksProbes(groups.map((group) => group.taskId), { indexedOnly: true }) : null;
+      const read = shared && clock.now() - readStartedMs <= ELIGIBILITY_BUDGET_MS ? { probes: shared, startedMs: readStartedMs } : undefined;
       for (const group of groups) {
-        const eligibility = await recheckTaskEligibility({ store: tx, snapshot: group.snapshot, cutoffMs: pass.cutoffMs, clock });
+        const eligibility = await recheckTaskEligibility({ store: tx, snapshot: group.snapshot, cutoffMs: pass.cutoffMs, clock, read });
         if (eligibility.eligible) {
           kept.push(group);
           continue;

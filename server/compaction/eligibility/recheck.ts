@@ -45,7 +45,15 @@ export async function captureTaskSnapshot(store: CompactionStore, taskId: string
 const sameMark = (a: SessionWatermark, b: SessionWatermark | undefined) =>
   b !== undefined && a.maxMessageRowid === b.maxMessageRowid && a.maxTurnRowid === b.maxTurnRowid;
 
-export type RecheckOptions = { store: CompactionStore; snapshot: TaskSnapshot; cutoffMs: number; clock: Clock; budgetMs?: number };
+export type RecheckOptions = {
+  store: CompactionStore;
+  snapshot: TaskSnapshot;
+  cutoffMs: number;
+  clock: Clock;
+  budgetMs?: number;
+  /** The indexed probes read already for the batch's tasks (store.tasksProbes, one statement) and when that read began: the budget counts from there. */
+  read?: { probes: EligibilityVerbs; startedMs: number };
+};
 
 /** Re-decides a probed task from indexed facts only (see the module comment). */
 export async function recheckTaskEligibility(options: RecheckOptions): Promise<Eligibility> {
@@ -57,8 +65,8 @@ export async function recheckTaskEligibility(options: RecheckOptions): Promise<E
   }
 }
 
-async function recheck({ store, snapshot, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDGET_MS }: RecheckOptions): Promise<number> {
-  const startedMs = clock.now();
+async function recheck({ store, snapshot, cutoffMs, clock, budgetMs = ELIGIBILITY_BUDGET_MS, read }: RecheckOptions): Promise<number> {
+  const startedMs = read?.startedMs ?? clock.now();
   const run = async <T>(query: () => Promise<T>): Promise<T> => {
     const value = await query();
     if (clock.now() - startedMs > budgetMs) throw new Ineligible("eligibility_budget");
@@ -70,7 +78,8 @@ async function recheck({ store, snapshot, cutoffMs, clock, budgetMs = ELIGIBILIT
     return activity;
   };
   // Where the engine reads them at once: the indexed probes of the task and its sessions in one read.
-  const probes = store.taskProbes ? await run(() => store.taskProbes!(snapshot.taskId, { indexedOnly: true })) : store;
+  const probes = read ? read.probes : store.taskProbes ? await run(() => store.taskProbes!(snapshot.taskId, { indexedOnly: true })) : store;
+  if (read && clock.now() - startedMs > budgetMs) throw new Ineligible("eligibility_budget");
   const task = await run(() => probes.readTaskActivity(snapshot.taskId));
   if (!task) throw new Ineligible("task_missing");
   // Read inside the batch's writer transaction: a hold committed since the probe drops the task here.

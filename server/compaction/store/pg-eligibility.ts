@@ -4,7 +4,7 @@
 // span scanner (PostgreSQL 15 has no json validity test and a cast of
 // invalid JSON would throw); only the session's request rows are read.
 import "server-only";
-import type { PgDb } from "@/server/db/pg/pg-db";
+import { preparedStatement, type PgDb } from "@/server/db/pg/pg-db";
 import { member } from "@/server/json/nodes";
 import { scanJson } from "@/server/json/scan";
 import type { EligibilityVerbs, SessionActivityRow, SessionWatermark, TaskActivityRow, TurnSummary } from "../store";
@@ -68,21 +68,24 @@ const SESSION_PROBES = {
   unfinished: { indexed: true, sql: `(select state from runs where session_id = s.id and state not in ('SUCCEEDED', 'FAILED', 'CANCELLED') limit 1)` },
 } as const;
 
+// Several tasks at once (the in-batch re-check of every task of a batch):
+// one row per task id of the array, in one statement.
 function taskProbesSql(indexedOnly: boolean): string {
   const fields = Object.entries(SESSION_PROBES)
     .filter(([, probe]) => probe.indexed || !indexedOnly)
     .map(([name, probe]) => `'${name}', ${probe.sql}`);
-  return `select
+  return `select t.id as "taskId",
   (select json_build_object('state', state, 'createdAt', created_at, 'createdAtMs', created_at_ms, 'updatedAt', updated_at,
-     'updatedAtMs', updated_at_ms, 'queuedForStep', queued_for_step::int) from tasks where id = $1)::text as task,
-  exists (select 1 from task_holds where task_id = $1) as held,
+     'updatedAtMs', updated_at_ms, 'queuedForStep', queued_for_step::int) from tasks where id = t.id)::text as task,
+  exists (select 1 from task_holds where task_id = t.id) as held,
   (select coalesce(json_agg(json_build_object(
      'id', s.id, 'state', s.state, 'startedAt', s.started_at, 'startedAtMs', s.started_at_ms, 'updatedAt', s.updated_at,
      'updatedAtMs', s.updated_at_ms, 'completedAt', s.completed_at, 'completedAtMs', s.completed_at_ms,
      ${fields.join(",\n     ")}
-   ) order by s.id), '[]'::json) from task_sessions s where s.task_id = $1)::text as sessions`;
+   ) order by s.id), '[]'::json) from task_sessions s where s.task_id = t.id)::text as sessions
+  from unnest($1::text[]) as t(id)`;
 }
-const TASK_PROBES_SQL = { all: taskProbesSql(false), indexed: taskProbesSql(true) };
+const TASK_PROBES_SQL = { all: preparedStatement(taskProbesSql(false)), indexed: preparedStatement(taskProbesSql(true)) };
 
 type SessionProbes = SessionActivityRow &
   SessionWatermark &
@@ -98,33 +101,39 @@ type SessionProbes = SessionActivityRow &
     unfinished: string | null;
   }>;
 
+type TaskProbes = { task: TaskActivityRow | null; held: boolean; sessions: SessionProbes[] };
+
 /**
- * One task's probes read at once and answered from memory. A session the
- * statement did not see (none: the callers ask only about the sessions it
- * listed) is asked of the database.
+ * The probes of the tasks `taskIds` read at once and answered from memory. A
+ * task or session the statement did not see (none: the callers ask only
+ * about the tasks they listed and the sessions it listed) is asked of the
+ * database.
  */
-export async function readPgTaskProbes(db: PgDb, taskId: string, options: { indexedOnly?: boolean } = {}): Promise<EligibilityVerbs> {
+export async function readPgTaskProbes(db: PgDb, taskIds: readonly string[], options: { indexedOnly?: boolean } = {}): Promise<EligibilityVerbs> {
   const direct = pgEligibilityVerbs(db);
   const sql = options.indexedOnly ? TASK_PROBES_SQL.indexed : TASK_PROBES_SQL.all;
-  const row = (await db.one<{ task: string | null; held: boolean; sessions: string }>(sql, [taskId]))!;
-  const task = row.task === null ? null : (JSON.parse(row.task) as TaskActivityRow);
-  const sessions = JSON.parse(row.sessions) as SessionProbes[];
-  const byId = new Map(sessions.map((session) => [session.id, session]));
+  const rows = await db.query<{ taskId: string; task: string | null; held: boolean; sessions: string }>(sql, [[...taskIds]]);
+  const byTask = new Map<string, TaskProbes>(
+    rows.map((row) => [row.taskId, { task: row.task === null ? null : (JSON.parse(row.task) as TaskActivityRow), held: row.held, sessions: JSON.parse(row.sessions) as SessionProbes[] }]),
+  );
+  const byId = new Map([...byTask.values()].flatMap((probes) => probes.sessions.map((session) => [session.id, session] as const)));
   // A probe the statement did not read (indexed only), or a session it did not see, is asked of the database.
   const of = <T>(sessionId: string, answer: (session: SessionProbes) => T | undefined, fallback: (sessionId: string) => Promise<T>): Promise<T> => {
     const session = byId.get(sessionId);
     const answered = session ? answer(session) : undefined;
     return answered !== undefined ? Promise.resolve(answered) : fallback(sessionId);
   };
-  const ownTask = <T>(asked: string, answer: () => T, fallback: (taskId: string) => Promise<T>): Promise<T> =>
-    asked === taskId ? Promise.resolve(answer()) : fallback(asked);
+  const ownTask = <T>(asked: string, answer: (probes: TaskProbes) => T, fallback: (taskId: string) => Promise<T>): Promise<T> => {
+    const probes = byTask.get(asked);
+    return probes ? Promise.resolve(answer(probes)) : fallback(asked);
+  };
   return {
-    readTaskActivity: (asked) => ownTask(asked, () => task, direct.readTaskActivity),
-    isTaskHeld: (asked) => ownTask(asked, () => row.held, direct.isTaskHeld),
+    readTaskActivity: (asked) => ownTask(asked, (probes) => probes.task, direct.readTaskActivity),
+    isTaskHeld: (asked) => ownTask(asked, (probes) => probes.held, direct.isTaskHeld),
     listSessionActivity: (asked) =>
       ownTask(
         asked,
-        () =>
+        ({ sessions }) =>
           sessions.map(({ id, state, startedAt, startedAtMs, updatedAt, updatedAtMs, completedAt, completedAtMs }) => ({
             id,
             state,

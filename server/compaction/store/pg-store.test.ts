@@ -251,6 +251,35 @@ describe.skipIf(!TEST_POSTGRES_URL)("PostgreSQL compaction store", () => {
     expect(await none.listSessionActivity("missing")).toEqual([]);
   });
 
+  it("[TPR-ELIG-12] reads several tasks' probes in one statement (a batch's re-check) and answers each task as its own read does", async () => {
+    await other.exec(`insert into tasks (id, title, state, created_at, created_at_ms, updated_at, updated_at_ms) values ('t2', 't2', 'FAILED', 'x', 3, 'y', 4);
+      insert into task_holds (task_id, held_at, held_at_ms, held_by) values ('t2', 'x', 1, 'u');
+      insert into task_sessions (id, task_id, state, updated_at, updated_at_ms) values ('s3', 't2', 'CANCELLED', 'y', 6);
+      insert into messages (id, session_id, author_type, type, content, metadata, created_at, created_at_ms, updated_at, updated_at_ms) values
+        ('m9', 's3', 'agent', 'tool_read', '', '{}', 'x', 7, 'y', 8);
+      insert into queued_messages (id, session_id, content, queued_at) values ('q2', 's3', 'hi', 'x')`);
+    const store = createPgCompactionStore(db.db);
+    let statements = 0;
+    const counted = createPgCompactionStore(new Proxy(db.db, {
+      get: (target, key, receiver) => (key === "query" || key === "one" ? (...args: unknown[]) => (statements++, (target[key] as (...a: unknown[]) => unknown)(...args)) : Reflect.get(target, key, receiver)),
+    }));
+    const both = await counted.tasksProbes!(["t", "t2", "missing"], { indexedOnly: true });
+    expect(statements).toBe(1);
+    for (const taskId of ["t", "t2", "missing"]) {
+      const alone = await store.taskProbes!(taskId, { indexedOnly: true });
+      for (const verb of ["readTaskActivity", "isTaskHeld", "listSessionActivity"] as const) expect(await both[verb](taskId), `${verb}(${taskId})`).toEqual(await alone[verb](taskId));
+      for (const session of await alone.listSessionActivity(taskId)) {
+        for (const verb of ["readSessionWatermark", "latestMessageUpdate", "hasUnparsedMessageUpdate", "hasQueuedMessage", "findUnfinishedRunState"] as const) {
+          expect(await both[verb](session.id), `${verb}(${session.id})`).toEqual(await alone[verb](session.id));
+        }
+      }
+    }
+    // Every answer above came from the one read.
+    expect(statements).toBe(1);
+    expect(await both.isTaskHeld("t2")).toBe(true);
+    expect(await both.hasQueuedMessage("s3")).toBe(true);
+  });
+
   it("reads a page's versions and bodies in one statement each, in the caller's order, without rows deleted meanwhile or of another session", async () => {
     await other.exec(`insert into task_sessions (id, task_id, state, updated_at) values ('s2', 't', 'COMPLETED', 'x');
       insert into messages (id, session_id, author_type, type, content, metadata, created_at, updated_at) values

@@ -27,7 +27,7 @@
 //   (WriteRefusedError).
 import "server-only";
 import { PgError, SQLSTATE } from "@/server/db/pg/errors";
-import type { PgDb } from "@/server/db/pg/pg-db";
+import { preparedStatement, type PgDb } from "@/server/db/pg/pg-db";
 import { writerTransaction } from "@/server/db/pg/writer-lock";
 import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
@@ -52,17 +52,17 @@ export const PG_CANDIDATE_SQL = {
   bounds: `select (select max(id) from tasks) as "upperTaskId", (select max(rowid) from messages) as "upperMessageRowid"`,
   tasks: `select id from tasks where id > $1 and id <= $2 order by id limit $3`,
   firstTasks: `select id from tasks where id <= $1 order by id limit $2`,
-  sessions: `select id from task_sessions where task_id = $1 and id > $2 order by id limit $3`,
+  sessions: preparedStatement(`select id from task_sessions where task_id = $1 and id > $2 order by id limit $3`),
   // octet_length of a TOASTed text reads its header, not the value.
-  headers: `select rowid, id, type, coalesce(octet_length(metadata), 0) as bytes, metadata is null as "notText" from messages
+  headers: preparedStatement(`select rowid, id, type, coalesce(octet_length(metadata), 0) as bytes, metadata is null as "notText" from messages
             where session_id = $1 and rowid > $2 and rowid <= $3 and type in (${TYPE_LIST})
-            order by rowid limit $4`,
+            order by rowid limit $4`),
   // A page's rows in one round trip (the page was planned within its byte limits from the headers).
-  bodies: `select rowid, id, type, metadata, coalesce(octet_length(metadata), 0) as bytes, updated_at as "updatedAt" from messages where rowid = any($1::bigint[]) and session_id = $2`,
+  bodies: preparedStatement(`select rowid, id, type, metadata, coalesce(octet_length(metadata), 0) as bytes, updated_at as "updatedAt" from messages where rowid = any($1::bigint[]) and session_id = $2`),
   bodyBytes: `select encode(convert_to(metadata, 'SQL_ASCII'), 'hex') as hex from messages where rowid = $1`,
   guardedUpdate: `update messages set metadata = $1 where rowid = $2 and metadata = $3`,
   guardedUpdateBytes: `update messages set metadata = convert_from(decode($1, 'hex'), 'SQL_ASCII') where rowid = $2 and metadata = convert_from(decode($3, 'hex'), 'SQL_ASCII')`,
-  lockRows: `select rowid from messages where rowid = any($1::bigint[]) order by rowid for update`,
+  lockRows: preparedStatement(`select rowid from messages where rowid = any($1::bigint[]) order by rowid for update`),
   rowVersions: `select rowid, id, type, updated_at as "updatedAt", octet_length(metadata) as bytes from messages where rowid = any($1::bigint[]) and session_id = $2`,
   // No JSON judging here (jsonb would reorder keys): every row goes to the JS reducer.
   versionedUpdate: `update messages set metadata = $1 where rowid = $2 and updated_at = $3 and octet_length(metadata) = $4`,
@@ -71,21 +71,22 @@ export const PG_CANDIDATE_SQL = {
   // SHA-256, computed here from the text read: sending the texts back would double the batch's traffic and
   // make the server parse them as array elements), or its version. The rows were locked in rowid order first;
   // rows stored as bytes travel as hex (`hex` true).
-  batchUpdate: `update messages m
+  batchUpdate: preparedStatement(`update messages m
       set metadata = case when u.hex then convert_from(decode(u.next, 'hex'), 'SQL_ASCII') else u.next end
     from unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bool[]) as u(rowid, next, digest, updated_at, bytes, hex)
     where m.rowid = any($1::bigint[]) and m.rowid = u.rowid and octet_length(m.metadata) = u.bytes
       and case when u.digest is not null
             then sha256(convert_to(m.metadata, 'SQL_ASCII')) = decode(u.digest, 'hex')
             else m.updated_at = u.updated_at end
-    returning m.rowid`,
+    returning m.rowid`),
   toolCallRows: `select m.metadata from task_sessions s
       join task_sessions peer on peer.task_id = s.task_id
       join messages m on m.session_id = peer.id and m.tool_call_id = $1
     where s.id = $2 and strpos(m.metadata, $3) > 0`,
-  readRecord: `select value from settings where key = $1`,
-  upsertRecord: `insert into settings (key, value, updated_at_ms) values ($1, $2, $3)
-    on conflict (key) do update set value = excluded.value, updated_at_ms = excluded.updated_at_ms`,
+  readRecord: preparedStatement(`select value from settings where key = $1`),
+  upsertRecord: preparedStatement(`insert into settings (key, value, updated_at_ms) values ($1, $2, $3)
+    on conflict (key) do update set value = excluded.value, updated_at_ms = excluded.updated_at_ms`),
+  // Never prepared: the regclass constant would keep the old table's identity across a restore.
   schemaVersion: `select ('public.messages'::regclass)::oid::bigint * 1000
       + coalesce((select count(*) from drizzle.__drizzle_migrations), 0) as version`,
 } as const;
@@ -206,7 +207,8 @@ export function createPgCompactionStore(db: PgDb): CompactionStore {
     },
 
     ...pgEligibilityVerbs(db),
-    taskProbes: (taskId, options) => readPgTaskProbes(db, taskId, options),
+    taskProbes: (taskId, options) => readPgTaskProbes(db, [taskId], options),
+    tasksProbes: (taskIds, options) => readPgTaskProbes(db, taskIds, options),
 
     listToolCallMetadata: async ({ sessionId, toolCallId, containing }) =>
       (await db.query<{ metadata: string }>(PG_CANDIDATE_SQL.toolCallRows, [toolCallId, sessionId, containing])).map((row) => row.metadata),

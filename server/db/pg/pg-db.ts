@@ -18,6 +18,7 @@
 // - On a SQL_ASCII database every session talks SQL_ASCII too (see
 //   keepDatabaseEncoding).
 import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash } from "node:crypto";
 import pg from "pg";
 import type { PgConfig } from "./config";
 import { PgError } from "./errors";
@@ -84,9 +85,22 @@ export function toPgError(error: unknown): unknown {
   return error;
 }
 
+// Statements the server plans once per session instead of at every call: a
+// few hot ones (the compaction pass sends them thousands of times a pass, and
+// planning its one-statement task probe costs more than running it). Named by
+// their text's digest, so one name never stands for two texts. Filled when
+// the modules that own those statements load; never changed after.
+const preparedNames = new Map<string, string>();
+
+/** Marks `sql` as planned once per session (see preparedNames); returns it unchanged. */
+export function preparedStatement(sql: string): string {
+  preparedNames.set(sql, `p_${createHash("sha1").update(sql).digest("hex").slice(0, 24)}`);
+  return sql;
+}
+
 async function runOn<T>(target: pg.Pool | pg.ClientBase, sql: string, params: readonly unknown[] | undefined): Promise<pg.QueryResult<T & pg.QueryResultRow>> {
   try {
-    return await target.query<T & pg.QueryResultRow>({ text: sql, values: params ? [...params] : undefined, types: resultTypes });
+    return await target.query<T & pg.QueryResultRow>({ text: sql, name: preparedNames.get(sql), values: params ? [...params] : undefined, types: resultTypes });
   } catch (error) {
     throw toPgError(error);
   }

@@ -1,0 +1,174 @@
+// P4-PG: does a cleanup pass on PostgreSQL slow the status route of the
+// instance running it? `status-during-pass.ts --engine postgres` lands here.
+// A fresh database of the TEST_POSTGRES_URL (or --url) cluster holds the
+// generated shell rows (lib/pg-shell-workspace.ts); one runtime on it serves the real status
+// route (route wrapper, session check, record read) and, holding the worker
+// lease, runs the real worker's pass in the same process, as production does
+// on PostgreSQL (no pass thread there). The load runs on its own worker
+// thread, closed loop: 100 sequential GETs, then 8 concurrent clients of 100
+// GETs each; first on the idle instance, then while the pass runs (from its
+// first committed batch; the report says whether it was still running when
+// each load ended), then idle again after it.
+//   npx tsx --conditions=react-server scripts/bench/status-during-pass.ts --engine postgres [--url URL] [--messages 20000] [--requests 100] [--clients 8]
+import fs from "node:fs";
+import http from "node:http";
+import type net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import { GET } from "@/app/api/v1/system/database/tool-payload-retention/route";
+import { createSession } from "@/server/auth/sessions";
+import { createUser } from "@/server/auth/users";
+import { putCompactionPolicy } from "@/server/compaction/service";
+import { readCompactionRecord } from "@/server/compaction/policy/record";
+import { createEmptyPgDatabase } from "@/server/db/pg/test-db";
+import { createLogger } from "@/server/log";
+import { createMigratedRuntime, installProcessRuntime, openRuntime } from "@/server/runtime";
+import { seedShellWorkspace } from "./lib/pg-shell-workspace";
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+}
+
+// `clients` closed-loop clients, each sending its next GET when the last answered, `requests` each.
+const LOAD_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { performance } = require("node:perf_hooks");
+const { url, cookie, clients, requests } = workerData;
+const latencies = [];
+let errors = 0;
+(async () => {
+  const start = performance.now();
+  await Promise.all(Array.from({ length: clients }, async () => {
+    for (let i = 0; i < requests; i++) {
+      const t0 = performance.now();
+      try {
+        const res = await fetch(url, { headers: { cookie } });
+        await res.text();
+        if (res.status !== 200) errors++;
+      } catch { errors++; }
+      latencies.push(performance.now() - t0);
+    }
+  }));
+  parentPort.postMessage({ latencies, errors, wallMs: performance.now() - start });
+})();
+`;
+
+type Load = { latencies: number[]; errors: number; wallMs: number };
+
+function runLoad(workerData: { url: string; cookie: string; clients: number; requests: number }): Promise<Load> {
+  const worker = new Worker(LOAD_SOURCE, { eval: true, workerData });
+  return new Promise((resolve, reject) => {
+    worker.once("message", (m: Load) => {
+      void worker.terminate();
+      resolve(m);
+    });
+    worker.once("error", reject);
+  });
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Number((sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0).toFixed(1));
+}
+
+const summarize = (load: Load) => ({
+  requests: load.latencies.length,
+  errors: load.errors,
+  perSecond: Number(((load.latencies.length * 1000) / load.wallMs).toFixed(1)),
+  p50Ms: percentile(load.latencies, 50),
+  p95Ms: percentile(load.latencies, 95),
+  maxMs: percentile(load.latencies, 100),
+});
+
+export async function runPostgres(): Promise<void> {
+  const serverUrl = arg("url", process.env.TEST_POSTGRES_URL ?? "");
+  if (!serverUrl) throw new Error("give --url (a PostgreSQL cluster the bench may create a database in) or TEST_POSTGRES_URL");
+  const messages = Number(arg("messages", "20000"));
+  const requests = Number(arg("requests", "100"));
+  const clients = Number(arg("clients", "8"));
+  const database = await createEmptyPgDatabase(serverUrl);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-status-pg-"));
+  try {
+    process.stderr.write(`seeding ${messages} messages into ${database.name}...\n`);
+    await seedShellWorkspace(database.url, messages, 16 * 1024, { approveAtMs: null });
+    const env = { DATABASE_URL: database.url, DATA_DIR: dir, LOG_LEVEL: "warn" };
+    const rt = openRuntime(await createMigratedRuntime({ env, log: createLogger({ level: "warn", destination: process.stderr }) }));
+    if (!rt?.postgres) throw new Error("the bench needs a PostgreSQL runtime");
+    installProcessRuntime(rt);
+    const nowMs = Date.now();
+    const { id } = await createUser(rt.stores.auth, { email: "bench@example.com", role: "admin", password: "bench-password-long", nowMs });
+    const session = await createSession(rt.stores.auth, { userId: id, nowMs });
+    const server = http.createServer(async (req, res) => {
+      const response = await GET(new Request(`http://localhost${req.url}`, { headers: { cookie: req.headers.cookie ?? "" } }));
+      res.writeHead(response.status, { "content-type": "application/json" });
+      res.end(await response.text());
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/api/v1/system/database/tool-payload-retention`;
+    const cookie = `wsr_session=${session.token}`;
+    rt.start();
+    while (!rt.compaction.isRunning()) await new Promise((resolve) => setTimeout(resolve, 20));
+
+    const store = rt.stores.compaction;
+    const passRunning = async () => {
+      const read = await readCompactionRecord(store);
+      return read.state !== "malformed" && read.record.runtime.activeOperation?.kind === "cleanup";
+    };
+    const loads = async (phase: string, during: boolean) => {
+      process.stderr.write(`${phase}: ${requests} sequential GETs, then ${clients} clients x ${requests}...\n`);
+      const sequential = summarize(await runLoad({ url, cookie, clients: 1, requests }));
+      const sequentialDuringPass = during ? await passRunning() : null;
+      const concurrent = summarize(await runLoad({ url, cookie, clients, requests }));
+      const concurrentDuringPass = during ? await passRunning() : null;
+      return { sequential, concurrent, ...(during ? { passRunningAtEnd: { sequential: sequentialDuringPass, concurrent: concurrentDuringPass } } : {}) };
+    };
+
+    await runLoad({ url, cookie, clients: 4, requests: 50 });
+    const idle = await loads("idle", false);
+    let batches = 0;
+    const firstBatch = new Promise<void>((resolve) =>
+      rt.bus.subscribe((event) => {
+        if (event.type === "messages_changed" && ++batches === 1) resolve();
+      }),
+    );
+    const passStarted = Date.now();
+    await putCompactionPolicy(rt, { policy: { enabled: true, age: { value: 3, unit: "months" } }, expectedRevision: 0, preparation: "skip" });
+    await firstBatch;
+    const duringPass = await loads("during the pass", true);
+    while (await passRunning()) await new Promise((resolve) => setTimeout(resolve, 200));
+    const passWallMs = Date.now() - passStarted;
+    const read = await readCompactionRecord(store);
+    const run = read.state === "malformed" ? null : read.record.runtime.latestRun;
+    const idleAfter = await loads("idle after the pass", false);
+    server.close();
+    await rt.stop();
+
+    const ratio = (kind: "sequential" | "concurrent") =>
+      Number((duringPass[kind].p95Ms / Math.max(0.1, Math.max(idle[kind].p95Ms, idleAfter[kind].p95Ms))).toFixed(2));
+    const report = {
+      bench: "status-during-pass",
+      engine: "postgres",
+      messages,
+      requests,
+      clients,
+      load: os.loadavg().map((n) => Number(n.toFixed(2))),
+      idle,
+      duringPass,
+      idleAfter,
+      p95Ratio: { sequential: ratio("sequential"), concurrent: ratio("concurrent") },
+      pass: run ? { state: run.state, changedMessages: run.changedMessages, batches, wallMs: passWallMs } : null,
+    };
+    console.log(JSON.stringify(report));
+    console.log(
+      `[postgres, pass in the serving process] status GET p95 during the pass / the larger idle p95: ` +
+        `${requests} sequential ${duringPass.sequential.p95Ms} / ${Math.max(idle.sequential.p95Ms, idleAfter.sequential.p95Ms)} ms = ${report.p95Ratio.sequential}x, ` +
+        `${clients} clients ${duringPass.concurrent.p95Ms} / ${Math.max(idle.concurrent.p95Ms, idleAfter.concurrent.p95Ms)} ms = ${report.p95Ratio.concurrent}x (target <= 1.5x); ` +
+        `pass ${run?.state ?? "?"}, ${run?.changedMessages ?? 0} messages in ${batches} batches`,
+    );
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+    await database.drop();
+  }
+}
