@@ -421,12 +421,12 @@ test("[#30] every size shown for this database agrees across the cards, the thre
   }
 
   // Messages compaction: the card, the last run and the operator CLI name the same sizes.
-  const retention = await waitForCompactionIdle(page);
-  const analysis = retention.latestAnalysis!;
+  const status = await waitForCompactionIdle(page);
+  const analysis = status.latestAnalysis!;
   const compaction = page.getByTestId("retention-card");
   await expect(compaction.getByTestId("retention-analysis-result")).toContainText(formatBytes(analysis.payloadBytes, "en"));
-  if (retention.latestRun && retention.latestRun.payloadBytes > 0) {
-    await expect(compaction.getByTestId("retention-run-outcome")).toContainText(`${formatBytes(retention.latestRun.payloadBytes, "en")} removed`);
+  if (status.latestRun && status.latestRun.payloadBytes > 0) {
+    await expect(compaction.getByTestId("retention-run-outcome")).toContainText(`${formatBytes(status.latestRun.payloadBytes, "en")} removed`);
   }
   const { spawnSync } = await import("node:child_process");
   const cli = spawnSync("npm", ["run", "-s", "compaction", "--", "status"], { env: { ...process.env, DATABASE_URL: `file:${server.dbFile}`, LOG_LEVEL: "error" }, encoding: "utf8" });

@@ -1,4 +1,4 @@
-// The task page's retention panel (issue 29) on a server of its own (a
+// The task page's compaction panel (issue 29) on a server of its own (a
 // backup and a compaction pass are global state): an admin sees what
 // compaction removed, runs the dry run, reads the confirmation (what comes
 // back, from which backup, what stays, the hold), restores with the keyboard

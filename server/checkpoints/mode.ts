@@ -9,7 +9,7 @@ export type ModeConfig = { mode: ChannelMode; snapshotFrequency: number };
 export const DEFAULT_MODE: ChannelMode = "full";
 export const DEFAULT_SNAPSHOT_FREQUENCY = 10;
 
-/** Holds what the first use froze. Each runtime owns one (server/runtime.ts). */
+/** Holds what the first use froze. Each runtime owns one (server/runtime-checkpoints.ts). */
 export type ModeFreeze = { frozen: ModeConfig | null };
 
 export function createModeFreeze(): ModeFreeze {

@@ -27,6 +27,7 @@ export type HugeRowOptions = {
   collectBeforeHugeRows?: boolean;
 };
 
+// V8's gc function, found once per thread: the heap it collects is the thread's, not a runtime's.
 let collect: (() => void) | null = null;
 
 export function collectGarbage(): void {

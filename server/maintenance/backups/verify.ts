@@ -72,14 +72,12 @@ export async function verifyReceipt(options: VerifyOptions): Promise<VerifyResul
   return (await verifyFully(options)).result;
 }
 
-/** Remembers the last full verification so probes can skip the re-hash. */
+/** Remembers the last full verification so probes can skip the re-hash; its owner's (each worker makes one), never shared by default. */
 export type VerificationCache = { entry: (FileIdentity & { name: string; sha256: string }) | null };
 
 export function createVerificationCache(): VerificationCache {
   return { entry: null };
 }
-
-const defaultCache = createVerificationCache();
 
 /**
  * Verification for repeated read-only probes (TPR-PREP-05): when the file's
@@ -88,9 +86,8 @@ const defaultCache = createVerificationCache();
  * be set back by a user, so an in-place edit with a restored mtime is still
  * noticed. Any difference falls back to the full verification.
  */
-export async function verifyReceiptCached(options: VerifyOptions & { cache?: VerificationCache }): Promise<VerifyResult> {
-  const cache = options.cache ?? defaultCache;
-  const { receipt } = options;
+export async function verifyReceiptCached(options: VerifyOptions & { cache: VerificationCache }): Promise<VerifyResult> {
+  const { receipt, cache } = options;
   const current = await probe(options.dbFile, receipt);
   if (!current.ok) {
     cache.entry = null;
