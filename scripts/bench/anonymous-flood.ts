@@ -8,6 +8,9 @@
 //                         and again right before each load below
 //   refused sign-ins      5,000 wrong-password sign-ins from one address
 //                         (audit rows before and after: the bound)
+//   anonymous route       5,000 anonymous GET /api/v1/auth/me, 20 at a time:
+//                         what any flood of API requests costs by itself
+//                         (401 before any read: the baseline of the one above)
 //   short paths           20 parallel loops of GET /a/b: what such a flood
 //                         costs by itself (the baseline of the next one)
 //   long paths            20 parallel loops of GET /a<15,000 x>/b: what the
@@ -248,6 +251,9 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 6000));
     results.refusedSignIns = { ...refused, auditRowsAdded: (await auditRows()) - before };
 
+    // The floor under any API flood: 5,000 anonymous GET /auth/me, 20 at a time (the cheapest route there is, 401 before any read).
+    results.anonymousRoute = await probeDuring({ url: `${BASE}/api/v1/auth/me`, parallel: 20, count: 5000 });
+
     // The same flood of page paths, short ones first: what any 20 parallel clients cost, against what the dots add.
     const dotted = `/a${".".repeat(15_000)}/b`;
     results.shortPaths = await probeDuring({ url: `${BASE}/a/b`, parallel: 20, seconds: SECONDS });
@@ -310,7 +316,7 @@ async function main(): Promise<void> {
     // Each load's p95, with the idle p95 measured right before it in brackets.
     const at = (k: string) => `${r[k]!.p95.toFixed(1)} ms [idle ${r[k]!.idleBefore!.p95.toFixed(1)}]`;
     console.log(
-      `anonymous-flood (${POSTGRES ? "postgres" : "sqlite"}, load ${os.loadavg()[0]!.toFixed(1)}): /auth/me p95 idle ${idle.p95.toFixed(1)} ms; 5,000 refused sign-ins ${at("refusedSignIns")} (+${r.refusedSignIns!.auditRowsAdded} audit rows, was 5,000); 20x short paths ${at("shortPaths")}, 20x15,000-x paths ${at("longPaths")}, 20x15,000-dot paths ${at("dottedPaths")} (old regex ${oldRegexMs.toFixed(0)} ms a path); 3x32 MiB shell output ${at("shellOutput")} (old parse ${losslessMs.toFixed(0)} ms a read); 3x its conversation ${at("conversation")}${conversationInlineMs === null ? "" : ` (on the server's thread ${conversationInlineMs.toFixed(0)} ms a read)`}; 500k-message export ${at("taskExport")}, server RSS peak ${(results.taskExport as { serverRssPeakMiB: number }).serverRssPeakMiB.toFixed(0)} MiB${onePiece ? ` (one-piece export ${onePiece.ms.toFixed(0)} ms on one thread)` : ""}; worst ${worst.toFixed(1)} ms (target < 50)`,
+      `anonymous-flood (${POSTGRES ? "postgres" : "sqlite"}, load ${os.loadavg()[0]!.toFixed(1)}): /auth/me p95 idle ${idle.p95.toFixed(1)} ms; 5,000 refused sign-ins ${at("refusedSignIns")} (+${r.refusedSignIns!.auditRowsAdded} audit rows, was 5,000), 5,000 anonymous /auth/me ${at("anonymousRoute")}; 20x short paths ${at("shortPaths")}, 20x15,000-x paths ${at("longPaths")}, 20x15,000-dot paths ${at("dottedPaths")} (old regex ${oldRegexMs.toFixed(0)} ms a path); 3x32 MiB shell output ${at("shellOutput")} (old parse ${losslessMs.toFixed(0)} ms a read); 3x its conversation ${at("conversation")}${conversationInlineMs === null ? "" : ` (on the server's thread ${conversationInlineMs.toFixed(0)} ms a read)`}; 500k-message export ${at("taskExport")}, server RSS peak ${(results.taskExport as { serverRssPeakMiB: number }).serverRssPeakMiB.toFixed(0)} MiB${onePiece ? ` (one-piece export ${onePiece.ms.toFixed(0)} ms on one thread)` : ""}; worst ${worst.toFixed(1)} ms (target < 50)`,
     );
   } finally {
     await server.stop();
