@@ -54,7 +54,7 @@ async function seed(tasks: Record<string, number>, sessions = 1): Promise<void> 
 
 const storedRows = () => db.query<{ id: string; metadata: string }>("select id, metadata from messages order by rowid");
 const oneAtATime = (store: CompactionStore): CompactionStore => ({ ...store, readsBesideWriter: false });
-// The PostgreSQL store leaves it off for now (see pg-store.ts); the pass's way of doing it is tested here.
+// What the PostgreSQL store does (readsBesideWriter); forced here so the comparison holds whatever the store says.
 const besideTheWriter = (store: CompactionStore): CompactionStore => ({ ...store, readsBesideWriter: true });
 
 /** Runs a pass on freshly seeded data, with the batch written beside the walk or not; returns what it did and the rows it left. */

@@ -174,9 +174,7 @@ export function createPgCompactionStore(db: PgDb): CompactionStore {
           : db.run(PG_CANDIDATE_SQL.guardedUpdate, [row.next, row.rowid, row.observed]),
       ),
     judgesRowsInSql: false,
-    // Off until a takeover keeps an uninterrupted run's counts with it: with the next batch read beside the
-    // writer, multi-instance.test.ts's killed holder left B's run 100 rows short in about half the runs.
-    readsBesideWriter: false,
+    readsBesideWriter: true,
     readToolRowFacts: async ({ sessionId, rows }) =>
       rows.length === 0
         ? []
