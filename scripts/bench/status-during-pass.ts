@@ -21,7 +21,8 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { generateWorkspace } from "../gen-large-workspace";
-import { hashSessionToken } from "@/server/auth/current-user";
+import { createSession } from "@/server/auth/sessions";
+import { createUser } from "@/server/auth/users";
 import { createRuntime, installProcessRuntime, openRuntime } from "@/server/runtime";
 import { GET } from "@/app/api/v1/system/database/tool-payload-retention/route";
 import { putCompactionPolicy } from "@/server/compaction/service";
@@ -104,10 +105,11 @@ async function main() {
   const rt = openRuntime(createRuntime({ env }));
   if (!rt?.handle) throw new Error("the bench needs a SQLite runtime");
   installProcessRuntime(rt);
-  const sqlite = rt.handle.sqlite;
   const store = rt.stores.compaction;
-  sqlite.prepare("insert into users (id, email, role, password_hash, created_at) values ('bench', 'bench@example.com', 'admin', 'x', '2026-01-01T00:00:00Z')").run();
-  sqlite.prepare("insert into auth_sessions (token_hash, user_id, created_at_ms, expires_at_ms) values (?, 'bench', 0, 9e15)").run(hashSessionToken("bench-token"));
+  // A session of now, through the auth store: a hand-made one of 1970 is idle-expired and every GET would be a 401.
+  const nowMs = Date.now();
+  const { id: userId } = await createUser(rt.stores.auth, { email: "bench@example.com", role: "admin", password: "bench-password-long", nowMs });
+  const session = await createSession(rt.stores.auth, { userId, nowMs });
   const server = http.createServer(async (req, res) => {
     const response = await GET(new Request(`http://localhost${req.url}`, { headers: { cookie: req.headers.cookie ?? "" } }));
     res.writeHead(response.status, { "content-type": "application/json" });
@@ -115,7 +117,7 @@ async function main() {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/v1/system/database/tool-payload-retention`;
-  const cookie = "wsr_session=bench-token";
+  const cookie = `wsr_session=${session.token}`;
   void rt.start();
 
   process.stderr.write("idle load...\n");
@@ -170,7 +172,8 @@ async function main() {
   console.log(
     `[pass ${report.passRanOn}] status GET p95: idle ${report.idle.p95Ms} ms before / ${report.idleAfter.p95Ms} ms after, during pass ${report.duringPass.p95Ms} ms ` +
       `(${(report.duringPass.p95Ms / Math.max(0.1, Math.max(report.idle.p95Ms, report.idleAfter.p95Ms))).toFixed(1)}x the larger idle); ` +
-      `p99 ${report.idle.p99Ms} -> ${report.duringPass.p99Ms} ms; pass changed ${report.passProgress?.changedMessages ?? 0} messages in the window`,
+      `p99 ${report.idle.p99Ms} -> ${report.duringPass.p99Ms} ms; pass changed ${report.passProgress?.changedMessages ?? 0} messages in the window; ` +
+      `non-200 answers ${report.idle.errors + report.duringPass.errors + report.idleAfter.errors}`,
   );
 }
 

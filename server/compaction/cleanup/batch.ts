@@ -102,6 +102,13 @@ export type BatchInput = {
   pending: Tally;
   /** The position after this batch's last row (everything before it is done once this commits). */
   next: ScanPosition;
+  /**
+   * The cursor this pass last committed (or started from): the stored one
+   * must still be it. Another worker running the same operation since (a
+   * takeover while this one had not yet seen its lease go) moved it, and
+   * this batch would write its stale counts over that worker's.
+   */
+  from?: ScanPosition;
   deadlineMs?: number;
 };
 
@@ -114,6 +121,17 @@ export async function checkPassGates(tx: CompactionStore, record: CompactionReco
   if (runtime.activeOperation?.id !== pass.operationId) return "operation_replaced";
   if ((await tx.readSchemaVersion()) !== pass.schemaVersion) return "schema_changed";
   return null;
+}
+
+/** Whether the stored cursor is at `position` (the fence of a pass's writes: batch, pause, end). */
+export function isStoredCursor(record: CompactionRecord, position: ScanPosition): boolean {
+  const cursor = record.runtime.cursor;
+  return (
+    cursor !== null &&
+    cursor.afterTaskId === position.afterTaskId &&
+    cursor.afterSessionId === position.afterSessionId &&
+    (cursor.afterMessageRowid === null ? null : Number(cursor.afterMessageRowid)) === (position.afterMessageRowid === null ? null : Number(position.afterMessageRowid))
+  );
 }
 
 /** The cursor and running operation as stored after a commit. */
@@ -150,6 +168,7 @@ export async function runBatch(input: BatchInput): Promise<BatchOutcome> {
       if (current.state === "malformed") return { outcome: "gated", reason: "settings_malformed" };
       const gate = await checkPassGates(tx, current.record, pass);
       if (gate) return { outcome: "gated", reason: gate };
+      if (input.from && !isStoredCursor(current.record, input.from)) return { outcome: "gated", reason: "operation_replaced" };
       // Rows first, then the tasks' gates: a foreground write to one of them now waits for this commit.
       await tx.lockRowsForRewrite?.(groups.flatMap((group) => group.rows.map((row) => row.rowid)));
       // Each task's re-check runs once per batch with its own budget

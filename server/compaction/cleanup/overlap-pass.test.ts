@@ -34,16 +34,19 @@ beforeEach(async () => {
   await db.exec("truncate tasks, task_sessions, turns, messages, settings restart identity cascade");
 });
 
-/** Old completed tasks of `rows` shell messages each. */
-async function seed(tasks: Record<string, number>): Promise<void> {
+/** Old completed tasks of `rows` shell messages each, in `sessions` sessions (named so that their id order is not their creation order). */
+async function seed(tasks: Record<string, number>, sessions = 1): Promise<void> {
   const workspace = createPgWorkspaceStore(db);
   await workspace.writeTransaction(async (tx) => {
     for (const [id, rows] of Object.entries(tasks)) {
       await tx.insertTask({ id, title: id, state: "COMPLETED", createdAt: OLD, updatedAt: OLD, queuedForStep: false });
-      await tx.insertSession({ id: `${id}-s`, taskId: id, state: "COMPLETED", startedAt: OLD, updatedAt: OLD, completedAt: OLD });
-      await tx.insertTurn({ id: `${id}-u`, sessionId: `${id}-s`, startedAt: OLD, completedAt: OLD });
-      for (let m = 0; m < rows; m += 1) {
-        await tx.insertMessage({ id: `${id}-m${m}`, sessionId: `${id}-s`, turnId: `${id}-u`, authorType: "agent", type: "tool_execute", content: "tool", metadata: shellMetadata(`${id}-c${m}`, "x".repeat(2000)), toolCallId: `${id}-c${m}`, createdAt: OLD, updatedAt: OLD });
+      for (let k = 0; k < sessions; k += 1) {
+        const session = `${id}-s${String.fromCharCode(122 - k)}`;
+        await tx.insertSession({ id: session, taskId: id, state: "COMPLETED", startedAt: OLD, updatedAt: OLD, completedAt: OLD });
+        await tx.insertTurn({ id: `${session}-u`, sessionId: session, startedAt: OLD, completedAt: OLD });
+        for (let m = 0; m < rows; m += 1) {
+          await tx.insertMessage({ id: `${session}-m${m}`, sessionId: session, turnId: `${session}-u`, authorType: "agent", type: "tool_execute", content: "tool", metadata: shellMetadata(`${session}-c${m}`, "x".repeat(2000)), toolCallId: `${session}-c${m}`, createdAt: OLD, updatedAt: OLD });
+        }
       }
     }
   });
@@ -51,14 +54,22 @@ async function seed(tasks: Record<string, number>): Promise<void> {
 
 const storedRows = () => db.query<{ id: string; metadata: string }>("select id, metadata from messages order by rowid");
 const oneAtATime = (store: CompactionStore): CompactionStore => ({ ...store, readsBesideWriter: false });
+// What the PostgreSQL store does (readsBesideWriter); forced here so the comparison holds whatever the store says.
+const besideTheWriter = (store: CompactionStore): CompactionStore => ({ ...store, readsBesideWriter: true });
 
 /** Runs a pass on freshly seeded data, with the batch written beside the walk or not; returns what it did and the rows it left. */
-async function passOn(tasks: Record<string, number>, besideWalk: boolean, extra: (store: CompactionStore) => Partial<CleanupPassOptions> = () => ({})) {
+async function passOn(
+  tasks: Record<string, number>,
+  besideWalk: boolean,
+  extra: (store: CompactionStore) => Partial<CleanupPassOptions> = () => ({}),
+  options: { sessions?: number; probesOneByOne?: boolean } = {},
+) {
   await db.exec("truncate tasks, task_sessions, turns, messages, settings restart identity cascade");
-  await seed(tasks);
+  await seed(tasks, options.sessions);
   const pgStore = createPgCompactionStore(db);
-  expect(pgStore.readsBesideWriter).toBe(true);
-  const store = besideWalk ? pgStore : oneAtATime(pgStore);
+  const chosen = besideWalk ? besideTheWriter(pgStore) : oneAtATime(pgStore);
+  // Without the one-statement probes the pass asks each probe and lists each task's sessions itself.
+  const store = options.probesOneByOne ? { ...chosen, taskProbes: undefined, tasksProbes: undefined } : chosen;
   await armPolicyOn(store, { value: 1, unit: "weeks" }, NOW_MS);
   const batches: number[] = [];
   const result = await runCleanupPass({
@@ -112,7 +123,7 @@ describe.skipIf(!TEST_POSTGRES_URL)("a PostgreSQL pass that reads beside its wri
     const refuse = async () =>
       db.exec(`create or replace function refuse_a_m5() returns trigger language plpgsql as $$ begin raise exception 'kept by policy'; end $$;
         drop trigger if exists refuse_a_m5 on messages;
-        create trigger refuse_a_m5 before update of metadata on messages for each row when (old.id = 'a-m5') execute function refuse_a_m5()`);
+        create trigger refuse_a_m5 before update of metadata on messages for each row when (old.id = 'a-sz-m5') execute function refuse_a_m5()`);
     await refuse();
     const beside = await passOn(tasks, true);
     const alone = await passOn(tasks, false);
@@ -120,5 +131,32 @@ describe.skipIf(!TEST_POSTGRES_URL)("a PostgreSQL pass that reads beside its wri
     expect(beside.operation).toMatchObject({ changedMessages: 59, skipped: { write_refused: 1 } });
     expect(beside.operation).toEqual(alone.operation);
     expect(beside.rows).toEqual(alone.rows);
+  });
+
+  it("[TPR-BAT-03] tasks of several sessions, walked from the sessions their one-statement probe listed and resumed across slices, end as with each probe and session list asked one by one", async () => {
+    const tasks = { a: 12, b: 25, c: 3 };
+    // Short slices (every fifth look between pages and tasks pauses): the cursor stops inside tasks and sessions and the next slice resumes there.
+    const runAll = async (probesOneByOne: boolean) => {
+      let looks = 0;
+      const shouldPause = () => ++looks % 5 === 0;
+      const first = await passOn(tasks, true, () => ({ shouldPause }), { sessions: 3, probesOneByOne });
+      expect(first.state).toBe("running");
+      const store = createPgCompactionStore(db);
+      const resumed = probesOneByOne ? { ...store, taskProbes: undefined, tasksProbes: undefined } : store;
+      let result;
+      let passes = 1;
+      do {
+        result = await runCleanupPass({ store: resumed, clock: manualClock(NOW_MS), operationId: "run-1", wait: async () => {}, maxBatchRows: 20, shouldPause });
+        passes += 1;
+      } while (result.continuation && passes < 100);
+      return { passes, operation: result.operation, rows: await storedRows() };
+    };
+    const fromProbes = await runAll(false);
+    const oneByOne = await runAll(true);
+    expect(fromProbes.operation).toMatchObject({ state: "succeeded", changedMessages: 120, eligibleTasks: 3 });
+    expect(fromProbes.passes).toBeGreaterThan(3);
+    expect(fromProbes.operation).toEqual(oneByOne.operation);
+    expect(fromProbes.passes).toBe(oneByOne.passes);
+    expect(fromProbes.rows).toEqual(oneByOne.rows);
   });
 });

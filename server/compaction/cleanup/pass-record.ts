@@ -7,7 +7,7 @@ import "server-only";
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
 import type { OperationState, CompactionOperation } from "@/lib/compaction/policy";
 import { computeCutoff } from "../eligibility/cutoff";
-import { withProgress, type GateFailure, type PassIdentity } from "./batch";
+import { isStoredCursor, withProgress, type GateFailure, type PassIdentity } from "./batch";
 import { withCompactionRecordInTx } from "../policy/record";
 import type { CompactionStore } from "../store";
 import { START_POSITION, type ScanPosition } from "./scan";
@@ -75,21 +75,29 @@ export async function startPass(store: CompactionStore, options: { operationId: 
   );
 }
 
-/** Saves the cursor and counts of a pass that pauses for a continuation. */
-export async function savePassProgress(store: CompactionStore, options: { pass: PassIdentity; position: ScanPosition; tally: Tally; nowMs: number }): Promise<void> {
+/**
+ * Saves the cursor and counts of a pass that pauses for a continuation.
+ * `from`: the cursor this pass last committed; when the stored one moved
+ * since, another worker runs the operation now and nothing is written.
+ */
+export async function savePassProgress(
+  store: CompactionStore,
+  options: { pass: PassIdentity; position: ScanPosition; tally: Tally; nowMs: number; from?: ScanPosition },
+): Promise<void> {
   await store.writeTransaction((tx) =>
     withCompactionRecordInTx(tx, async ({ current, write }) => {
       if (current.state === "malformed") return;
       if (current.record.runtime.activeOperation?.id !== options.pass.operationId) return;
+      if (options.from && !isStoredCursor(current.record, options.from)) return;
       await write(withProgress(current.record, options.pass, options.position, options.tally), options.nowMs);
     }),
   );
 }
 
-/** Ends a pass: stores it as the latest run, clears the cursor and the active operation (when still ours). */
+/** Ends a pass: stores it as the latest run, clears the cursor and the active operation (when still ours; `from` as for savePassProgress). */
 export async function finishPass(
   store: CompactionStore,
-  options: { pass: PassIdentity; tally: Tally; state: OperationState; errorCode: string | null; nowMs: number },
+  options: { pass: PassIdentity; tally: Tally; state: OperationState; errorCode: string | null; nowMs: number; from?: ScanPosition },
 ): Promise<CompactionOperation> {
   const { pass, tally, state, nowMs } = options;
   const operation = tallyOperation({
@@ -109,6 +117,8 @@ export async function finishPass(
       const active = current.record.runtime.activeOperation;
       // Another operation took over (cancel then a new run): leave its state alone.
       if (active && active.id !== pass.operationId) return;
+      // Another worker took this operation over since this pass last committed: its end is that worker's to write.
+      if (active && options.from && !isStoredCursor(current.record, options.from)) return;
       const next = structuredClone(current.record);
       next.runtime.latestRun = operation;
       Object.assign(next.runtime, { activeOperation: null, cursor: null, schemaVersion: null });

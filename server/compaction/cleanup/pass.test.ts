@@ -226,6 +226,26 @@ describe("cleanup pass", () => {
     expect(second.operation?.cutoff).toBe(saved.cursor!.cutoff);
   });
 
+  it("[TPR-BAT-03] a worker that has not yet seen another take its operation over cannot commit over it: its next batch ends it, and the counts are an uninterrupted run's", async () => {
+    seedOldTask(t.sqlite, "a", 400);
+    let batches = 0;
+    const other: { result?: Awaited<ReturnType<typeof run>> } = {};
+    // Before the stale worker's second batch, another one resumes the same operation and commits a slice of its own.
+    const stale = await run({
+      beforeBatch: async () => {
+        if (++batches !== 2) return;
+        let looks = 0;
+        other.result = await run({ shouldPause: () => ++looks > 3 });
+      },
+    });
+    expect(other.result).toMatchObject({ state: "running", reason: "work_budget" });
+    expect(stale).toMatchObject({ state: "partial", reason: "operation_replaced" });
+    const resumed = await run();
+    expect(resumed.state).toBe("succeeded");
+    expect(countMarkedRows(t.sqlite)).toBe(400);
+    expect(resumed.operation?.changedMessages).toBe(400);
+  });
+
   it("[TPR-BAT-02] a schema change ends the pass partial with committed counts; the next pass starts fresh", async () => {
     seedOldTask(t.sqlite, "a", 250);
     let batches = 0;

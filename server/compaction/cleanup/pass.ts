@@ -103,7 +103,7 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
     const batchStarted = clock.now();
     try {
       try {
-        result = await runBatch({ store, clock, pass, groups: batch.groups, committed, pending: batch.pending, next: batch.next, deadlineMs: options.deadlineMs });
+        result = await runBatch({ store, clock, pass, groups: batch.groups, committed, pending: batch.pending, next: batch.next, from: committedPosition, deadlineMs: options.deadlineMs });
       } finally {
         lease.release();
       }
@@ -282,6 +282,8 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
       return stopReason !== null;
     },
     limits: () => ({ ...baseLimits, ...pageRoom(open, rowLimit, baseLimits.maxRows) }),
+    // Where the task's probe was one statement (PostgreSQL), its snapshot lists the sessions: no statement to list them again.
+    sessionsOf: (taskId) => (store.taskProbes && snapshot?.taskId === taskId ? [...snapshot.sessions.keys()] : null),
   };
 
   let finished = false;
@@ -319,13 +321,13 @@ export async function runCleanupPass(options: CleanupPassOptions): Promise<Clean
   const stopped = stopReason as PassEndReason | null;
   const reason: PassEndReason = stopped ?? (finished ? "complete" : "cancelled");
   if (reason === "work_budget") {
-    await savePassProgress(store, { pass, position, tally: total, nowMs });
+    await savePassProgress(store, { pass, position, tally: total, nowMs, from: committedPosition });
     return { state: "running", reason, continuation: true, continueAfterMs: PASS_LIMITS.continueAfterMs, operation: null };
   }
   if (reason === "operation_replaced") return { state: "partial", reason, continuation: false, continueAfterMs: null, operation: null };
   const state = endState(reason, budgetSkips, total);
   const errorCode = reason === "complete" ? (budgetSkips ? "eligibility_budget" : null) : reason;
-  const operation = await finishPass(store, { pass, tally: total, state, errorCode, nowMs });
+  const operation = await finishPass(store, { pass, tally: total, state, errorCode, nowMs, from: committedPosition });
   options.log?.info({ operationId, state, changed: operation.changedMessages, bytes: operation.payloadBytes }, "compaction pass ended");
   return { state, reason, continuation: false, continueAfterMs: null, operation };
 }

@@ -27,6 +27,11 @@ export type ScanHandlers = {
   page(input: { taskId: string; sessionId: string; page: PlannedPage; next: ScanPosition }): Promise<PageVerdict>;
   /** Called when the position moves without a page (task skipped or finished). */
   moved(position: ScanPosition): void;
+  /**
+   * The entered task's session ids in the database's id order, as its probe
+   * read them (PostgreSQL: the same statement), or null: they are listed.
+   */
+  sessionsOf?(taskId: string): readonly string[] | null;
   /** Checked between pages and tasks; true ends the walk (budget, cancel). */
   shouldStop(): boolean;
   limits(): PageLimits;
@@ -84,11 +89,12 @@ async function walkTask(options: {
   let resumeRowid = options.position.afterMessageRowid;
   // Resuming inside a session (rowid set) continues that session first.
   let resumeSession = afterSessionId !== null && resumeRowid !== null;
+  const known = handlers.sessionsOf?.(taskId) ?? null;
   for (;;) {
     const listed = !resumeSession;
     const sessionIds = resumeSession
       ? [afterSessionId as string]
-      : await store.listSessionIds({ taskId, afterSessionId, limit: SESSION_PAGE });
+      : (knownAfter(known, afterSessionId) ?? (await store.listSessionIds({ taskId, afterSessionId, limit: SESSION_PAGE })));
     if (sessionIds.length === 0) return { finished: true, position: { afterTaskId: taskId, afterSessionId, afterMessageRowid: null } };
     for (const sessionId of sessionIds) {
       let afterRowid = resumeSession ? resumeRowid : null;
@@ -117,4 +123,17 @@ async function walkTask(options: {
     // A short page was the last one: asking again would only answer none (a round trip per task on PostgreSQL).
     if (listed && sessionIds.length < SESSION_PAGE) return { finished: true, position: { afterTaskId: taskId, afterSessionId, afterMessageRowid: null } };
   }
+}
+
+/**
+ * The known sessions after `afterSessionId` (null, or the entered-task
+ * marker: all of them), found by position in the database's order, never
+ * compared in JavaScript (a collation may order ids otherwise); null when
+ * unknown or when the position names a session the list lacks.
+ */
+function knownAfter(known: readonly string[] | null, afterSessionId: string | null): string[] | null {
+  if (!known) return null;
+  if (afterSessionId === null || afterSessionId === ENTERED_TASK) return [...known];
+  const at = known.indexOf(afterSessionId);
+  return at < 0 ? null : known.slice(at + 1);
 }

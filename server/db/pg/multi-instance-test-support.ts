@@ -111,6 +111,11 @@ export async function killInstance(rt: OpenRuntime): Promise<void> {
   const life = lives.get(rt);
   if (!life) throw new Error("not an instance of this support");
   life.dead = true;
+  // A dead process opens no connection again: its pool refuses every statement from here on (else a pass of
+  // the "dead" instance would reconnect and go on, and could record its own failure over the new holder's run).
+  const pool = rt.postgres?.pool;
+  rt.postgres = null;
+  const ending = pool?.end().catch(() => undefined);
   const killer = new pg.Client({ connectionString: life.url });
   await killer.connect();
   try {
@@ -118,6 +123,7 @@ export async function killInstance(rt: OpenRuntime): Promise<void> {
   } finally {
     await killer.end();
   }
+  await ending;
 }
 
 /** Old completed tasks with large tool outputs, and the policy armed; returns its revision. */
