@@ -29,9 +29,11 @@ export type TestRuntimeOptions = Omit<RuntimeOptions, "env"> & {
 /**
  * Test runtimes have no idle timeout unless a test sets SESSION_IDLE_MINUTES:
  * their hand-made sessions stand for users at work, and many tests move the
- * clock by days. The idle timeout's own suites set it.
+ * clock by days. The idle timeout's own suites set it. Nor do they pause a
+ * throttled sign-in's answer (SIGN_IN_REFUSAL_PAUSE_MS, real timers): the
+ * pace's own suite sets it.
  */
-const NO_IDLE_TIMEOUT = { SESSION_IDLE_MINUTES: "0" };
+const NO_IDLE_TIMEOUT = { SESSION_IDLE_MINUTES: "0", SIGN_IN_REFUSAL_PAUSE_MS: "0" };
 
 export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime {
   const { prefix = "runtime-", start = false, install = false, env = {}, ...rest } = options;

@@ -126,7 +126,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     passThreads: newPassThreadState(),
     // The schedule is built just below, once the runtime it reads its database from exists.
     checkpoints: { ...createCheckpointServices({ env, log, postgres }), schedule: null as unknown as CheckpointScheduler },
-    signIn: createSignInServices({ env, log }),
+    signIn: createSignInServices({ env, log, timers }),
     refusals: createRefusalAudit({ store: () => liveStores(rt)?.audit ?? null, clock, timers, log }),
     floodLog: createFloodLog({ log: () => rt.log, clock, timers }),
     readThreads: createReadThreads({

@@ -37,8 +37,10 @@ export const POST = route({
       if (isAppError(error)) rt.floodLog.warn("login_refused", { requestId, code: error.code, client }, "sign-in refused");
       if (isAppError(error)) await auditSignIn(rt, { email: body.email, userId: null, errorCode: error.code, client });
       if (isAppError(error) && error.code === "too_many_requests") {
+        const retryAfterSeconds = Number(error.extra?.retryAfterSeconds ?? 900);
+        await rt.signIn.pace.pause({ retryAfterMs: retryAfterSeconds * 1000 });
         const response = errorResponse(error.code, error.message, error.extra);
-        response.headers.set("Retry-After", String(error.extra?.retryAfterSeconds ?? 900));
+        response.headers.set("Retry-After", String(retryAfterSeconds));
         return response;
       }
       throw error;
