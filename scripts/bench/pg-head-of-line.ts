@@ -23,6 +23,7 @@ import { createSession } from "@/server/auth/sessions";
 import { createUser } from "@/server/auth/users";
 import { createLogger } from "@/server/log";
 import { createMigratedRuntime, installProcessRuntime, openRuntime } from "@/server/runtime";
+import { percentile, runOnLoadThread } from "./lib/load-thread";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -119,19 +120,7 @@ const get = async () => {
 type Load = { latencies: number[]; errors: number; wallMs: number };
 
 function runLoad(workerData: { url: string; cookie: string; seconds: number; concurrency?: number; rate?: number }): Promise<Load> {
-  const worker = new Worker(LOAD_SOURCE, { eval: true, workerData });
-  return new Promise((resolve, reject) => {
-    worker.once("message", (m: Load) => {
-      void worker.terminate();
-      resolve(m);
-    });
-    worker.once("error", reject);
-  });
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Number((sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0).toFixed(1));
+  return runOnLoadThread<Load>(LOAD_SOURCE, workerData);
 }
 
 function summarize(load: Load) {

@@ -15,7 +15,6 @@ import http from "node:http";
 import type net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { Worker } from "node:worker_threads";
 import { GET } from "@/app/api/v1/system/database/tool-payload-retention/route";
 import { createSession } from "@/server/auth/sessions";
 import { createUser } from "@/server/auth/users";
@@ -25,6 +24,7 @@ import { createEmptyPgDatabase } from "@/server/db/pg/test-db";
 import { createLogger } from "@/server/log";
 import { createMigratedRuntime, installProcessRuntime, openRuntime } from "@/server/runtime";
 import { seedShellWorkspace } from "./lib/pg-shell-workspace";
+import { percentile, runOnLoadThread } from "./lib/load-thread";
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -58,19 +58,7 @@ let errors = 0;
 type Load = { latencies: number[]; errors: number; wallMs: number };
 
 function runLoad(workerData: { url: string; cookie: string; clients: number; requests: number }): Promise<Load> {
-  const worker = new Worker(LOAD_SOURCE, { eval: true, workerData });
-  return new Promise((resolve, reject) => {
-    worker.once("message", (m: Load) => {
-      void worker.terminate();
-      resolve(m);
-    });
-    worker.once("error", reject);
-  });
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Number((sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0).toFixed(1));
+  return runOnLoadThread<Load>(LOAD_SOURCE, workerData);
 }
 
 const summarize = (load: Load) => ({
