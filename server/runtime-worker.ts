@@ -25,8 +25,8 @@ export function createWorkerBuilder(
   },
 ): WorkerBuilder {
   const { env, seams } = options;
-  // Cleanup slices on a worker thread (SQLite, system clock, bundle built).
-  const passThread = passThreadFromEnv({ env, engine: rt.target.engine, injectedClock: options.injectedClock, log: rt.log }).settings;
+  // Cleanup slices on a worker thread (system clock, bundle built; on PostgreSQL with a pool of their own).
+  const passThread = passThreadFromEnv({ env, engine: rt.target.engine, postgres: rt.postgres?.config, injectedClock: options.injectedClock, log: rt.log }).settings;
   return (dbFile, stores) =>
     createCompactionWorker({
       ...seams,

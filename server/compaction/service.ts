@@ -18,7 +18,8 @@ export async function getCompactionStatus(rt: OpenRuntime): Promise<CompactionSt
   const waiting = (await rt.compaction.betweenSlices?.()) ?? null;
   if (waiting !== null && status.activeOperation?.id === waiting) return { ...status, betweenSlices: true };
   // On PostgreSQL the worker runs where the lease is held: with no holder, the recorded operation is frozen until a takeover.
-  if (status.activeOperation && rt.postgres && !(await workerLeaseHeld(rt.postgres))) return { ...status, waitingForWorker: true };
+  // A worker running here holds it: the holder's own status GETs skip that round trip (a scan of pg_locks) during its pass.
+  if (status.activeOperation && rt.postgres && !rt.compaction.isRunning() && !(await workerLeaseHeld(rt.postgres))) return { ...status, waitingForWorker: true };
   return status;
 }
 

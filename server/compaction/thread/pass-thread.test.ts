@@ -27,7 +27,7 @@ function inThread(options: Partial<Parameters<typeof runPassInThread>[0]> & { fi
   return runPassInThread({
     thread: { bundlePath: bed.bundlePath },
     slices: { started: 0, running: 0 },
-    dbFile: file ?? bed.t.file,
+    database: { engine: "sqlite", file: file ?? bed.t.file },
     clock: manualClock(nowMs ?? NOW_MS),
     operationId: "run-1",
     limits: { fixedClock: true, yieldMs: 0, maxBatchRows },

@@ -1,6 +1,7 @@
 // The entry of the cleanup slice's worker thread (bundled by
 // scripts/build-pass-thread.ts into one CommonJS file). It opens its own
-// connection to the workspace file with the server's pragmas, runs one slice
+// connection to the workspace file with the server's pragmas (on PostgreSQL,
+// a small pool of its own: pg-pass-connection.ts), runs one slice
 // of the ordinary cleanup pass (its WAL checkpoints on a thread of their own:
 // checkpointer.ts) and reports to the main thread, which keeps
 // the queue, the maintenance guard, the record bookkeeping and the event bus:
@@ -12,9 +13,10 @@ import { performance } from "node:perf_hooks";
 import type { Clock } from "@/server/clock";
 import { lowerThreadPriority } from "./background-priority";
 import { openPassStore } from "./pass-connection";
+import { openPgPassStore } from "./pg-pass-connection";
 import type { Logger } from "@/server/log";
 import { runCleanupPass } from "../cleanup/pass";
-import { FLAG, type FromThread, type LogLevel, type ThreadData, type ToThread } from "./protocol";
+import { FLAG, type FromThread, type LogLevel, type PassDatabase, type ThreadData, type ToThread } from "./protocol";
 
 const port = parentPort;
 if (!port) throw new Error("pass-thread runs on a worker thread only");
@@ -52,11 +54,17 @@ function admitBatch(): Promise<{ release(): void } | null> {
   });
 }
 
+/** The slice's store on its own connection(s). */
+function openStore(database: PassDatabase, log: Logger) {
+  if (database.engine === "postgres") return openPgPassStore(database.config, { log });
+  return openPassStore(database.file, { checkpointThread: { root: data.root }, log });
+}
+
 async function runSlice(): Promise<void> {
   const { operationId, nowMs, fixedClock, ...limits } = data.request;
   const log = forwardingLog();
   log.debug({ nice: lowerThreadPriority() }, "pass thread priority");
-  const pass = openPassStore(data.dbFile, { checkpointThread: { root: data.root }, log });
+  const pass = openStore(data.database, log);
   try {
     post({ type: "ready" });
     const result = await runCleanupPass({

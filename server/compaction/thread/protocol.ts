@@ -1,5 +1,6 @@
 // The messages between the compaction worker (main thread) and a cleanup slice
 // running on a worker thread. Only ids, counts and codes cross: never bodies.
+import type { PgConfig } from "@/server/db/pg/config";
 import type { BatchCommitted, CleanupPassOptions, CleanupPassResult } from "../cleanup/pass-options";
 
 /** The pass options that are plain data, so they can cross to the thread. */
@@ -20,10 +21,17 @@ export type SliceRequest = SliceLimits & {
   fixedClock?: boolean;
 };
 
+/**
+ * The database the slice opens for itself: the workspace file (SQLite), or a
+ * small pool of its own on the server (PostgreSQL; the URL crosses inside the
+ * process only and is never logged).
+ */
+export type PassDatabase = { engine: "sqlite"; file: string } | { engine: "postgres"; config: PgConfig };
+
 export type ThreadData = {
-  /** The app root: the thread resolves the SQLite driver from there, wherever the bundle lies. */
+  /** The app root: the thread resolves the database drivers from there, wherever the bundle lies. */
   root: string;
-  dbFile: string;
+  database: PassDatabase;
   request: SliceRequest;
   /** Int32 flags the main thread sets and the thread reads between pages and batches. */
   flags: SharedArrayBuffer;

@@ -9,7 +9,7 @@ import { Worker } from "node:worker_threads";
 import type { Clock } from "@/server/clock";
 import type { Logger } from "@/server/log";
 import type { BatchLease, CleanupPassOptions, CleanupPassResult } from "../cleanup/pass-options";
-import { FLAG, FLAG_COUNT, type FromThread, type SliceRequest, type ThreadData, type ToThread } from "./protocol";
+import { FLAG, FLAG_COUNT, type FromThread, type PassDatabase, type SliceRequest, type ThreadData, type ToThread } from "./protocol";
 import type { PassThreadSettings } from "./thread-config";
 
 /**
@@ -29,7 +29,8 @@ const FLAG_REFRESH_MS = 50;
 
 export type ThreadPassOptions = Pick<CleanupPassOptions, "operationId" | "shouldStop" | "shouldPause" | "onBatch" | "log"> & {
   thread: PassThreadSettings;
-  dbFile: string;
+  /** What the slice opens on its thread: the same workspace file, or a pool of its own on the same server. */
+  database: PassDatabase;
   clock: Clock;
   /** Admission for one batch, answered on this thread (synchronous: the guard lives here). */
   admitBatch?: () => BatchLease | null | Promise<BatchLease | null>;
@@ -71,7 +72,7 @@ export function runPassInThread(options: ThreadPassOptions): Promise<CleanupPass
   refreshFlags();
   const data: ThreadData = {
     root: options.thread.root ?? process.cwd(),
-    dbFile: options.dbFile,
+    database: options.database,
     request: { ...options.limits, operationId: options.operationId, nowMs: options.clock.now() },
     flags: flags.buffer as SharedArrayBuffer,
   };

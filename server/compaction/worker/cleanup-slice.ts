@@ -1,5 +1,6 @@
 // Where one cleanup slice runs: on a worker thread with its own connection
-// when the runtime gave the worker a thread bundle, else on this thread (the
+// (SQLite) or pool (PostgreSQL) when the runtime gave the worker a thread
+// bundle, else on this thread (the
 // pass is the same code either way). A thread that cannot start falls back to
 // the inline pass for the rest of the runtime, logged once.
 import "server-only";
@@ -26,7 +27,7 @@ export function createSliceRunner(deps: Pick<CompactionWorkerDeps, "passThread" 
       deps.log.debug({ operationId: options.operationId }, "cleanup slice runs on its worker thread");
       return await runPassInThread({
         thread,
-        dbFile: deps.dbFile,
+        database: thread.postgres ? { engine: "postgres", config: thread.postgres } : { engine: "sqlite", file: deps.dbFile },
         clock: deps.clock,
         operationId: options.operationId,
         shouldStop: options.shouldStop,

@@ -60,8 +60,8 @@ export type CompactionWorkerDeps = {
    */
   relay?: CommandRelay;
   /**
-   * SQLite on the system clock: each cleanup slice's batches run on a worker
-   * thread with its own connection (absent: on this thread, as tests with a
+   * On the system clock: each cleanup slice's batches run on a worker thread
+   * with its own connection or pool (absent: on this thread, as tests with a
    * manual clock need). The runtime picks it (COMPACTION_THREAD).
    */
   passThread?: (PassThreadSettings & { fixedClock?: boolean }) | null;
