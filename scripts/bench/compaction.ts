@@ -1,7 +1,7 @@
 // Benchmark: Messages compaction cleanup vs a naive one-statement json_remove.
 //   npx tsx --conditions=react-server scripts/bench/compaction.ts
 //     [--messages 200000] [--huge 4] [--task-messages 500000] [--pretty-huge] [--rounds 2] [--dir /tmp/bench-compaction] [--reuse]
-//   ... compaction.ts --engine postgres [--messages 20000] [--stdout-kib 16]: the
+//   ... compaction.ts --engine postgres [--messages 20000] [--stdout-kib 16] [--rounds 4]: the
 //     same comparison on PostgreSQL (TEST_POSTGRES_URL), run by compaction-postgres.ts.
 // One generated workspace (scripts/gen-large-workspace.ts, `--huge` rows of
 // ~30 MB, optionally one idle task of `--task-messages` messages; with

@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { manualClock } from "@/server/clock";
 import { readPgConfig } from "@/server/db/pg/config";
+import { createPgDb } from "@/server/db/pg/pg-db";
 import { TEST_POSTGRES_URL } from "@/server/db/pg/test-db";
 import { buildPassThreadBundle } from "@/scripts/lib/pass-thread-bundle";
 import { runCleanupPass } from "../cleanup/pass";
@@ -118,5 +119,19 @@ describe.skipIf(!TEST_POSTGRES_URL)("cleanup slice on a worker thread, on Postgr
     expect(pick({})).toMatchObject({ reason: "thread", settings: { bundlePath, postgres: { poolMax: 2, applicationName: "agent-storage-retention pass" } } });
     expect(pick({ PG_POOL_MAX: "1", PG_APPLICATION_NAME: "site-a" })).toMatchObject({ settings: { postgres: { poolMax: 1, applicationName: "site-a pass" } } });
     expect(passThreadFromEnv({ env: {}, engine: "postgres", postgres: null, injectedClock: false, log, bundlePath }).reason).toBe("engine");
+  });
+
+  it("the pass's sessions plan each prepared statement once (force_generic_plan); the runtime's keep the server's default", async () => {
+    const runtime = readPgConfig(TEST_POSTGRES_URL!, {});
+    const modes: string[] = [];
+    for (const config of [pgPassConfig(runtime), runtime]) {
+      const db = createPgDb(config);
+      try {
+        modes.push((await db.one<{ plan_cache_mode: string }>("show plan_cache_mode"))!.plan_cache_mode);
+      } finally {
+        await db.close();
+      }
+    }
+    expect(modes).toEqual(["force_generic_plan", "auto"]);
   });
 });

@@ -18,9 +18,9 @@ export function defaultPassThreadBundle(root: string = process.cwd()): string {
 /** Sessions a PostgreSQL slice opens at most, besides the runtime's pool. */
 export const PG_PASS_SESSIONS = 2;
 
-/** The slice's pool settings derived from the runtime's: its own name in pg_stat_activity, at most two sessions. */
+/** The slice's pool settings derived from the runtime's: its own name in pg_stat_activity, at most two sessions, each statement planned once. */
 export function pgPassConfig(config: PgConfig): PgConfig {
-  return { ...config, poolMax: Math.min(PG_PASS_SESSIONS, config.poolMax), applicationName: `${config.applicationName} pass` };
+  return { ...config, poolMax: Math.min(PG_PASS_SESSIONS, config.poolMax), applicationName: `${config.applicationName} pass`, genericPlans: true };
 }
 
 export type PassThreadSettings = {

@@ -125,7 +125,7 @@ export function sessionConfig(config: PgConfig, suffix = ""): pg.ClientConfig {
     lock_timeout: config.timeouts.lockTimeoutMs || undefined,
     application_name: `${config.applicationName}${suffix}`,
     // NOTICEs ("already exists, skipping") are not worth a log line.
-    options: "-c client_min_messages=warning",
+    options: config.genericPlans ? "-c client_min_messages=warning -c plan_cache_mode=force_generic_plan" : "-c client_min_messages=warning",
   };
 }
 
