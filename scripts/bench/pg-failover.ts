@@ -103,6 +103,8 @@ async function oneRun(serverKills: { left: number }, tasks: number) {
     await Promise.all(instances.map((i) => i.ready));
     let kills = 0;
     let lastChanged = -1;
+    // Where the holder's slices run: a pass thread's own pool shows as "<name> pass" sessions (none: inline, e.g. compressed timers).
+    let passSessions = 0;
     const started = Date.now();
     // Per kill: when it happened, when another instance held the lease, when the pass's counts moved again.
     const takeovers: Array<{ killAt: number; changedAtKill: number; leaderAt: number | null; resumedAt: number | null }> = [];
@@ -130,9 +132,11 @@ async function oneRun(serverKills: { left: number }, tasks: number) {
           takeoverMs: t.leaderAt === null ? null : t.leaderAt - t.killAt,
           resumeAfterTakeoverMs: t.leaderAt === null || t.resumedAt === null ? null : Math.max(0, t.resumedAt - t.leaderAt),
         }));
-        return { kills, ms: Date.now() - started, seededRows: seeded.rows, changed: latest.changedMessages, compacted, halfWritten, payloadBytes: latest.payloadBytes, takeovers: timings };
+        return { kills, passSessionsSeen: passSessions, ms: Date.now() - started, seededRows: seeded.rows, changed: latest.changedMessages, compacted, halfWritten, payloadBytes: latest.payloadBytes, takeovers: timings };
       }
       const changed = record.runtime.activeOperation?.changedMessages ?? 0;
+      const seen = await client.one<{ n: string }>(`select count(*) as n from pg_stat_activity where datname = current_database() and application_name like '% pass'`);
+      passSessions = Math.max(passSessions, Number(seen?.n ?? 0));
       const leader = instances.find((i) => i.leader);
       const pending = takeovers.at(-1);
       if (pending && pending.leaderAt === null && leader) pending.leaderAt = leader.leaderAt;
@@ -180,7 +184,8 @@ async function main() {
   const timings = runs.flatMap((run) => run.takeovers);
   const worst = (key: "takeoverMs" | "resumeAfterTakeoverMs") => Math.max(...timings.map((t) => t[key] ?? Number.POSITIVE_INFINITY));
   const timing = REAL_TIMERS && timings.length > 0 ? `; real timers: takeover at most ${worst("takeoverMs")} ms after the kill, the pass's next batch at most ${worst("resumeAfterTakeoverMs")} ms after the takeover` : "";
-  console.log(`failover: ${kills} kills of the lease holder over ${runs.length} runs; half-written rows ${halfWritten}; final counts equal an uninterrupted run: ${countsEqual && bytes.length === 1}${timing}`);
+  const onThread = runs.some((run) => run.passSessionsSeen > 0) ? "the slices on their pass thread" : "the slices inline";
+  console.log(`failover (${onThread}): ${kills} kills of the lease holder over ${runs.length} runs; half-written rows ${halfWritten}; final counts equal an uninterrupted run: ${countsEqual && bytes.length === 1}${timing}`);
   if (halfWritten > 0 || !countsEqual || bytes.length !== 1) process.exitCode = 1;
 }
 
