@@ -65,6 +65,16 @@ async function runSlice(): Promise<void> {
   const log = forwardingLog();
   log.debug({ nice: lowerThreadPriority() }, "pass thread priority");
   const pass = openStore(data.database, log);
+  if ("connect" in pass) {
+    try {
+      await pass.connect();
+    } catch (error) {
+      await pass.close().catch(() => undefined);
+      const code = (error as { code?: unknown })?.code;
+      post({ type: "no_session", code: typeof code === "string" ? code : null });
+      return;
+    }
+  }
   try {
     post({ type: "ready" });
     const result = await runCleanupPass({

@@ -14,6 +14,8 @@ import { createPgCompactionStore } from "../store/pg-store";
 
 export type PgPassStore = {
   store: CompactionStore;
+  /** Opens a first session (before the slice reads anything), so a server without a slot for the pass says so at once. */
+  connect(): Promise<void>;
   /** Ends the pool's sessions. */
   close(): Promise<void>;
 };
@@ -21,5 +23,9 @@ export type PgPassStore = {
 export function openPgPassStore(config: PgConfig, options: { log?: Pick<Logger, "warn"> } = {}): PgPassStore {
   // An idle session the server ends is reopened by the next statement; said once per error, without the URL.
   const db = createPgDb(config, { onIdleError: (error) => options.log?.warn({ code: (error as { code?: unknown }).code ?? null }, "pass session lost while idle") });
-  return { store: createPgCompactionStore(db), close: () => db.close() };
+  return {
+    store: createPgCompactionStore(db),
+    connect: async () => void (await db.one("select 1")),
+    close: () => db.close(),
+  };
 }

@@ -10,6 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { manualClock } from "@/server/clock";
 import { readPgConfig } from "@/server/db/pg/config";
 import { createPgDb } from "@/server/db/pg/pg-db";
+import { withDatabase } from "@/server/db/pg/url";
+import { createLogger } from "@/server/log";
+import { createSliceRunner } from "../worker/cleanup-slice";
+import { newPassThreadState } from "../worker/worker-types";
 import { TEST_POSTGRES_URL } from "@/server/db/pg/test-db";
 import { buildPassThreadBundle } from "@/scripts/lib/pass-thread-bundle";
 import { runCleanupPass } from "../cleanup/pass";
@@ -133,5 +137,23 @@ describe.skipIf(!TEST_POSTGRES_URL)("cleanup slice on a worker thread, on Postgr
       }
     }
     expect(modes).toEqual(["force_generic_plan", "auto"]);
+  });
+
+  it("a slice whose own pool cannot open a session runs inline on the runtime's pool, says so with the code only, and the next slice tries its thread again", async () => {
+    const db = await freshDb();
+    const lines: Array<{ msg: string; code?: string | null }> = [];
+    const log = createLogger({ level: "warn", destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+    // The same server, a database that does not exist: the login is refused (3D000) before anything is read.
+    const unreachable = pgPassConfig(readPgConfig(withDatabase(TEST_POSTGRES_URL!, "no_such_database_here"), {}));
+    const passThreadState = newPassThreadState();
+    const runSlice = createSliceRunner({ passThread: { bundlePath, postgres: unreachable }, passThreadState, dbFile: "", clock: manualClock(NOW_MS), log });
+    const slice = (operationId: string) =>
+      runSlice({ store: createPgCompactionStore(db.db), clock: manualClock(NOW_MS), operationId, wait: async () => {}, yieldMs: 0, admitBatch: async () => ({ release() {} }) });
+    expect(await slice("run-1")).toMatchObject({ state: "succeeded", reason: "complete" });
+    expect(lines).toEqual([expect.objectContaining({ msg: "cleanup thread could not open its sessions: this slice runs inline", code: "3D000" })]);
+    expect(JSON.stringify(lines)).not.toContain("no_such_database_here");
+    expect(passThreadState).toMatchObject({ unavailable: false, started: 1, running: 0 });
+    await slice("run-2");
+    expect(passThreadState.started).toBe(2);
   });
 });

@@ -45,6 +45,8 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
 
 export type FromThread =
   | { type: "ready" }
+  /** PostgreSQL: the slice's own pool could not open a session (no slot left, a refused login): nothing was read. */
+  | { type: "no_session"; code: string | null }
   | { type: "admit"; seq: number }
   | { type: "release"; seq: number }
   | { type: "batch"; event: BatchCommitted }

@@ -50,6 +50,18 @@ export class PassThreadUnavailableError extends Error {
   }
 }
 
+/**
+ * PostgreSQL: the slice's own pool could not open a session before it read
+ * anything (no connection slot left, a refused login). The caller may run
+ * this slice inline on its own pool; the thread itself works.
+ */
+export class PassThreadNoSessionError extends Error {
+  constructor(readonly code: string | null) {
+    super(`cleanup thread could not open its sessions (${code ?? "unknown"})`);
+    this.name = "PassThreadNoSessionError";
+  }
+}
+
 /** A pass that failed inside the thread; carries the error's name and code only. */
 export class PassThreadError extends Error {
   constructor(
@@ -125,6 +137,8 @@ export function runPassInThread(options: ThreadPassOptions): Promise<CleanupPass
           case "ready":
             ready = true;
             return;
+          case "no_session":
+            return finish({ error: new PassThreadNoSessionError(message.code) });
           case "admit": {
             // A cancel that arrived since the last refresh is seen before the batch opens.
             const asked = refreshFlags() ? null : options.admitBatch ? options.admitBatch() : { release() {} };

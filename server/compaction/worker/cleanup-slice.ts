@@ -2,13 +2,14 @@
 // (SQLite) or pool (PostgreSQL) when the runtime gave the worker a thread
 // bundle, else on this thread (the
 // pass is the same code either way). A thread that cannot start falls back to
-// the inline pass for the rest of the runtime, logged once.
+// the inline pass for the rest of the runtime, logged once; on PostgreSQL a
+// thread whose own pool cannot open a session runs that slice inline.
 import "server-only";
 import type { Clock } from "@/server/clock";
 import type { Logger } from "@/server/log";
 import { runCleanupPass } from "../cleanup/pass";
 import type { BatchLease, CleanupPassOptions, CleanupPassResult } from "../cleanup/pass-options";
-import { PassThreadUnavailableError, runPassInThread } from "../thread/run-in-thread";
+import { PassThreadNoSessionError, PassThreadUnavailableError, runPassInThread } from "../thread/run-in-thread";
 import { sliceLimits } from "../thread/protocol";
 import { newPassThreadState, type CompactionWorkerDeps } from "./worker-types";
 
@@ -39,6 +40,11 @@ export function createSliceRunner(deps: Pick<CompactionWorkerDeps, "passThread" 
         slices: state,
       });
     } catch (error) {
+      if (error instanceof PassThreadNoSessionError) {
+        // No session for the thread's own pool (PostgreSQL): this slice runs on the runtime's, the next one tries again.
+        deps.log.warn({ operationId: options.operationId, code: error.code }, "cleanup thread could not open its sessions: this slice runs inline");
+        return runCleanupPass(options);
+      }
       if (!(error instanceof PassThreadUnavailableError)) throw error;
       state.unavailable = true;
       deps.log.warn({ operationId: options.operationId, code: error.code }, "cleanup thread unavailable: passes run inline from now on");
