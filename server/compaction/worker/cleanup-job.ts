@@ -1,7 +1,8 @@
 // The cleanup job: one slice of a pass per run. The window, the backup
 // verification and the record bookkeeping happen here on the main thread;
 // the slice's batches run where cleanup-slice.ts puts them (a worker thread
-// on SQLite, else inline), admitted batch by batch by the maintenance guard.
+// with its own connection or pool, else inline), admitted batch by batch by
+// the maintenance guard.
 import "server-only";
 import { formatUtc, parseRfc3339 } from "@/lib/time/rfc3339";
 import { continuationAt, nextDueAfterCompletePass } from "@/server/jobs/schedule";

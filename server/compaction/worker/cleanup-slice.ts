@@ -1,9 +1,9 @@
 // Where one cleanup slice runs: on a worker thread with its own connection
 // (SQLite) or pool (PostgreSQL) when the runtime gave the worker a thread
-// bundle, else on this thread (the
-// pass is the same code either way). A thread that cannot start falls back to
-// the inline pass for the rest of the runtime, logged once; on PostgreSQL a
-// thread whose own pool cannot open a session runs that slice inline.
+// bundle, else on this thread (the pass is the same code either way). A
+// thread that cannot start falls back to the inline pass for the rest of the
+// runtime, logged once; on PostgreSQL a thread whose own pool cannot open a
+// session runs that one slice inline.
 import "server-only";
 import type { Clock } from "@/server/clock";
 import type { Logger } from "@/server/log";
