@@ -9,6 +9,9 @@
 //           statement_timeout; the one-minute continuation wait is skipped);
 //   naive - one UPDATE rewriting the same rows' stdout through jsonb (which
 //           also reorders keys and rewrites numbers: not even correct).
+// Ours runs on the pool the server's pass thread opens (thread-config.ts:
+// two sessions, each statement planned once); BENCH_RUNTIME_POOL=1 runs it on
+// the runtime's pool settings instead, for comparison.
 // Prints one JSON object and a one-line summary with the ratios. `--profile`
 // adds where ours spent its time: each statement kind's count and wall time
 // (the rest of the work is JavaScript: reducer, hashing, driver decoding).

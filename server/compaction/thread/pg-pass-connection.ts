@@ -21,7 +21,7 @@ export type PgPassStore = {
 };
 
 export function openPgPassStore(config: PgConfig, options: { log?: Pick<Logger, "warn"> } = {}): PgPassStore {
-  // An idle session the server ends is reopened by the next statement; said once per error, without the URL.
+  // An idle session the server ends is reopened by the next statement; each such loss is logged with its code, never the URL.
   const db = createPgDb(config, { onIdleError: (error) => options.log?.warn({ code: (error as { code?: unknown }).code ?? null }, "pass session lost while idle") });
   return {
     store: createPgCompactionStore(db),
